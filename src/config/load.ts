@@ -1,0 +1,136 @@
+// Builds the one frozen Config: YAML file (GPUCAP_CONFIG) < GPUCAP_* env vars < schema defaults
+// filling the gaps. Every problem is collected and reported at once, each naming its key and source.
+import { readFileSync } from 'node:fs';
+import { Ajv, type ErrorObject } from 'ajv';
+import { parse as parseYaml } from 'yaml';
+import { ConfigSchema, type Config } from './schema.js';
+
+export const ENV_PREFIX = 'GPUCAP_';
+const CONFIG_FILE_VAR = 'GPUCAP_CONFIG';
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+type Source = 'file' | 'env';
+
+const properties = ConfigSchema.properties as Record<string, { type?: string; anyOf?: unknown }>;
+
+export function envVarOf(key: string): string {
+  return ENV_PREFIX + key.toUpperCase();
+}
+
+export function loadConfig(env: Env = process.env, readFile: (path: string) => string = (p) => readFileSync(p, 'utf8')): Config {
+  const problems: string[] = [];
+  const values: Record<string, unknown> = {};
+  const sourceOf = new Map<string, Source>();
+
+  const file = env[CONFIG_FILE_VAR];
+  if (file) {
+    for (const [key, value] of Object.entries(readYamlFile(file, readFile, problems))) {
+      values[key] = value;
+      sourceOf.set(key, 'file');
+    }
+  }
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith(ENV_PREFIX) || name === CONFIG_FILE_VAR || raw === undefined) continue;
+    const key = name.slice(ENV_PREFIX.length).toLowerCase();
+    if (!(key in properties)) {
+      problems.push(`${name}: unknown setting (known: ${Object.keys(properties).map(envVarOf).join(', ')})`);
+      continue;
+    }
+    if (raw === '') continue; // an empty variable means "not set", as Helm renders unset values
+    values[key] = coerceEnv(key, raw);
+    sourceOf.set(key, 'env');
+  }
+
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+  const validate = ajv.compile(ConfigSchema);
+  if (!validate(values)) {
+    for (const error of validate.errors ?? []) problems.push(describe(error, sourceOf, file));
+  }
+  problems.push(...crossKeyProblems(values));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return deepFreeze(values) as Config;
+}
+
+function readYamlFile(path: string, readFile: (path: string) => string, problems: string[]): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFile(path);
+  } catch (error) {
+    problems.push(`${CONFIG_FILE_VAR}: cannot read "${path}": ${(error as Error).message}`);
+    return {};
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (error) {
+    problems.push(`${CONFIG_FILE_VAR}: "${path}" is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+    return {};
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    problems.push(`${CONFIG_FILE_VAR}: "${path}" must hold a mapping of settings`);
+    return {};
+  }
+  return doc as Record<string, unknown>;
+}
+
+// Env vars are strings; turn them into the schema's type so the same validation applies to both sources.
+function coerceEnv(key: string, raw: string): unknown {
+  const type = properties[key]?.type;
+  if (type === 'array') return raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(raw.trim())) return Number(raw.trim());
+  if (type === 'boolean' && (raw === 'true' || raw === 'false')) return raw === 'true';
+  return raw;
+}
+
+function describe(error: ErrorObject, sourceOf: Map<string, Source>, file: string | undefined): string {
+  const key = error.instancePath.split('/')[1] ?? (error.params as { additionalProperty?: string }).additionalProperty ?? '';
+  const where = sourceOf.get(key) === 'env' ? envVarOf(key) : `${key} (in ${file ?? 'config file'})`;
+  if (error.keyword === 'additionalProperties') return `${where}: unknown setting`;
+  if (error.keyword === 'enum' || error.keyword === 'anyOf' || error.keyword === 'const') {
+    return `${where}: must be one of ${allowedValues(key, error)}`;
+  }
+  const item = error.instancePath.split('/').length > 2 ? ` (item ${error.instancePath.split('/')[2]})` : '';
+  return `${where}${item}: ${error.message ?? 'is invalid'}`;
+}
+
+function allowedValues(key: string, error: ErrorObject): string {
+  const prop = properties[key] as { anyOf?: { const?: unknown }[]; items?: { anyOf?: { const?: unknown }[] } } | undefined;
+  const options = prop?.anyOf ?? prop?.items?.anyOf;
+  return options ? options.map((o) => String(o.const)).join(', ') : (error.message ?? '');
+}
+
+function crossKeyProblems(values: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const jwtOn = values.jwks_url !== undefined || values.jwks_file !== undefined;
+  if (values.jwks_url !== undefined && values.jwks_file !== undefined) {
+    problems.push(`${envVarOf('jwks_url')} and ${envVarOf('jwks_file')}: set one, not both`);
+  }
+  if (jwtOn && values.jwt_issuer === undefined) problems.push(`${envVarOf('jwt_issuer')}: required when JWT verification is on`);
+  if (jwtOn && values.jwt_audience === undefined) problems.push(`${envVarOf('jwt_audience')}: required when JWT verification is on`);
+  if (!jwtOn && values.api_tokens_file === undefined) {
+    problems.push(`No credential source: set ${envVarOf('jwks_url')}, ${envVarOf('jwks_file')} or ${envVarOf('api_tokens_file')}, or every request would be rejected`);
+  }
+  // Port 0 asks the OS for a free port each, so two ":0" addresses never collide.
+  if (typeof values.listen === 'string' && values.listen === values.admin_listen && !values.listen.endsWith(':0')) {
+    problems.push(`${envVarOf('admin_listen')}: must differ from ${envVarOf('listen')}`);
+  }
+  return problems;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

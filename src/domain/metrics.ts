@@ -1,0 +1,21 @@
+// GPU metric names of the API (DECISIONS "Metrics") and the shapes the read side returns.
+
+export const METRIC_NAMES = ['gpu_utilization', 'memory_utilization', 'temperature', 'power_usage', 'gpu_usage'] as const;
+export type MetricName = (typeof METRIC_NAMES)[number];
+
+export const METRICS_TIME_RANGES = ['last_1h', 'last_6h', 'last_24h', 'job_lifetime'] as const;
+export type MetricsTimeRange = (typeof METRICS_TIME_RANGES)[number];
+
+/** avg/min/max over every sample in the window; current = mean of each GPU's latest sample. null: no samples. */
+export interface MetricSummary {
+  avg: number | null;
+  min: number | null;
+  max: number | null;
+  current: number | null;
+}
+
+export const EMPTY_SUMMARY: MetricSummary = Object.freeze({ avg: null, min: null, max: null, current: null });
+
+export const RANKING_SORT_KEYS = ['gpu_utilization', 'memory_utilization', 'power_usage', 'gpu_hours'] as const;
+export type RankingSortKey = (typeof RANKING_SORT_KEYS)[number];
+export type RankedMetricName = Exclude<RankingSortKey, 'gpu_hours'>;

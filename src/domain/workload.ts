@@ -1,0 +1,55 @@
+// The workload as the API and the index know it. Times are epoch milliseconds (UTC) inside the
+// service and ISO 8601 strings only at the HTTP edge.
+
+export const WORKLOAD_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+export type WorkloadStatus = (typeof WORKLOAD_STATUSES)[number];
+
+export const TERMINAL_STATUSES: readonly WorkloadStatus[] = ['completed', 'failed', 'cancelled'];
+
+export function isTerminal(status: WorkloadStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/** What kind of Kubernetes object a workload was derived from. */
+export type WorkloadKind = 'Job' | 'Pod';
+
+/** One row of the index, as written by the indexer (and by tests and benchmarks). */
+export interface WorkloadRecord {
+  workloadId: string;
+  organizationId: string;
+  clusterId: string;
+  namespace: string;
+  name: string;
+  kind: WorkloadKind;
+  status: WorkloadStatus;
+  submittedBy: string;
+  initiativeId: string;
+  instanceType: string;
+  gpuCount: number;
+  submittedAt: number;
+  startedAt: number | null;
+  completedAt: number | null;
+  exitCode: number | null;
+  isManaged: boolean;
+  /** Kubernetes resourceVersion of the object the row was derived from; '' when not from Kubernetes. */
+  resourceVersion: string;
+}
+
+/**
+ * The time one pod of a workload held its GPUs. GPU-hours are the sum of these intervals, so a Job's
+ * retried or parallel pods each count for the time they ran.
+ */
+export interface PodGpuInterval {
+  podUid: string;
+  workloadId: string;
+  gpus: number;
+  startedAt: number | null;
+  /** null while the pod still runs. */
+  finishedAt: number | null;
+}
+
+/** A workload as read back, with the figures that depend on the time of reading. */
+export interface WorkloadView extends WorkloadRecord {
+  durationSeconds: number;
+  gpuHoursUsed: number;
+}
