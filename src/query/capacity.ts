@@ -1,0 +1,76 @@
+// GET /v1/capacity: allocated, used and remaining GPU-hours of the current budget period.
+// Pools are shared capacity, so their usage is the whole organization's whoever asks; the summary and
+// the initiatives cover only what the caller may see (and the initiative_id filter).
+import { ApiError } from '../domain/errors.js';
+import { canSeeInitiative, type Scope } from '../domain/principal.js';
+import { scopedFilter } from './access.js';
+import { periodStart } from './budget-period.js';
+import type { BudgetPeriod, BudgetSource, WorkloadIndex } from './ports.js';
+
+export interface CapacityRequest {
+  initiativeId?: string;
+  poolId?: string;
+}
+
+interface Figures {
+  allocated: number;
+  used: number;
+  remaining: number;
+}
+
+export interface CapacityResult {
+  organizationId: string;
+  period: BudgetPeriod;
+  periodStart: number | null;
+  summary: Figures & { currentActiveGpus: number };
+  pools: (Figures & { poolId: string; name: string; instanceTypes: string[] })[];
+  initiatives: (Figures & { initiativeId: string; name: string })[];
+}
+
+export async function capacity(
+  deps: { index: WorkloadIndex; budgets: BudgetSource },
+  scope: Scope,
+  request: CapacityRequest,
+  now: number,
+): Promise<CapacityResult> {
+  const filter = scopedFilter(scope, { initiativeId: request.initiativeId });
+  const budget = deps.budgets.budgetFor(scope.organizationId);
+  const period = budget?.period ?? 'total';
+  const from = periodStart(period, now);
+  const [usage, currentActiveGpus] = await Promise.all([deps.index.usage(filter, { from, to: now }), deps.index.activeGpus(filter)]);
+
+  const budgetPools = budget?.pools ?? [];
+  const pools = budgetPools.filter((p) => request.poolId === undefined || p.poolId === request.poolId);
+  if (request.poolId !== undefined && pools.length === 0) {
+    throw new ApiError('NOT_FOUND', `Capacity pool "${request.poolId}" was not found`);
+  }
+  const orgUsage = pools.length === 0 ? usage : await deps.index.usage({ scope: { organizationId: scope.organizationId, initiatives: null } }, { from, to: now });
+
+  const initiatives = (budget?.initiatives ?? []).filter(
+    (i) => canSeeInitiative(scope, i.initiativeId) && (request.initiativeId === undefined || i.initiativeId === request.initiativeId),
+  );
+  const narrowed = scope.initiatives !== null || request.initiativeId !== undefined;
+  const allocated = !budget ? 0 : narrowed ? initiatives.reduce((sum, i) => sum + i.allocatedGpuHours, 0) : budget.allocatedGpuHours;
+
+  return {
+    organizationId: scope.organizationId,
+    period,
+    periodStart: from,
+    summary: { ...figures(allocated, usage.total), currentActiveGpus },
+    pools: pools.map((p) => ({
+      poolId: p.poolId,
+      name: p.name,
+      instanceTypes: [...p.instanceTypes],
+      ...figures(p.allocatedGpuHours, p.instanceTypes.reduce((sum, t) => sum + (orgUsage.byInstanceType.get(t) ?? 0), 0)),
+    })),
+    initiatives: initiatives.map((i) => ({
+      initiativeId: i.initiativeId,
+      name: i.name,
+      ...figures(i.allocatedGpuHours, usage.byInitiative.get(i.initiativeId) ?? 0),
+    })),
+  };
+}
+
+function figures(allocated: number, used: number): Figures {
+  return { allocated, used, remaining: allocated - used };
+}

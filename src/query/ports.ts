@@ -1,0 +1,117 @@
+// What the read side needs from the rest of the service. Each port is owned here, by its consumer;
+// the SQLite index, the telemetry rings and the capacity ConfigMaps implement them. Every read is
+// async so a heavy query can move off the event loop (worker thread) without changing callers.
+import type { Scope } from '../domain/principal.js';
+import type { WorkloadRecord, WorkloadStatus, WorkloadView } from '../domain/workload.js';
+import type { MetricName, MetricSummary, RankedMetricName } from '../domain/metrics.js';
+
+/** Filters of the list, statistics, ranking and capacity reads. Times are epoch ms. */
+export interface WorkloadFilter {
+  scope: Scope;
+  initiativeId?: string;
+  status?: WorkloadStatus;
+  submittedBy?: string;
+  isManaged?: boolean;
+  /** submitted_at >= this (inclusive). */
+  submittedFrom?: number;
+  /** submitted_at < this (exclusive). */
+  submittedBefore?: number;
+}
+
+/** Position in the list order (submitted_at DESC, workload_id DESC); the page starts after it. */
+export interface Keyset {
+  submittedAt: number;
+  workloadId: string;
+}
+
+export interface ListPage {
+  items: WorkloadRecord[];
+  /** Every row matching the filter, not only this page. */
+  totalCount: number;
+  /** True when rows follow the last item of this page. */
+  hasMore: boolean;
+}
+
+export const STATS_GROUP_KEYS = ['submitted_by', 'initiative_id', 'instance_type'] as const;
+export type StatsGroupKey = (typeof STATS_GROUP_KEYS)[number];
+
+export interface StatsFigures {
+  workloadCount: number;
+  gpuHours: number;
+  /** Mean duration of the workloads that started; 0 when none did. */
+  averageDurationSeconds: number;
+  /** completed / (completed + failed); 0 when there are none. */
+  successRate: number;
+}
+
+export interface StatsResult {
+  summary: StatsFigures;
+  /** Sorted by gpuHours descending (then key ascending); empty when no groupBy was asked. */
+  groups: (StatsFigures & { key: string })[];
+}
+
+export interface GpuHoursRanking {
+  entries: { workloadId: string; name: string; initiativeId: string; gpuHours: number }[];
+  totalCount: number;
+  /** Mean GPU-hours over every workload of the filter; null when there is none. */
+  average: number | null;
+}
+
+/** GPU-hours consumed inside a window, clipped to it, by initiative and by instance type. */
+export interface UsageBreakdown {
+  total: number;
+  byInitiative: Map<string, number>;
+  byInstanceType: Map<string, number>;
+}
+
+export interface WorkloadIndex {
+  list(filter: WorkloadFilter, page: { limit: number; after: Keyset | null }): Promise<ListPage>;
+  /** The workload whatever its organization; the caller checks the scope. */
+  get(workloadId: string, now: number): Promise<WorkloadView | undefined>;
+  stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult>;
+  rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking>;
+  /** Name and initiative of those of `workloadIds` that match the filter (for rankings built elsewhere). */
+  describe(workloadIds: readonly string[], filter: WorkloadFilter): Promise<Map<string, { name: string; initiativeId: string }>>;
+  /** GPU-hours of pod time inside [from, to), running pods counted up to `to`. `from` null: since ever. */
+  usage(filter: WorkloadFilter, window: { from: number | null; to: number }): Promise<UsageBreakdown>;
+  /** Σ gpu_count of the running workloads of the filter. */
+  activeGpus(filter: WorkloadFilter): Promise<number>;
+}
+
+/** Per-workload GPU telemetry (filled by the sampler; empty until then). */
+export interface TelemetryReader {
+  /** One summary per asked metric; metrics with no sample in the window are EMPTY_SUMMARY (all null). */
+  summarize(request: {
+    workload: WorkloadView;
+    window: { from: number; to: number };
+    lifetime: boolean;
+    metrics: readonly MetricName[];
+  }): Promise<Record<MetricName, MetricSummary>>;
+  /** Workloads with samples of `metric` in the last hour before `now`: their mean and current value. */
+  lastHour(metric: RankedMetricName, now: number): Promise<Map<string, { avg: number; current: number }>>;
+}
+
+export type BudgetPeriod = 'month' | 'quarter' | 'year' | 'total';
+
+export interface CapacityBudget {
+  organizationId: string;
+  period: BudgetPeriod;
+  allocatedGpuHours: number;
+  pools: { poolId: string; name: string; allocatedGpuHours: number; instanceTypes: string[] }[];
+  initiatives: { initiativeId: string; name: string; allocatedGpuHours: number }[];
+}
+
+/** Budgets from capacity ConfigMaps (filled by the capacity source; none until then). */
+export interface BudgetSource {
+  budgetFor(organizationId: string): CapacityBudget | undefined;
+}
+
+/** Whether the index holds a complete picture yet (every informer synced once). */
+export interface IndexReadiness {
+  isReady(): boolean;
+}
+
+/** Overall health for the anonymous /v1/health: degraded while any source is failing. */
+export interface HealthSource {
+  degraded(): boolean;
+}

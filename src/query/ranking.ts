@@ -1,0 +1,60 @@
+// GET /v1/workloads/metrics: workloads ranked by a metric over the last hour, or by GPU-hours.
+// Workloads without samples in the last hour have no value to rank by and are left out.
+import type { Scope } from '../domain/principal.js';
+import type { RankedMetricName, RankingSortKey } from '../domain/metrics.js';
+import type { WorkloadStatus } from '../domain/workload.js';
+import { scopedFilter } from './access.js';
+import type { TelemetryReader, WorkloadIndex } from './ports.js';
+
+export interface RankingRequest {
+  sortBy: RankingSortKey;
+  order: 'asc' | 'desc';
+  limit: number;
+  initiativeId?: string;
+  status?: WorkloadStatus;
+}
+
+interface RankedBase {
+  workloadId: string;
+  name: string;
+  initiativeId: string;
+}
+export type RankedEntry = RankedBase & ({ metric: RankedMetricName; avg: number; current: number } | { metric: 'gpu_hours'; total: number });
+
+export interface RankingResult {
+  sortBy: RankingSortKey;
+  entries: RankedEntry[];
+  totalCount: number;
+  scopeAverage: number | null;
+}
+
+export async function rankWorkloads(
+  deps: { index: WorkloadIndex; telemetry: TelemetryReader },
+  scope: Scope,
+  request: RankingRequest,
+  now: number,
+): Promise<RankingResult> {
+  const filter = scopedFilter(scope, { initiativeId: request.initiativeId, status: request.status });
+  const sortBy = request.sortBy;
+  if (sortBy === 'gpu_hours') {
+    const ranking = await deps.index.rankByGpuHours(filter, { order: request.order, limit: request.limit, now });
+    return {
+      sortBy,
+      entries: ranking.entries.map((e) => ({ workloadId: e.workloadId, name: e.name, initiativeId: e.initiativeId, metric: 'gpu_hours', total: e.gpuHours })),
+      totalCount: ranking.totalCount,
+      scopeAverage: ranking.average,
+    };
+  }
+  const values = await deps.telemetry.lastHour(sortBy, now);
+  const visible = values.size === 0 ? new Map() : await deps.index.describe([...values.keys()], filter);
+  const ranked = [...visible.entries()].map(([workloadId, about]) => ({ workloadId, ...about, ...(values.get(workloadId) as { avg: number; current: number }) }));
+  const sign = request.order === 'asc' ? 1 : -1;
+  ranked.sort((a, b) => sign * (a.avg - b.avg) || (a.workloadId < b.workloadId ? sign : -sign));
+  const scopeAverage = ranked.length === 0 ? null : ranked.reduce((sum, r) => sum + r.avg, 0) / ranked.length;
+  return {
+    sortBy,
+    entries: ranked.slice(0, request.limit).map((r) => ({ workloadId: r.workloadId, name: r.name, initiativeId: r.initiativeId, metric: sortBy, avg: r.avg, current: r.current })),
+    totalCount: ranked.length,
+    scopeAverage,
+  };
+}
