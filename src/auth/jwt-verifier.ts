@@ -1,0 +1,235 @@
+// Verifies JWTs against the identity provider's keys: a JWKS URL (cached, refetched when an unknown
+// `kid` arrives, which is how key rotation reaches us) or a local JWKS file (re-read when it changes).
+// jose does the cryptography and the registered claims; this file pins the options and turns jose's
+// error codes into client-safe 401 messages. Errors are told apart by `code`, never by instanceof.
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, type LocalJWKSet } from 'jose';
+import type { Logger } from 'pino';
+import type { Config } from '../config/schema.js';
+import type { ApiError } from '../domain/errors.js';
+import type { Clock } from '../domain/clock.js';
+import { createReloadingFile } from './reloading-file.js';
+import { invalidToken } from './unauthenticated.js';
+
+export type JwtVerifierConfig = Pick<
+  Config,
+  'jwks_url' | 'jwks_file' | 'jwt_issuer' | 'jwt_audience' | 'jwt_algorithms' | 'jwt_clock_tolerance_seconds' | 'jwks_cache_seconds' | 'jwks_cooldown_seconds'
+>;
+
+export interface JwtVerifierDeps {
+  clock: Clock;
+  logger: Logger;
+  /** Timeout of one JWKS fetch. Default 5000 ms. */
+  jwksTimeoutMs?: number;
+}
+
+export interface JwtVerifierStatus {
+  source: 'url' | 'file';
+  /** Why keys could not be had the last time they were needed (fetch failed, file invalid), else null. */
+  lastKeyError: string | null;
+}
+
+export interface JwtVerifier {
+  /** The verified claims set; otherwise throws ApiError UNAUTHENTICATED. */
+  verify(token: string): Promise<JWTPayload>;
+  status(): JwtVerifierStatus;
+}
+
+/** Signature algorithms with a public verification key. HMAC and `none` can never be configured. */
+const ASYMMETRIC = new Set(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519']);
+
+/** Key resolution errors caused by the token (its `alg`/`kid`), not by the key source. */
+const TOKEN_SIDE_KEY_ERRORS = new Set(['ERR_JWKS_NO_MATCHING_KEY', 'ERR_JWKS_MULTIPLE_MATCHING_KEYS', 'ERR_JOSE_NOT_SUPPORTED']);
+
+const KEYS_UNAVAILABLE = 'ERR_GPUCAP_KEYS_UNAVAILABLE';
+
+/** The key source failed (fetch error, timeout, bad JWKS): an operator problem, a 401 for the caller. */
+class KeysUnavailable extends Error {
+  readonly code = KEYS_UNAVAILABLE;
+  constructor(cause: unknown) {
+    super('JWT signing keys are unavailable', { cause });
+    this.name = 'KeysUnavailable';
+  }
+}
+
+/** Throws an Error naming the setting when the configuration cannot verify anything. */
+export function createJwtVerifier(config: JwtVerifierConfig, deps: JwtVerifierDeps): JwtVerifier {
+  const { clock, logger } = deps;
+  if ((config.jwks_url === undefined) === (config.jwks_file === undefined)) {
+    throw new Error('JWT verification needs exactly one of jwks_url and jwks_file');
+  }
+  if (config.jwt_issuer === undefined || config.jwt_audience === undefined) {
+    throw new Error('JWT verification needs jwt_issuer and jwt_audience');
+  }
+  const symmetric = config.jwt_algorithms.filter((alg) => !ASYMMETRIC.has(alg));
+  if (config.jwt_algorithms.length === 0 || symmetric.length > 0) {
+    throw new Error(`jwt_algorithms must list asymmetric algorithms only${symmetric.length > 0 ? ` (not ${symmetric.join(', ')})` : ''}`);
+  }
+  const algorithms = [...config.jwt_algorithms];
+  const cooldownMs = config.jwks_cooldown_seconds * 1000;
+
+  let resolveKey: JWTVerifyGetKey;
+  let sourceError: () => string | null;
+  if (config.jwks_url !== undefined) {
+    resolveKey = createRemoteJWKSet(new URL(config.jwks_url), {
+      cacheMaxAge: config.jwks_cache_seconds * 1000,
+      cooldownDuration: cooldownMs,
+      timeoutDuration: deps.jwksTimeoutMs ?? 5000,
+    });
+    sourceError = () => null;
+  } else {
+    const file = createReloadingFile(
+      { path: config.jwks_file as string, what: 'JWKS file', checkIntervalMs: cooldownMs, parse: parseJwksFile },
+      { clock, logger },
+    );
+    resolveKey = (header, token) => file.current()(header, token);
+    sourceError = () => file.status().lastLoadError;
+  }
+  const source = config.jwks_url ?? (config.jwks_file as string);
+
+  let keyError: string | null = null;
+  let lastLoggedAt = Number.NEGATIVE_INFINITY;
+  let suppressed = 0;
+  const reportKeysUnavailable = (error: unknown): void => {
+    keyError = reasonChain(error);
+    const now = clock.now();
+    // One line per cooldown: with the identity provider down, every request would log otherwise.
+    if (now - lastLoggedAt < cooldownMs) {
+      suppressed += 1;
+      return;
+    }
+    logger.error({ jwks: source, reason: keyError, suppressed }, 'Cannot get the JWT signing keys; JWTs are rejected until this is fixed');
+    lastLoggedAt = now;
+    suppressed = 0;
+  };
+
+  const getKey: JWTVerifyGetKey = async (header, token) => {
+    try {
+      const key = await resolveKey(header, token);
+      keyError = null;
+      return key;
+    } catch (error) {
+      if (TOKEN_SIDE_KEY_ERRORS.has(codeOf(error))) throw error;
+      throw new KeysUnavailable(error);
+    }
+  };
+
+  return {
+    async verify(token) {
+      const options: JWTVerifyOptions = {
+        algorithms,
+        issuer: config.jwt_issuer,
+        audience: config.jwt_audience,
+        clockTolerance: config.jwt_clock_tolerance_seconds,
+        currentDate: new Date(clock.now()),
+        requiredClaims: ['exp', 'sub'],
+      };
+      try {
+        const { payload } = await jwtVerify<JWTPayload>(token, getKey, options).catch((error: unknown) => verifyWithEachKey(error, token, options));
+        return payload;
+      } catch (error) {
+        if (codeOf(error) === KEYS_UNAVAILABLE) {
+          reportKeysUnavailable((error as Error).cause);
+          throw invalidToken('Token could not be verified because the signing keys are unavailable');
+        }
+        const rejection = rejectionOf(error, algorithms);
+        if (rejection === null) {
+          logger.error({ err: error }, 'Unexpected error while verifying a JWT');
+          throw invalidToken('Token could not be verified');
+        }
+        throw rejection;
+      }
+    },
+    status() {
+      return { source: config.jwks_url !== undefined ? 'url' : 'file', lastKeyError: sourceError() ?? keyError };
+    },
+  };
+}
+
+/**
+ * Without a `kid`, several keys of the set may fit the token's `alg`; jose then hands us the
+ * candidates and each is tried in turn (the documented pattern).
+ */
+async function verifyWithEachKey(error: unknown, token: string, options: JWTVerifyOptions): Promise<{ payload: JWTPayload }> {
+  if (codeOf(error) !== 'ERR_JWKS_MULTIPLE_MATCHING_KEYS' || !isAsyncIterable(error)) throw error;
+  for await (const key of error) {
+    try {
+      return await jwtVerify<JWTPayload>(token, key as CryptoKey, options);
+    } catch (inner) {
+      if (codeOf(inner) !== 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') throw inner;
+    }
+  }
+  throw new errors.JWSSignatureVerificationFailed();
+}
+
+/** The 401 for a jose error, or null for an error jose does not describe (a bug, not a bad token). */
+function rejectionOf(error: unknown, algorithms: readonly string[]): ApiError | null {
+  switch (codeOf(error)) {
+    case 'ERR_JWT_EXPIRED':
+      return invalidToken('Token has expired');
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED': {
+      const { claim, reason } = error as { claim?: unknown; reason?: unknown };
+      if (reason === 'missing') return invalidToken(`Token claim "${String(claim)}" is missing`);
+      if (claim === 'nbf' && reason === 'check_failed') return invalidToken('Token is not yet valid');
+      if (claim === 'iss') return invalidToken('Token issuer is not accepted');
+      if (claim === 'aud') return invalidToken('Token audience is not accepted');
+      return invalidToken(`Token claim "${String(claim)}" is invalid`);
+    }
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return invalidToken('Token signature is invalid');
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+      return invalidToken('Token signing key is not known');
+    case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
+      return invalidToken('Token signing key is ambiguous');
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return invalidToken(`Token algorithm is not accepted (accepted: ${algorithms.join(', ')})`);
+    case 'ERR_JOSE_NOT_SUPPORTED':
+      return invalidToken('Token algorithm is not supported');
+    case 'ERR_JWS_INVALID':
+    case 'ERR_JWT_INVALID':
+      return invalidToken('Token is malformed');
+    default:
+      return null;
+  }
+}
+
+/** A JWKS file holds public signature keys only; anything else is refused when the file is loaded. */
+export function parseJwksFile(text: string): LocalJWKSet {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+  const keys = (doc as { keys?: unknown } | null)?.keys;
+  if (!Array.isArray(keys)) throw new Error('must be a JSON object with a "keys" array');
+  keys.forEach((key: unknown, index) => {
+    const jwk = key as Record<string, unknown> | null;
+    if (jwk === null || typeof jwk !== 'object' || typeof jwk.kty !== 'string') throw new Error(`keys[${index}]: "kty" is missing`);
+    if (jwk.kty === 'oct') throw new Error(`keys[${index}]: symmetric keys ("kty": "oct") are not accepted`);
+    if ('d' in jwk) throw new Error(`keys[${index}]: holds a private key ("d"); publish public keys only`);
+  });
+  try {
+    return createLocalJWKSet(doc as Parameters<typeof createLocalJWKSet>[0]);
+  } catch (error) {
+    throw new Error((error as Error).message, { cause: error });
+  }
+}
+
+function codeOf(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
+}
+
+/** `fetch failed: connect ECONNREFUSED 127.0.0.1:9` from an error and its causes. */
+function reasonChain(error: unknown): string {
+  const parts: string[] = [];
+  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 4; depth += 1) {
+    parts.push(current instanceof Error ? current.message : String(current));
+    current = (current as { cause?: unknown }).cause;
+  }
+  return parts.join(': ');
+}

@@ -1,0 +1,208 @@
+import { base64url, exportSPKI, SignJWT } from 'jose';
+import { expect } from 'chai';
+import { createAuthenticator, type StatusReportingAuthenticator } from '../../src/auth/authenticator.js';
+import {
+  AUDIENCE,
+  baseConfig,
+  bearer,
+  captureLogger,
+  claims,
+  delay,
+  ERROR_LEVEL,
+  expectInvalidToken,
+  ISSUER,
+  jwksOf,
+  makeKey,
+  signToken,
+  startJwksServer,
+  T0_SECONDS,
+  TestClock,
+  type JwksServer,
+  type LogLine,
+  type TestKey,
+} from './auth-helpers.js';
+import type { AuthConfig } from '../../src/auth/authenticator.js';
+
+describe('JWT authentication against a JWKS URL', () => {
+  let rsaKey: TestKey;
+  let ecKey: TestKey;
+  let server: JwksServer;
+  let clock: TestClock;
+  let lines: LogLine[];
+  let auth: StatusReportingAuthenticator;
+
+  const build = (overrides: Partial<AuthConfig> = {}): StatusReportingAuthenticator => {
+    const captured = captureLogger();
+    lines = captured.lines;
+    return createAuthenticator(baseConfig({ jwks_url: server.url, ...overrides }), { clock, logger: captured.logger, jwksTimeoutMs: 300 });
+  };
+
+  before(async () => {
+    rsaKey = await makeKey('RS256');
+    ecKey = await makeKey('ES256');
+  });
+
+  beforeEach(async () => {
+    server = await startJwksServer(jwksOf(rsaKey, ecKey));
+    clock = new TestClock();
+    auth = build();
+  });
+
+  afterEach(async () => {
+    auth.close();
+    await server.close();
+  });
+
+  it('accepts a valid RS256 token and returns its principal', async () => {
+    const principal = await auth.authenticate(bearer(await signToken(rsaKey)));
+    expect(principal).to.deep.equal({ id: `jwt:${ISSUER}:alice`, kind: 'jwt', organizationId: 'acme', role: 'TEAM_LEAD', initiatives: ['llm', 'vision'] });
+  });
+
+  it('accepts a valid ES256 token and reuses the cached key set', async () => {
+    await auth.authenticate(bearer(await signToken(ecKey)));
+    await auth.authenticate(bearer(await signToken(ecKey, { sub: 'bob' })));
+    expect(server.requests).to.equal(1);
+  });
+
+  it('accepts the scheme name in any case', async () => {
+    const principal = await auth.authenticate(`bearer ${await signToken(rsaKey)}`);
+    expect(principal.role).to.equal('TEAM_LEAD');
+  });
+
+  it('rejects an expired token', async () => {
+    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey, { exp: T0_SECONDS - 3600 }))), 'Token has expired');
+  });
+
+  it('rejects a token once the injected clock passes its expiry', async () => {
+    const token = await signToken(rsaKey);
+    await auth.authenticate(bearer(token));
+    clock.advance(2 * 3600 * 1000);
+    await expectInvalidToken(auth.authenticate(bearer(token)), 'Token has expired');
+  });
+
+  it('rejects a token that is not yet valid (nbf)', async () => {
+    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey, { nbf: T0_SECONDS + 600 }))), 'Token is not yet valid');
+  });
+
+  it('honours the clock tolerance for exp and nbf', async () => {
+    // Tolerance is 30 s: 20 s past expiry or 20 s before nbf still passes, 40 s does not.
+    await auth.authenticate(bearer(await signToken(rsaKey, { exp: T0_SECONDS - 20 })));
+    await auth.authenticate(bearer(await signToken(rsaKey, { nbf: T0_SECONDS + 20 })));
+    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey, { exp: T0_SECONDS - 40 }))), 'Token has expired');
+    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey, { nbf: T0_SECONDS + 40 }))), 'Token is not yet valid');
+  });
+
+  it('applies no leeway when the tolerance is 0', async () => {
+    auth = build({ jwt_clock_tolerance_seconds: 0 });
+    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey, { exp: T0_SECONDS - 1 }))), 'Token has expired');
+  });
+
+  it('rejects a token from another issuer', async () => {
+    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey, { iss: 'https://evil.example.com' }))), 'Token issuer is not accepted');
+  });
+
+  it('rejects a token for another audience', async () => {
+    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey, { aud: 'some-other-api' }))), 'Token audience is not accepted');
+  });
+
+  it('accepts an audience array that contains ours', async () => {
+    const principal = await auth.authenticate(bearer(await signToken(rsaKey, { aud: ['other', AUDIENCE] })));
+    expect(principal.organizationId).to.equal('acme');
+  });
+
+  it('rejects a token signed by another key that claims the same kid', async () => {
+    const impostor = await makeKey('RS256', rsaKey.kid);
+    await expectInvalidToken(auth.authenticate(bearer(await signToken(impostor))), 'Token signature is invalid');
+  });
+
+  it('rejects an unsecured token (alg "none")', async () => {
+    const header = base64url.encode(JSON.stringify({ alg: 'none', typ: 'JWT' }));
+    const payload = base64url.encode(JSON.stringify(claims({ role: 'ORG_ADMIN' })));
+    await expectInvalidToken(auth.authenticate(bearer(`${header}.${payload}.`)), 'Token algorithm is not accepted (accepted: RS256, ES256)');
+  });
+
+  it('rejects an HS256 token whose HMAC secret is the public key (algorithm confusion)', async () => {
+    const secret = new TextEncoder().encode(await exportSPKI(rsaKey.publicKey));
+    const forged = await new SignJWT(claims({ role: 'ORG_ADMIN' })).setProtectedHeader({ alg: 'HS256', kid: rsaKey.kid }).sign(secret);
+    await expectInvalidToken(auth.authenticate(bearer(forged)), 'Token algorithm is not accepted (accepted: RS256, ES256)');
+  });
+
+  it('rejects an algorithm outside jwt_algorithms even when the key exists', async () => {
+    auth = build({ jwt_algorithms: ['RS256'] });
+    await expectInvalidToken(auth.authenticate(bearer(await signToken(ecKey))), 'Token algorithm is not accepted (accepted: RS256)');
+  });
+
+  it('refuses to start with a symmetric algorithm in jwt_algorithms', () => {
+    expect(() => build({ jwt_algorithms: ['RS256', 'HS256'] as unknown as AuthConfig['jwt_algorithms'] })).to.throw(
+      'jwt_algorithms must list asymmetric algorithms only (not HS256)',
+    );
+  });
+
+  it('rejects a token whose kid is unknown', async () => {
+    const stranger = await makeKey('RS256', 'unknown-kid');
+    await expectInvalidToken(auth.authenticate(bearer(await signToken(stranger))), 'Token signing key is not known');
+  });
+
+  it('picks up a rotated key after the cooldown, not before', async () => {
+    const next = await makeKey('RS256');
+    const rotated = await signToken(next);
+    auth = build({ jwks_cooldown_seconds: 0.2 });
+    await auth.authenticate(bearer(await signToken(rsaKey)));
+    expect(server.requests).to.equal(1);
+
+    server.serve(jwksOf(next, rsaKey));
+    // Right after a fetch an unknown kid does not trigger another one (abuse protection).
+    await expectInvalidToken(auth.authenticate(bearer(rotated)), 'Token signing key is not known');
+    expect(server.requests).to.equal(1);
+
+    await delay(300);
+    const principal = await auth.authenticate(bearer(rotated));
+    expect(principal.id).to.equal(`jwt:${ISSUER}:alice`);
+    expect(server.requests).to.equal(2);
+  });
+
+  it('tries each key when the token has no kid and several keys fit its algorithm', async () => {
+    const second = await makeKey('RS256');
+    server.serve(jwksOf(second, rsaKey));
+    const token = await new SignJWT(claims()).setProtectedHeader({ alg: 'RS256' }).sign(rsaKey.privateKey);
+    const principal = await auth.authenticate(bearer(token));
+    expect(principal.role).to.equal('TEAM_LEAD');
+  });
+
+  it('returns 401 and logs at error when the JWKS endpoint fails', async () => {
+    server.failWith(500);
+    const message = 'Token could not be verified because the signing keys are unavailable';
+    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey))), message);
+    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey))), message);
+
+    const errors = lines.filter((line) => line.level === ERROR_LEVEL);
+    expect(errors).to.have.length(1, 'a second failure within the cooldown is counted, not logged');
+    expect(errors[0]?.msg).to.equal('Cannot get the JWT signing keys; JWTs are rejected until this is fixed');
+    expect(errors[0]?.reason).to.match(/Expected 200 OK/);
+    expect(auth.status().jwt?.lastKeyError).to.match(/Expected 200 OK/);
+  });
+
+  it('recovers once the JWKS endpoint works again', async () => {
+    server.failWith(503);
+    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey))), 'Token could not be verified because the signing keys are unavailable');
+    server.serve(jwksOf(rsaKey));
+    await auth.authenticate(bearer(await signToken(rsaKey)));
+    expect(auth.status().jwt?.lastKeyError).to.equal(null);
+  });
+
+  it('returns 401 and logs at error when the JWKS fetch times out', async () => {
+    server.hang();
+    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey))), 'Token could not be verified because the signing keys are unavailable');
+    const errors = lines.filter((line) => line.level === ERROR_LEVEL);
+    expect(errors).to.have.length(1);
+    expect(String(errors[0]?.reason)).to.match(/timed out/i);
+  });
+
+  it('never puts the token in the message or the log', async () => {
+    const token = await signToken(rsaKey, { exp: T0_SECONDS - 3600 });
+    const error = await expectInvalidToken(auth.authenticate(bearer(token)), 'Token has expired');
+    const signature = token.split('.')[2] as string;
+    expect(JSON.stringify(error.headers)).not.to.include(signature);
+    expect(JSON.stringify(lines)).not.to.include(signature);
+  });
+});
