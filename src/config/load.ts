@@ -53,9 +53,11 @@ export function loadConfig(env: Env = process.env, readFile: (path: string) => s
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
   const validate = ajv.compile(ConfigSchema);
   if (!validate(values)) {
-    for (const error of validate.errors ?? []) problems.push(describe(error, sourceOf, file));
+    // A union of literals fails once per branch (`const`) and once as a whole (`anyOf`): report the whole.
+    const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'const');
+    problems.push(...new Set(errors.map((error) => describe(error, sourceOf, file, values))));
   }
-  problems.push(...crossKeyProblems(values));
+  problems.push(...crossKeyProblems(values, (key) => keyName(key, sourceOf, file)));
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(values) as Config;
 }
@@ -92,15 +94,18 @@ function coerceEnv(key: string, raw: string): unknown {
   return raw;
 }
 
-function describe(error: ErrorObject, sourceOf: Map<string, Source>, file: string | undefined): string {
-  const key = error.instancePath.split('/')[1] ?? (error.params as { additionalProperty?: string }).additionalProperty ?? '';
-  const where = sourceOf.get(key) === 'env' ? envVarOf(key) : `${key} (in ${file ?? 'config file'})`;
+function describe(error: ErrorObject, sourceOf: Map<string, Source>, file: string | undefined, values: Record<string, unknown>): string {
+  const [, key = (error.params as { additionalProperty?: string }).additionalProperty ?? '', index] = error.instancePath.split('/');
+  const where = `${keyName(key, sourceOf, file)}${index !== undefined ? ` (item ${index})` : ''}`;
   if (error.keyword === 'additionalProperties') return `${where}: unknown setting`;
-  if (error.keyword === 'enum' || error.keyword === 'anyOf' || error.keyword === 'const') {
-    return `${where}: must be one of ${allowedValues(key, error)}`;
-  }
-  const item = error.instancePath.split('/').length > 2 ? ` (item ${error.instancePath.split('/')[2]})` : '';
-  return `${where}${item}: ${error.message ?? 'is invalid'}`;
+  const raw = index !== undefined ? (values[key] as unknown[] | undefined)?.[Number(index)] : values[key];
+  const got = typeof raw === 'string' || typeof raw === 'number' ? `, got "${String(raw)}"` : '';
+  if (error.keyword === 'enum' || error.keyword === 'anyOf') return `${where}: must be one of ${allowedValues(key, error)}${got}`;
+  return `${where}: ${error.message ?? 'is invalid'}${got}`;
+}
+
+function keyName(key: string, sourceOf: Map<string, Source>, file: string | undefined): string {
+  return sourceOf.get(key) === 'file' ? `${key} (in ${file ?? 'config file'})` : envVarOf(key);
 }
 
 function allowedValues(key: string, error: ErrorObject): string {
@@ -109,20 +114,20 @@ function allowedValues(key: string, error: ErrorObject): string {
   return options ? options.map((o) => String(o.const)).join(', ') : (error.message ?? '');
 }
 
-function crossKeyProblems(values: Record<string, unknown>): string[] {
+function crossKeyProblems(values: Record<string, unknown>, name: (key: string) => string): string[] {
   const problems: string[] = [];
   const jwtOn = values.jwks_url !== undefined || values.jwks_file !== undefined;
   if (values.jwks_url !== undefined && values.jwks_file !== undefined) {
-    problems.push(`${envVarOf('jwks_url')} and ${envVarOf('jwks_file')}: set one, not both`);
+    problems.push(`${name('jwks_url')} and ${name('jwks_file')}: set one, not both`);
   }
-  if (jwtOn && values.jwt_issuer === undefined) problems.push(`${envVarOf('jwt_issuer')}: required when JWT verification is on`);
-  if (jwtOn && values.jwt_audience === undefined) problems.push(`${envVarOf('jwt_audience')}: required when JWT verification is on`);
+  if (jwtOn && values.jwt_issuer === undefined) problems.push(`${name('jwt_issuer')}: required when JWT verification is on`);
+  if (jwtOn && values.jwt_audience === undefined) problems.push(`${name('jwt_audience')}: required when JWT verification is on`);
   if (!jwtOn && values.api_tokens_file === undefined) {
-    problems.push(`No credential source: set ${envVarOf('jwks_url')}, ${envVarOf('jwks_file')} or ${envVarOf('api_tokens_file')}, or every request would be rejected`);
+    problems.push(`No credential source: set ${name('jwks_url')}, ${name('jwks_file')} or ${name('api_tokens_file')}, or every request would be rejected`);
   }
   // Port 0 asks the OS for a free port each, so two ":0" addresses never collide.
   if (typeof values.listen === 'string' && values.listen === values.admin_listen && !values.listen.endsWith(':0')) {
-    problems.push(`${envVarOf('admin_listen')}: must differ from ${envVarOf('listen')}`);
+    problems.push(`${name('admin_listen')}: must differ from ${name('listen')}`);
   }
   return problems;
 }

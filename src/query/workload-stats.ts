@@ -35,6 +35,9 @@ function resolveWindow(timeRange: StatsTimeRange, request: WorkloadStatsRequest,
   if (request.startDate === undefined) {
     throw validationError([{ location: 'query', field: 'start_date', message: 'is required when time_range is custom' }]);
   }
+  if (request.endDate === undefined && request.startDate > now) {
+    throw validationError([{ location: 'query', field: 'start_date', message: 'must not be in the future when end_date is omitted (the range ends now)' }]);
+  }
   const to = request.endDate ?? now + 1;
   if (to <= request.startDate) throw validationError([{ location: 'query', field: 'end_date', message: 'must be after start_date' }]);
   return { from: request.startDate, to };
