@@ -1,0 +1,85 @@
+// Named conditions that must all hold before the service is ready (index open, every informer synced
+// once), and sources that are currently failing (degraded). Changes are logged once, when they happen.
+import type { Logger } from 'pino';
+
+interface Condition {
+  ready: boolean;
+  failure: string | null;
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  degraded: boolean;
+  shuttingDown: boolean;
+  conditions: Record<string, { ready: boolean; failure: string | null }>;
+}
+
+export class ReadinessTracker {
+  private readonly conditions = new Map<string, Condition>();
+  private shuttingDown = false;
+  private lastReady = false;
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Declare a condition that starts not ready; readiness waits for it. */
+  require(name: string): void {
+    if (!this.conditions.has(name)) this.conditions.set(name, { ready: false, failure: null });
+    this.logChange();
+  }
+
+  markReady(name: string): void {
+    this.condition(name).ready = true;
+    this.logChange();
+  }
+
+  /** A source failing (null: recovered). It keeps its readiness: stale data is served, marked degraded. */
+  setFailure(name: string, failure: string | null): void {
+    const condition = this.condition(name);
+    if (condition.failure === failure) return;
+    if (failure) this.logger.warn({ condition: name, failure }, 'source degraded');
+    else this.logger.info({ condition: name }, 'source recovered');
+    condition.failure = failure;
+  }
+
+  forget(name: string): void {
+    this.conditions.delete(name);
+    this.logChange();
+  }
+
+  /** On SIGTERM: stop taking new traffic from load balancers while in-flight requests drain. */
+  beginShutdown(): void {
+    this.shuttingDown = true;
+    this.logChange();
+  }
+
+  isReady(): boolean {
+    if (this.shuttingDown) return false;
+    for (const c of this.conditions.values()) if (!c.ready) return false;
+    return true;
+  }
+
+  degraded(): boolean {
+    for (const c of this.conditions.values()) if (c.failure !== null) return true;
+    return false;
+  }
+
+  report(): ReadinessReport {
+    return { ready: this.isReady(), degraded: this.degraded(), shuttingDown: this.shuttingDown, conditions: Object.fromEntries(this.conditions) };
+  }
+
+  private condition(name: string): Condition {
+    let condition = this.conditions.get(name);
+    if (!condition) {
+      condition = { ready: false, failure: null };
+      this.conditions.set(name, condition);
+    }
+    return condition;
+  }
+
+  private logChange(): void {
+    const ready = this.isReady();
+    if (ready === this.lastReady) return;
+    this.lastReady = ready;
+    this.logger.info({ ready, waiting: [...this.conditions].filter(([, c]) => !c.ready).map(([n]) => n) }, ready ? 'service ready' : 'service not ready');
+  }
+}

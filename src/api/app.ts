@@ -1,0 +1,98 @@
+// The Koa application of the public API. Middleware order (DESIGN "API"): request id → access log →
+// error envelope → CORS → router; per authenticated route: auth → rate limit → readiness → validation.
+import cors from '@koa/cors';
+import Router from '@koa/router';
+import Koa, { type Middleware, type Next } from 'koa';
+import type { Logger } from 'pino';
+import { validationError } from '../domain/errors.js';
+import type { IndexReadiness } from '../query/ports.js';
+import type { ApiContext, ApiState } from './context.js';
+import { routerPath, type Endpoint, type ReadDeps } from './endpoint.js';
+import { allEndpoints } from './endpoints.js';
+import { accessLog, type RequestObserver } from './middleware/access-log.js';
+import { authenticate, type Authenticate } from './middleware/authenticate.js';
+import { errorEnvelope } from './middleware/error-envelope.js';
+import { rateLimit } from './middleware/rate-limit.js';
+import { requestId } from './middleware/request-id.js';
+import { requireReady } from './middleware/require-ready.js';
+import { openApiDocument } from './openapi.js';
+import type { RateLimiter } from './rate-limiter.js';
+import { queryValidator } from './validate-query.js';
+
+export interface ApiOptions {
+  deps: ReadDeps;
+  readiness: IndexReadiness;
+  authenticator: Authenticate;
+  rateLimiter: RateLimiter;
+  corsAllowedOrigins: readonly string[];
+  logger: Logger;
+  observeRequest?: RequestObserver;
+}
+
+export function createApiApp(options: ApiOptions): Koa<ApiState> {
+  const app = new Koa<ApiState>();
+  app.proxy = false;
+  // Errors are answered and logged by errorEnvelope; Koa's default handler would log them a second time.
+  app.silent = true;
+  const endpoints = allEndpoints(options.readiness);
+  const openapi = openApiDocument(endpoints, options.deps.version);
+  const router = new Router<ApiState>();
+  const guard: Middleware<ApiState>[] = [authenticate(options.authenticator), rateLimit(options.rateLimiter), requireReady(options.readiness)];
+
+  router.get('/v1/openapi.json', async (ctx: ApiContext) => {
+    ctx.state.route = '/v1/openapi.json';
+    ctx.body = openapi;
+  });
+  for (const endpoint of endpoints) {
+    router.get(routerPath(endpoint.path), routeName(endpoint), ...(endpoint.authenticated ? guard : []), handler(endpoint, options.deps));
+  }
+
+  app.use(requestId());
+  app.use(accessLog(options.logger, options.observeRequest ?? (() => undefined)));
+  app.use(errorEnvelope());
+  app.use(corsFor(options.corsAllowedOrigins));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}
+
+function routeName(endpoint: Endpoint) {
+  return async (ctx: ApiContext, next: Next) => {
+    ctx.state.route = endpoint.path;
+    await next();
+  };
+}
+
+function handler(endpoint: Endpoint, deps: ReadDeps) {
+  const validate = queryValidator(endpoint.query);
+  const paramPatterns = Object.entries(endpoint.pathParams ?? {}).map(([name, schema]) => [name, new RegExp(schema.pattern ?? '.*')] as const);
+  return async (ctx: ApiContext) => {
+    const params = (ctx as unknown as { params: Record<string, string> }).params;
+    for (const [name, pattern] of paramPatterns) {
+      if (!pattern.test(params[name] ?? '')) {
+        throw validationError([{ location: 'path', field: name, message: 'must be a workload id (a Kubernetes UID: letters, digits, ".", "_", ":", "-", at most 128)' }]);
+      }
+    }
+    const query = validate(ctx.query as Record<string, unknown>);
+    const result = await endpoint.handle({ ctx, query, params, deps });
+    ctx.status = result.status ?? 200;
+    ctx.body = { ...result.body, request_id: ctx.state.requestId };
+  };
+}
+
+/** Browser dashboards on the allow-list may call the API; other origins get no CORS headers at all. */
+function corsFor(allowed: readonly string[]): Middleware<ApiState> {
+  if (allowed.length === 0) return async (_ctx, next) => next();
+  const any = allowed.includes('*');
+  return cors({
+    origin: (ctx) => {
+      const origin = ctx.get('Origin');
+      return any || allowed.includes(origin) ? origin : '';
+    },
+    allowMethods: ['GET', 'HEAD', 'OPTIONS'],
+    allowHeaders: ['Authorization', 'X-Organization-Id', 'X-Request-Id'],
+    exposeHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
+    maxAge: 600,
+    keepHeadersOnError: true,
+  }) as unknown as Middleware<ApiState>;
+}

@@ -1,0 +1,104 @@
+// Domain results → the JSON of seed-api.md. The one place that renames to snake_case, formats times
+// and rounds: GPU-hours to 4 decimals, rates to 4, metric values and averages to 2.
+import type { MetricName, MetricSummary } from '../domain/metrics.js';
+import { toIso } from '../domain/time.js';
+import type { WorkloadRecord, WorkloadView } from '../domain/workload.js';
+import type { CapacityResult } from '../query/capacity.js';
+import type { StatsFigures, StatsGroupKey } from '../query/ports.js';
+import type { RankingResult } from '../query/ranking.js';
+import type { WorkloadMetricsResult } from '../query/workload-metrics.js';
+import type { WorkloadStatsResult } from '../query/workload-stats.js';
+
+export function round(value: number, digits: number): number {
+  const f = 10 ** digits;
+  const r = Math.round(value * f) / f;
+  return Object.is(r, -0) ? 0 : r;
+}
+const hours = (v: number) => round(v, 4);
+const orNull = (v: number | null, digits: number) => (v === null ? null : round(v, digits));
+
+export function presentListItem(w: WorkloadRecord) {
+  return {
+    workload_id: w.workloadId,
+    name: w.name,
+    status: w.status,
+    submitted_by: w.submittedBy,
+    initiative_id: w.initiativeId,
+    instance_type: w.instanceType,
+    gpu_count: w.gpuCount,
+    submitted_at: toIso(w.submittedAt),
+    started_at: toIso(w.startedAt),
+  };
+}
+
+export function presentWorkload(w: WorkloadView) {
+  return {
+    ...presentListItem(w),
+    completed_at: toIso(w.completedAt),
+    duration_seconds: w.durationSeconds,
+    gpu_hours_used: hours(w.gpuHoursUsed),
+    exit_code: w.exitCode,
+    is_managed: w.isManaged,
+    cluster_id: w.clusterId,
+    namespace: w.namespace,
+  };
+}
+
+export function presentStats(result: WorkloadStatsResult, groupBy: StatsGroupKey | undefined) {
+  const s = result.summary;
+  return {
+    summary: {
+      total_workloads: s.workloadCount,
+      total_gpu_hours: hours(s.gpuHours),
+      average_duration_seconds: round(s.averageDurationSeconds, 2),
+      success_rate: round(s.successRate, 4),
+    },
+    grouped: groupBy ? result.groups.map((g) => ({ [groupBy]: g.key, ...groupFigures(g) })) : [],
+  };
+}
+
+function groupFigures(g: StatsFigures) {
+  return { workload_count: g.workloadCount, gpu_hours: hours(g.gpuHours), success_rate: round(g.successRate, 4) };
+}
+
+function presentSummary(s: MetricSummary) {
+  return { avg: orNull(s.avg, 2), min: orNull(s.min, 2), max: orNull(s.max, 2), current: orNull(s.current, 2) };
+}
+
+export function presentMetrics(result: WorkloadMetricsResult) {
+  const metrics: Partial<Record<MetricName, ReturnType<typeof presentSummary>>> = {};
+  for (const [name, summary] of Object.entries(result.metrics) as [MetricName, MetricSummary][]) metrics[name] = presentSummary(summary);
+  return { workload_id: result.workloadId, time_range: result.timeRange, metrics };
+}
+
+export function presentRanking(result: RankingResult) {
+  const digits = result.sortBy === 'gpu_hours' ? 4 : 2;
+  return {
+    workloads: result.entries.map((e) => ({
+      workload_id: e.workloadId,
+      name: e.name,
+      initiative_id: e.initiativeId,
+      [e.metric]: e.metric === 'gpu_hours' ? { total: hours(e.total) } : { avg: round(e.avg, 2), current: round(e.current, 2) },
+    })),
+    scope_average: { [result.sortBy]: orNull(result.scopeAverage, digits) },
+  };
+}
+
+export function presentCapacity(c: CapacityResult) {
+  const budget = (f: { allocated: number; used: number; remaining: number }) => ({
+    allocated_gpu_hours: hours(f.allocated),
+    used_gpu_hours: hours(f.used),
+    remaining_gpu_hours: hours(f.remaining),
+  });
+  return {
+    organization_id: c.organizationId,
+    summary: {
+      total_allocated_gpu_hours: hours(c.summary.allocated),
+      total_used_gpu_hours: hours(c.summary.used),
+      total_remaining_gpu_hours: hours(c.summary.remaining),
+      current_active_gpus: c.summary.currentActiveGpus,
+    },
+    pools: c.pools.map((p) => ({ pool_id: p.poolId, name: p.name, ...budget(p), instance_types: p.instanceTypes })),
+    initiatives: c.initiatives.map((i) => ({ initiative_id: i.initiativeId, name: i.name, ...budget(i) })),
+  };
+}

@@ -1,0 +1,27 @@
+// GET /v1/capacity.
+import { scopeOf } from '../../domain/principal.js';
+import { capacity } from '../../query/capacity.js';
+import { principalOf } from '../context.js';
+import { defineEndpoint } from '../endpoint.js';
+import { presentCapacity } from '../presenters.js';
+import { CapacityQuery } from '../schemas/query.js';
+import { Capacity, Envelope } from '../schemas/responses.js';
+
+export const capacityEndpoint = defineEndpoint({
+  operationId: 'getCapacity',
+  path: '/v1/capacity',
+  summary: 'GPU-hour budgets',
+  description:
+    'Allocated, used and remaining GPU-hours of the current budget period (UTC month, quarter, year, or total). ' +
+    'Used counts pod GPU time inside the period, running workloads up to now; remaining may be negative. ' +
+    'Summary and initiatives cover the caller\'s teams (everything for ORG_ADMIN); pools are shared and show the whole organization\'s use. ' +
+    'An organization without a budget gets allocated 0, used as measured since ever, remaining = −used, and empty pools and initiatives.',
+  authenticated: true,
+  query: CapacityQuery,
+  response: Envelope(Capacity),
+  errors: ['VALIDATION_ERROR', 'FORBIDDEN', 'NOT_FOUND'],
+  async handle({ ctx, query, deps }) {
+    const result = await capacity(deps, scopeOf(principalOf(ctx)), { initiativeId: query.initiative_id, poolId: query.pool_id }, deps.clock.now());
+    return { body: { data: presentCapacity(result) } };
+  },
+});

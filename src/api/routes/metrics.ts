@@ -1,0 +1,72 @@
+// GET /v1/workloads/{workload_id}/metrics and GET /v1/workloads/metrics (ranking).
+import { validationError } from '../../domain/errors.js';
+import { METRIC_NAMES, type MetricName } from '../../domain/metrics.js';
+import { scopeOf } from '../../domain/principal.js';
+import { rankWorkloads } from '../../query/ranking.js';
+import { workloadMetrics } from '../../query/workload-metrics.js';
+import { principalOf } from '../context.js';
+import { defineEndpoint } from '../endpoint.js';
+import { presentMetrics, presentRanking } from '../presenters.js';
+import { RankingQuery, WorkloadMetricsQuery } from '../schemas/query.js';
+import { CountMetadata, Envelope, RankedWorkloads, WorkloadMetrics } from '../schemas/responses.js';
+import { WorkloadIdParam } from './workloads.js';
+
+export function parseMetricNames(text: string | undefined): MetricName[] | undefined {
+  if (text === undefined) return undefined;
+  const names = text.split(',').map((s) => s.trim());
+  const unknown = names.filter((n) => !(METRIC_NAMES as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw validationError([
+      { location: 'query', field: 'metrics', message: `unknown metric ${unknown.map((n) => `"${n}"`).join(', ')}; known: ${METRIC_NAMES.join(', ')}` },
+    ]);
+  }
+  return [...new Set(names as MetricName[])];
+}
+
+export const workloadMetricsEndpoint = defineEndpoint({
+  operationId: 'getWorkloadMetrics',
+  path: '/v1/workloads/{workload_id}/metrics',
+  summary: 'GPU metrics of one workload',
+  description:
+    'avg/min/max over every sample of the workload\'s GPUs in the range; current = mean of each GPU\'s latest sample. ' +
+    'Units: gpu_utilization, memory_utilization and gpu_usage in percent, temperature in °C, power_usage in W. ' +
+    'A metric with no samples in the range has all four values null.',
+  authenticated: true,
+  query: WorkloadMetricsQuery,
+  pathParams: { workload_id: WorkloadIdParam },
+  response: Envelope(WorkloadMetrics),
+  errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
+  async handle({ ctx, query, params, deps }) {
+    const metrics = parseMetricNames(query.metrics);
+    const result = await workloadMetrics(
+      deps,
+      scopeOf(principalOf(ctx)),
+      { workloadId: params.workload_id ?? '', timeRange: query.time_range, ...(metrics ? { metrics } : {}) },
+      deps.clock.now(),
+    );
+    return { body: { data: presentMetrics(result) } };
+  },
+});
+
+export const rankingEndpoint = defineEndpoint({
+  operationId: 'rankWorkloadMetrics',
+  path: '/v1/workloads/metrics',
+  summary: 'Workloads ranked by a metric',
+  description:
+    'Metrics rank by their average over the last hour, with current; workloads without samples in that hour are not ranked. ' +
+    'gpu_hours ranks every workload in scope by total GPU-hours ({"total": n}). scope_average is keyed by sort_by. ' +
+    'metadata.total_count counts every ranked workload in scope, not only the returned ones.',
+  authenticated: true,
+  query: RankingQuery,
+  response: Envelope(RankedWorkloads, CountMetadata),
+  errors: ['VALIDATION_ERROR', 'FORBIDDEN'],
+  async handle({ ctx, query, deps }) {
+    const result = await rankWorkloads(
+      deps,
+      scopeOf(principalOf(ctx)),
+      { sortBy: query.sort_by, order: query.order, limit: query.limit, initiativeId: query.initiative_id, status: query.status },
+      deps.clock.now(),
+    );
+    return { body: { data: presentRanking(result), metadata: { total_count: result.totalCount } } };
+  },
+});

@@ -1,0 +1,71 @@
+// One query schema per endpoint: the validator, the TypeScript types of the handlers and the
+// OpenAPI parameters all come from these. additionalProperties: false makes a typo a VALIDATION_ERROR.
+import { Type, type Static } from '@sinclair/typebox';
+import { METRICS_TIME_RANGES, RANKING_SORT_KEYS } from '../../domain/metrics.js';
+import { WORKLOAD_STATUSES } from '../../domain/workload.js';
+import { STATS_GROUP_KEYS } from '../../query/ports.js';
+import { STATS_TIME_RANGES } from '../../query/stats-range.js';
+import { IdParam, InstantParam, StringEnum } from './primitives.js';
+
+const strict = { additionalProperties: false } as const;
+const Status = StringEnum(WORKLOAD_STATUSES, { description: 'Workload status.' });
+
+export const ListWorkloadsQuery = Type.Object(
+  {
+    organization_id: Type.Optional(IdParam('Must be the caller\'s organization (X-Organization-Id); any other is FORBIDDEN.')),
+    initiative_id: Type.Optional(IdParam('Only workloads of this initiative (team). Outside the caller\'s teams: FORBIDDEN.')),
+    status: Type.Optional(Status),
+    submitted_by: Type.Optional(IdParam('Only workloads submitted by this user.')),
+    is_managed: Type.Optional(Type.Boolean({ description: '`true` or `false`.' })),
+    start_date: Type.Optional(InstantParam('Submitted at or after this instant (inclusive).')),
+    end_date: Type.Optional(InstantParam('Submitted before this instant (exclusive).')),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size.' }),
+    next_token: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'metadata.next_token of the previous page, with the same filters.' })),
+  },
+  strict,
+);
+export type ListWorkloadsQuery = Static<typeof ListWorkloadsQuery>;
+
+export const WorkloadStatsQuery = Type.Object(
+  {
+    time_range: Type.Optional(StringEnum(STATS_TIME_RANGES, { description: 'Default `last_30_days`. Calendar ranges start at 00:00 UTC (weeks on Monday).' })),
+    start_date: Type.Optional(InstantParam('Start of a `custom` range (inclusive); required with `custom`, refused with other ranges.')),
+    end_date: Type.Optional(InstantParam('End of a `custom` range (exclusive); default now.')),
+    group_by: Type.Optional(StringEnum(STATS_GROUP_KEYS, { description: 'Fill `grouped`; omitted: `grouped` is `[]`.' })),
+    initiative_id: Type.Optional(IdParam('Only this initiative.')),
+  },
+  strict,
+);
+export type WorkloadStatsQuery = Static<typeof WorkloadStatsQuery>;
+
+export const WorkloadMetricsQuery = Type.Object(
+  {
+    time_range: StringEnum(METRICS_TIME_RANGES, { default: 'last_1h', description: '`job_lifetime` spans started_at to completed_at (or now).' }),
+    metrics: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Comma-separated metric names; omitted: all five.' })),
+  },
+  strict,
+);
+export type WorkloadMetricsQuery = Static<typeof WorkloadMetricsQuery>;
+
+export const RankingQuery = Type.Object(
+  {
+    sort_by: StringEnum(RANKING_SORT_KEYS, { default: 'gpu_utilization', description: 'Metrics rank by their last-hour average; `gpu_hours` by total.' }),
+    order: StringEnum(['asc', 'desc'] as const, { default: 'desc' }),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Number of entries.' }),
+    initiative_id: Type.Optional(IdParam('Only this initiative.')),
+    status: Type.Optional(Status),
+  },
+  strict,
+);
+export type RankingQuery = Static<typeof RankingQuery>;
+
+export const CapacityQuery = Type.Object(
+  {
+    initiative_id: Type.Optional(IdParam('Only this initiative (narrows summary and initiatives).')),
+    pool_id: Type.Optional(IdParam('Only this capacity pool (narrows pools); unknown: NOT_FOUND.')),
+  },
+  strict,
+);
+export type CapacityQuery = Static<typeof CapacityQuery>;
+
+export const NoQuery = Type.Object({}, strict);

@@ -1,0 +1,155 @@
+// Response shapes of seed-api.md section 2, as JSON Schema: served in /v1/openapi.json and used by
+// the tests to check every response field for field.
+import { Type, type TSchema } from '@sinclair/typebox';
+import { METRIC_NAMES, RANKING_SORT_KEYS } from '../../domain/metrics.js';
+import { WORKLOAD_STATUSES } from '../../domain/workload.js';
+import { Nullable, StringEnum, Timestamp } from './primitives.js';
+
+const closed = { additionalProperties: false } as const;
+
+const listItemFields = {
+  workload_id: Type.String({ description: 'Kubernetes UID of the Job or Pod.' }),
+  name: Type.String(),
+  status: StringEnum(WORKLOAD_STATUSES),
+  submitted_by: Type.String({ description: '`unknown` when the object names no submitter.' }),
+  initiative_id: Type.String(),
+  instance_type: Type.String({ description: '`unknown` before the workload is scheduled on a labelled node.' }),
+  gpu_count: Type.Integer({ minimum: 0 }),
+  submitted_at: Timestamp('Creation time of the object.'),
+  started_at: Nullable(Timestamp('When the first pod started; null until then.')),
+};
+
+export const WorkloadListItem = Type.Object(listItemFields, { ...closed, $id: 'WorkloadListItem' });
+
+export const Workload = Type.Object(
+  {
+    ...listItemFields,
+    completed_at: Nullable(Timestamp('Completion, failure or cancellation time; null until terminal.')),
+    duration_seconds: Type.Integer({ minimum: 0, description: '(completed_at or now) − started_at; 0 before start.' }),
+    gpu_hours_used: Type.Number({ minimum: 0, description: 'Σ over pods of GPUs × running seconds / 3600, current while running.' }),
+    exit_code: Nullable(Type.Integer({ description: 'First non-zero container exit code of the last terminated pod, else 0; null until terminal.' })),
+    is_managed: Type.Boolean(),
+    cluster_id: Type.String(),
+    namespace: Type.String(),
+  },
+  { ...closed, $id: 'Workload' },
+);
+
+const StatsFigures = {
+  workload_count: Type.Integer({ minimum: 0 }),
+  gpu_hours: Type.Number({ minimum: 0 }),
+  success_rate: Type.Number({ minimum: 0, maximum: 1, description: 'completed / (completed + failed); 0 when none.' }),
+};
+
+export const WorkloadStats = Type.Object(
+  {
+    summary: Type.Object(
+      {
+        total_workloads: Type.Integer({ minimum: 0 }),
+        total_gpu_hours: Type.Number({ minimum: 0 }),
+        average_duration_seconds: Type.Number({ minimum: 0, description: 'Over workloads that started.' }),
+        success_rate: StatsFigures.success_rate,
+      },
+      closed,
+    ),
+    grouped: Type.Array(
+      Type.Object(
+        {
+          submitted_by: Type.Optional(Type.String()),
+          initiative_id: Type.Optional(Type.String()),
+          instance_type: Type.Optional(Type.String()),
+          ...StatsFigures,
+        },
+        { ...closed, minProperties: 4, maxProperties: 4, description: 'The group_by field plus the figures; sorted by gpu_hours descending.' },
+      ),
+    ),
+  },
+  { ...closed, $id: 'WorkloadStats' },
+);
+
+const MetricValue = Nullable(Type.Number());
+export const MetricSummary = Type.Object({ avg: MetricValue, min: MetricValue, max: MetricValue, current: MetricValue }, { ...closed, $id: 'MetricSummary', description: 'All null when there are no samples in the range.' });
+
+export const WorkloadMetrics = Type.Object(
+  {
+    workload_id: Type.String(),
+    time_range: Type.String(),
+    metrics: Type.Object(Object.fromEntries(METRIC_NAMES.map((m) => [m, Type.Optional(Type.Ref(MetricSummary))])), closed),
+  },
+  { ...closed, $id: 'WorkloadMetrics' },
+);
+
+const RankedValue = Type.Object({ avg: Type.Number(), current: Type.Number() }, closed);
+const RankedTotal = Type.Object({ total: Type.Number({ minimum: 0 }) }, closed);
+export const RankedWorkloads = Type.Object(
+  {
+    workloads: Type.Array(
+      Type.Object(
+        {
+          workload_id: Type.String(),
+          name: Type.String(),
+          initiative_id: Type.String(),
+          ...Object.fromEntries(RANKING_SORT_KEYS.map((k) => [k, Type.Optional(k === 'gpu_hours' ? RankedTotal : RankedValue)])),
+        },
+        { ...closed, minProperties: 4, maxProperties: 4, description: 'Holds the sort_by metric only: {avg, current}, or {total} for gpu_hours.' },
+      ),
+    ),
+    scope_average: Type.Object(Object.fromEntries(RANKING_SORT_KEYS.map((k) => [k, Type.Optional(Nullable(Type.Number()))])), {
+      ...closed,
+      minProperties: 1,
+      maxProperties: 1,
+      description: 'Keyed by sort_by; null when nothing in scope has a value.',
+    }),
+  },
+  { ...closed, $id: 'RankedWorkloads' },
+);
+
+const Budget = {
+  allocated_gpu_hours: Type.Number(),
+  used_gpu_hours: Type.Number({ minimum: 0 }),
+  remaining_gpu_hours: Type.Number({ description: 'allocated − used; negative when overspent.' }),
+};
+export const Capacity = Type.Object(
+  {
+    organization_id: Type.String(),
+    summary: Type.Object(
+      {
+        total_allocated_gpu_hours: Type.Number(),
+        total_used_gpu_hours: Type.Number({ minimum: 0 }),
+        total_remaining_gpu_hours: Type.Number(),
+        current_active_gpus: Type.Integer({ minimum: 0 }),
+      },
+      closed,
+    ),
+    pools: Type.Array(Type.Object({ pool_id: Type.String(), name: Type.String(), ...Budget, instance_types: Type.Array(Type.String()) }, closed)),
+    initiatives: Type.Array(Type.Object({ initiative_id: Type.String(), name: Type.String(), ...Budget }, closed)),
+  },
+  { ...closed, $id: 'Capacity' },
+);
+
+export const Health = Type.Object({ status: StringEnum(['ok', 'degraded'] as const), version: Type.String() }, { ...closed, $id: 'Health' });
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object(
+      {
+        code: StringEnum(['VALIDATION_ERROR', 'UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'RATE_LIMITED', 'INTERNAL', 'UNAVAILABLE'] as const),
+        message: Type.String(),
+        details: Type.Array(
+          Type.Object({ location: StringEnum(['query', 'path', 'header'] as const), field: Type.String(), message: Type.String() }, closed),
+        ),
+      },
+      closed,
+    ),
+    request_id: Type.String(),
+  },
+  { ...closed, $id: 'ErrorBody' },
+);
+
+/** The success envelope around a data schema (seed-api.md section 2). */
+export function Envelope(data: TSchema, metadata?: TSchema) {
+  return Type.Object({ data, ...(metadata ? { metadata } : {}), request_id: Type.String() }, closed);
+}
+
+export const ListMetadata = Type.Object({ next_token: Nullable(Type.String()), total_count: Type.Integer({ minimum: 0 }) }, closed);
+export const CountMetadata = Type.Object({ total_count: Type.Integer({ minimum: 0 }) }, closed);

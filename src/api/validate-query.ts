@@ -1,0 +1,66 @@
+// Validates a query string against its endpoint's schema and turns ajv's errors into the contract's
+// VALIDATION_ERROR details: one entry per problem, naming the parameter and saying what it must be.
+import type { TObject, Static } from '@sinclair/typebox';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { validationError, type ErrorDetail } from '../domain/errors.js';
+import { createAjv } from './schemas/ajv.js';
+
+const ajv = createAjv();
+
+export type QueryValidator<T extends TObject> = (query: Record<string, unknown>) => Static<T>;
+
+export function queryValidator<T extends TObject>(schema: T): QueryValidator<T> {
+  const validate: ValidateFunction = ajv.compile(schema);
+  return (query) => {
+    const candidate: Record<string, unknown> = { ...query }; // ajv coerces in place; keep the caller's object intact
+    if (validate(candidate)) return candidate as Static<T>;
+    const details = (validate.errors ?? []).map((e) => toDetail(e, query, schema.properties as Properties));
+    throw validationError(dedupe(details));
+  };
+}
+
+type Properties = Record<string, { minimum?: number; maximum?: number }>;
+
+function toDetail(error: ErrorObject, query: Record<string, unknown>, properties: Properties): ErrorDetail {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'additionalProperties') {
+    const field = String(params.additionalProperty);
+    const known = Object.keys(properties);
+    return { location: 'query', field, message: `is not a parameter of this endpoint (known: ${known.join(', ') || 'none'})` };
+  }
+  const field = error.instancePath.replace(/^\//, '') || String(params.missingProperty ?? '');
+  const value = query[field];
+  return { location: 'query', field, message: Array.isArray(value) ? 'must be given once' : describe(error, value, properties[field]) };
+}
+
+function describe(error: ErrorObject, value: unknown, property: Properties[string] | undefined): string {
+  const params = error.params as Record<string, unknown>;
+  const got = typeof value === 'string' ? `, got "${value.length > 60 ? `${value.slice(0, 60)}…` : value}"` : '';
+  switch (error.keyword) {
+    case 'enum':
+      return `must be one of ${(params.allowedValues as unknown[]).join(', ')}${got}`;
+    case 'type':
+      return params.type === 'integer' ? `must be an integer${got}` : params.type === 'boolean' ? `must be true or false${got}` : `must be a ${String(params.type)}${got}`;
+    case 'minimum':
+    case 'maximum':
+      return `must be between ${property?.minimum} and ${property?.maximum}${got}`;
+    case 'format':
+      return `must be an ISO 8601 date (2026-11-01) or date-time with offset (2026-11-01T09:30:00Z)${got}`;
+    case 'minLength':
+      return 'must not be empty';
+    case 'maxLength':
+      return `must be at most ${String(params.limit)} characters`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+function dedupe(details: ErrorDetail[]): ErrorDetail[] {
+  const seen = new Set<string>();
+  return details.filter((d) => {
+    const key = `${d.field}\u0000${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
