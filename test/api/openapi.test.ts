@@ -1,0 +1,74 @@
+// /v1/openapi.json is a valid OpenAPI 3.1 document that describes exactly what the server answers.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { expect } from 'chai';
+import { createAjv } from '../../src/api/schemas/ajv.js';
+import { startTestService, type TestService } from '../support/service-harness.js';
+import { aPodInterval, aWorkload } from '../support/workload-builder.js';
+
+const EXPECTED_PATHS = [
+  '/v1/health',
+  '/v1/workloads',
+  '/v1/workloads/stats',
+  '/v1/workloads/metrics',
+  '/v1/workloads/{workload_id}',
+  '/v1/workloads/{workload_id}/metrics',
+  '/v1/capacity',
+];
+
+describe('OpenAPI document', () => {
+  let t: TestService;
+  let doc: any;
+  before(async () => {
+    t = await startTestService();
+    doc = (await t.get('/v1/openapi.json', { as: null })).body;
+  });
+  after(() => t.stop());
+
+  it('is served without credentials and passes an OpenAPI 3.1 validator', async () => {
+    expect(doc.openapi).to.equal('3.1.0');
+    const result = await new Validator().validate(doc);
+    expect(result.valid, JSON.stringify(result.errors, null, 2)).to.equal(true);
+  });
+
+  it('describes every endpoint of the seed, each as GET', () => {
+    expect(Object.keys(doc.paths)).to.have.members(EXPECTED_PATHS);
+    for (const path of EXPECTED_PATHS) expect(Object.keys(doc.paths[path]), path).to.deep.equal(['get']);
+  });
+
+  it('lists the query parameters the server accepts, with their limits and defaults', () => {
+    const list = doc.paths['/v1/workloads'].get.parameters;
+    const limit = list.find((p: { name: string }) => p.name === 'limit');
+    expect(limit.schema).to.include({ minimum: 1, maximum: 100, default: 20 });
+    expect(list.map((p: { name: string }) => p.name)).to.include.members([
+      'organization_id', 'initiative_id', 'status', 'submitted_by', 'is_managed', 'start_date', 'end_date', 'limit', 'next_token', 'X-Organization-Id',
+    ]);
+    const ranking = doc.paths['/v1/workloads/metrics'].get.parameters;
+    expect(ranking.find((p: { name: string }) => p.name === 'limit').schema).to.include({ default: 10 });
+  });
+
+  it('marks health as needing no credentials and the rest as bearer-protected', () => {
+    expect(doc.paths['/v1/health'].get.security).to.deep.equal([]);
+    expect(doc.security).to.deep.equal([{ bearer: [] }]);
+    expect(doc.paths['/v1/capacity'].get.responses).to.have.keys('200', '400', '401', '403', '404', '405', '429', '500', '503');
+  });
+
+  it('has response schemas that the real responses satisfy', async () => {
+    const w = aWorkload({ workloadId: 'd0000000-0000-4000-8000-000000000001' });
+    t.service.store.upsertWorkloads([w]);
+    t.service.store.upsertPodIntervals([aPodInterval(w)]);
+    const ajv = createAjv('forResponses');
+    for (const [name, schema] of Object.entries(doc.components.schemas)) ajv.addSchema(schema as object, `doc#/components/schemas/${name}`);
+    const check = async (path: string, docPath: string) => {
+      const res = await t.get(path);
+      const schema = JSON.parse(JSON.stringify(doc.paths[docPath].get.responses['200'].content['application/json'].schema).replaceAll('#/components', 'doc#/components'));
+      const validate = ajv.compile(schema);
+      expect(validate(res.body), `${path}: ${JSON.stringify(validate.errors)}`).to.equal(true);
+    };
+    await check('/v1/workloads', '/v1/workloads');
+    await check(`/v1/workloads/${w.workloadId}`, '/v1/workloads/{workload_id}');
+    await check(`/v1/workloads/${w.workloadId}/metrics`, '/v1/workloads/{workload_id}/metrics');
+    await check('/v1/workloads/stats?group_by=submitted_by', '/v1/workloads/stats');
+    await check('/v1/workloads/metrics?sort_by=gpu_hours', '/v1/workloads/metrics');
+    await check('/v1/capacity', '/v1/capacity');
+  });
+});

@@ -1,0 +1,90 @@
+// Boots the real service for a test: real SQLite file in a temp dir, real HTTP servers on loopback
+// (port 0), real authenticator reading a real API token file. Tests talk to it over HTTP like a user.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pino, type Logger } from 'pino';
+import { loadConfig } from '../../src/config/load.js';
+import type { Role } from '../../src/domain/principal.js';
+import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
+import { startService, type RunningService } from '../../src/main.js';
+import { FixedClock } from './fixed-clock.js';
+import { makeTempDir } from './temp-dir.js';
+
+export interface Caller {
+  token: string;
+  organizationId: string;
+}
+
+export interface TestService {
+  url: string;
+  adminUrl: string;
+  service: RunningService;
+  clock: FixedClock;
+  dir: string;
+  callers: Record<'admin' | 'lead' | 'member' | 'otherOrgAdmin' | 'noTeams', Caller>;
+  get(path: string, options?: { as?: Caller | null; org?: string | null; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>;
+  stop(): Promise<void>;
+}
+
+export const NOW = '2026-11-20T12:00:00Z';
+
+function tokenRecord(id: string, token: string, organizationId: string, role: Role, initiatives: string[]) {
+  return { id, sha256: hashApiToken(token), organization_id: organizationId, role, initiatives };
+}
+
+export async function startTestService(options: { env?: Record<string, string>; now?: string; logger?: Logger } = {}): Promise<TestService> {
+  const temp = makeTempDir();
+  const clock = new FixedClock(Date.parse(options.now ?? NOW));
+  const callers = {
+    admin: { token: generateApiToken(), organizationId: 'acme' },
+    lead: { token: generateApiToken(), organizationId: 'acme' },
+    member: { token: generateApiToken(), organizationId: 'acme' },
+    otherOrgAdmin: { token: generateApiToken(), organizationId: 'globex' },
+    noTeams: { token: generateApiToken(), organizationId: 'acme' },
+  };
+  const tokensFile = join(temp.path, 'tokens.json');
+  writeFileSync(
+    tokensFile,
+    JSON.stringify({
+      tokens: [
+        tokenRecord('admin', callers.admin.token, 'acme', 'ORG_ADMIN', []),
+        tokenRecord('lead', callers.lead.token, 'acme', 'TEAM_LEAD', ['llm', 'vision']),
+        tokenRecord('member', callers.member.token, 'acme', 'MEMBER', ['vision']),
+        tokenRecord('other-org-admin', callers.otherOrgAdmin.token, 'globex', 'ORG_ADMIN', []),
+        tokenRecord('no-teams', callers.noTeams.token, 'acme', 'MEMBER', []),
+      ],
+    }),
+  );
+  const config = loadConfig({
+    GPUCAP_DB_PATH: join(temp.path, 'index.db'),
+    GPUCAP_LISTEN: '127.0.0.1:0',
+    GPUCAP_ADMIN_LISTEN: '127.0.0.1:0',
+    GPUCAP_API_TOKENS_FILE: tokensFile,
+    GPUCAP_RATE_LIMIT_PER_SECOND: '0',
+    GPUCAP_SHUTDOWN_GRACE_SECONDS: '2',
+    ...options.env,
+  });
+  const service = await startService(config, { clock, logger: options.logger ?? pino({ level: 'silent' }) });
+  const url = `http://${service.apiAddress}`;
+  return {
+    url,
+    adminUrl: `http://${service.adminAddress}`,
+    service,
+    clock,
+    dir: temp.path,
+    callers,
+    async get(path, { as = callers.admin, org, headers = {} } = {}) {
+      const all: Record<string, string> = { ...headers };
+      if (as) all.Authorization = `Bearer ${as.token}`;
+      const organization = org === undefined ? as?.organizationId : org;
+      if (organization !== null && organization !== undefined) all['X-Organization-Id'] = organization;
+      const response = await fetch(url + path, { headers: all });
+      const text = await response.text();
+      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    },
+    async stop() {
+      await service.stop();
+      temp.remove();
+    },
+  };
+}
