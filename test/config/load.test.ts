@@ -1,0 +1,277 @@
+// loadConfig: YAML file (GPUCAP_CONFIG) < GPUCAP_* env vars, schema defaults for the rest, every
+// problem reported at once naming its key and where it came from, the result frozen.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { makeTempDir } from '../support/temp-dir.js';
+
+const FILE = '/etc/gpucap/config.yaml';
+/** The smallest valid environment: one credential source. */
+const BASE = { GPUCAP_API_TOKENS_FILE: '/var/run/secrets/tokens.yaml' };
+
+/** A readFile that serves `text` for FILE and fails like fs for anything else. */
+function fileWith(text: string) {
+  return (path: string) => {
+    if (path !== FILE) throw new Error(`ENOENT: no such file or directory, open '${path}'`);
+    return text;
+  };
+}
+
+function problemsOf(env: Record<string, string | undefined>, readFile?: (path: string) => string): string[] {
+  let thrown: unknown;
+  try {
+    loadConfig(env, readFile);
+  } catch (error) {
+    thrown = error;
+  }
+  expect(thrown, 'loadConfig should have thrown a ConfigError').to.be.instanceOf(ConfigError);
+  const error = thrown as ConfigError;
+  // The message shows every problem, so the process's stderr does too.
+  for (const problem of error.problems) expect(error.message).to.contain(problem);
+  return error.problems;
+}
+
+describe('config/load', () => {
+  describe('sources', () => {
+    it('fills every unset key with its documented default', () => {
+      const config = loadConfig(BASE);
+      expect({ ...config }).to.deep.equal({
+        api_tokens_file: '/var/run/secrets/tokens.yaml',
+        listen: '0.0.0.0:8080',
+        admin_listen: '0.0.0.0:9090',
+        db_path: './data/index.db',
+        retention_days: 400,
+        cluster_id: 'local',
+        namespace: 'default',
+        default_organization_id: 'default',
+        jwt_algorithms: ['RS256', 'ES256'],
+        jwt_clock_tolerance_seconds: 30,
+        jwks_cache_seconds: 600,
+        jwks_cooldown_seconds: 30,
+        claim_organization: 'org_id',
+        claim_role: 'role',
+        claim_initiatives: 'initiatives',
+        api_tokens_reload_seconds: 5,
+        rate_limit_per_second: 50,
+        rate_limit_burst: 100,
+        cors_allowed_origins: [],
+        scrape_interval_seconds: 15,
+        shutdown_grace_seconds: 10,
+        log_level: 'info',
+      });
+      for (const optional of ['kubeconfig', 'remote_kubeconfig_dir', 'jwks_url', 'jwks_file', 'jwt_issuer', 'jwt_audience'] as const) {
+        expect(config[optional], optional).to.equal(undefined);
+      }
+    });
+
+    it('reads the YAML file named by GPUCAP_CONFIG from disk', () => {
+      const temp = makeTempDir();
+      try {
+        const path = join(temp.path, 'config.yaml');
+        writeFileSync(path, ['listen: 127.0.0.1:18080', 'cluster_id: gpu-east', 'api_tokens_file: /tokens.yaml', 'jwt_algorithms: [ES256, EdDSA]', 'retention_days: 30', ''].join('\n'));
+        const config = loadConfig({ GPUCAP_CONFIG: path });
+        expect(config).to.include({ listen: '127.0.0.1:18080', cluster_id: 'gpu-east', api_tokens_file: '/tokens.yaml', retention_days: 30 });
+        expect(config.jwt_algorithms).to.deep.equal(['ES256', 'EdDSA']);
+        expect(config.admin_listen).to.equal('0.0.0.0:9090');
+      } finally {
+        temp.remove();
+      }
+    });
+
+    it('lets an env var override the same key of the YAML file, key by key', () => {
+      const yaml = 'cluster_id: from-file\nlog_level: debug\napi_tokens_file: /from-file.yaml\n';
+      const config = loadConfig({ GPUCAP_CONFIG: FILE, GPUCAP_CLUSTER_ID: 'from-env' }, fileWith(yaml));
+      expect(config).to.include({ cluster_id: 'from-env', log_level: 'debug', api_tokens_file: '/from-file.yaml' });
+    });
+
+    it('treats an empty env var as unset: the file value or the default stays', () => {
+      const fromFile = loadConfig({ GPUCAP_CONFIG: FILE, GPUCAP_LOG_LEVEL: '' }, fileWith('log_level: warn\napi_tokens_file: /t.yaml\n'));
+      expect(fromFile.log_level).to.equal('warn');
+      const fromDefault = loadConfig({ ...BASE, GPUCAP_LOG_LEVEL: '', GPUCAP_JWT_ALGORITHMS: '' });
+      expect(fromDefault.log_level).to.equal('info');
+      expect(fromDefault.jwt_algorithms).to.deep.equal(['RS256', 'ES256']);
+    });
+
+    it('treats an empty GPUCAP_CONFIG as no file', () => {
+      const config = loadConfig({ ...BASE, GPUCAP_CONFIG: '' }, () => {
+        throw new Error('no file should be read');
+      });
+      expect(config.listen).to.equal('0.0.0.0:8080');
+    });
+
+    it('accepts an empty YAML file', () => {
+      expect(loadConfig({ ...BASE, GPUCAP_CONFIG: FILE }, fileWith('')).listen).to.equal('0.0.0.0:8080');
+    });
+
+    it('ignores environment variables without the GPUCAP_ prefix', () => {
+      expect(loadConfig({ ...BASE, LISTEN: 'nonsense', PATH: '/usr/bin', gpucap_listen: 'nonsense' }).listen).to.equal('0.0.0.0:8080');
+    });
+  });
+
+  describe('env var parsing', () => {
+    it('splits list env vars on commas, trimming blanks and dropping empty items', () => {
+      const config = loadConfig({
+        ...BASE,
+        GPUCAP_CORS_ALLOWED_ORIGINS: ' https://grafana.example.com , https://ops.example.com:8443,',
+        GPUCAP_JWT_ALGORITHMS: 'ES256,EdDSA',
+      });
+      expect(config.cors_allowed_origins).to.deep.equal(['https://grafana.example.com', 'https://ops.example.com:8443']);
+      expect(config.jwt_algorithms).to.deep.equal(['ES256', 'EdDSA']);
+    });
+
+    it('turns integer and number env vars into numbers', () => {
+      const config = loadConfig({ ...BASE, GPUCAP_RETENTION_DAYS: ' 30 ', GPUCAP_RATE_LIMIT_PER_SECOND: '2.5', GPUCAP_SHUTDOWN_GRACE_SECONDS: '0' });
+      expect(config).to.include({ retention_days: 30, rate_limit_per_second: 2.5, shutdown_grace_seconds: 0 });
+    });
+
+    it('rejects a number env var that is not a number, naming the variable', () => {
+      expect(problemsOf({ ...BASE, GPUCAP_RETENTION_DAYS: 'forever' })).to.deep.equal(['GPUCAP_RETENTION_DAYS: must be integer, got "forever"']);
+      expect(problemsOf({ ...BASE, GPUCAP_RATE_LIMIT_BURST: '1.5' })).to.deep.equal(['GPUCAP_RATE_LIMIT_BURST: must be integer, got "1.5"']);
+    });
+
+    it('names the item of a list env var that is invalid', () => {
+      const problems = problemsOf({ ...BASE, GPUCAP_CORS_ALLOWED_ORIGINS: 'https://ok.example.com,ftp://files.example.com' });
+      expect(problems).to.have.length(1);
+      expect(problems[0]).to.match(/^GPUCAP_CORS_ALLOWED_ORIGINS \(item 1\): /);
+    });
+  });
+
+  describe('errors', () => {
+    it('reports every problem at once, each naming its key and its source', () => {
+      const yaml = 'namespace: Not_A_Namespace\nretention_days: 0\n';
+      const problems = problemsOf({ ...BASE, GPUCAP_CONFIG: FILE, GPUCAP_LISTEN: 'nonsense', GPUCAP_SCRAPE_INTERVAL_SECONDS: '0' }, fileWith(yaml));
+      expect(problems).to.have.length(4);
+      expect(problems.filter((p) => p.startsWith('GPUCAP_LISTEN: '))).to.have.length(1);
+      expect(problems.filter((p) => p.startsWith('GPUCAP_SCRAPE_INTERVAL_SECONDS: must be >= 1'))).to.have.length(1);
+      expect(problems.filter((p) => p.startsWith(`namespace (in ${FILE}): must match pattern`))).to.have.length(1);
+      expect(problems.filter((p) => p.startsWith(`retention_days (in ${FILE}): must be >= 1`))).to.have.length(1);
+    });
+
+    it('names the env var, not the file, when an env var overrides a valid file value with an invalid one', () => {
+      const problems = problemsOf({ GPUCAP_CONFIG: FILE, GPUCAP_RETENTION_DAYS: '0' }, fileWith('retention_days: 30\napi_tokens_file: /t.yaml\n'));
+      expect(problems).to.deep.equal(['GPUCAP_RETENTION_DAYS: must be >= 1, got "0"']);
+    });
+
+    it('rejects an unknown GPUCAP_ variable and lists the known ones', () => {
+      const problems = problemsOf({ ...BASE, GPUCAP_LISTEN_PORT: '8080' });
+      expect(problems).to.have.length(1);
+      expect(problems[0]).to.match(/^GPUCAP_LISTEN_PORT: unknown setting \(known: GPUCAP_LISTEN, GPUCAP_ADMIN_LISTEN, /);
+      expect(problems[0]).to.contain('GPUCAP_LOG_LEVEL');
+    });
+
+    it('rejects an unknown key of the YAML file, naming the key and the file', () => {
+      expect(problemsOf({ ...BASE, GPUCAP_CONFIG: FILE }, fileWith('listen_port: 8080\n'))).to.deep.equal([`listen_port (in ${FILE}): unknown setting`]);
+    });
+
+    it('reports a bad enum value once, listing the allowed values', () => {
+      expect(problemsOf({ ...BASE, GPUCAP_LOG_LEVEL: 'loud' })).to.deep.equal([
+        'GPUCAP_LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+      ]);
+    });
+
+    it('reports a bad item of an enum list once, listing the allowed values', () => {
+      const problems = problemsOf({ ...BASE, GPUCAP_JWT_ALGORITHMS: 'RS256,HS256' });
+      expect(problems).to.have.length(1);
+      expect(problems[0]).to.match(/^GPUCAP_JWT_ALGORITHMS \(item 1\): must be one of RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA, got "HS256"$/);
+    });
+
+    it('reports a bad enum value of the YAML file once, naming the key and the file', () => {
+      expect(problemsOf({ ...BASE, GPUCAP_CONFIG: FILE }, fileWith('log_level: loud\n'))).to.deep.equal([
+        `log_level (in ${FILE}): must be one of fatal, error, warn, info, debug, trace, silent, got "loud"`,
+      ]);
+    });
+
+    it('rejects a duplicate in a list that must hold unique items', () => {
+      const problems = problemsOf({ ...BASE, GPUCAP_JWT_ALGORITHMS: 'ES256,ES256' });
+      expect(problems).to.have.length(1);
+      expect(problems[0]).to.match(/^GPUCAP_JWT_ALGORITHMS: .*duplicate/);
+    });
+
+    it('reports an unreadable YAML file with its path, along with the other problems', () => {
+      const problems = problemsOf({ ...BASE, GPUCAP_CONFIG: '/missing.yaml', GPUCAP_BOGUS: '1' }, fileWith(''));
+      expect(problems).to.have.length(2);
+      expect(problems[0]).to.match(/^GPUCAP_CONFIG: cannot read "\/missing\.yaml": ENOENT/);
+      expect(problems[1]).to.match(/^GPUCAP_BOGUS: unknown setting/);
+    });
+
+    it('rejects a YAML file that is not a mapping', () => {
+      for (const text of ['- listen\n- admin_listen\n', 'just a sentence\n', '42\n']) {
+        expect(problemsOf({ ...BASE, GPUCAP_CONFIG: FILE }, fileWith(text)), text).to.deep.equal([`GPUCAP_CONFIG: "${FILE}" must hold a mapping of settings`]);
+      }
+    });
+
+    it('rejects a file that is not valid YAML, saying where', () => {
+      const problems = problemsOf({ ...BASE, GPUCAP_CONFIG: FILE }, fileWith('listen: [127.0.0.1:8080\nlog_level: info\n'));
+      expect(problems).to.have.length(1);
+      expect(problems[0]).to.match(new RegExp(`^GPUCAP_CONFIG: "${FILE}" is not valid YAML: .*line \\d+`));
+    });
+  });
+
+  describe('cross-key rules', () => {
+    it('rejects jwks_url together with jwks_file', () => {
+      const problems = problemsOf({ GPUCAP_JWKS_URL: 'https://idp.example.com/jwks', GPUCAP_JWKS_FILE: '/jwks.json', GPUCAP_JWT_ISSUER: 'https://idp.example.com', GPUCAP_JWT_AUDIENCE: 'gpucap' });
+      expect(problems).to.deep.equal(['GPUCAP_JWKS_URL and GPUCAP_JWKS_FILE: set one, not both']);
+    });
+
+    it('requires jwt_issuer and jwt_audience once JWT verification is on', () => {
+      expect(problemsOf({ GPUCAP_JWKS_URL: 'https://idp.example.com/jwks' })).to.deep.equal([
+        'GPUCAP_JWT_ISSUER: required when JWT verification is on',
+        'GPUCAP_JWT_AUDIENCE: required when JWT verification is on',
+      ]);
+      expect(problemsOf({ GPUCAP_JWKS_FILE: '/jwks.json', GPUCAP_JWT_ISSUER: 'https://idp.example.com' })).to.deep.equal([
+        'GPUCAP_JWT_AUDIENCE: required when JWT verification is on',
+      ]);
+    });
+
+    it('accepts JWT verification alone as the credential source when issuer and audience are set', () => {
+      const config = loadConfig({ GPUCAP_JWKS_URL: 'https://idp.example.com/jwks', GPUCAP_JWT_ISSUER: 'https://idp.example.com', GPUCAP_JWT_AUDIENCE: 'gpucap' });
+      expect(config).to.include({ jwks_url: 'https://idp.example.com/jwks', jwt_issuer: 'https://idp.example.com', jwt_audience: 'gpucap' });
+    });
+
+    it('rejects a configuration with no credential source', () => {
+      expect(problemsOf({})).to.deep.equal([
+        'No credential source: set GPUCAP_JWKS_URL, GPUCAP_JWKS_FILE or GPUCAP_API_TOKENS_FILE, or every request would be rejected',
+      ]);
+    });
+
+    it('applies the cross-key rules to values from the YAML file too', () => {
+      const problems = problemsOf({ GPUCAP_CONFIG: FILE }, fileWith('jwks_file: /jwks.json\njwt_audience: gpucap\n'));
+      expect(problems).to.deep.equal(['GPUCAP_JWT_ISSUER: required when JWT verification is on']);
+    });
+
+    it('rejects admin_listen equal to listen', () => {
+      expect(problemsOf({ ...BASE, GPUCAP_LISTEN: '0.0.0.0:8080', GPUCAP_ADMIN_LISTEN: '0.0.0.0:8080' })).to.deep.equal([
+        'GPUCAP_ADMIN_LISTEN: must differ from GPUCAP_LISTEN',
+      ]);
+      expect(problemsOf({ ...BASE, GPUCAP_ADMIN_LISTEN: '0.0.0.0:8080' })).to.deep.equal(['GPUCAP_ADMIN_LISTEN: must differ from GPUCAP_LISTEN']);
+    });
+
+    it('accepts the same host with port 0 for both listeners, since the OS picks a free port for each', () => {
+      const config = loadConfig({ ...BASE, GPUCAP_LISTEN: '127.0.0.1:0', GPUCAP_ADMIN_LISTEN: '127.0.0.1:0' });
+      expect(config).to.include({ listen: '127.0.0.1:0', admin_listen: '127.0.0.1:0' });
+    });
+  });
+
+  describe('result', () => {
+    it('is frozen, lists included: assignment throws in strict mode', () => {
+      const config = loadConfig(BASE);
+      expect(Object.isFrozen(config)).to.equal(true);
+      expect(() => {
+        (config as { -readonly [K in keyof Config]: Config[K] }).listen = '0.0.0.0:1';
+      }).to.throw(TypeError);
+      expect(() => (config.jwt_algorithms as string[]).push('EdDSA')).to.throw(TypeError);
+      expect(config.listen).to.equal('0.0.0.0:8080');
+      expect(config.jwt_algorithms).to.deep.equal(['RS256', 'ES256']);
+    });
+
+    it('gives each load its own object: freezing one leaves the defaults of the next intact', () => {
+      const first = loadConfig(BASE);
+      const second = loadConfig({ ...BASE, GPUCAP_JWT_ALGORITHMS: 'EdDSA' });
+      expect(first.jwt_algorithms).to.deep.equal(['RS256', 'ES256']);
+      expect(second.jwt_algorithms).to.deep.equal(['EdDSA']);
+      expect(loadConfig(BASE).jwt_algorithms).to.not.equal(first.jwt_algorithms);
+    });
+  });
+});

@@ -1,0 +1,101 @@
+// The admin port as the kubelet and Prometheus see it: /livez, /readyz, /metrics.
+import { expect } from 'chai';
+import { startTestService, type TestService } from '../support/service-harness.js';
+import { aPodInterval, aWorkload } from '../support/workload-builder.js';
+
+const WORKLOAD_ID = 'ad000000-0000-4000-8000-000000000001';
+
+async function admin(t: TestService, path: string) {
+  const response = await fetch(t.adminUrl + path);
+  return { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() };
+}
+
+/** The sample lines of one metric family whose labels include every `label="value"` given. */
+function samples(text: string, name: string, labels: Record<string, string>): string[] {
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+    .filter((line) => Object.entries(labels).every(([label, value]) => line.includes(`${label}="${value}"`)));
+}
+
+describe('admin port', () => {
+  let t: TestService;
+  before(async () => {
+    t = await startTestService();
+    const workloads = [aWorkload({ workloadId: WORKLOAD_ID }), aWorkload(), aWorkload({ organizationId: 'globex' })];
+    t.service.store.upsertWorkloads(workloads);
+    t.service.store.upsertPodIntervals(workloads.map((w) => aPodInterval(w)));
+  });
+  after(() => t.stop());
+
+  it('/livez answers 200 ok with no problems', async () => {
+    const res = await admin(t, '/livez');
+    expect(res.status).to.equal(200);
+    expect(JSON.parse(res.text)).to.deep.equal({ status: 'ok', problems: [] });
+  });
+
+  it('/readyz answers 200 with its conditions once the index is open', async () => {
+    const res = await admin(t, '/readyz');
+    expect(res.status).to.equal(200);
+    const body = JSON.parse(res.text);
+    expect(body).to.deep.include({ ready: true, degraded: false, shuttingDown: false, conditions: { index: { ready: true, failure: null } } });
+    expect(body.components).to.be.an('object');
+  });
+
+  it('/readyz answers 503 naming the condition that is not ready, and 200 again once it is', async () => {
+    t.service.readiness.require('informer:pods');
+    try {
+      const waiting = await admin(t, '/readyz');
+      expect(waiting.status).to.equal(503);
+      expect(JSON.parse(waiting.text)).to.deep.include({ ready: false, conditions: { index: { ready: true, failure: null }, 'informer:pods': { ready: false, failure: null } } });
+      t.service.readiness.markReady('informer:pods');
+      expect((await admin(t, '/readyz')).status).to.equal(200);
+    } finally {
+      t.service.readiness.forget('informer:pods');
+    }
+  });
+
+  it('/metrics is Prometheus text with the index size as gpucap_index_workloads', async () => {
+    const res = await admin(t, '/metrics');
+    expect(res.status).to.equal(200);
+    expect(res.contentType).to.match(/^text\/plain; version=0\.0\.4/);
+    expect(res.text).to.contain('# TYPE gpucap_index_workloads gauge');
+    const lines = samples(res.text, 'gpucap_index_workloads', {});
+    expect(lines).to.have.length(1);
+    expect(lines[0]).to.match(/ 3$/);
+  });
+
+  it('/metrics counts API requests by route template, method and status, never by raw path', async () => {
+    expect((await t.get(`/v1/workloads/${WORKLOAD_ID}`)).status).to.equal(200);
+    expect((await t.get(`/v1/workloads/${WORKLOAD_ID}`)).status).to.equal(200);
+    expect((await t.get('/v1/workloads/ad000000-0000-4000-8000-00000000ffff')).status).to.equal(404);
+    expect((await t.get('/v1/no-such-endpoint/abc')).status).to.equal(404);
+
+    const res = await admin(t, '/metrics');
+    expect(res.text).to.contain('# TYPE gpucap_http_request_duration_seconds histogram');
+    const ok = samples(res.text, 'gpucap_http_request_duration_seconds_count', { route: '/v1/workloads/{workload_id}', method: 'GET', status: '200' });
+    expect(ok).to.have.length(1);
+    expect(ok[0]).to.match(/ 2$/);
+    const notFound = samples(res.text, 'gpucap_http_request_duration_seconds_count', { route: '/v1/workloads/{workload_id}', status: '404' });
+    expect(notFound).to.have.length(1);
+    expect(notFound[0]).to.match(/ 1$/);
+    // Unmatched paths share one label value, so a scanner cannot blow up the series count.
+    expect(samples(res.text, 'gpucap_http_request_duration_seconds_count', { route: 'unmatched', status: '404' })).to.have.length(1);
+    expect(res.text).to.not.contain(WORKLOAD_ID);
+    expect(res.text).to.not.contain('no-such-endpoint');
+  });
+
+  it('/metrics labels a route without parameters with its path, and counts error statuses apart', async () => {
+    expect((await t.get('/v1/workloads/stats', { as: null })).status).to.equal(401);
+    expect((await t.get('/v1/health', { as: null })).status).to.equal(200);
+    const res = await admin(t, '/metrics');
+    expect(samples(res.text, 'gpucap_http_request_duration_seconds_count', { route: '/v1/workloads/stats', status: '401' })).to.have.length(1);
+    expect(samples(res.text, 'gpucap_http_request_duration_seconds_count', { route: '/v1/health', status: '200' })).to.have.length(1);
+  });
+
+  it('the admin port does not serve the API, and the API port does not serve the admin endpoints', async () => {
+    expect((await admin(t, '/v1/health')).status).to.equal(404);
+    expect((await fetch(`${t.url}/metrics`)).status).to.equal(404);
+    expect((await fetch(`${t.url}/readyz`)).status).to.equal(404);
+  });
+});
