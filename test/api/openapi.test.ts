@@ -2,7 +2,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { expect } from 'chai';
 import { createAjv } from '../../src/api/schemas/ajv.js';
-import { startTestService, type TestService } from '../support/service-harness.js';
+import { startTestService, type JsonBody, type TestService } from '../support/service-harness.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 
 const EXPECTED_PATHS = [
@@ -17,7 +17,7 @@ const EXPECTED_PATHS = [
 
 describe('OpenAPI document', () => {
   let t: TestService;
-  let doc: any;
+  let doc: JsonBody;
   before(async () => {
     t = await startTestService();
     doc = (await t.get('/v1/openapi.json', { as: null })).body;

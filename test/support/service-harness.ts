@@ -10,6 +10,10 @@ import { startService, type RunningService } from '../../src/main.js';
 import { FixedClock } from './fixed-clock.js';
 import { makeTempDir } from './temp-dir.js';
 
+/** A parsed JSON response body: tests index into it freely and assert on what they find. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type JsonBody = any;
+
 export interface Caller {
   token: string;
   organizationId: string;
@@ -22,7 +26,7 @@ export interface TestService {
   clock: FixedClock;
   dir: string;
   callers: Record<'admin' | 'lead' | 'member' | 'otherOrgAdmin' | 'noTeams', Caller>;
-  get(path: string, options?: { as?: Caller | null; org?: string | null; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: any }>;
+  get(path: string, options?: { as?: Caller | null; org?: string | null; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: JsonBody }>;
   stop(): Promise<void>;
 }
 
