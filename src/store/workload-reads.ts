@@ -1,0 +1,76 @@
+// The row-level reads: a page of the list, one workload, names for rankings built elsewhere, active GPUs.
+import type { WorkloadRecord, WorkloadView } from '../domain/workload.js';
+import type { Keyset, ListPage, WorkloadFilter } from '../query/ports.js';
+import { toRecord, toView, type GpuAggregates, type WorkloadRow } from './row-mapping.js';
+import { RECORD_SELECT, VIEW_SELECT, whereAfter, whereOf, type SqlWhere, type StatementCache } from './workload-sql.js';
+
+const LIST_ORDER = 'ORDER BY w.submitted_at DESC, w.workload_id DESC';
+
+export function listWorkloads(
+  statements: StatementCache,
+  filter: WorkloadFilter,
+  page: { limit: number; after: Keyset | null },
+): ListPage {
+  const query = listQuery(filter, page.after);
+  // One extra row tells whether another page follows without a second query.
+  const rows = statements.get(query.sql).all({ ...query.params, limit: page.limit + 1 }) as WorkloadRow[];
+  const hasMore = rows.length > page.limit;
+  return { items: rows.slice(0, page.limit).map(toRecord), totalCount: countMatches(statements, filter), hasMore };
+}
+
+/** How many workloads match the filter: from the count rollup unless dates narrow it. */
+export function countMatches(statements: StatementCache, filter: WorkloadFilter): number {
+  const dated = filter.submittedFrom !== undefined || filter.submittedBefore !== undefined;
+  const where = whereOf(filter, dated ? 'w' : 'c');
+  const sql = dated
+    ? `SELECT COUNT(*) AS n FROM workloads w WHERE ${where.sql}`
+    : `SELECT COALESCE(SUM(c.n), 0) AS n FROM workload_counts c WHERE ${where.sql}`;
+  return (statements.get(sql).get(where.params) as { n: number }).n;
+}
+
+/** The page query (its `@limit` still to bind); exported for EXPLAIN QUERY PLAN in tests and benchmarks. */
+export function listQuery(filter: WorkloadFilter, after: Keyset | null): SqlWhere {
+  const paged = whereAfter(filter, after);
+  return { sql: `SELECT ${RECORD_SELECT} FROM workloads w WHERE ${paged.sql} ${LIST_ORDER} LIMIT @limit`, params: paged.params };
+}
+
+export function getWorkload(statements: StatementCache, workloadId: string, now: number): WorkloadView | undefined {
+  const row = statements.get(`SELECT ${VIEW_SELECT} FROM workloads w WHERE w.workload_id = ?`).get(workloadId) as
+    | (WorkloadRow & GpuAggregates)
+    | undefined;
+  return row === undefined ? undefined : toView(row, now);
+}
+
+export function describeWorkloads(
+  statements: StatementCache,
+  workloadIds: readonly string[],
+  filter: WorkloadFilter,
+): Map<string, { name: string; initiativeId: string }> {
+  const described = new Map<string, { name: string; initiativeId: string }>();
+  if (workloadIds.length === 0) return described;
+  const where = whereOf(filter);
+  const rows = statements
+    .get(
+      `SELECT w.workload_id, w.name, w.initiative_id FROM workloads w
+       WHERE w.workload_id IN (SELECT value FROM json_each(@ids)) AND ${where.sql}`,
+    )
+    .all({ ...where.params, ids: JSON.stringify(workloadIds) }) as Pick<WorkloadRow, 'workload_id' | 'name' | 'initiative_id'>[];
+  for (const row of rows) described.set(row.workload_id, { name: row.name, initiativeId: row.initiative_id });
+  return described;
+}
+
+export function activeGpus(statements: StatementCache, filter: WorkloadFilter): number {
+  const where = whereOf(filter);
+  const row = statements
+    .get(`SELECT COALESCE(SUM(w.gpu_count), 0) AS gpus FROM workloads w WHERE ${where.sql} AND w.status = 'running'`)
+    .get(where.params) as { gpus: number };
+  return row.gpus;
+}
+
+/** Pending and running workloads of a cluster, for the indexer to reconcile after a relist. */
+export function listUnfinished(statements: StatementCache, clusterId: string): WorkloadRecord[] {
+  const rows = statements
+    .get(`SELECT ${RECORD_SELECT} FROM workloads w WHERE w.cluster_id = ? AND w.status IN ('pending', 'running')`)
+    .all(clusterId) as WorkloadRow[];
+  return rows.map(toRecord);
+}

@@ -1,0 +1,89 @@
+// WorkloadFilter → WHERE clause over `workloads w`, plus the SQL forms of the time-dependent figures.
+// Filters only add named parameters, never values, to the SQL text, so the number of distinct texts
+// is small and every one of them is prepared once (StatementCache).
+import type { Database, Statement } from 'better-sqlite3';
+import type { Keyset, WorkloadFilter } from '../query/ports.js';
+import { AGGREGATE_COLUMNS, RECORD_COLUMNS } from './row-mapping.js';
+
+export type SqlParams = Record<string, string | number | null>;
+
+export interface SqlWhere {
+  sql: string;
+  params: SqlParams;
+}
+
+export const RECORD_SELECT = RECORD_COLUMNS.map((c) => `w.${c}`).join(', ');
+export const VIEW_SELECT = `${RECORD_SELECT}, ${AGGREGATE_COLUMNS.map((c) => `w.${c}`).join(', ')}`;
+
+/** Reading time of a row: its completion, or @now while it is unfinished. */
+const READ_AT_MS = 'COALESCE(w.completed_at, @now)';
+
+/** GPU-hours of `w` at @now (see the workloads table); twin of gpuHoursAt in row-mapping.ts. */
+export const GPU_HOURS_SQL =
+  `(MAX(0.0, w.gpu_seconds_closed + w.open_gpus * (${READ_AT_MS} / 1000.0) - w.open_gpu_start_sum) / 3600.0)`;
+
+/** Whole seconds run, NULL before the start (so AVG skips it); twin of durationSeconds. */
+export const DURATION_SQL =
+  `(CASE WHEN w.started_at IS NULL THEN NULL ELSE CAST(MAX(0, ${READ_AT_MS} - w.started_at) / 1000 AS INTEGER) END)`;
+
+/** The filter as terms over table alias `w` (workloads) or `c` (workload_counts, which has no times). */
+export function whereOf(filter: WorkloadFilter, alias: 'w' | 'c' = 'w'): SqlWhere {
+  const terms = [`${alias}.organization_id = @org`];
+  const params: SqlParams = { org: filter.scope.organizationId };
+  const add = (term: string, name: string, value: string | number) => {
+    terms.push(`${alias}.${term} @${name}`);
+    params[name] = value;
+  };
+  if (filter.scope.initiatives !== null) {
+    // One bound JSON array instead of N placeholders keeps the SQL text independent of the list length.
+    terms.push(`${alias}.initiative_id IN (SELECT value FROM json_each(@scope))`);
+    params['scope'] = JSON.stringify(filter.scope.initiatives);
+  }
+  if (filter.initiativeId !== undefined) add('initiative_id =', 'initiative', filter.initiativeId);
+  if (filter.status !== undefined) add('status =', 'status', filter.status);
+  if (filter.submittedBy !== undefined) add('submitted_by =', 'submittedBy', filter.submittedBy);
+  if (filter.isManaged !== undefined) add('is_managed =', 'managed', filter.isManaged ? 1 : 0);
+  if (alias === 'c' && (filter.submittedFrom !== undefined || filter.submittedBefore !== undefined)) {
+    throw new Error('Cannot filter workload_counts by submitted_at: the rollup has no times');
+  }
+  if (filter.submittedFrom !== undefined) add('submitted_at >=', 'from', filter.submittedFrom);
+  if (filter.submittedBefore !== undefined) add('submitted_at <', 'before', filter.submittedBefore);
+  return { sql: terms.join(' AND '), params };
+}
+
+/**
+ * The filter, restricted to rows strictly after the cursor in the list order. A row value comparison,
+ * not an OR of two comparisons, so SQLite turns it into one range of the index.
+ */
+export function whereAfter(filter: WorkloadFilter, after: Keyset | null): SqlWhere {
+  if (after === null) return whereOf(filter);
+  const before = filter.submittedBefore;
+  // SQLite takes a single upper bound for the index range. With both end_date and a cursor, it would
+  // keep `submitted_at < @before` and re-read every earlier page; one bound always implies the other,
+  // so keep only the tighter one.
+  if (before !== undefined && before <= after.submittedAt) return whereOf(filter);
+  const where = whereOf({ ...filter, submittedBefore: undefined });
+  return {
+    sql: `${where.sql} AND (w.submitted_at, w.workload_id) < (@afterAt, @afterId)`,
+    params: { ...where.params, afterAt: after.submittedAt, afterId: after.workloadId },
+  };
+}
+
+/**
+ * Prepared statements by SQL text. Unbounded on purpose: the texts come from a closed set of filter
+ * shapes (a few hundred at most), so every entry is reused.
+ */
+export class StatementCache {
+  readonly #statements = new Map<string, Statement>();
+
+  constructor(readonly db: Database) {}
+
+  get(sql: string): Statement {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+}

@@ -1,0 +1,151 @@
+// The SQLite index of workloads: the write side used by the indexer (and tests, benchmarks), and the
+// WorkloadIndex port of the read side. Reads are synchronous SQL behind the port's promises.
+import type { Database } from 'better-sqlite3';
+import { systemClock, type Clock } from '../domain/clock.js';
+import type { PodGpuInterval, WorkloadRecord, WorkloadView } from '../domain/workload.js';
+import type {
+  GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
+} from '../query/ports.js';
+import { RECORD_COLUMNS, toRow } from './row-mapping.js';
+import { rankByGpuHours, workloadStats } from './stats-queries.js';
+import { usageInWindow } from './usage-queries.js';
+import { activeGpus, describeWorkloads, getWorkload, listUnfinished, listWorkloads } from './workload-reads.js';
+import { StatementCache } from './workload-sql.js';
+
+const MUTABLE_COLUMNS = RECORD_COLUMNS.filter((c) => c !== 'workload_id');
+
+// A relist or resync delivers every object again; rewriting identical rows would churn the WAL and
+// every index. The resourceVersion alone is not enough to skip a row: initiative, organization and
+// instance type come from the Namespace and the Node, which change without the Job or Pod changing.
+// So a row from Kubernetes is skipped only when nothing it holds would change.
+const UPSERT_WORKLOAD = `
+  INSERT INTO workloads (${RECORD_COLUMNS.join(', ')}, updated_at)
+  VALUES (${RECORD_COLUMNS.map((c) => `@${c}`).join(', ')}, @updated_at)
+  ON CONFLICT (workload_id) DO UPDATE SET
+    ${MUTABLE_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = excluded.updated_at
+  WHERE excluded.resource_version = ''
+     OR (${MUTABLE_COLUMNS.map((c) => `excluded.${c}`).join(', ')}) IS NOT (${MUTABLE_COLUMNS.map((c) => `workloads.${c}`).join(', ')})`;
+
+// Pods can be seen before their Job is; such intervals are skipped (EXISTS) rather than failing the
+// batch on the foreign key, and arrive again with the pod's next event.
+const UPSERT_POD = `
+  INSERT INTO workload_pods (pod_uid, workload_id, gpus, started_at, finished_at)
+  SELECT @podUid, @workloadId, @gpus, @startedAt, @finishedAt
+  WHERE EXISTS (SELECT 1 FROM workloads WHERE workload_id = @workloadId)
+  ON CONFLICT (pod_uid) DO UPDATE SET
+    workload_id = excluded.workload_id, gpus = excluded.gpus, started_at = excluded.started_at, finished_at = excluded.finished_at
+  WHERE (excluded.workload_id, excluded.gpus, excluded.started_at, excluded.finished_at)
+    IS NOT (workload_pods.workload_id, workload_pods.gpus, workload_pods.started_at, workload_pods.finished_at)`;
+
+// Pods that never started hold no GPU time; times are stored in ms, the aggregates in seconds.
+const REFRESH_AGGREGATES = `
+  UPDATE workloads SET
+    gpu_seconds_closed = a.closed, open_gpus = a.open_gpus, open_gpu_start_sum = a.open_start, updated_at = @updatedAt
+  FROM (
+    SELECT TOTAL(CASE WHEN finished_at IS NOT NULL THEN gpus * MAX(0, finished_at - started_at) / 1000.0 END) AS closed,
+           COALESCE(SUM(CASE WHEN finished_at IS NULL THEN gpus END), 0) AS open_gpus,
+           TOTAL(CASE WHEN finished_at IS NULL THEN gpus * started_at / 1000.0 END) AS open_start
+    FROM workload_pods WHERE workload_id = @workloadId AND started_at IS NOT NULL
+  ) AS a
+  WHERE workloads.workload_id = @workloadId`;
+
+// A bounded batch per statement (its own transaction) lets the indexer's writes in between.
+const DELETE_FINISHED_BATCH = `
+  DELETE FROM workloads WHERE rowid IN (
+    SELECT rowid FROM workloads
+    WHERE completed_at < @cutoff AND status IN ('completed', 'failed', 'cancelled')
+    LIMIT @batchSize)`;
+
+export class SqliteWorkloadStore implements WorkloadIndex {
+  readonly #statements: StatementCache;
+  readonly #clock: Clock;
+  readonly #upsertWorkloads: (records: readonly WorkloadRecord[]) => number;
+  readonly #upsertPods: (intervals: readonly PodGpuInterval[]) => number;
+
+  constructor(db: Database, options: { clock?: Clock } = {}) {
+    this.#statements = new StatementCache(db);
+    this.#clock = options.clock ?? systemClock;
+    this.#upsertWorkloads = db.transaction((records: readonly WorkloadRecord[]) => {
+      const statement = this.#statements.get(UPSERT_WORKLOAD);
+      const updatedAt = this.#clock.now();
+      let written = 0;
+      for (const record of records) written += statement.run({ ...toRow(record), updated_at: updatedAt }).changes;
+      return written;
+    });
+    this.#upsertPods = db.transaction((intervals: readonly PodGpuInterval[]) => {
+      const upsert = this.#statements.get(UPSERT_POD);
+      const refresh = this.#statements.get(REFRESH_AGGREGATES);
+      const touched = new Set<string>();
+      let written = 0;
+      for (const interval of intervals) {
+        const changes = upsert.run(interval).changes;
+        if (changes > 0) touched.add(interval.workloadId);
+        written += changes;
+      }
+      const updatedAt = this.#clock.now();
+      for (const workloadId of touched) refresh.run({ workloadId, updatedAt });
+      return written;
+    });
+  }
+
+  /** Inserts or updates rows in one transaction; returns how many were written (unchanged rows are not). */
+  upsertWorkloads(records: readonly WorkloadRecord[]): number {
+    return records.length === 0 ? 0 : this.#upsertWorkloads(records);
+  }
+
+  /**
+   * Inserts or updates pod intervals in one transaction and refreshes the GPU-hour aggregates of their
+   * workloads. Intervals of workloads not in the index yet are skipped. Returns the intervals written.
+   */
+  upsertPodIntervals(intervals: readonly PodGpuInterval[]): number {
+    return intervals.length === 0 ? 0 : this.#upsertPods(intervals);
+  }
+
+  /** Deletes finished workloads completed before `cutoffMs` (and their pods); returns the workloads deleted. */
+  deleteFinishedBefore(cutoffMs: number, batchSize = 5000): number {
+    const statement = this.#statements.get(DELETE_FINISHED_BATCH);
+    let deleted = 0;
+    for (;;) {
+      const changes = statement.run({ cutoff: cutoffMs, batchSize }).changes;
+      deleted += changes;
+      if (changes < batchSize) return deleted;
+    }
+  }
+
+  countRows(): number {
+    return (this.#statements.get('SELECT COUNT(*) AS n FROM workloads').get() as { n: number }).n;
+  }
+
+  /** Pending and running workloads of a cluster, for the indexer to reconcile after a relist. */
+  listUnfinished(clusterId: string): WorkloadRecord[] {
+    return listUnfinished(this.#statements, clusterId);
+  }
+
+  async list(filter: WorkloadFilter, page: { limit: number; after: Keyset | null }): Promise<ListPage> {
+    return listWorkloads(this.#statements, filter, page);
+  }
+
+  async get(workloadId: string, now: number): Promise<WorkloadView | undefined> {
+    return getWorkload(this.#statements, workloadId, now);
+  }
+
+  async stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult> {
+    return workloadStats(this.#statements, filter, groupBy, now);
+  }
+
+  async rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking> {
+    return rankByGpuHours(this.#statements, filter, options);
+  }
+
+  async describe(workloadIds: readonly string[], filter: WorkloadFilter): Promise<Map<string, { name: string; initiativeId: string }>> {
+    return describeWorkloads(this.#statements, workloadIds, filter);
+  }
+
+  async usage(filter: WorkloadFilter, window: { from: number | null; to: number }): Promise<UsageBreakdown> {
+    return usageInWindow(this.#statements, filter, window);
+  }
+
+  async activeGpus(filter: WorkloadFilter): Promise<number> {
+    return activeGpus(this.#statements, filter);
+  }
+}

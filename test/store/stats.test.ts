@@ -1,0 +1,195 @@
+import { expect } from 'chai';
+import type { WorkloadRecord } from '../../src/domain/workload.js';
+import { rankByGpuHours, workloadStats } from '../../src/store/stats-queries.js';
+import { aPodInterval, aWorkload } from '../support/workload-builder.js';
+import { RecordingStatements } from './recording-statements.js';
+import { at, HOUR_MS, inOrg, ORG, openTempStore, type TempStore } from './temp-store.js';
+
+const NOW = at('2026-11-10T14:00:00Z');
+const T0 = at('2026-11-10T10:00:00Z');
+
+/** A workload that ran `hours` from T0 on `gpus` GPUs (still running when status is running). */
+function ran(hours: number, overrides: Partial<WorkloadRecord> = {}): WorkloadRecord {
+  const running = overrides.status === 'running';
+  return aWorkload({
+    gpuCount: 1,
+    submittedAt: T0 - 60_000,
+    startedAt: T0,
+    completedAt: running ? null : T0 + hours * HOUR_MS,
+    exitCode: running ? null : 0,
+    ...overrides,
+  });
+}
+
+describe('store/stats-queries', () => {
+  let t: TempStore;
+  beforeEach(() => {
+    t = openTempStore();
+  });
+  afterEach(() => t.close());
+
+  function load(records: WorkloadRecord[]): void {
+    t.store.upsertWorkloads(records);
+    t.store.upsertPodIntervals(records.filter((r) => r.startedAt !== null).map((r) => aPodInterval(r)));
+  }
+
+  describe('stats', () => {
+    it('sums workloads, GPU-hours, average duration and success rate', async () => {
+      load([
+        ran(1, { gpuCount: 2, status: 'completed' }), // 2 GPU-h, 3600 s
+        ran(2, { gpuCount: 1, status: 'failed', exitCode: 1 }), // 2 GPU-h, 7200 s
+        ran(3, { gpuCount: 4, status: 'completed' }), // 12 GPU-h, 10800 s
+        ran(0, { status: 'cancelled', startedAt: null, completedAt: T0 }), // never started
+        ran(0, { status: 'pending', startedAt: null, completedAt: null, exitCode: null }),
+      ]);
+      const { summary, groups } = await t.store.stats(inOrg(), null, NOW);
+      expect(summary.workloadCount).to.equal(5);
+      expect(summary.gpuHours).to.be.closeTo(16, 1e-9);
+      expect(summary.averageDurationSeconds).to.equal(7200); // unstarted rows are left out
+      expect(summary.successRate).to.be.closeTo(2 / 3, 1e-12);
+      expect(groups).to.deep.equal([]);
+    });
+
+    it('counts running workloads up to now', async () => {
+      load([ran(0, { gpuCount: 8, status: 'running' })]); // started 4 h before NOW
+      const { summary } = await t.store.stats(inOrg(), null, NOW);
+      expect(summary.gpuHours).to.be.closeTo(32, 1e-9);
+      expect(summary.averageDurationSeconds).to.equal(4 * 3600);
+    });
+
+    it('gives success rate 0 when nothing completed or failed, and 1 when all completed', async () => {
+      load([ran(1, { status: 'cancelled' }), ran(0, { status: 'running' })]);
+      expect((await t.store.stats(inOrg(), null, NOW)).summary.successRate).to.equal(0);
+      load([ran(1, { status: 'completed' })]);
+      expect((await t.store.stats(inOrg(), null, NOW)).summary.successRate).to.equal(1);
+    });
+
+    it('gives zeros for no workloads', async () => {
+      expect(await t.store.stats(inOrg(), 'submitted_by', NOW)).to.deep.equal({
+        summary: { workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0 },
+        groups: [],
+      });
+    });
+
+    it('gives average duration 0 when no workload started', async () => {
+      load([ran(0, { status: 'pending', startedAt: null, completedAt: null, exitCode: null })]);
+      expect((await t.store.stats(inOrg(), null, NOW)).summary.averageDurationSeconds).to.equal(0);
+    });
+
+    it('groups by submitted_by, initiative_id and instance_type, by GPU-hours descending then key', async () => {
+      load([
+        ran(1, { submittedBy: 'alice', initiativeId: 'llm', instanceType: 'p5' }),
+        ran(3, { submittedBy: 'bob', initiativeId: 'llm', instanceType: 'a3', status: 'failed', exitCode: 2 }),
+        ran(2, { submittedBy: 'carol', initiativeId: 'vision', instanceType: 'p5' }),
+        ran(2, { submittedBy: 'alice', initiativeId: 'audio', instanceType: 'a3' }),
+      ]);
+      const groups = async (key: 'submitted_by' | 'initiative_id' | 'instance_type') =>
+        (await t.store.stats(inOrg(), key, NOW)).groups.map((g) => [g.key, g.workloadCount, g.gpuHours, g.successRate]);
+
+      expect(await groups('submitted_by')).to.deep.equal([['alice', 2, 3, 1], ['bob', 1, 3, 0], ['carol', 1, 2, 1]]);
+      expect(await groups('initiative_id')).to.deep.equal([['llm', 2, 4, 0.5], ['audio', 1, 2, 1], ['vision', 1, 2, 1]]);
+      expect(await groups('instance_type')).to.deep.equal([['a3', 2, 5, 0.5], ['p5', 2, 3, 1]]);
+      const alice = (await t.store.stats(inOrg(), 'submitted_by', NOW)).groups[0];
+      expect(alice?.averageDurationSeconds).to.equal(1.5 * 3600);
+    });
+
+    it('gives the same summary whether or not the groups are asked', async () => {
+      load([
+        ran(1, { submittedBy: 'alice', gpuCount: 3 }),
+        ran(2, { submittedBy: 'bob', status: 'failed', exitCode: 1 }),
+        ran(0, { submittedBy: 'bob', status: 'running' }),
+        ran(0, { submittedBy: 'carol', status: 'pending', startedAt: null, completedAt: null, exitCode: null }),
+      ]);
+      const plain = (await t.store.stats(inOrg(), null, NOW)).summary;
+      for (const key of ['submitted_by', 'initiative_id', 'instance_type'] as const) {
+        const grouped = (await t.store.stats(inOrg(), key, NOW)).summary;
+        expect(grouped.workloadCount).to.equal(plain.workloadCount);
+        expect(grouped.gpuHours).to.be.closeTo(plain.gpuHours, 1e-9);
+        expect(grouped.averageDurationSeconds).to.be.closeTo(plain.averageDurationSeconds, 1e-9);
+        expect(grouped.successRate).to.equal(plain.successRate);
+      }
+    });
+
+    it('keeps to the filter: submitted range, initiative and scope', async () => {
+      load([
+        ran(1, { initiativeId: 'llm', submittedAt: at('2026-11-01T00:00:00Z') }),
+        ran(2, { initiativeId: 'vision', submittedAt: at('2026-11-05T00:00:00Z') }),
+        ran(4, { initiativeId: 'llm', submittedAt: at('2026-11-09T00:00:00Z') }),
+        ran(8, { organizationId: 'globex' }),
+      ]);
+      const inRange = await t.store.stats(inOrg({ submittedFrom: at('2026-11-05T00:00:00Z') }), null, NOW);
+      expect(inRange.summary.gpuHours).to.be.closeTo(6, 1e-9);
+      expect((await t.store.stats(inOrg({ initiativeId: 'llm' }), null, NOW)).summary.gpuHours).to.be.closeTo(5, 1e-9);
+      const team = await t.store.stats({ scope: { organizationId: ORG, initiatives: ['vision'] } }, 'initiative_id', NOW);
+      expect(team.groups.map((g) => g.key)).to.deep.equal(['vision']);
+      const nobody = await t.store.stats({ scope: { organizationId: ORG, initiatives: [] } }, null, NOW);
+      expect(nobody.summary.workloadCount).to.equal(0);
+    });
+  });
+
+  describe('rankByGpuHours', () => {
+    let small: WorkloadRecord, large: WorkloadRecord, tieA: WorkloadRecord, tieB: WorkloadRecord, live: WorkloadRecord;
+
+    beforeEach(() => {
+      small = ran(1, { workloadId: 'w-small', name: 'small' });
+      large = ran(10, { workloadId: 'w-large', name: 'large', initiativeId: 'vision' });
+      tieB = ran(3, { workloadId: 'w-tie-b' });
+      tieA = ran(3, { workloadId: 'w-tie-a' });
+      live = ran(0, { workloadId: 'w-live', status: 'running', gpuCount: 2 }); // 8 GPU-h at NOW
+      load([small, large, tieB, tieA, live]);
+    });
+
+    it('ranks by GPU-hours descending with ties on workload_id, and reports count and average', async () => {
+      const ranking = await t.store.rankByGpuHours(inOrg(), { order: 'desc', limit: 10, now: NOW });
+      expect(ranking.entries.map((e) => e.workloadId)).to.deep.equal(['w-large', 'w-live', 'w-tie-a', 'w-tie-b', 'w-small']);
+      expect(ranking.entries[0]).to.deep.equal({ workloadId: 'w-large', name: 'large', initiativeId: 'vision', gpuHours: 10 });
+      expect(ranking.totalCount).to.equal(5);
+      expect(ranking.average).to.be.closeTo((1 + 10 + 3 + 3 + 8) / 5, 1e-9);
+    });
+
+    it('ranks ascending and honours the limit', async () => {
+      const ranking = await t.store.rankByGpuHours(inOrg(), { order: 'asc', limit: 3, now: NOW });
+      expect(ranking.entries.map((e) => e.workloadId)).to.deep.equal(['w-small', 'w-tie-a', 'w-tie-b']);
+      expect(ranking.totalCount).to.equal(5);
+    });
+
+    it('reads running workloads at now', async () => {
+      const later = await t.store.rankByGpuHours(inOrg(), { order: 'desc', limit: 1, now: NOW + 2 * HOUR_MS });
+      expect(later.entries[0]?.workloadId).to.equal('w-live'); // 12 GPU-h
+    });
+
+    it('applies filter and scope, with average null when nothing matches', async () => {
+      const vision = await t.store.rankByGpuHours(inOrg({ initiativeId: 'vision' }), { order: 'desc', limit: 10, now: NOW });
+      expect(vision.entries.map((e) => e.workloadId)).to.deep.equal(['w-large']);
+      const running = await t.store.rankByGpuHours(inOrg({ status: 'running' }), { order: 'desc', limit: 10, now: NOW });
+      expect(running.totalCount).to.equal(1);
+      const none = await t.store.rankByGpuHours({ scope: { organizationId: ORG, initiatives: [] } }, { order: 'desc', limit: 10, now: NOW });
+      expect(none).to.deep.equal({ entries: [], totalCount: 0, average: null });
+    });
+  });
+
+  describe('query plans', () => {
+    const filter = inOrg({ submittedFrom: NOW - 30 * 24 * HOUR_MS, submittedBefore: NOW });
+    const params = { org: ORG, from: 0, before: 0, now: NOW, limit: 10 };
+
+    it('reads statistics over a date range from the list index alone', () => {
+      for (const groupBy of [null, 'submitted_by', 'initiative_id', 'instance_type'] as const) {
+        const statements = new RecordingStatements(t.db);
+        workloadStats(statements, filter, groupBy, NOW);
+        for (const plan of statements.plans(params)) {
+          expect(plan.join('\n'), String(groupBy)).to.include('COVERING INDEX workloads_org_submitted');
+        }
+      }
+    });
+
+    it('ranks from the list index alone and reads only the winners from the table', () => {
+      const statements = new RecordingStatements(t.db);
+      rankByGpuHours(statements, inOrg(), { order: 'desc', limit: 10, now: NOW });
+      const [ranking, overall] = statements.plans(params);
+      expect(ranking?.join('\n')).to.include('COVERING INDEX workloads_org_submitted');
+      expect(ranking?.join('\n')).to.match(/SEARCH w USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+      expect(overall?.join('\n')).to.include('COVERING INDEX workloads_org_submitted');
+    });
+  });
+});
+

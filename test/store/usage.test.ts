@@ -1,0 +1,168 @@
+import { expect } from 'chai';
+import type { WorkloadRecord } from '../../src/domain/workload.js';
+import { usageQueries } from '../../src/store/usage-queries.js';
+import { activeGpus } from '../../src/store/workload-reads.js';
+import { aPodInterval, aWorkload } from '../support/workload-builder.js';
+import { RecordingStatements } from './recording-statements.js';
+import { at, HOUR_MS, inOrg, ORG, openTempStore, type TempStore } from './temp-store.js';
+
+const FROM = at('2026-11-01T00:00:00Z');
+const TO = at('2026-12-01T00:00:00Z');
+const h = (hours: number) => hours * HOUR_MS;
+
+describe('store/usage-queries', () => {
+  let t: TempStore;
+  beforeEach(() => {
+    t = openTempStore();
+  });
+  afterEach(() => t.close());
+
+  /** A workload with one pod of `gpus` GPUs from `start` to `end` (null: still running). */
+  function podRun(start: number, end: number | null, overrides: Partial<WorkloadRecord> = {}): WorkloadRecord {
+    const record = aWorkload({
+      gpuCount: 1,
+      submittedAt: start - 60_000,
+      startedAt: start,
+      completedAt: end,
+      status: end === null ? 'running' : 'completed',
+      exitCode: end === null ? null : 0,
+      ...overrides,
+    });
+    t.store.upsertWorkloads([record]);
+    t.store.upsertPodIntervals([aPodInterval(record)]);
+    return record;
+  }
+
+  const usage = (window: { from: number | null; to: number } = { from: FROM, to: TO }, filter = inOrg()) =>
+    t.store.usage(filter, window);
+
+  it('counts a pod inside the window in full', async () => {
+    podRun(FROM + h(1), FROM + h(3), { gpuCount: 4 });
+    expect((await usage()).total).to.be.closeTo(8, 1e-9);
+  });
+
+  it('clips a pod straddling the window start', async () => {
+    podRun(FROM - h(5), FROM + h(2), { gpuCount: 2 });
+    expect((await usage()).total).to.be.closeTo(4, 1e-9);
+  });
+
+  it('clips a pod straddling the window end', async () => {
+    podRun(TO - h(1), TO + h(10), { gpuCount: 2 });
+    expect((await usage()).total).to.be.closeTo(2, 1e-9);
+  });
+
+  it('counts a running pod up to the window end', async () => {
+    podRun(TO - h(3), null, { gpuCount: 8 });
+    expect((await usage()).total).to.be.closeTo(24, 1e-9);
+    expect((await usage({ from: FROM, to: TO - h(1) })).total).to.be.closeTo(16, 1e-9);
+  });
+
+  it('counts an open pod of a finished workload only up to the workload\'s completion', async () => {
+    const record = podRun(FROM + h(1), FROM + h(2), { gpuCount: 1 });
+    t.store.upsertPodIntervals([aPodInterval(record, { finishedAt: null })]);
+    expect((await usage()).total).to.be.closeTo(1, 1e-9);
+  });
+
+  it('leaves out pods that ended before the window or start at its end', async () => {
+    podRun(FROM - h(10), FROM);
+    podRun(TO, TO + h(1));
+    podRun(FROM - h(2), null, { status: 'pending', startedAt: null });
+    const result = await usage();
+    expect(result.total).to.equal(0);
+    expect(result.byInitiative.size).to.equal(0);
+  });
+
+  it('counts everything before the end when the window has no start', async () => {
+    podRun(FROM - h(100), FROM - h(90), { gpuCount: 1 });
+    podRun(FROM + h(1), FROM + h(2), { gpuCount: 1 });
+    podRun(TO - h(1), null, { gpuCount: 1 });
+    expect((await usage({ from: null, to: TO })).total).to.be.closeTo(12, 1e-9);
+  });
+
+  it('sums every pod of a multi-pod workload', async () => {
+    const job = podRun(FROM + h(1), FROM + h(3), { gpuCount: 2 });
+    t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'second', gpus: 2, startedAt: FROM - h(1), finishedAt: FROM + h(1) })]);
+    expect((await usage()).total).to.be.closeTo(4 + 2, 1e-9);
+  });
+
+  it('breaks usage down by initiative and by instance type', async () => {
+    podRun(FROM + h(1), FROM + h(2), { initiativeId: 'llm', instanceType: 'p5', gpuCount: 1 });
+    podRun(FROM + h(1), FROM + h(3), { initiativeId: 'llm', instanceType: 'a3', gpuCount: 1 });
+    podRun(FROM + h(1), FROM + h(5), { initiativeId: 'vision', instanceType: 'a3', gpuCount: 1 });
+    const result = await usage();
+    expect(result.total).to.be.closeTo(7, 1e-9);
+    expect(Object.fromEntries(result.byInitiative)).to.deep.equal({ llm: 3, vision: 4 });
+    expect(Object.fromEntries(result.byInstanceType)).to.deep.equal({ p5: 1, a3: 6 });
+  });
+
+  it('keeps to the organization, the scope and the initiative filter', async () => {
+    podRun(FROM + h(1), FROM + h(2), { initiativeId: 'llm' });
+    podRun(FROM + h(1), FROM + h(3), { initiativeId: 'vision' });
+    podRun(FROM + h(1), FROM + h(9), { organizationId: 'globex' });
+    expect((await usage()).total).to.be.closeTo(3, 1e-9);
+    expect((await usage(undefined, { scope: { organizationId: ORG, initiatives: ['vision'] } })).total).to.be.closeTo(2, 1e-9);
+    expect((await usage(undefined, inOrg({ initiativeId: 'llm' }))).total).to.be.closeTo(1, 1e-9);
+    expect((await usage(undefined, { scope: { organizationId: ORG, initiatives: [] } })).total).to.equal(0);
+  });
+
+  it('gives the same usage since ever from the aggregates as from the clipped pods', async () => {
+    // Pods of every shape around the ends: finished, running, open in a finished workload, retried.
+    let seed = 7;
+    const random = () => ((seed = (seed * 48271) % 2147483647) / 2147483647);
+    for (let i = 0; i < 60; i += 1) {
+      const start = FROM + Math.floor(random() * h(24 * 40));
+      const status = random() < 0.3 ? 'running' : 'completed';
+      const end = status === 'running' ? null : start + Math.floor(random() * h(48));
+      const record = podRun(start, end, { initiativeId: `i${i % 3}`, instanceType: `t${i % 2}`, gpuCount: 1 + (i % 4) });
+      if (random() < 0.4) {
+        const retryStart = start + Math.floor(random() * h(10));
+        const retryEnd = random() < 0.5 ? null : retryStart + Math.floor(random() * h(30));
+        t.store.upsertPodIntervals([aPodInterval(record, { podUid: `${record.workloadId}-retry`, gpus: 1, startedAt: retryStart, finishedAt: retryEnd })]);
+      }
+    }
+    for (const to of [FROM + h(24 * 10), FROM + h(24 * 20) + 1234, FROM + h(24 * 45), TO + h(24 * 30)]) {
+      const sinceEver = await usage({ from: null, to });
+      const clipped = await usage({ from: 0, to });
+      expect(sinceEver.total, `to=${new Date(to).toISOString()}`).to.be.closeTo(clipped.total, 1e-6);
+      for (const [initiative, hours] of clipped.byInitiative) expect(sinceEver.byInitiative.get(initiative) ?? 0).to.be.closeTo(hours, 1e-6);
+      for (const [type, hours] of sinceEver.byInstanceType) expect(clipped.byInstanceType.get(type) ?? 0).to.be.closeTo(hours, 1e-6);
+    }
+  });
+
+  for (const [name, window] of [['a bounded window', { from: FROM, to: TO }], ['since ever', { from: null, to: TO }]] as const) {
+    it(`reads ${name} through indexes, the pods from the ones still running (no scan)`, () => {
+      for (const query of usageQueries({ scope: { organizationId: ORG, initiatives: ['llm'] } }, window)) {
+        const plan = (t.db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(query.params) as { detail: string }[]).map((r) => r.detail);
+        expect(plan.filter((line) => /^SCAN (w|workloads|workload_pods)\b/.test(line)), plan.join('\n')).to.deep.equal([]);
+        if (query.sql.includes('workload_pods')) {
+          expect(plan.join('\n')).to.match(/COVERING INDEX workload_pods_finished \(finished_at>\?/);
+          expect(plan.join('\n')).to.match(/COVERING INDEX workload_pods_finished \(finished_at=\?/);
+        }
+      }
+    });
+  }
+
+  describe('activeGpus', () => {
+    it('sums gpu_count of running workloads in the filter', async () => {
+      podRun(FROM, null, { gpuCount: 8, initiativeId: 'llm' });
+      podRun(FROM, null, { gpuCount: 4, initiativeId: 'vision' });
+      podRun(FROM, FROM + h(1), { gpuCount: 16 });
+      podRun(FROM, null, { gpuCount: 2, status: 'pending', startedAt: null });
+      podRun(FROM, null, { gpuCount: 32, organizationId: 'globex' });
+      expect(await t.store.activeGpus(inOrg())).to.equal(12);
+      expect(await t.store.activeGpus({ scope: { organizationId: ORG, initiatives: ['vision'] } })).to.equal(4);
+      expect(await t.store.activeGpus(inOrg({ status: 'pending' }))).to.equal(0);
+    });
+
+    it('sums from the partial index of running workloads alone', () => {
+      const statements = new RecordingStatements(t.db);
+      activeGpus(statements, { scope: { organizationId: ORG, initiatives: ['llm'] } });
+      const [plan] = statements.plans({ org: ORG, scope: '["llm"]' });
+      expect(plan?.join('\n')).to.include('COVERING INDEX workloads_running');
+    });
+
+    it('is 0 with no running workload', async () => {
+      expect(await t.store.activeGpus(inOrg())).to.equal(0);
+    });
+  });
+});

@@ -1,0 +1,220 @@
+import { expect } from 'chai';
+import { aPodInterval, aWorkload } from '../support/workload-builder.js';
+import { ADMIN, at, HOUR_MS, inOrg, openTempStore, type TempStore } from './temp-store.js';
+
+describe('store/workload-store writes', () => {
+  let t: TempStore;
+  beforeEach(() => {
+    t = openTempStore({ clock: { now: () => at('2026-11-20T00:00:00Z') } });
+  });
+  afterEach(() => t.close());
+
+  describe('upsertWorkloads', () => {
+    it('inserts new rows and reads every field back', async () => {
+      const job = aWorkload();
+      const pod = aWorkload({
+        kind: 'Pod', status: 'running', completedAt: null, exitCode: null, isManaged: false, resourceVersion: '',
+      });
+      const pending = aWorkload({ status: 'pending', startedAt: null, completedAt: null, exitCode: null });
+      expect(t.store.upsertWorkloads([job, pod, pending])).to.equal(3);
+      expect(t.store.countRows()).to.equal(3);
+
+      for (const record of [job, pod, pending]) {
+        const view = await t.store.get(record.workloadId, at('2026-11-20T00:00:00Z'));
+        expect(view).to.deep.include(record);
+      }
+    });
+
+    it('returns 0 and writes nothing for an empty batch', () => {
+      expect(t.store.upsertWorkloads([])).to.equal(0);
+    });
+
+    it('updates a row whose resourceVersion changed', async () => {
+      const running = aWorkload({ status: 'running', completedAt: null, exitCode: null, resourceVersion: '10' });
+      t.store.upsertWorkloads([running]);
+      const done = { ...running, status: 'failed' as const, completedAt: at('2026-11-10T11:00:00Z'), exitCode: 137, resourceVersion: '11' };
+      expect(t.store.upsertWorkloads([done])).to.equal(1);
+      expect(await t.store.get(running.workloadId, 0)).to.deep.include(done);
+    });
+
+    it('skips a row whose resourceVersion and content are unchanged', () => {
+      const records = [aWorkload({ resourceVersion: '5' }), aWorkload({ resourceVersion: '6' })];
+      t.store.upsertWorkloads(records);
+      expect(t.store.upsertWorkloads(records.map((r) => ({ ...r })))).to.equal(0);
+    });
+
+    it('rewrites a row whose resourceVersion is unchanged when a field from its Namespace or Node changed', async () => {
+      const record = aWorkload({ resourceVersion: '5' });
+      t.store.upsertWorkloads([record]);
+      const relabelled = { ...record, initiativeId: 'vision', instanceType: 'a3-highgpu-8g' };
+      expect(t.store.upsertWorkloads([relabelled])).to.equal(1);
+      expect((await t.store.get(record.workloadId, 0))?.initiativeId).to.equal('vision');
+    });
+
+    it('always rewrites rows that do not come from Kubernetes (empty resourceVersion)', () => {
+      const record = aWorkload({ resourceVersion: '' });
+      t.store.upsertWorkloads([record]);
+      expect(t.store.upsertWorkloads([record])).to.equal(1);
+    });
+
+    it('rolls the whole batch back when one row is invalid', () => {
+      const good = aWorkload();
+      const bad = aWorkload({ gpuCount: 1.5 });
+      expect(() => t.store.upsertWorkloads([good, bad])).to.throw();
+      expect(t.store.countRows()).to.equal(0);
+    });
+
+    it('keeps the GPU-hour aggregates when the row itself is updated', async () => {
+      const record = aWorkload({ resourceVersion: '1' });
+      t.store.upsertWorkloads([record]);
+      t.store.upsertPodIntervals([aPodInterval(record)]);
+      t.store.upsertWorkloads([{ ...record, name: 'renamed', resourceVersion: '2' }]);
+      expect((await t.store.get(record.workloadId, 0))?.gpuHoursUsed).to.be.closeTo(16, 1e-9);
+    });
+  });
+
+  describe('upsertPodIntervals and GPU-hours', () => {
+    const now = at('2026-11-10T14:01:00Z');
+
+    it('counts a finished pod as gpus × its running hours', async () => {
+      const record = aWorkload({ gpuCount: 8 }); // runs 10:01 → 12:01
+      t.store.upsertWorkloads([record]);
+      expect(t.store.upsertPodIntervals([aPodInterval(record)])).to.equal(1);
+      expect((await t.store.get(record.workloadId, now))?.gpuHoursUsed).to.be.closeTo(16, 1e-9);
+    });
+
+    it('counts a running pod up to now', async () => {
+      const record = aWorkload({ gpuCount: 4, status: 'running', completedAt: null, exitCode: null });
+      t.store.upsertWorkloads([record]);
+      t.store.upsertPodIntervals([aPodInterval(record)]);
+      const view = await t.store.get(record.workloadId, now); // 10:01 → 14:01
+      expect(view?.gpuHoursUsed).to.be.closeTo(16, 1e-9);
+      expect(view?.durationSeconds).to.equal(4 * 3600);
+      expect((await t.store.get(record.workloadId, now + HOUR_MS))?.gpuHoursUsed).to.be.closeTo(20, 1e-9);
+    });
+
+    it('sums the pods of a Job: parallel pods and a retried pod each count for their own time', async () => {
+      const job = aWorkload({ gpuCount: 4, status: 'running', completedAt: null, exitCode: null });
+      t.store.upsertWorkloads([job]);
+      t.store.upsertPodIntervals([
+        // first attempt failed after 30 min, its retry is still running; a parallel pod ran 1 h
+        aPodInterval(job, { podUid: 'a-0', gpus: 2, startedAt: at('2026-11-10T10:00:00Z'), finishedAt: at('2026-11-10T10:30:00Z') }),
+        aPodInterval(job, { podUid: 'a-1', gpus: 2, startedAt: at('2026-11-10T11:00:00Z'), finishedAt: null }),
+        aPodInterval(job, { podUid: 'b-0', gpus: 2, startedAt: at('2026-11-10T10:00:00Z'), finishedAt: at('2026-11-10T11:00:00Z') }),
+        aPodInterval(job, { podUid: 'never-started', gpus: 2, startedAt: null, finishedAt: null }),
+      ]);
+      // 2 × 0.5 + 2 × 3 (11:00 → 14:00) + 2 × 1
+      expect((await t.store.get(job.workloadId, at('2026-11-10T14:00:00Z')))?.gpuHoursUsed).to.be.closeTo(9, 1e-9);
+    });
+
+    it('stops counting at completion: a finished workload never grows, even with a pod left open', async () => {
+      const record = aWorkload({ gpuCount: 2 }); // completed 12:01
+      t.store.upsertWorkloads([record]);
+      t.store.upsertPodIntervals([aPodInterval(record, { finishedAt: null })]);
+      const later = await t.store.get(record.workloadId, at('2026-12-01T00:00:00Z'));
+      expect(later?.gpuHoursUsed).to.be.closeTo(4, 1e-9);
+      expect(later?.durationSeconds).to.equal(2 * 3600);
+    });
+
+    it('refreshes the aggregates when a running pod finishes', async () => {
+      const record = aWorkload({ gpuCount: 8, status: 'running', completedAt: null, exitCode: null });
+      t.store.upsertWorkloads([record]);
+      t.store.upsertPodIntervals([aPodInterval(record)]);
+      t.store.upsertPodIntervals([aPodInterval(record, { finishedAt: at('2026-11-10T11:01:00Z') })]);
+      expect((await t.store.get(record.workloadId, now))?.gpuHoursUsed).to.be.closeTo(8, 1e-9);
+    });
+
+    it('does not rewrite an unchanged interval', () => {
+      const record = aWorkload();
+      t.store.upsertWorkloads([record]);
+      t.store.upsertPodIntervals([aPodInterval(record)]);
+      expect(t.store.upsertPodIntervals([aPodInterval(record)])).to.equal(0);
+    });
+
+    it('skips intervals of workloads not in the index yet and keeps the rest of the batch', async () => {
+      const known = aWorkload();
+      t.store.upsertWorkloads([known]);
+      const unknown = aWorkload();
+      expect(t.store.upsertPodIntervals([aPodInterval(unknown), aPodInterval(known)])).to.equal(1);
+      expect((await t.store.get(known.workloadId, now))?.gpuHoursUsed).to.be.closeTo(16, 1e-9);
+    });
+
+    it('reports 0 GPU-hours for a workload with no pod interval', async () => {
+      const record = aWorkload();
+      t.store.upsertWorkloads([record]);
+      expect((await t.store.get(record.workloadId, now))?.gpuHoursUsed).to.equal(0);
+    });
+  });
+
+  describe('get', () => {
+    it('returns undefined for an unknown workload', async () => {
+      expect(await t.store.get('nope', 0)).to.equal(undefined);
+    });
+
+    it('returns a workload of any organization (the caller checks the scope)', async () => {
+      const other = aWorkload({ organizationId: 'globex' });
+      t.store.upsertWorkloads([other]);
+      expect((await t.store.get(other.workloadId, 0))?.organizationId).to.equal('globex');
+    });
+
+    it('gives duration 0 before the start and whole seconds after', async () => {
+      const pending = aWorkload({ status: 'pending', startedAt: null, completedAt: null, exitCode: null });
+      const running = aWorkload({ status: 'running', startedAt: at('2026-11-10T10:00:00Z'), completedAt: null, exitCode: null });
+      t.store.upsertWorkloads([pending, running]);
+      expect((await t.store.get(pending.workloadId, at('2026-11-11T00:00:00Z')))?.durationSeconds).to.equal(0);
+      expect((await t.store.get(running.workloadId, at('2026-11-10T10:00:01.999Z')))?.durationSeconds).to.equal(1);
+    });
+  });
+
+  describe('deleteFinishedBefore', () => {
+    const cutoff = at('2026-11-01T00:00:00Z');
+
+    it('deletes only finished rows completed before the cutoff, with their pod intervals', () => {
+      const old = ['completed', 'failed', 'cancelled'].map((status) =>
+        aWorkload({ status: status as 'completed', completedAt: at('2026-10-01T00:00:00Z') }));
+      const recent = aWorkload({ completedAt: at('2026-11-01T00:00:00Z') });
+      const oldRunning = aWorkload({ status: 'running', submittedAt: at('2025-01-01T00:00:00Z'), completedAt: null, exitCode: null });
+      t.store.upsertWorkloads([...old, recent, oldRunning]);
+      t.store.upsertPodIntervals([...old, recent, oldRunning].map((r) => aPodInterval(r)));
+
+      expect(t.store.deleteFinishedBefore(cutoff)).to.equal(3);
+      const left = t.db.prepare('SELECT workload_id FROM workloads ORDER BY workload_id').pluck().all();
+      expect(left).to.deep.equal([recent.workloadId, oldRunning.workloadId].sort());
+      const pods = t.db.prepare('SELECT workload_id FROM workload_pods ORDER BY workload_id').pluck().all();
+      expect(pods).to.deep.equal(left);
+    });
+
+    it('deletes in batches until nothing expired is left', () => {
+      const old = Array.from({ length: 11 }, () => aWorkload({ completedAt: at('2026-10-01T00:00:00Z') }));
+      t.store.upsertWorkloads(old);
+      expect(t.store.deleteFinishedBefore(cutoff, 3)).to.equal(11);
+      expect(t.store.countRows()).to.equal(0);
+      expect(t.store.deleteFinishedBefore(cutoff, 3)).to.equal(0);
+    });
+  });
+
+  describe('listUnfinished', () => {
+    it('returns the pending and running workloads of one cluster', () => {
+      const running = aWorkload({ status: 'running', completedAt: null, exitCode: null });
+      const pending = aWorkload({ status: 'pending', startedAt: null, completedAt: null, exitCode: null });
+      const elsewhere = aWorkload({ status: 'running', clusterId: 'remote', completedAt: null, exitCode: null });
+      t.store.upsertWorkloads([running, pending, elsewhere, aWorkload()]);
+      const ids = t.store.listUnfinished('local').map((r) => r.workloadId);
+      expect(ids).to.have.members([running.workloadId, pending.workloadId]);
+    });
+  });
+
+  it('computes the same GPU-hours in SQL (stats, ranking) as in get', async () => {
+    const running = aWorkload({ gpuCount: 3, status: 'running', startedAt: at('2026-11-10T10:00:00.123Z'), completedAt: null, exitCode: null });
+    t.store.upsertWorkloads([running]);
+    t.store.upsertPodIntervals([aPodInterval(running), aPodInterval(running, { podUid: 'x', gpus: 1, finishedAt: at('2026-11-10T10:17:00.456Z') })]);
+    const now = at('2026-11-10T13:33:33.333Z');
+    const view = await t.store.get(running.workloadId, now);
+    if (view === undefined) throw new Error('The workload was not stored');
+    const stats = await t.store.stats(inOrg(), null, now);
+    const ranking = await t.store.rankByGpuHours({ scope: ADMIN }, { order: 'desc', limit: 1, now });
+    expect(stats.summary.gpuHours).to.be.closeTo(view.gpuHoursUsed, 1e-9);
+    expect(ranking.entries[0]?.gpuHours).to.be.closeTo(view.gpuHoursUsed, 1e-9);
+    expect(stats.summary.averageDurationSeconds).to.equal(view.durationSeconds);
+  });
+});
