@@ -1,0 +1,183 @@
+// Runs the real service (src/main.ts) in a child process, so the load generator in this process does
+// not share its event loop: GPUCAP_* settings, an API token file with an ORG_ADMIN and a TEAM_LEAD
+// token, ports picked here (port 0 would not be discoverable from outside), health polled until 200.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
+import { BENCH_DIR, REPO_DIR } from './environment.js';
+
+export interface Caller {
+  token: string;
+  organizationId: string;
+}
+
+export interface ServiceProcess {
+  url: string;
+  pid: number;
+  callers: { admin: Caller; lead: Caller };
+  /** Milliseconds from spawn to the first 200 of /v1/health. */
+  startupMs: number;
+  /** VmHWM, VmRSS, RssAnon and RssFile of the child (bytes), from /proc/<pid>/status; null off Linux. */
+  memory(): ProcessMemory | null;
+  /** The last lines the service printed (warnings and errors: it runs at log level warn). */
+  outputTail(): string;
+  stop(): Promise<void>;
+}
+
+export interface ProcessMemory {
+  peakRssBytes: number;
+  rssBytes: number;
+  rssAnonBytes: number;
+  rssFileBytes: number;
+}
+
+export interface ServiceOptions {
+  dbPath: string;
+  /** Folder for the token file (and nothing else). */
+  workDir: string;
+  organizationId: string;
+  /** Initiatives of the TEAM_LEAD token. */
+  leadInitiatives: readonly string[];
+  /** Where the service's clock should stand at its start (epoch ms); undefined: the real time. */
+  clockAt?: number;
+  /** Extra node flags for the service, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] to profile it. */
+  nodeArgs?: readonly string[];
+}
+
+/** A port free right now on 127.0.0.1 (asked from the OS, then released for the child to take). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startServiceProcess(options: ServiceOptions): Promise<ServiceProcess> {
+  const callers = {
+    admin: { token: generateApiToken(), organizationId: options.organizationId },
+    lead: { token: generateApiToken(), organizationId: options.organizationId },
+  };
+  const tokensFile = join(options.workDir, 'tokens.json');
+  writeFileSync(
+    tokensFile,
+    JSON.stringify({
+      tokens: [
+        { id: 'bench-admin', sha256: hashApiToken(callers.admin.token), organization_id: options.organizationId, role: 'ORG_ADMIN' },
+        { id: 'bench-lead', sha256: hashApiToken(callers.lead.token), organization_id: options.organizationId, role: 'TEAM_LEAD', initiatives: [...options.leadInitiatives] },
+      ],
+    }),
+  );
+  const apiPort = await freePort();
+  let adminPort = await freePort();
+  while (adminPort === apiPort) adminPort = await freePort();
+
+  // Settings of the developer's shell (GPUCAP_CONFIG, a stray GPUCAP_LISTEN) must not leak in.
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !name.startsWith('GPUCAP_')) env[name] = value;
+  Object.assign(env, {
+    GPUCAP_DB_PATH: options.dbPath,
+    GPUCAP_LISTEN: `127.0.0.1:${apiPort}`,
+    GPUCAP_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
+    GPUCAP_API_TOKENS_FILE: tokensFile,
+    GPUCAP_RATE_LIMIT_PER_SECOND: '0',
+    GPUCAP_LOG_LEVEL: 'warn',
+    GPUCAP_SHUTDOWN_GRACE_SECONDS: '1',
+    // Retention must not delete rows of the generated history while it is measured.
+    GPUCAP_RETENTION_DAYS: '36500',
+    BENCH_CLOCK_OFFSET_MS: String(options.clockAt === undefined ? 0 : options.clockAt - Date.now()),
+  });
+  const shiftClock = pathToFileURL(join(BENCH_DIR, 'lib', 'shift-clock.ts')).href;
+  const started = performance.now();
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', '--import', shiftClock, 'src/main.ts'], {
+    cwd: REPO_DIR,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString('utf8'));
+    if (output.length > 200) output.splice(0, output.length - 200);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  const exit = new Promise<void>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exited = { code, signal };
+      resolve();
+    });
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('Cannot start the service: spawn returned no pid');
+
+  const url = `http://127.0.0.1:${apiPort}`;
+  const outputTail = () => output.join('').trim().split('\n').slice(-20).join('\n');
+  try {
+    await waitForHealth(url, () => exited, 60_000);
+  } catch (error) {
+    await stopChild(child, exit);
+    throw new Error(`Cannot start the service: ${(error as Error).message}\n--- service output ---\n${outputTail()}`, { cause: error });
+  }
+  const startupMs = performance.now() - started;
+
+  return {
+    url,
+    pid,
+    callers,
+    startupMs,
+    memory: () => readMemory(pid),
+    outputTail,
+    async stop() {
+      if (exited !== null) {
+        const { code, signal } = exited as { code: number | null; signal: NodeJS.Signals | null };
+        throw new Error(`The service exited during the benchmark (code ${code}, signal ${signal})\n--- service output ---\n${outputTail()}`);
+      }
+      await stopChild(child, exit);
+    },
+  };
+}
+
+async function waitForHealth(url: string, exited: () => unknown, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  let last = 'no answer yet';
+  while (performance.now() < deadline) {
+    if (exited() !== null) throw new Error('it exited before /v1/health answered 200');
+    try {
+      const response = await fetch(`${url}/v1/health`);
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+      last = `status ${response.status}`;
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`/v1/health did not answer 200 within ${timeoutMs / 1000} s (last: ${last})`);
+}
+
+async function stopChild(child: ChildProcess, exit: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exit;
+  clearTimeout(killer);
+}
+
+function readMemory(pid: number): ProcessMemory | null {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return null;
+  }
+  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+  return { peakRssBytes: kib('VmHWM'), rssBytes: kib('VmRSS'), rssAnonBytes: kib('RssAnon'), rssFileBytes: kib('RssFile') };
+}
