@@ -34,7 +34,11 @@ export function whereOf(filter: WorkloadFilter, alias: 'w' | 'c' = 'w'): SqlWher
     terms.push(`${alias}.${term} @${name}`);
     params[name] = value;
   };
-  if (filter.scope.initiatives !== null) {
+  if (filter.scope.initiatives !== null && filter.scope.initiatives.length === 0) {
+    // A team scope without teams sees nothing. `json_each('[]')` would still walk the organization's
+    // index row by row (250 ms at 1M rows); a constant false term is decided once, before any scan.
+    terms.push('0');
+  } else if (filter.scope.initiatives !== null) {
     // One bound JSON array instead of N placeholders keeps the SQL text independent of the list length.
     terms.push(`${alias}.initiative_id IN (SELECT value FROM json_each(@scope))`);
     params['scope'] = JSON.stringify(filter.scope.initiatives);

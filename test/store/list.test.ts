@@ -107,6 +107,31 @@ describe('store/workload-reads list', () => {
     });
   });
 
+  it('pages a team scope of several initiatives in list order, each row once, with ties across teams', async () => {
+    // Teams interleave in time and share timestamps, so the per-team pages must merge exactly.
+    const teams = ['llm', 'vision', 'speech'];
+    const scoped = Array.from({ length: 90 }, (_, i) =>
+      aWorkload({ initiativeId: teams[i % 3] ?? 'llm', submittedAt: at('2026-11-01T00:00:00Z') + Math.floor(i / 4) * 60_000, status: i % 5 === 0 ? 'running' : 'completed' }),
+    );
+    t.store.upsertWorkloads([...scoped, aWorkload({ initiativeId: 'audio', submittedAt: at('2026-11-01T00:00:30Z') })]);
+    const scope = { organizationId: ORG, initiatives: ['llm', 'vision', 'speech', 'llm'] };
+    for (const [filter, expected] of [
+      [{ scope }, scoped],
+      [{ scope, status: 'running' as const }, scoped.filter((r) => r.status === 'running')],
+    ] as const) {
+      const seen: string[] = [];
+      let after: Keyset | null = null;
+      for (let pages = 0; pages < 20; pages += 1) {
+        const page: ListPage = await t.store.list(filter, { limit: 7, after });
+        expect(page.totalCount).to.equal(expected.length);
+        seen.push(...ids(page.items));
+        if (!page.hasMore) break;
+        after = cursorAfter(page);
+      }
+      expect(seen).to.deep.equal(ids(inListOrder(expected)));
+    }
+  });
+
   describe('paging', () => {
     const start = at('2026-11-01T00:00:00Z');
     let records: WorkloadRecord[];
