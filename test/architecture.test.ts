@@ -1,0 +1,308 @@
+// Keeps the layering of STYLE.md ("A layout that shows the flows") true: reads the imports of every
+// .ts file under src/ (static imports, `export ... from`, dynamic `import('...')`, `import('...')`
+// types and `require('...')`) with the TypeScript parser, and checks each rule on them.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, posix, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import ts from 'typescript';
+
+/** One import found in a source file. Paths are relative to the repository root, with `/`. */
+export interface ImportRef {
+  /** The importing file, e.g. `src/api/app.ts`. */
+  file: string;
+  line: number;
+  /** The specifier as written, e.g. `../store/database.js` or `koa`. */
+  specifier: string;
+  /** A relative import resolved to a repository path (`src/store/database.ts`), else the package name. */
+  target: string;
+}
+
+/** A source file and its imports. */
+export interface SourceModule {
+  file: string;
+  imports: ImportRef[];
+}
+
+export interface ArchitectureRule {
+  title: string;
+  /** One line per violation, naming the file and the import. */
+  check(modules: readonly SourceModule[]): string[];
+}
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The package an import names: `@koa/router/x` → `@koa/router`, `koa` → `koa`, `node:fs` → `node:fs`. */
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? specifier);
+}
+
+/** Resolves a relative specifier to a repository path; `.js` (as NodeNext imports are written) → `.ts`. */
+function resolveTarget(file: string, specifier: string): string {
+  if (!specifier.startsWith('.')) return packageName(specifier);
+  return posix.normalize(posix.join(posix.dirname(file), specifier)).replace(/\.(m|c)?js$/, '.$1ts');
+}
+
+/** The imports of one file's text. `file` is its repository path, used to resolve relative imports. */
+export function parseImports(file: string, text: string): ImportRef[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: ImportRef[] = [];
+  const add = (node: ts.Node, literal: ts.Node | undefined): void => {
+    if (literal === undefined || !ts.isStringLiteralLike(literal)) return;
+    const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+    found.push({ file, line, specifier: literal.text, target: resolveTarget(file, literal.text) });
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) {
+      add(node, node.moduleSpecifier);
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      add(node, node.moduleReference.expression);
+    } else if (ts.isCallExpression(node)) {
+      const isImport = node.expression.kind === ts.SyntaxKind.ImportKeyword;
+      const isRequire = ts.isIdentifier(node.expression) && node.expression.text === 'require';
+      if (isImport || isRequire) add(node, node.arguments[0]);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      add(node, node.argument.literal);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** Every .ts file under `root/src`, with its imports. */
+export function readSourceModules(root: string): SourceModule[] {
+  const srcDir = join(root, 'src');
+  return readdirSync(srcDir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .sort()
+    .map((file) => ({ file, imports: parseImports(file, readFileSync(join(root, file), 'utf8')) }));
+}
+
+const isRelative = (ref: ImportRef): boolean => ref.specifier.startsWith('.');
+const inFolder = (path: string, folder: string): boolean => path.startsWith(`${folder}/`);
+const describeRef = (ref: ImportRef): string => `${ref.file}:${ref.line} imports '${ref.specifier}' (${ref.target})`;
+
+/** Violations: imports made by files in `folder` for which `allowed` is false. */
+function importsFrom(folder: string, allowed: (ref: ImportRef) => boolean): ArchitectureRule['check'] {
+  return (modules) =>
+    modules
+      .filter((module) => inFolder(module.file, folder))
+      .flatMap((module) => module.imports.filter((ref) => !allowed(ref)).map(describeRef));
+}
+
+/** Relative imports that stay in src/ and land in one of `folders` (or are one of `files`). */
+function srcImportWithin(folders: readonly string[], files: readonly string[] = []): (ref: ImportRef) => boolean {
+  return (ref) =>
+    !isRelative(ref) ||
+    !inFolder(ref.target, 'src') ||
+    folders.some((folder) => inFolder(ref.target, folder)) ||
+    files.includes(ref.target);
+}
+
+/** Whether `ref` imports one of `packages` (a name ending in `/` is a scope: `@koa/` is any `@koa/*`). */
+function importsPackage(ref: ImportRef, packages: readonly string[]): boolean {
+  return (
+    !isRelative(ref) && packages.some((name) => (name.endsWith('/') ? ref.target.startsWith(name) : ref.target === name))
+  );
+}
+
+/** Violations: imports of any of `packages` from files outside the `owners` folders. */
+function packageOnlyIn(packages: readonly string[], owners: readonly string[]): ArchitectureRule['check'] {
+  return (modules) =>
+    modules
+      .filter((module) => !owners.some((owner) => inFolder(module.file, owner)))
+      .flatMap((module) => module.imports.filter((ref) => importsPackage(ref, packages)).map(describeRef));
+}
+
+const HTTP_PACKAGES = ['koa', '@koa/'];
+const K8S_PACKAGES = ['@kubernetes/client-node'];
+
+export const architectureRules: readonly ArchitectureRule[] = [
+  {
+    title: 'src/domain/ imports nothing from other src/ folders',
+    check: importsFrom('src/domain', srcImportWithin(['src/domain'])),
+  },
+  {
+    title: 'src/store/ imports only src/domain, src/query/ports.ts and itself',
+    check: importsFrom('src/store', srcImportWithin(['src/domain', 'src/store'], ['src/query/ports.ts'])),
+  },
+  {
+    title: 'only src/store/ imports better-sqlite3',
+    check: packageOnlyIn(['better-sqlite3'], ['src/store']),
+  },
+  {
+    title: 'src/query/ imports only src/domain and itself, and knows neither HTTP nor SQL nor Kubernetes',
+    check: importsFrom(
+      'src/query',
+      (ref) =>
+        srcImportWithin(['src/domain', 'src/query'])(ref) &&
+        !importsPackage(ref, [...HTTP_PACKAGES, 'better-sqlite3', ...K8S_PACKAGES]),
+    ),
+  },
+  {
+    title: 'src/api/ imports only src/query, src/domain, src/auth, src/config and itself',
+    check: importsFrom('src/api', srcImportWithin(['src/query', 'src/domain', 'src/auth', 'src/config', 'src/api'])),
+  },
+  {
+    title: 'only src/k8s/ imports @kubernetes/client-node',
+    check: packageOnlyIn(K8S_PACKAGES, ['src/k8s']),
+  },
+  {
+    title: 'only src/api/ and src/admin/ import koa and @koa/*',
+    check: packageOnlyIn(HTTP_PACKAGES, ['src/api', 'src/admin']),
+  },
+  {
+    title: 'nothing under src/ imports from test/, sim/ or bench/',
+    check: (modules) =>
+      modules.flatMap((module) =>
+        module.imports
+          .filter((ref) => isRelative(ref) && ['test', 'sim', 'bench'].some((folder) => inFolder(ref.target, folder)))
+          .map(describeRef),
+      ),
+  },
+  {
+    title: 'there are no index.ts barrel files under src/',
+    check: (modules) =>
+      modules.filter((module) => posix.basename(module.file) === 'index.ts').map((module) => `${module.file} is a barrel file`),
+  },
+];
+
+function expectNoViolations(rule: ArchitectureRule, modules: readonly SourceModule[]): void {
+  const violations = rule.check(modules);
+  expect(violations, `${rule.title}, but:\n  ${violations.join('\n  ')}\n`).to.deep.equal([]);
+}
+
+describe('architecture (STYLE.md layering)', () => {
+  const modules = readSourceModules(repoRoot);
+
+  it('finds the source files under src/ and their imports', () => {
+    expect(modules.length, 'no .ts file found under src/').to.be.greaterThan(0);
+    expect(modules.flatMap((module) => module.imports).length, 'no import found under src/').to.be.greaterThan(0);
+  });
+
+  for (const rule of architectureRules) {
+    it(rule.title, () => expectNoViolations(rule, modules));
+  }
+
+  describe('the checker itself', () => {
+    const rule = (title: string): ArchitectureRule => {
+      const found = architectureRules.find((candidate) => candidate.title.startsWith(title));
+      if (found === undefined) throw new Error(`No rule titled "${title}"`);
+      return found;
+    };
+    const module = (file: string, ...specifiers: string[]): SourceModule => ({
+      file,
+      imports: specifiers.map((specifier, index) => ({
+        file,
+        line: index + 1,
+        specifier,
+        target: resolveTarget(file, specifier),
+      })),
+    });
+
+    it('parses static, type-only, re-export, dynamic, import-type and require imports, not comments or strings', () => {
+      const text = [
+        "import { a } from './a.js';",
+        "import type { B } from '../domain/b.js';",
+        "export { c } from '@koa/router';",
+        "export * from 'node:fs';",
+        "const d = await import('../store/d.js');",
+        "type E = import('koa').Context;",
+        "const f = require('better-sqlite3');",
+        "// import { g } from '../k8s/g.js';",
+        "const h = \"import('../k8s/h.js')\";",
+      ].join('\n');
+      const refs = parseImports('src/query/x.ts', text);
+      expect(refs.map((ref) => [ref.line, ref.specifier, ref.target])).to.deep.equal([
+        [1, './a.js', 'src/query/a.ts'],
+        [2, '../domain/b.js', 'src/domain/b.ts'],
+        [3, '@koa/router', '@koa/router'],
+        [4, 'node:fs', 'node:fs'],
+        [5, '../store/d.js', 'src/store/d.ts'],
+        [6, 'koa', 'koa'],
+        [7, 'better-sqlite3', 'better-sqlite3'],
+      ]);
+    });
+
+    const cases: Array<{ rule: string; bad: SourceModule; good: SourceModule }> = [
+      {
+        rule: 'src/domain/',
+        bad: module('src/domain/workload.ts', '../query/ports.js'),
+        good: module('src/domain/workload.ts', './time.js', 'node:crypto'),
+      },
+      {
+        rule: 'src/store/ imports only',
+        bad: module('src/store/reads.ts', '../query/cursor.js'),
+        good: module('src/store/reads.ts', '../query/ports.js', '../domain/workload.js', './sql.js', 'better-sqlite3'),
+      },
+      {
+        rule: 'only src/store/ imports better-sqlite3',
+        bad: module('src/admin/readiness.ts', 'better-sqlite3'),
+        good: module('src/store/database.ts', 'better-sqlite3'),
+      },
+      {
+        rule: 'src/query/',
+        bad: module('src/query/list.ts', 'koa'),
+        good: module('src/query/list.ts', './ports.js', '../domain/errors.js'),
+      },
+      {
+        rule: 'src/api/',
+        bad: module('src/api/routes/workloads.ts', '../../store/workload-store.js'),
+        good: module('src/api/routes/workloads.ts', '../../query/list-workloads.js', '../../auth/authenticator.js', 'koa'),
+      },
+      {
+        rule: 'only src/k8s/',
+        bad: module('src/query/x.ts', '@kubernetes/client-node'),
+        good: module('src/k8s/clusters.ts', '@kubernetes/client-node'),
+      },
+      {
+        rule: 'only src/api/ and src/admin/',
+        bad: module('src/store/x.ts', '@koa/router'),
+        good: module('src/admin/admin-app.ts', 'koa', '@koa/router'),
+      },
+      {
+        rule: 'nothing under src/',
+        bad: module('src/main.ts', '../sim/cluster.js'),
+        good: module('src/main.ts', './store/database.js'),
+      },
+      {
+        rule: 'there are no index.ts',
+        bad: module('src/query/index.ts'),
+        good: module('src/query/list-workloads.ts'),
+      },
+    ];
+    for (const { rule: title, bad, good } of cases) {
+      it(`"${rule(title).title}" reports ${bad.file} and passes ${good.file}`, () => {
+        const violations = rule(title).check([bad, good]);
+        expect(violations).to.have.length(1);
+        expect(violations[0]).to.contain(bad.file);
+        expect(violations[0]).to.contain(bad.imports[0]?.specifier ?? 'barrel');
+      });
+    }
+
+    it('reports a violation in a real file tree, with the file, line and import', () => {
+      const root = mkdtempSync(join(tmpdir(), 'gpucap-architecture-'));
+      try {
+        mkdirSync(join(root, 'src', 'api', 'routes'), { recursive: true });
+        mkdirSync(join(root, 'src', 'domain'), { recursive: true });
+        writeFileSync(join(root, 'src', 'domain', 'workload.ts'), 'export type Id = string;\n');
+        writeFileSync(
+          join(root, 'src', 'api', 'routes', 'bad.ts'),
+          "import type { Id } from '../../domain/workload.js';\nimport { openDatabase } from '../../store/database.js';\n",
+        );
+        const found = readSourceModules(root);
+        expect(found.map((each) => each.file)).to.deep.equal(['src/api/routes/bad.ts', 'src/domain/workload.ts']);
+        expect(rule('src/api/').check(found)).to.deep.equal([
+          "src/api/routes/bad.ts:2 imports '../../store/database.js' (src/store/database.ts)",
+        ]);
+        expect(rule('src/domain/').check(found)).to.deep.equal([]);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    });
+  });
+});
