@@ -1,6 +1,7 @@
 // GET /v1/capacity: allocated, used and remaining GPU-hours of the current budget period.
-// Pools are shared capacity, so their usage is the whole organization's whoever asks; the summary and
-// the initiatives cover only what the caller may see (and the initiative_id filter).
+// Every `used` figure covers only what the caller may see (and the initiative_id filter): pools stay
+// visible to team callers with their allocation, but an organization-wide pool `used` would reveal
+// other teams' consumption, exactly per instance type for a single-type pool.
 import { ApiError } from '../domain/errors.js';
 import { canSeeInitiative, type Scope } from '../domain/principal.js';
 import { scopedFilter } from './access.js';
@@ -44,7 +45,6 @@ export async function capacity(
   if (request.poolId !== undefined && pools.length === 0) {
     throw new ApiError('NOT_FOUND', `Capacity pool "${request.poolId}" was not found`);
   }
-  const orgUsage = pools.length === 0 ? usage : await deps.index.usage({ scope: { organizationId: scope.organizationId, initiatives: null } }, { from, to: now });
 
   const initiatives = (budget?.initiatives ?? []).filter(
     (i) => canSeeInitiative(scope, i.initiativeId) && (request.initiativeId === undefined || i.initiativeId === request.initiativeId),
@@ -61,7 +61,7 @@ export async function capacity(
       poolId: p.poolId,
       name: p.name,
       instanceTypes: [...p.instanceTypes],
-      ...figures(p.allocatedGpuHours, p.instanceTypes.reduce((sum, t) => sum + (orgUsage.byInstanceType.get(t) ?? 0), 0)),
+      ...figures(p.allocatedGpuHours, p.instanceTypes.reduce((sum, t) => sum + (usage.byInstanceType.get(t) ?? 0), 0)),
     })),
     initiatives: initiatives.map((i) => ({
       initiativeId: i.initiativeId,

@@ -256,7 +256,7 @@ describe('API roles: what each caller sees on every endpoint', () => {
         expect(res.body.metadata).to.deep.equal({ total_count: expected.byUtilization.length });
       });
 
-      it(`capacity covers only the teams ${role} may see, with pools shared across the organization`, async () => {
+      it(`capacity covers only the teams ${role} may see, pools listed for every role`, async () => {
         const res = await t.get('/v1/capacity', { as: caller(role) });
         expect(res.status).to.equal(200);
         const data = res.body.data;
@@ -274,7 +274,7 @@ describe('API roles: what each caller sees on every endpoint', () => {
   }
 
   describe('capacity figures per initiative and pool', () => {
-    it('capacity shows each visible initiative\'s own budget and use, and the pool\'s organization-wide use', async () => {
+    it('capacity shows each visible initiative\'s own budget and use, and the pool\'s use by the caller\'s teams', async () => {
       const res = await t.get('/v1/capacity', { as: caller('lead') });
       expect(res.body.data.initiatives).to.deep.equal([
         { initiative_id: 'llm', name: 'LLM', allocated_gpu_hours: 300, used_gpu_hours: 24, remaining_gpu_hours: 276 },
@@ -283,6 +283,14 @@ describe('API roles: what each caller sees on every endpoint', () => {
       // p5.48xlarge in acme: L1 16 + L2 8; globex's G1 on the same instance type never counts.
       expect(res.body.data.pools).to.deep.equal([
         { pool_id: 'h100', name: 'H100 on-demand', allocated_gpu_hours: 500, used_gpu_hours: 24, remaining_gpu_hours: 476, instance_types: ['p5.48xlarge'] },
+      ]);
+    });
+
+    it('capacity never shows a team caller other teams\' use of a pool', async () => {
+      // The member's team (vision) runs nothing on p5.48xlarge; llm's 24 hours there stay invisible.
+      const res = await t.get('/v1/capacity', { as: caller('member') });
+      expect(res.body.data.pools).to.deep.equal([
+        { pool_id: 'h100', name: 'H100 on-demand', allocated_gpu_hours: 500, used_gpu_hours: 0, remaining_gpu_hours: 500, instance_types: ['p5.48xlarge'] },
       ]);
     });
 

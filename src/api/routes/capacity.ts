@@ -14,7 +14,7 @@ export const capacityEndpoint = defineEndpoint({
   description:
     'Allocated, used and remaining GPU-hours of the current budget period (UTC month, quarter, year, or total). ' +
     'Used counts pod GPU time inside the period, running workloads up to now; remaining may be negative. ' +
-    'Summary and initiatives cover the caller\'s teams (everything for ORG_ADMIN); pools are shared and show the whole organization\'s use. ' +
+    'Every role sees every pool and its allocation; every used figure covers only the caller\'s teams (everything for ORG_ADMIN). ' +
     'An organization without a budget gets allocated 0, used as measured since ever, remaining = −used, and empty pools and initiatives.',
   authenticated: true,
   query: CapacityQuery,
