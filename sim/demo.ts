@@ -34,6 +34,7 @@ async function main(): Promise<void> {
     GPUCAP_DB_PATH: dbPath,
     GPUCAP_LOG_LEVEL: process.env.GPUCAP_LOG_LEVEL ?? 'warn',
     GPUCAP_SHUTDOWN_GRACE_SECONDS: '2',
+    GPUCAP_SHUTDOWN_DELAY_SECONDS: '0',
     ...env,
   });
   const service = await startService(config, { logger: createLogger({ level: config.log_level, version: 'demo' }) });

@@ -67,7 +67,10 @@ export async function startService(config: Config, options: { clock?: Clock; log
   const stop = () =>
     (stopping ??= (async () => {
       readiness.beginShutdown();
-      logger.info({ graceSeconds: config.shutdown_grace_seconds }, 'shutting down: draining requests');
+      logger.info({ delaySeconds: config.shutdown_delay_seconds, graceSeconds: config.shutdown_grace_seconds }, 'shutting down');
+      // Endpoint removal lags SIGTERM by seconds: keep answering what still arrives until it is done.
+      await new Promise((resolve) => setTimeout(resolve, config.shutdown_delay_seconds * 1000));
+      logger.info('draining requests');
       await apiListener.close(config.shutdown_grace_seconds * 1000);
       retention.stop();
       authenticator.close();

@@ -46,16 +46,21 @@ export class ReadinessTracker {
     this.logChange();
   }
 
-  /** On SIGTERM: stop taking new traffic from load balancers while in-flight requests drain. */
+  /** On SIGTERM: probes fail so traffic moves elsewhere, while requests that still arrive are served. */
   beginShutdown(): void {
     this.shuttingDown = true;
     this.logChange();
   }
 
+  /** The index holds a complete picture (every condition met once); the API answers only then. */
   isReady(): boolean {
-    if (this.shuttingDown) return false;
     for (const c of this.conditions.values()) if (!c.ready) return false;
     return true;
+  }
+
+  /** What /readyz and /v1/health report: ready and not shutting down. */
+  acceptsTraffic(): boolean {
+    return !this.shuttingDown && this.isReady();
   }
 
   degraded(): boolean {
@@ -64,7 +69,7 @@ export class ReadinessTracker {
   }
 
   report(): ReadinessReport {
-    return { ready: this.isReady(), degraded: this.degraded(), shuttingDown: this.shuttingDown, conditions: Object.fromEntries(this.conditions) };
+    return { ready: this.acceptsTraffic(), degraded: this.degraded(), shuttingDown: this.shuttingDown, conditions: Object.fromEntries(this.conditions) };
   }
 
   private condition(name: string): Condition {
@@ -77,7 +82,7 @@ export class ReadinessTracker {
   }
 
   private logChange(): void {
-    const ready = this.isReady();
+    const ready = this.acceptsTraffic();
     if (ready === this.lastReady) return;
     this.lastReady = ready;
     this.logger.info({ ready, waiting: [...this.conditions].filter(([, c]) => !c.ready).map(([n]) => n) }, ready ? 'service ready' : 'service not ready');

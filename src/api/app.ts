@@ -34,7 +34,7 @@ export function createApiApp(options: ApiOptions): Koa<ApiState> {
   app.proxy = false;
   // Errors are answered and logged by errorEnvelope; Koa's default handler would log them a second time.
   app.silent = true;
-  const endpoints = allEndpoints(options.readiness);
+  const endpoints = allEndpoints();
   const openapi = openApiDocument(endpoints, options.deps.version);
   const router = new Router<ApiState>();
   const guard: Middleware<ApiState>[] = [authenticate(options.authenticator), rateLimit(options.rateLimiter), requireReady(options.readiness)];

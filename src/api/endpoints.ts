@@ -1,6 +1,5 @@
 // Every /v1 endpoint, in registration order: the fixed paths /stats and /metrics come before
 // /{workload_id} so they are not taken for workload ids.
-import type { IndexReadiness } from '../query/ports.js';
 import type { Endpoint } from './endpoint.js';
 import { capacityEndpoint } from './routes/capacity.js';
 import { healthEndpoint } from './routes/health.js';
@@ -8,9 +7,9 @@ import { rankingEndpoint, workloadMetricsEndpoint } from './routes/metrics.js';
 import { workloadStatsEndpoint } from './routes/stats.js';
 import { getWorkloadEndpoint, listWorkloadsEndpoint } from './routes/workloads.js';
 
-export function allEndpoints(readiness: IndexReadiness): Endpoint[] {
+export function allEndpoints(): Endpoint[] {
   return [
-    healthEndpoint(readiness),
+    healthEndpoint,
     listWorkloadsEndpoint,
     workloadStatsEndpoint,
     rankingEndpoint,

@@ -41,7 +41,8 @@ export const ConfigSchema = Type.Object(
       default: [], uniqueItems: true, description: 'Browser origins allowed to call the API (`https://grafana.example.com`). Empty: no CORS headers. Comma-separated in the env var.',
     }),
     scrape_interval_seconds: Seconds(15, 1, 3600, 'Interval of the dcgm-exporter sampler.'),
-    shutdown_grace_seconds: Seconds(10, 0, 300, 'On SIGTERM, how long in-flight requests may finish before connections are cut.'),
+    shutdown_delay_seconds: Seconds(5, 0, 120, 'On SIGTERM, how long to keep serving with /readyz failing, so Service endpoints and load balancers stop sending traffic before connections are refused.'),
+    shutdown_grace_seconds: Seconds(10, 0, 300, 'After that delay, how long in-flight requests may finish before connections are cut.'),
     log_level: Type.Union([Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')], {
       default: 'info', description: 'pino log level.',
     }),

@@ -111,7 +111,10 @@ export interface IndexReadiness {
   isReady(): boolean;
 }
 
-/** Overall health for the anonymous /v1/health: degraded while any source is failing. */
+/** Overall health for the anonymous /v1/health. */
 export interface HealthSource {
+  /** False before the index is complete and once shutdown began: load balancers should go elsewhere. */
+  acceptsTraffic(): boolean;
+  /** True while any source (a cluster, the sampler) is failing. */
   degraded(): boolean;
 }

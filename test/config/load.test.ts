@@ -58,6 +58,7 @@ describe('config/load', () => {
         rate_limit_burst: 100,
         cors_allowed_origins: [],
         scrape_interval_seconds: 15,
+        shutdown_delay_seconds: 5,
         shutdown_grace_seconds: 10,
         log_level: 'info',
       });

@@ -74,7 +74,7 @@ describe('entry point (child process)', function () {
   const running: Run[] = [];
   let blocker: Server | undefined;
 
-  const baseEnv = () => ({ GPUCAP_DB_PATH: join(temp.path, 'data', 'index.db'), GPUCAP_API_TOKENS_FILE: tokensFile, GPUCAP_LOG_LEVEL: 'info' });
+  const baseEnv = () => ({ GPUCAP_DB_PATH: join(temp.path, 'data', 'index.db'), GPUCAP_API_TOKENS_FILE: tokensFile, GPUCAP_LOG_LEVEL: 'info', GPUCAP_SHUTDOWN_DELAY_SECONDS: '0' });
 
   before(() => {
     writeFileSync(tokensFile, JSON.stringify({ tokens: [{ id: 'ops', sha256: hashApiToken(token), organization_id: 'acme', role: 'ORG_ADMIN' }] }));
@@ -109,8 +109,8 @@ describe('entry point (child process)', function () {
     const exit = await run.exited;
     expect(exit, run.stderr.join('')).to.deep.equal({ code: 0, signal: null });
     const messages = logLines(run).map((line) => line.msg);
-    expect(messages).to.include.members(['listening', 'shutting down: draining requests', 'stopped']);
-    expect(messages.indexOf('stopped')).to.be.greaterThan(messages.indexOf('shutting down: draining requests'));
+    expect(messages).to.include.members(['listening', 'shutting down', 'draining requests', 'stopped']);
+    expect(messages.indexOf('stopped')).to.be.greaterThan(messages.indexOf('draining requests'));
     expect(run.stdout.join('')).to.not.contain(token);
   });
 

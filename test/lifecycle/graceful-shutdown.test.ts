@@ -1,5 +1,6 @@
-// stop() as SIGTERM runs it: readiness flips first so load balancers stop sending traffic, the API
-// stops accepting connections, in-flight requests finish within the grace period, then all closes.
+// stop() as SIGTERM runs it: readiness flips first so load balancers stop sending traffic, requests
+// that still arrive during the shutdown delay are served, then the API stops accepting connections,
+// in-flight requests finish within the grace period, and all closes.
 import { connect } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
@@ -72,6 +73,30 @@ describe('graceful shutdown', () => {
       await stopping;
       expect(await tryConnect(apiAddress), 'a new API connection after stop').to.equal('ECONNREFUSED');
       expect(await tryConnect(adminAddress), 'a new admin connection after stop').to.equal('ECONNREFUSED');
+    });
+  });
+
+  describe('shutdown delay', () => {
+    let t: TestService;
+    before(async () => {
+      t = await startTestService({ env: { GPUCAP_SHUTDOWN_DELAY_SECONDS: '1' } });
+      t.service.store.upsertWorkloads([workload]);
+    });
+    after(() => t.stop());
+
+    it('keeps answering new requests while /readyz and /v1/health fail, until the delay is over', async () => {
+      const started = Date.now();
+      const stopping = t.service.stop();
+      const readyz = await fetch(`${t.adminUrl}/readyz`);
+      expect(readyz.status).to.equal(503);
+      expect((await t.get('/v1/health', { as: null })).status).to.equal(503);
+      // A client whose endpoint list is not updated yet still gets real answers, not refusals.
+      const res = await t.get('/v1/workloads');
+      expect(res.status).to.equal(200);
+      expect(res.body.data.workloads).to.have.length(1);
+      await stopping;
+      expect(Date.now() - started).to.be.at.least(1000);
+      expect(await tryConnect(t.service.apiAddress)).to.equal('ECONNREFUSED');
     });
   });
 

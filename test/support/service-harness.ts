@@ -66,6 +66,7 @@ export async function startTestService(options: { env?: Record<string, string>; 
     GPUCAP_API_TOKENS_FILE: tokensFile,
     GPUCAP_RATE_LIMIT_PER_SECOND: '0',
     GPUCAP_SHUTDOWN_GRACE_SECONDS: '2',
+    GPUCAP_SHUTDOWN_DELAY_SECONDS: '0',
     ...options.env,
   });
   const service = await startService(config, { clock, logger: options.logger ?? pino({ level: 'silent' }) });
