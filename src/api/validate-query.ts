@@ -11,15 +11,20 @@ export type QueryValidator<T extends TObject> = (query: Record<string, unknown>)
 
 export function queryValidator<T extends TObject>(schema: T): QueryValidator<T> {
   const validate: ValidateFunction = ajv.compile(schema);
+  const properties = schema.properties as Properties;
+  const integers = Object.keys(properties).filter((k) => properties[k]?.type === 'integer');
   return (query) => {
     const candidate: Record<string, unknown> = { ...query }; // ajv coerces in place; keep the caller's object intact
+    // Number() would accept "0x10", "1e1", "+5" and " 5"; the contract promises plain decimals.
+    const notDecimal = integers.filter((k) => typeof query[k] === 'string' && !/^-?\d+$/.test(query[k] as string));
+    for (const k of notDecimal) candidate[k] = query[k] === '' ? '' : 'not-a-number';
     if (validate(candidate)) return candidate as Static<T>;
-    const details = (validate.errors ?? []).map((e) => toDetail(e, query, schema.properties as Properties));
+    const details = (validate.errors ?? []).map((e) => toDetail(e, query, properties));
     throw validationError(dedupe(details));
   };
 }
 
-type Properties = Record<string, { minimum?: number; maximum?: number }>;
+type Properties = Record<string, { type?: string; minimum?: number; maximum?: number }>;
 
 function toDetail(error: ErrorObject, query: Record<string, unknown>, properties: Properties): ErrorDetail {
   const params = error.params as Record<string, unknown>;

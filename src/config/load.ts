@@ -7,6 +7,22 @@ import { ConfigSchema, type Config } from './schema.js';
 
 export const ENV_PREFIX = 'GPUCAP_';
 const CONFIG_FILE_VAR = 'GPUCAP_CONFIG';
+// Kubernetes injects these for every Service in the namespace (a Service named `gpucap-…` gives
+// GPUCAP_…_SERVICE_HOST); treating them as unknown settings would crash-loop the pod. They always come
+// as a set with <prefix>_SERVICE_HOST and <prefix>_SERVICE_PORT, which keeps a lone typo such as
+// GPUCAP_LISTEN_PORT an error.
+const SERVICE_LINK_SUFFIX = /^(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|PORT(_\d+_(TCP|UDP|SCTP)(_(PROTO|PORT|ADDR))?)?)$/;
+
+function isServiceLink(name: string, env: Env): boolean {
+  // Service names contain underscores too, so try every split into <prefix>_<suffix>.
+  for (let at = name.indexOf('_'); at > 0; at = name.indexOf('_', at + 1)) {
+    const prefix = name.slice(0, at);
+    if (SERVICE_LINK_SUFFIX.test(name.slice(at + 1)) && env[`${prefix}_SERVICE_HOST`] !== undefined && env[`${prefix}_SERVICE_PORT`] !== undefined) {
+      return true;
+    }
+  }
+  return false;
+}
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -42,6 +58,7 @@ export function loadConfig(env: Env = process.env, readFile: (path: string) => s
     if (!name.startsWith(ENV_PREFIX) || name === CONFIG_FILE_VAR || raw === undefined) continue;
     const key = name.slice(ENV_PREFIX.length).toLowerCase();
     if (!(key in properties)) {
+      if (isServiceLink(name, env)) continue;
       problems.push(`${name}: unknown setting (known: ${Object.keys(properties).map(envVarOf).join(', ')})`);
       continue;
     }

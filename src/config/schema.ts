@@ -3,8 +3,10 @@
 // is generated from this schema (npm run docs:config) and a test fails when the two drift.
 import { Type, type Static } from '@sinclair/typebox';
 
+// host:port with a port 0-65535 (0: any free port).
+const PORT = '(6553[0-5]|655[0-2]\\d|65[0-4]\\d{2}|6[0-4]\\d{3}|[1-5]\\d{4}|\\d{1,4})';
 const HostPort = (def: string, description: string) =>
-  Type.String({ default: def, pattern: '^(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):\\d{1,5}$', description });
+  Type.String({ default: def, pattern: `^(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):${PORT}$`, description });
 const OptionalPath = (description: string) => Type.Optional(Type.String({ minLength: 1, description }));
 const Seconds = (def: number, min: number, max: number, description: string) =>
   Type.Integer({ default: def, minimum: min, maximum: max, description });

@@ -38,7 +38,9 @@ export async function listWorkloads(index: WorkloadIndex, scope: Scope, request:
     submittedBefore: request.endDate,
   });
   // The digest covers what decides the result set, the caller's scope included; not the page size.
-  const digest = filterDigest({ ...filter, scope: undefined, org: scope.organizationId, teams: scope.initiatives });
+  // Teams are a set: an identity provider may list them in another order in a refreshed token.
+  const teams = scope.initiatives === null ? null : [...new Set(scope.initiatives)].sort();
+  const digest = filterDigest({ ...filter, scope: undefined, org: scope.organizationId, teams });
   let after = null;
   if (request.nextToken !== undefined) {
     const decoded = decodeCursor(request.nextToken, digest);

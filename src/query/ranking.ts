@@ -49,7 +49,8 @@ export async function rankWorkloads(
   const visible = values.size === 0 ? new Map() : await deps.index.describe([...values.keys()], filter);
   const ranked = [...visible.entries()].map(([workloadId, about]) => ({ workloadId, ...about, ...(values.get(workloadId) as { avg: number; current: number }) }));
   const sign = request.order === 'asc' ? 1 : -1;
-  ranked.sort((a, b) => sign * (a.avg - b.avg) || (a.workloadId < b.workloadId ? sign : -sign));
+  // Ties go to the smaller workload_id in both orders, as in the GPU-hours ranking.
+  ranked.sort((a, b) => sign * (a.avg - b.avg) || (a.workloadId < b.workloadId ? -1 : a.workloadId > b.workloadId ? 1 : 0));
   const scopeAverage = ranked.length === 0 ? null : ranked.reduce((sum, r) => sum + r.avg, 0) / ranked.length;
   return {
     sortBy,

@@ -111,6 +111,8 @@ describe('API rate limiting', () => {
   });
 
   it('keeps a separate bucket per principal', async () => {
+    for (let i = 0; i < 3; i += 1) await t.get('/v1/workloads', { as: t.callers.lead });
+    expect((await t.get('/v1/workloads', { as: t.callers.lead })).status).to.equal(429);
     expect((await t.get('/v1/workloads', { as: t.callers.member })).status).to.equal(200);
   });
 });

@@ -155,6 +155,30 @@ describe('config/load', () => {
       expect(problems).to.deep.equal(['GPUCAP_RETENTION_DAYS: must be >= 1, got "0"']);
     });
 
+    it('ignores the service-link variables Kubernetes injects for a Service named gpucap-…', () => {
+      const links = {
+        GPUCAP_GPU_CAPACITY_API_SERVICE_HOST: '10.96.0.12',
+        GPUCAP_GPU_CAPACITY_API_SERVICE_PORT: '8080',
+        GPUCAP_GPU_CAPACITY_API_SERVICE_PORT_HTTP: '8080',
+        GPUCAP_GPU_CAPACITY_API_PORT: 'tcp://10.96.0.12:8080',
+        GPUCAP_GPU_CAPACITY_API_PORT_8080_TCP: 'tcp://10.96.0.12:8080',
+        GPUCAP_GPU_CAPACITY_API_PORT_8080_TCP_PROTO: 'tcp',
+        GPUCAP_GPU_CAPACITY_API_PORT_8080_TCP_PORT: '8080',
+        GPUCAP_GPU_CAPACITY_API_PORT_8080_TCP_ADDR: '10.96.0.12',
+        GPUCAP_SERVICE_HOST: '10.96.0.13',
+        GPUCAP_SERVICE_PORT: '80',
+        GPUCAP_PORT: 'tcp://10.96.0.13:80',
+      };
+      expect(() => loadConfig({ ...BASE, ...links })).to.not.throw();
+    });
+
+    it('refuses a port above 65535, naming the key', () => {
+      const problems = problemsOf({ ...BASE, GPUCAP_LISTEN: '0.0.0.0:99999' });
+      expect(problems).to.have.length(1);
+      expect(problems[0]).to.match(/^GPUCAP_LISTEN: must match pattern .*, got "0\.0\.0\.0:99999"$/);
+      expect(loadConfig({ ...BASE, GPUCAP_LISTEN: '0.0.0.0:65535' }).listen).to.equal('0.0.0.0:65535');
+    });
+
     it('rejects an unknown GPUCAP_ variable and lists the known ones', () => {
       const problems = problemsOf({ ...BASE, GPUCAP_LISTEN_PORT: '8080' });
       expect(problems).to.have.length(1);

@@ -1,0 +1,66 @@
+// Capacity with a budget: the period clips usage, pool_id narrows pools, an unknown pool is 404.
+import { expect } from 'chai';
+import sinon from 'sinon';
+import type { CapacityBudget } from '../../src/query/ports.js';
+import { noBudgets } from '../../src/query/empty-sources.js';
+import { startTestService, type TestService } from '../support/service-harness.js';
+import { aPodInterval, aWorkload } from '../support/workload-builder.js';
+
+const BUDGET: CapacityBudget = {
+  organizationId: 'acme',
+  period: 'month',
+  allocatedGpuHours: 1000,
+  pools: [
+    { poolId: 'h100', name: 'H100', allocatedGpuHours: 600, instanceTypes: ['p5.48xlarge'] },
+    { poolId: 'l40s', name: 'L40S', allocatedGpuHours: 400, instanceTypes: ['g6e.12xlarge'] },
+  ],
+  initiatives: [{ initiativeId: 'llm', name: 'LLM', allocatedGpuHours: 700 }],
+};
+
+describe('API capacity with a budget', () => {
+  let t: TestService;
+  before(async () => {
+    // The capacity ConfigMap source arrives later; until then a budget is injected at the source's port.
+    sinon.stub(noBudgets, 'budgetFor').callsFake((org: string) => (org === 'acme' ? BUDGET : undefined));
+    t = await startTestService({ now: '2026-11-20T12:00:00Z' });
+    // 8 GPUs from Oct 31 22:00 to Nov 1 02:00: only the 2 hours inside November count (16 GPU-hours).
+    const straddling = aWorkload({ instanceType: 'p5.48xlarge', gpuCount: 8, submittedAt: Date.parse('2026-10-31T21:00:00Z'), startedAt: Date.parse('2026-10-31T22:00:00Z'), completedAt: Date.parse('2026-11-01T02:00:00Z') });
+    // 2 GPUs running since Nov 20 10:00: 4 GPU-hours up to now.
+    const running = aWorkload({ instanceType: 'g6e.12xlarge', gpuCount: 2, status: 'running', submittedAt: Date.parse('2026-11-20T09:00:00Z'), startedAt: Date.parse('2026-11-20T10:00:00Z'), completedAt: null, exitCode: null });
+    t.service.store.upsertWorkloads([straddling, running]);
+    t.service.store.upsertPodIntervals([aPodInterval(straddling), aPodInterval(running)]);
+  });
+  after(async () => {
+    sinon.restore();
+    await t.stop();
+  });
+
+  it('counts only GPU time inside the current month, running workloads up to now', async () => {
+    const res = await t.get('/v1/capacity');
+    expect(res.status).to.equal(200);
+    expect(res.body.data.summary).to.deep.equal({ total_allocated_gpu_hours: 1000, total_used_gpu_hours: 20, total_remaining_gpu_hours: 980, current_active_gpus: 2 });
+    expect(res.body.data.pools).to.deep.equal([
+      { pool_id: 'h100', name: 'H100', allocated_gpu_hours: 600, used_gpu_hours: 16, remaining_gpu_hours: 584, instance_types: ['p5.48xlarge'] },
+      { pool_id: 'l40s', name: 'L40S', allocated_gpu_hours: 400, used_gpu_hours: 4, remaining_gpu_hours: 396, instance_types: ['g6e.12xlarge'] },
+    ]);
+    expect(res.body.data.initiatives).to.deep.equal([{ initiative_id: 'llm', name: 'LLM', allocated_gpu_hours: 700, used_gpu_hours: 20, remaining_gpu_hours: 680 }]);
+  });
+
+  it('narrows pools to pool_id', async () => {
+    const res = await t.get('/v1/capacity?pool_id=l40s');
+    expect(res.body.data.pools.map((p: { pool_id: string }) => p.pool_id)).to.deep.equal(['l40s']);
+  });
+
+  it('answers 404 NOT_FOUND for an unknown pool_id', async () => {
+    const res = await t.get('/v1/capacity?pool_id=a100');
+    expect(res.status).to.equal(404);
+    expect(res.body.error).to.deep.include({ code: 'NOT_FOUND', message: 'Capacity pool "a100" was not found' });
+  });
+
+  it('lets remaining go negative once used exceeds the allocation', async () => {
+    t.clock.set('2026-11-30T23:00:00Z'); // the running workload has now used 2 × 253 h
+    const res = await t.get('/v1/capacity?pool_id=l40s');
+    t.clock.set('2026-11-20T12:00:00Z');
+    expect(res.body.data.pools[0]).to.include({ used_gpu_hours: 506, remaining_gpu_hours: -106 });
+  });
+});
