@@ -1,5 +1,5 @@
 // The one entry point of the auth layer: `Authorization` header in, Principal out, or a 401 ApiError
-// with an RFC 6750 challenge. A `gca_` token goes to the API token store, a compact JWS to the JWT
+// with an RFC 6750 challenge (a 503 when the JWT signing keys cannot be fetched). A `gca_` token goes to the API token store, a compact JWS to the JWT
 // verifier; whichever source is not configured rejects its tokens with a message that says so.
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
@@ -29,7 +29,10 @@ export type AuthConfig = Pick<
 >;
 
 export interface Authenticator {
-  /** The caller's Principal; otherwise throws ApiError UNAUTHENTICATED (with a WWW-Authenticate header). */
+  /**
+   * The caller's Principal; otherwise throws ApiError UNAUTHENTICATED (with a WWW-Authenticate header),
+   * or UNAVAILABLE (with Retry-After) when a JWT cannot be checked because its signing keys cannot be had.
+   */
   authenticate(authorization: string | undefined): Promise<Principal>;
   close(): void;
 }

@@ -1,11 +1,13 @@
 // Verifies JWTs against the identity provider's keys: a JWKS URL (cached, refetched when an unknown
 // `kid` arrives, which is how key rotation reaches us) or a local JWKS file (re-read when it changes).
 // jose does the cryptography and the registered claims; this file pins the options and turns jose's
-// error codes into client-safe 401 messages. Errors are told apart by `code`, never by instanceof.
+// error codes into client-safe 401 messages, or a 503 when the key source fails (the token may be
+// fine, so the client should retry, not fetch a new token). Errors are told apart by `code`, never
+// by instanceof.
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, type LocalJWKSet } from 'jose';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
-import type { ApiError } from '../domain/errors.js';
+import { ApiError } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import { createReloadingFile } from './reloading-file.js';
 import { invalidToken } from './unauthenticated.js';
@@ -29,7 +31,10 @@ export interface JwtVerifierStatus {
 }
 
 export interface JwtVerifier {
-  /** The verified claims set; otherwise throws ApiError UNAUTHENTICATED. */
+  /**
+   * The verified claims set; otherwise throws ApiError UNAUTHENTICATED, or UNAVAILABLE (with
+   * Retry-After) when the signing keys cannot be had.
+   */
   verify(token: string): Promise<JWTPayload>;
   status(): JwtVerifierStatus;
 }
@@ -42,7 +47,7 @@ const TOKEN_SIDE_KEY_ERRORS = new Set(['ERR_JWKS_NO_MATCHING_KEY', 'ERR_JWKS_MUL
 
 const KEYS_UNAVAILABLE = 'ERR_GPUCAP_KEYS_UNAVAILABLE';
 
-/** The key source failed (fetch error, timeout, bad JWKS): an operator problem, a 401 for the caller. */
+/** The key source failed (fetch error, timeout, bad JWKS): an operator problem, a 503 for the caller. */
 class KeysUnavailable extends Error {
   readonly code = KEYS_UNAVAILABLE;
   constructor(cause: unknown) {
@@ -66,6 +71,8 @@ export function createJwtVerifier(config: JwtVerifierConfig, deps: JwtVerifierDe
   }
   const algorithms = [...config.jwt_algorithms];
   const cooldownMs = config.jwks_cooldown_seconds * 1000;
+  // Retry-After takes whole seconds; 0 would invite an immediate retry storm against the provider.
+  const retryAfter = String(Math.max(1, Math.ceil(config.jwks_cooldown_seconds)));
 
   let resolveKey: JWTVerifyGetKey;
   let sourceError: () => string | null;
@@ -129,7 +136,7 @@ export function createJwtVerifier(config: JwtVerifierConfig, deps: JwtVerifierDe
       } catch (error) {
         if (codeOf(error) === KEYS_UNAVAILABLE) {
           reportKeysUnavailable((error as Error).cause);
-          throw invalidToken('Token could not be verified because the signing keys are unavailable');
+          throw keysUnavailable(retryAfter);
         }
         const rejection = rejectionOf(error, algorithms);
         if (rejection === null) {
@@ -143,6 +150,13 @@ export function createJwtVerifier(config: JwtVerifierConfig, deps: JwtVerifierDe
       return { source: config.jwks_url !== undefined ? 'url' : 'file', lastKeyError: sourceError() ?? keyError };
     },
   };
+}
+
+/** Not `invalid_token`: that makes clients fetch new tokens in a loop although theirs may be fine. */
+function keysUnavailable(retryAfterSeconds: string): ApiError {
+  return new ApiError('UNAVAILABLE', "The identity provider's keys cannot be fetched right now; retry shortly", {
+    headers: { 'Retry-After': retryAfterSeconds },
+  });
 }
 
 /**

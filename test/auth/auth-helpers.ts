@@ -1,5 +1,5 @@
 // Shared pieces of the auth tests: a settable clock, a logger whose lines can be inspected, temp
-// folders, a real JWKS server on loopback, token signing, and a check for the 401 a caller sees.
+// folders, a real JWKS server on loopback, token signing, and checks for the 401 and 503 a caller sees.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -133,6 +133,16 @@ export async function expectInvalidToken(promise: Promise<unknown>, message: str
   return error;
 }
 
+/** Asserts the 503 a client sees when the identity provider's keys cannot be had: a retry, not a new token. */
+export async function expectKeysUnavailable(promise: Promise<unknown>, retryAfterSeconds: string): Promise<ApiError> {
+  const error = await rejectionOf(promise);
+  expect(error.code).to.equal('UNAVAILABLE');
+  expect(error.status).to.equal(503);
+  expect(error.message).to.equal("The identity provider's keys cannot be fetched right now; retry shortly");
+  expect(error.headers).to.deep.equal({ 'Retry-After': retryAfterSeconds });
+  return error;
+}
+
 export interface JwksServer {
   url: string;
   /** JWKS requests served so far. */
@@ -140,8 +150,14 @@ export interface JwksServer {
   serve(jwks: JSONWebKeySet): void;
   /** Answer with this HTTP status instead of the key set (500: the identity provider is broken). */
   failWith(status: number): void;
+  /** Answer 200 with this body instead of the key set (an identity provider serving garbage). */
+  serveRaw(body: string): void;
   /** Accept requests and never answer them. */
   hang(): void;
+  /** Stop listening, so that connections are refused, until `up`. */
+  down(): Promise<void>;
+  /** Listen again on the same port. */
+  up(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -156,7 +172,13 @@ export async function startJwksServer(initial: JSONWebKeySet): Promise<JwksServe
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(status === 200 ? body : '{"error":"boom"}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listen = (port: number): Promise<void> => new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const stop = async (): Promise<void> => {
+    if (!server.listening) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+  await listen(0);
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/.well-known/jwks.json`,
@@ -171,13 +193,19 @@ export async function startJwksServer(initial: JSONWebKeySet): Promise<JwksServe
     failWith(code) {
       status = code;
     },
+    serveRaw(text) {
+      body = text;
+      status = 200;
+      hanging = false;
+    },
     hang() {
       hanging = true;
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+    down: stop,
+    async up() {
+      if (!server.listening) await listen(port);
     },
+    close: stop,
   };
 }
 

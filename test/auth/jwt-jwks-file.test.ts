@@ -9,6 +9,7 @@ import {
   captureLogger,
   ERROR_LEVEL,
   expectInvalidToken,
+  expectKeysUnavailable,
   jwksOf,
   makeKey,
   removeDir,
@@ -92,6 +93,17 @@ describe('JWT authentication against a local JWKS file', () => {
     expect(errors[0]).to.include({ msg: 'JWKS file is invalid; the last valid version stays in force', file });
     expect(String(errors[0]?.reason)).to.match(/^not valid JSON/);
     expect(auth.status().jwt?.lastKeyError).to.match(/^not valid JSON/);
+  });
+
+  it('answers 503 with Retry-After, not 401, when the key in the file cannot be imported', async () => {
+    // Valid JSON of the right shape passes the load; the broken key material shows only when used.
+    write({ keys: [{ ...keyA.publicJwk, x: 'AAAA' }] });
+    auth = build();
+    await expectKeysUnavailable(auth.authenticate(bearer(await signToken(keyA))), '10');
+    const errors = lines.filter((line) => line.level === ERROR_LEVEL);
+    expect(errors).to.have.length(1);
+    expect(errors[0]).to.include({ msg: 'Cannot get the JWT signing keys; JWTs are rejected until this is fixed', jwks: file });
+    expect(auth.status().jwt?.lastKeyError).to.match(/Invalid keyData/);
   });
 
   it('refuses to start when the file holds a private key', async () => {

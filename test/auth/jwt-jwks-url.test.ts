@@ -10,6 +10,7 @@ import {
   delay,
   ERROR_LEVEL,
   expectInvalidToken,
+  expectKeysUnavailable,
   ISSUER,
   jwksOf,
   makeKey,
@@ -169,33 +170,95 @@ describe('JWT authentication against a JWKS URL', () => {
     expect(principal.role).to.equal('TEAM_LEAD');
   });
 
-  it('returns 401 and logs at error when the JWKS endpoint fails', async () => {
-    server.failWith(500);
-    const message = 'Token could not be verified because the signing keys are unavailable';
-    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey))), message);
-    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey))), message);
+  describe('when the keys cannot be fetched', () => {
+    // A key-source failure says nothing about the token: 401 invalid_token would send clients into a
+    // token-refresh loop, so they get 503 with Retry-After (the cooldown, 30 s here) instead.
 
-    const errors = lines.filter((line) => line.level === ERROR_LEVEL);
-    expect(errors).to.have.length(1, 'a second failure within the cooldown is counted, not logged');
-    expect(errors[0]?.msg).to.equal('Cannot get the JWT signing keys; JWTs are rejected until this is fixed');
-    expect(errors[0]?.reason).to.match(/Expected 200 OK/);
-    expect(auth.status().jwt?.lastKeyError).to.match(/Expected 200 OK/);
-  });
+    it('answers 503 with Retry-After while the JWKS server is down, and accepts the same token once it is back', async () => {
+      const token = await signToken(rsaKey);
+      await server.down();
+      await expectKeysUnavailable(auth.authenticate(bearer(token)), '30');
+      expect(auth.status().jwt?.lastKeyError).to.match(/ECONNREFUSED/);
 
-  it('recovers once the JWKS endpoint works again', async () => {
-    server.failWith(503);
-    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey))), 'Token could not be verified because the signing keys are unavailable');
-    server.serve(jwksOf(rsaKey));
-    await auth.authenticate(bearer(await signToken(rsaKey)));
-    expect(auth.status().jwt?.lastKeyError).to.equal(null);
-  });
+      await server.up();
+      const principal = await auth.authenticate(bearer(token));
+      expect(principal.id).to.equal(`jwt:${ISSUER}:alice`);
+      expect(auth.status().jwt?.lastKeyError).to.equal(null);
+    });
 
-  it('returns 401 and logs at error when the JWKS fetch times out', async () => {
-    server.hang();
-    await expectInvalidToken(auth.authenticate(bearer(await signToken(rsaKey))), 'Token could not be verified because the signing keys are unavailable');
-    const errors = lines.filter((line) => line.level === ERROR_LEVEL);
-    expect(errors).to.have.length(1);
-    expect(String(errors[0]?.reason)).to.match(/timed out/i);
+    it('answers 503 and logs at error once per cooldown when the JWKS endpoint answers an HTTP error', async () => {
+      server.failWith(500);
+      await expectKeysUnavailable(auth.authenticate(bearer(await signToken(rsaKey))), '30');
+      await expectKeysUnavailable(auth.authenticate(bearer(await signToken(rsaKey))), '30');
+
+      const errors = lines.filter((line) => line.level === ERROR_LEVEL);
+      expect(errors).to.have.length(1, 'a second failure within the cooldown is counted, not logged');
+      expect(errors[0]?.msg).to.equal('Cannot get the JWT signing keys; JWTs are rejected until this is fixed');
+      expect(errors[0]?.reason).to.match(/Expected 200 OK/);
+      expect(auth.status().jwt?.lastKeyError).to.match(/Expected 200 OK/);
+    });
+
+    it('accepts tokens again once the JWKS endpoint stops answering an HTTP error', async () => {
+      server.failWith(503);
+      await expectKeysUnavailable(auth.authenticate(bearer(await signToken(rsaKey))), '30');
+      server.serve(jwksOf(rsaKey));
+      await auth.authenticate(bearer(await signToken(rsaKey)));
+      expect(auth.status().jwt?.lastKeyError).to.equal(null);
+    });
+
+    it('answers 503 and logs at error when the JWKS fetch times out', async () => {
+      server.hang();
+      await expectKeysUnavailable(auth.authenticate(bearer(await signToken(rsaKey))), '30');
+      const errors = lines.filter((line) => line.level === ERROR_LEVEL);
+      expect(errors).to.have.length(1);
+      expect(String(errors[0]?.reason)).to.match(/timed out/i);
+    });
+
+    it('answers 503 when the JWKS URL serves something other than a key set', async () => {
+      server.serveRaw('<html>Sign in</html>');
+      await expectKeysUnavailable(auth.authenticate(bearer(await signToken(rsaKey))), '30');
+      expect(auth.status().jwt?.lastKeyError).to.match(/Failed to parse the JSON Web Key Set/);
+
+      server.serveRaw('{"keys": "none"}');
+      await expectKeysUnavailable(auth.authenticate(bearer(await signToken(rsaKey))), '30');
+      expect(auth.status().jwt?.lastKeyError).to.match(/JSON Web Key Set malformed/);
+    });
+
+    it('answers 503 when the cached keys have expired and fetching them again fails', async () => {
+      auth = build({ jwks_cache_seconds: 0.2 });
+      const token = await signToken(rsaKey);
+      await auth.authenticate(bearer(token));
+      await server.down();
+      await delay(300);
+      await expectKeysUnavailable(auth.authenticate(bearer(token)), '30');
+    });
+
+    it('answers 503 for an unknown kid when the refetch it triggers fails (the key may have been rotated)', async () => {
+      auth = build({ jwks_cooldown_seconds: 0.2 });
+      await auth.authenticate(bearer(await signToken(rsaKey)));
+      await server.down();
+      await delay(300);
+      const rotated = await makeKey('RS256');
+      await expectKeysUnavailable(auth.authenticate(bearer(await signToken(rotated))), '1');
+    });
+
+    it('states Retry-After in whole seconds, rounded up from the cooldown', async () => {
+      await server.down();
+      auth = build({ jwks_cooldown_seconds: 0.2 });
+      await expectKeysUnavailable(auth.authenticate(bearer(await signToken(rsaKey))), '1');
+      auth = build({ jwks_cooldown_seconds: 2.5 });
+      await expectKeysUnavailable(auth.authenticate(bearer(await signToken(rsaKey))), '3');
+    });
+
+    it('still answers 401 for an unknown kid when the server is healthy and the refetch succeeds', async () => {
+      auth = build({ jwks_cooldown_seconds: 0.2 });
+      await auth.authenticate(bearer(await signToken(rsaKey)));
+      await delay(300);
+      const stranger = await makeKey('RS256', 'unknown-kid');
+      await expectInvalidToken(auth.authenticate(bearer(await signToken(stranger))), 'Token signing key is not known');
+      expect(server.requests).to.equal(2, 'the unknown kid caused a successful refetch');
+      expect(auth.status().jwt?.lastKeyError).to.equal(null);
+    });
   });
 
   it('never puts the token in the message or the log', async () => {
