@@ -7,6 +7,23 @@ import { ErrorBody, MetricSummary } from './schemas/responses.js';
 
 const COMMON_AUTH_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'INTERNAL', 'UNAVAILABLE'];
 
+const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
+const REQUEST_ID_HEADER = header('The request id: the caller\'s X-Request-Id when it is safe, else a generated UUID; also in the body.');
+/** Headers each error status carries besides X-Request-Id. */
+const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
+  401: { 'WWW-Authenticate': header('RFC 6750 Bearer challenge, with error="invalid_token" and a description when a token was given.') },
+  405: { Allow: header('The methods the path accepts (GET, HEAD).') },
+  429: { 'Retry-After': header('Seconds until the credential\'s bucket has a request again.', { type: 'integer', minimum: 1 }) },
+  503: { 'Retry-After': header('Seconds to wait before retrying.', { type: 'integer', minimum: 1 }) },
+};
+
+/** Rules every authenticated endpoint shares, appended to its description. */
+const AUTHENTICATED_RULES =
+  ' Needs `Authorization: Bearer` (JWT or API token) and `X-Organization-Id` equal to the credential\'s organization ' +
+  '(missing: 400 VALIDATION_ERROR; another: 403 FORBIDDEN). Results cover the caller\'s scope: ORG_ADMIN sees the whole organization, ' +
+  'TEAM_LEAD and MEMBER only their initiatives; an initiative_id outside them is 403 FORBIDDEN. ' +
+  'Unknown or repeated query parameters are 400 VALIDATION_ERROR. 503 UNAVAILABLE while the index is synchronizing or the identity provider\'s keys cannot be fetched.';
+
 /**
  * TypeBox keeps its own bookkeeping under symbols, which JSON.stringify drops; `$id`s are dropped too
  * because inline schemas are not components (only `$ref`s name those).
@@ -50,13 +67,15 @@ function parameters(endpoint: Endpoint) {
 
 function errorResponses(endpoint: Endpoint) {
   const codes = new Set<ErrorCode>(endpoint.authenticated ? [...COMMON_AUTH_ERRORS, ...endpoint.errors] : endpoint.errors);
+  codes.add('VALIDATION_ERROR'); // unknown query parameters, on every endpoint
   codes.add('METHOD_NOT_ALLOWED');
   const byStatus: Record<string, unknown> = {};
   for (const code of codes) {
-    const status = String(ERROR_STATUS[code]);
+    const status = ERROR_STATUS[code];
     const existing = byStatus[status] as { description: string } | undefined;
     byStatus[status] = {
       description: existing ? `${existing.description}, ${code}` : code,
+      headers: { 'X-Request-Id': REQUEST_ID_HEADER, ...ERROR_HEADERS[status] },
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
     };
   }
@@ -68,14 +87,18 @@ export function openApiDocument(endpoints: readonly Endpoint[], version: string)
   for (const endpoint of endpoints) {
     const responses: Record<string, unknown> = {};
     for (const status of endpoint.responseStatuses ?? [200]) {
-      responses[String(status)] = { description: status === 200 ? 'Success' : `Success body with status ${status}`, content: { 'application/json': { schema: withRefs(plain(endpoint.response)) } } };
+      responses[String(status)] = {
+        description: status === 200 ? 'Success' : `Same body with status ${status}`,
+        headers: { 'X-Request-Id': REQUEST_ID_HEADER },
+        content: { 'application/json': { schema: withRefs(plain(endpoint.response)) } },
+      };
     }
     Object.assign(responses, errorResponses(endpoint));
     paths[endpoint.path] = {
       get: {
         operationId: endpoint.operationId,
         summary: endpoint.summary,
-        description: endpoint.description,
+        description: endpoint.authenticated ? endpoint.description + AUTHENTICATED_RULES : endpoint.description,
         ...(endpoint.authenticated ? {} : { security: [] }),
         parameters: parameters(endpoint),
         responses,
@@ -87,7 +110,10 @@ export function openApiDocument(endpoints: readonly Endpoint[], version: string)
     info: {
       title: 'gpu-capacity-api',
       version,
-      description: 'GPU workloads, GPU metrics and GPU-hour budgets of an organization, read from live Kubernetes state. See docs/api.md.',
+      description:
+        'GPU workloads, GPU metrics and GPU-hour budgets of an organization, read from live Kubernetes state. ' +
+        'All timestamps are UTC ISO 8601 with Z. Every response carries request_id and X-Request-Id. ' +
+        'Errors: {"error": {"code", "message", "details": [{"location", "field", "message"}]}, "request_id"}. See docs/api.md.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],

@@ -52,6 +52,24 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/v1/capacity'].get.responses).to.have.keys('200', '400', '401', '403', '404', '405', '429', '500', '503');
   });
 
+  it('declares the headers the server sends with each status', () => {
+    const responses = doc.paths['/v1/workloads'].get.responses;
+    expect(responses['200'].headers).to.have.key('X-Request-Id');
+    expect(responses['401'].headers).to.have.keys('X-Request-Id', 'WWW-Authenticate');
+    expect(responses['405'].headers).to.have.keys('X-Request-Id', 'Allow');
+    expect(responses['429'].headers).to.have.keys('X-Request-Id', 'Retry-After');
+    expect(responses['503'].headers).to.have.keys('X-Request-Id', 'Retry-After');
+    // Health needs no credentials but still refuses unknown parameters.
+    expect(doc.paths['/v1/health'].get.responses).to.have.keys('200', '400', '405', '503');
+  });
+
+  it('states the shared rules (scope, organization header, unknown parameters) on authenticated endpoints', () => {
+    for (const path of EXPECTED_PATHS.filter((p) => p !== '/v1/health')) {
+      const description: string = doc.paths[path].get.description;
+      expect(description, path).to.contain('X-Organization-Id').and.contain('TEAM_LEAD and MEMBER only their initiatives').and.contain('Unknown or repeated query parameters');
+    }
+  });
+
   it('has response schemas that the real responses satisfy', async () => {
     const w = aWorkload({ workloadId: 'd0000000-0000-4000-8000-000000000001' });
     t.service.store.upsertWorkloads([w]);
