@@ -1,8 +1,8 @@
 // GPU-hours consumed inside a window (capacity periods), from the pod intervals clipped to the window.
 // Throughout, a pod ends at its finish, else at its workload's completion (as GPU_HOURS_SQL reads
-// it), else it is still running and counts up to the window end.
+// it), else it is still running and counts up to the window end. A workload never counts less than 0.
 import type { UsageBreakdown, WorkloadFilter } from '../query/ports.js';
-import { whereOf, type SqlWhere, type StatementCache } from './workload-sql.js';
+import { gpuSecondsSql, rawGpuSecondsSql, whereOf, type SqlWhere, type StatementCache } from './workload-sql.js';
 
 interface UsageRow {
   initiative_id: string;
@@ -70,23 +70,31 @@ export function usageQueries(filter: WorkloadFilter, window: Window): SqlWhere[]
     }];
   }
   // Since ever (budgets of period `total`): joining every pod of the history costs two lookups per
-  // pod, so take each workload's aggregate read at @windowTo from the covering list index, then take
-  // back what the aggregate counts beyond @windowTo. Only pods reaching past @windowTo can differ,
-  // and those are few (the running ones, when @windowTo is now).
+  // pod, so take each workload's GPU-seconds read at @windowTo from the covering list index, floored
+  // at 0 as every per-workload figure is (gpuSecondsSql, the expression of GPU_HOURS_SQL). Only the
+  // workloads with pods reaching past @windowTo can count more there than up to @windowTo, and those
+  // are few (the running ones, when @windowTo is now). The second query takes back, for each of
+  // them, that floored figure and puts in its place its aggregate minus those pods' time past
+  // @windowTo, floored after the subtraction: an open pod that started after the reading time counts
+  // negative in the aggregate and as much in the correction, so flooring before it would count the
+  // pod twice.
   const aggregate = `
-    SELECT w.initiative_id, w.instance_type,
-      TOTAL(w.gpu_seconds_closed + w.open_gpus * (COALESCE(w.completed_at, @windowTo) / 1000.0) - w.open_gpu_start_sum) / 3600.0 AS gpu_hours
+    SELECT w.initiative_id, w.instance_type, TOTAL(${gpuSecondsSql('@windowTo')}) / 3600.0 AS gpu_hours
     FROM workloads w WHERE ${where.sql}
     GROUP BY w.initiative_id, w.instance_type`;
   // Per pod: its share in the aggregate (see REFRESH_AGGREGATES) minus its share up to @windowTo.
   const beyond = `
-    SELECT w.initiative_id, w.instance_type,
-      TOTAL(p.gpus * (
-        CASE WHEN p.finished_at IS NOT NULL THEN MAX(0, p.finished_at - p.started_at)
-             ELSE COALESCE(w.completed_at, @windowTo) - p.started_at END
-        - MAX(0, MIN(${POD_END}, @windowTo) - p.started_at))) / 3600000.0 AS gpu_hours
-    FROM ${PODS_REACHING('@windowTo')}
-    WHERE ${where.sql}
-    GROUP BY w.initiative_id, w.instance_type`;
+    SELECT initiative_id, instance_type,
+      TOTAL(MAX(0.0, aggregate_seconds) - MAX(0.0, aggregate_seconds - beyond_seconds)) / 3600.0 AS gpu_hours
+    FROM (
+      SELECT w.initiative_id, w.instance_type, ${rawGpuSecondsSql('@windowTo')} AS aggregate_seconds,
+        TOTAL(p.gpus * (
+          CASE WHEN p.finished_at IS NOT NULL THEN MAX(0, p.finished_at - p.started_at)
+               ELSE COALESCE(w.completed_at, @windowTo) - p.started_at END
+          - MAX(0, MIN(${POD_END}, @windowTo) - p.started_at))) / 1000.0 AS beyond_seconds
+      FROM ${PODS_REACHING('@windowTo')}
+      WHERE ${where.sql}
+      GROUP BY w.workload_id)
+    GROUP BY initiative_id, instance_type`;
   return [{ sql: aggregate, params }, { sql: beyond, params }];
 }

@@ -15,16 +15,29 @@ export interface SqlWhere {
 export const RECORD_SELECT = RECORD_COLUMNS.map((c) => `w.${c}`).join(', ');
 export const VIEW_SELECT = `${RECORD_SELECT}, ${AGGREGATE_COLUMNS.map((c) => `w.${c}`).join(', ')}`;
 
-/** Reading time of a row: its completion, or @now while it is unfinished. */
-const READ_AT_MS = 'COALESCE(w.completed_at, @now)';
+/** Reading time of a row: its completion, or `now` (an SQL parameter, epoch ms) while it is unfinished. */
+const readAtMs = (now: string) => `COALESCE(w.completed_at, ${now})`;
 
-/** GPU-hours of `w` at @now (see the workloads table); twin of gpuHoursAt in row-mapping.ts. */
-export const GPU_HOURS_SQL =
-  `(MAX(0.0, w.gpu_seconds_closed + w.open_gpus * (${READ_AT_MS} / 1000.0) - w.open_gpu_start_sum) / 3600.0)`;
+/**
+ * GPU-seconds of `w` read at `now` straight from its aggregates (see the workloads table), not yet
+ * floored at 0. An open pod that started after the reading time (clock skew, or a pod left open
+ * past its workload's completion) counts negative here, and float rounding of the sums leaves
+ * residue around 0. Every figure built on it floors it with MAX(0.0, ...), the same clamp as
+ * gpuHoursAt in row-mapping.ts: GPU_HOURS_SQL directly, the usage since ever (usage-queries.ts)
+ * after taking back what the aggregate counts past the window.
+ */
+export const rawGpuSecondsSql = (now: string): string =>
+  `(w.gpu_seconds_closed + w.open_gpus * (${readAtMs(now)} / 1000.0) - w.open_gpu_start_sum)`;
+
+/** GPU-seconds of `w` at `now`, never negative. */
+export const gpuSecondsSql = (now: string): string => `MAX(0.0, ${rawGpuSecondsSql(now)})`;
+
+/** GPU-hours of `w` at @now; twin of gpuHoursAt in row-mapping.ts. */
+export const GPU_HOURS_SQL = `(${gpuSecondsSql('@now')} / 3600.0)`;
 
 /** Whole seconds run, NULL before the start (so AVG skips it); twin of durationSeconds. */
 export const DURATION_SQL =
-  `(CASE WHEN w.started_at IS NULL THEN NULL ELSE CAST(MAX(0, ${READ_AT_MS} - w.started_at) / 1000 AS INTEGER) END)`;
+  `(CASE WHEN w.started_at IS NULL THEN NULL ELSE CAST(MAX(0, ${readAtMs('@now')} - w.started_at) / 1000 AS INTEGER) END)`;
 
 /** The filter as terms over table alias `w` (workloads) or `c` (workload_counts, which has no times). */
 export function whereOf(filter: WorkloadFilter, alias: 'w' | 'c' = 'w'): SqlWhere {

@@ -27,7 +27,10 @@ const UPSERT_WORKLOAD = `
      OR (${MUTABLE_COLUMNS.map((c) => `excluded.${c}`).join(', ')}) IS NOT (${MUTABLE_COLUMNS.map((c) => `workloads.${c}`).join(', ')})`;
 
 // Pods can be seen before their Job is; such intervals are skipped (EXISTS) rather than failing the
-// batch on the foreign key, and arrive again with the pod's next event.
+// batch on the foreign key, and arrive again with the pod's next event. An interval may move a pod
+// to another workload (its owner was resolved differently); both workloads' aggregates then change,
+// so the owner is read before the upsert (RETURNING would give only the new one).
+const POD_OWNER = 'SELECT workload_id FROM workload_pods WHERE pod_uid = ?';
 const UPSERT_POD = `
   INSERT INTO workload_pods (pod_uid, workload_id, gpus, started_at, finished_at)
   SELECT @podUid, @workloadId, @gpus, @startedAt, @finishedAt
@@ -49,7 +52,10 @@ const REFRESH_AGGREGATES = `
   ) AS a
   WHERE workloads.workload_id = @workloadId`;
 
-// A bounded batch per statement (its own transaction) lets the indexer's writes in between.
+// One bounded batch per statement, its own transaction. The batch bounds how long one call holds the
+// thread (about 60 µs a workload with its pods, triggers and indexes) and the write lock. Nothing
+// else of this process runs during a call, the indexer included (same thread, same connection):
+// RetentionJob yields to the event loop between batches so that requests and writes interleave.
 const DELETE_FINISHED_BATCH = `
   DELETE FROM workloads WHERE rowid IN (
     SELECT rowid FROM workloads
@@ -73,14 +79,18 @@ export class SqliteWorkloadStore implements WorkloadIndex {
       return written;
     });
     this.#upsertPods = db.transaction((intervals: readonly PodGpuInterval[]) => {
+      const owner = this.#statements.get(POD_OWNER);
       const upsert = this.#statements.get(UPSERT_POD);
       const refresh = this.#statements.get(REFRESH_AGGREGATES);
       const touched = new Set<string>();
       let written = 0;
       for (const interval of intervals) {
+        const previous = owner.get(interval.podUid) as { workload_id: string } | undefined;
         const changes = upsert.run(interval).changes;
-        if (changes > 0) touched.add(interval.workloadId);
+        if (changes === 0) continue;
         written += changes;
+        touched.add(interval.workloadId);
+        if (previous !== undefined) touched.add(previous.workload_id);
       }
       const updatedAt = this.#clock.now();
       for (const workloadId of touched) refresh.run({ workloadId, updatedAt });
@@ -95,21 +105,21 @@ export class SqliteWorkloadStore implements WorkloadIndex {
 
   /**
    * Inserts or updates pod intervals in one transaction and refreshes the GPU-hour aggregates of their
-   * workloads. Intervals of workloads not in the index yet are skipped. Returns the intervals written.
+   * workloads, and of the workload a pod moved away from. Intervals of workloads not in the index yet
+   * are skipped. Returns the intervals written.
    */
   upsertPodIntervals(intervals: readonly PodGpuInterval[]): number {
     return intervals.length === 0 ? 0 : this.#upsertPods(intervals);
   }
 
-  /** Deletes finished workloads completed before `cutoffMs` (and their pods); returns the workloads deleted. */
-  deleteFinishedBefore(cutoffMs: number, batchSize = 5000): number {
-    const statement = this.#statements.get(DELETE_FINISHED_BATCH);
-    let deleted = 0;
-    for (;;) {
-      const changes = statement.run({ cutoff: cutoffMs, batchSize }).changes;
-      deleted += changes;
-      if (changes < batchSize) return deleted;
-    }
+  /**
+   * Deletes up to `limit` finished workloads completed before `cutoffMs` (and their pods); returns
+   * how many it deleted. Fewer than `limit` means none is left. One batch, so that the caller can
+   * yield between batches (RetentionJob).
+   */
+  deleteFinishedBatch(cutoffMs: number, limit: number): number {
+    if (!(Number.isInteger(limit) && limit > 0)) throw new Error(`Cannot delete finished workloads: "limit" must be a positive integer, got ${limit}`);
+    return this.#statements.get(DELETE_FINISHED_BATCH).run({ cutoff: cutoffMs, batchSize: limit }).changes;
   }
 
   countRows(): number {

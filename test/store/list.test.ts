@@ -245,7 +245,7 @@ describe('store/workload-reads list', () => {
       t.store.upsertWorkloads(records.filter((_, i) => i % 3 === 1).map((r) => ({ ...r, resourceVersion: '3', name: 'renamed' })));
       await check('after update');
 
-      t.store.deleteFinishedBefore(at('2026-11-03T00:00:00Z'));
+      expect(t.store.deleteFinishedBatch(at('2026-11-03T00:00:00Z'), 1000)).to.be.greaterThan(0);
       await check('after retention');
     });
 

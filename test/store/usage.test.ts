@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import { usageQueries } from '../../src/store/usage-queries.js';
+import { rawGpuSecondsSql } from '../../src/store/workload-sql.js';
 import { activeGpus } from '../../src/store/workload-reads.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { RecordingStatements } from './recording-statements.js';
@@ -127,6 +128,48 @@ describe('store/usage-queries', () => {
       for (const [initiative, hours] of clipped.byInitiative) expect(sinceEver.byInitiative.get(initiative) ?? 0).to.be.closeTo(hours, 1e-6);
       for (const [type, hours] of sinceEver.byInstanceType) expect(clipped.byInstanceType.get(type) ?? 0).to.be.closeTo(hours, 1e-6);
     }
+  });
+
+  describe('workloads whose aggregate reads below 0', () => {
+    /** GPU-seconds of the workload straight from its aggregates, read at `now`, before any floor. */
+    const rawAggregate = (workloadId: string, now: number) =>
+      t.db.prepare(`SELECT ${rawGpuSecondsSql('@now')} FROM workloads w WHERE w.workload_id = @id`).pluck().get({ id: workloadId, now });
+    /** 8 GPUs for 2 h on the day before, so that no pod of it reaches the reading times below. */
+    const sixteenHours = () => podRun(at('2026-11-09T08:00:00Z'), at('2026-11-09T10:00:00Z'), { gpuCount: 8 });
+
+    it('adds nothing for a workload at 0 whose aggregate rounds slightly below 0, as statistics do', async () => {
+      // Pods of 3 and 4 GPUs started in this very millisecond: 7 × (T / 1000) - (3 × T / 1000 + 4 × T / 1000)
+      // rounds to -1.9e-6 s instead of 0.
+      const T = at('2026-11-10T10:01:00.068Z');
+      const fresh = aWorkload({ status: 'running', startedAt: T, completedAt: null, exitCode: null, gpuCount: 7 });
+      t.store.upsertWorkloads([fresh]);
+      t.store.upsertPodIntervals([
+        aPodInterval(fresh, { podUid: 'three', gpus: 3, finishedAt: null }),
+        aPodInterval(fresh, { podUid: 'four', gpus: 4, finishedAt: null }),
+      ]);
+      sixteenHours();
+      expect(rawAggregate(fresh.workloadId, T), 'the aggregate of the fresh workload').to.be.lessThan(0);
+
+      const sinceEver = await usage({ from: null, to: T });
+      expect((await t.store.stats(inOrg(), null, T)).summary.gpuHours).to.equal(16);
+      expect(sinceEver.total).to.equal(16);
+      expect(Object.fromEntries(sinceEver.byInitiative)).to.deep.equal({ llm: 16 });
+    });
+
+    it('counts nothing for an open pod that started after its workload completed, and takes nothing off the others', async () => {
+      // Read at the workload's completion, the open pod counts 4 GPUs × -1 h in the aggregate. Flooring
+      // the aggregate before taking back what it counts past the window would turn that into +4 h.
+      const late = aWorkload({ gpuCount: 4, startedAt: at('2026-11-10T10:00:00Z'), completedAt: at('2026-11-10T11:00:00Z') });
+      t.store.upsertWorkloads([late]);
+      t.store.upsertPodIntervals([aPodInterval(late, { startedAt: at('2026-11-10T12:00:00Z'), finishedAt: null })]);
+      sixteenHours();
+      expect(rawAggregate(late.workloadId, TO)).to.equal(-4 * 3600);
+
+      for (const window of [{ from: null, to: TO }, { from: FROM, to: TO }, { from: null, to: at('2026-11-10T11:30:00Z') }]) {
+        expect((await usage(window)).total, JSON.stringify(window)).to.equal(16);
+      }
+      expect((await t.store.get(late.workloadId, TO))?.gpuHoursUsed).to.equal(0);
+    });
   });
 
   for (const [name, window] of [['a bounded window', { from: FROM, to: TO }], ['since ever', { from: null, to: TO }]] as const) {

@@ -139,6 +139,51 @@ describe('store/workload-store writes', () => {
       expect((await t.store.get(known.workloadId, now))?.gpuHoursUsed).to.be.closeTo(16, 1e-9);
     });
 
+    describe('a pod moved to another workload', () => {
+      const hoursOf = async (workloadId: string) => (await t.store.get(workloadId, now))?.gpuHoursUsed;
+
+      it('stops counting for the workload it left and counts for the one it joined, in every figure', async () => {
+        const left = aWorkload({ gpuCount: 8 }); // 10:01 → 12:01
+        const joined = aWorkload({ gpuCount: 8 });
+        t.store.upsertWorkloads([left, joined]);
+        t.store.upsertPodIntervals([aPodInterval(left)]);
+
+        expect(t.store.upsertPodIntervals([aPodInterval(left, { workloadId: joined.workloadId })])).to.equal(1);
+
+        expect(await hoursOf(left.workloadId)).to.equal(0);
+        expect(await hoursOf(joined.workloadId)).to.be.closeTo(16, 1e-9);
+        expect((await t.store.stats(inOrg(), null, now)).summary.gpuHours).to.be.closeTo(16, 1e-9);
+        const ranking = await t.store.rankByGpuHours(inOrg(), { order: 'desc', limit: 2, now });
+        expect(ranking.entries.map((e) => [e.workloadId, e.gpuHours])).to.deep.equal([[joined.workloadId, 16], [left.workloadId, 0]]);
+        expect((await t.store.usage(inOrg(), { from: null, to: now })).total).to.be.closeTo(16, 1e-9);
+      });
+
+      it('refreshes every workload a pod passed through within one batch', async () => {
+        const [first, second, third] = [aWorkload(), aWorkload(), aWorkload()];
+        t.store.upsertWorkloads([first, second, third]);
+        t.store.upsertPodIntervals([aPodInterval(first)]);
+
+        t.store.upsertPodIntervals([
+          aPodInterval(first, { workloadId: second.workloadId }),
+          aPodInterval(first, { workloadId: third.workloadId }),
+        ]);
+
+        expect(await hoursOf(first.workloadId)).to.equal(0);
+        expect(await hoursOf(second.workloadId)).to.equal(0);
+        expect(await hoursOf(third.workloadId)).to.be.closeTo(16, 1e-9);
+      });
+
+      it('keeps the pod and its hours where they were when the new workload is not in the index yet', async () => {
+        const known = aWorkload();
+        t.store.upsertWorkloads([known]);
+        t.store.upsertPodIntervals([aPodInterval(known)]);
+
+        expect(t.store.upsertPodIntervals([aPodInterval(known, { workloadId: 'not-indexed-yet' })])).to.equal(0);
+
+        expect(await hoursOf(known.workloadId)).to.be.closeTo(16, 1e-9);
+      });
+    });
+
     it('reports 0 GPU-hours for a workload with no pod interval', async () => {
       const record = aWorkload();
       t.store.upsertWorkloads([record]);
@@ -166,7 +211,7 @@ describe('store/workload-store writes', () => {
     });
   });
 
-  describe('deleteFinishedBefore', () => {
+  describe('deleteFinishedBatch', () => {
     const cutoff = at('2026-11-01T00:00:00Z');
 
     it('deletes only finished rows completed before the cutoff, with their pod intervals', () => {
@@ -177,19 +222,25 @@ describe('store/workload-store writes', () => {
       t.store.upsertWorkloads([...old, recent, oldRunning]);
       t.store.upsertPodIntervals([...old, recent, oldRunning].map((r) => aPodInterval(r)));
 
-      expect(t.store.deleteFinishedBefore(cutoff)).to.equal(3);
+      expect(t.store.deleteFinishedBatch(cutoff, 100)).to.equal(3);
       const left = t.db.prepare('SELECT workload_id FROM workloads ORDER BY workload_id').pluck().all();
       expect(left).to.deep.equal([recent.workloadId, oldRunning.workloadId].sort());
       const pods = t.db.prepare('SELECT workload_id FROM workload_pods ORDER BY workload_id').pluck().all();
       expect(pods).to.deep.equal(left);
     });
 
-    it('deletes in batches until nothing expired is left', () => {
+    it('deletes at most `limit` rows per call, and fewer once nothing expired is left', () => {
       const old = Array.from({ length: 11 }, () => aWorkload({ completedAt: at('2026-10-01T00:00:00Z') }));
       t.store.upsertWorkloads(old);
-      expect(t.store.deleteFinishedBefore(cutoff, 3)).to.equal(11);
+      const batches = Array.from({ length: 5 }, () => t.store.deleteFinishedBatch(cutoff, 3));
+      expect(batches).to.deep.equal([3, 3, 3, 2, 0]);
       expect(t.store.countRows()).to.equal(0);
-      expect(t.store.deleteFinishedBefore(cutoff, 3)).to.equal(0);
+    });
+
+    it('rejects a limit that is not a positive integer', () => {
+      for (const limit of [0, -1, 2.5, Number.NaN]) {
+        expect(() => t.store.deleteFinishedBatch(cutoff, limit), String(limit)).to.throw(/"limit" must be a positive integer/);
+      }
     });
   });
 
