@@ -10,6 +10,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type Crypt
 import { pino, type Logger } from 'pino';
 import type { AuthConfig } from '../../src/auth/authenticator.js';
 import { ApiError } from '../../src/domain/errors.js';
+import { loadConfig } from '../../src/config/load.js';
 
 export const T0 = Date.parse('2026-11-22T10:00:00Z');
 export const T0_SECONDS = T0 / 1000;
@@ -49,21 +50,12 @@ export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/** The service's real defaults, minus the credential source the loader insists on. */
+const { api_tokens_file: _required, ...DEFAULTS } = loadConfig({ GPUCAP_API_TOKENS_FILE: '/unused' });
+
 /** Config with JWT and API tokens off; tests switch on what they need. */
 export function baseConfig(overrides: Partial<AuthConfig>): AuthConfig {
-  return {
-    jwt_issuer: ISSUER,
-    jwt_audience: AUDIENCE,
-    jwt_algorithms: ['RS256', 'ES256'],
-    jwt_clock_tolerance_seconds: 30,
-    jwks_cache_seconds: 600,
-    jwks_cooldown_seconds: 30,
-    claim_organization: 'org_id',
-    claim_role: 'role',
-    claim_initiatives: 'initiatives',
-    api_tokens_reload_seconds: 5,
-    ...overrides,
-  };
+  return { ...DEFAULTS, jwt_issuer: ISSUER, jwt_audience: AUDIENCE, ...overrides };
 }
 
 export interface TestKey {
