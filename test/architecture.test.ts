@@ -131,6 +131,10 @@ export const architectureRules: readonly ArchitectureRule[] = [
     check: importsFrom('src/store', srcImportWithin(['src/domain', 'src/store'], ['src/query/ports.ts'])),
   },
   {
+    title: 'src/workloads/ (pure mappers) imports only src/domain and itself, and no package',
+    check: importsFrom('src/workloads', (ref) => srcImportWithin(['src/domain', 'src/workloads'])(ref) && (isRelative(ref) || ref.target.startsWith('node:'))),
+  },
+  {
     title: 'only src/store/ imports better-sqlite3',
     check: packageOnlyIn(['better-sqlite3'], ['src/store']),
   },
@@ -248,6 +252,11 @@ describe('architecture (STYLE.md layering)', () => {
         rule: 'src/query/',
         bad: module('src/query/list.ts', 'koa'),
         good: module('src/query/list.ts', './ports.js', '../domain/errors.js'),
+      },
+      {
+        rule: 'src/workloads/',
+        bad: module('src/workloads/map-pod.ts', '@kubernetes/client-node'),
+        good: module('src/workloads/map-pod.ts', './gpu-request.js', '../domain/workload.js'),
       },
       {
         rule: 'src/api/',
