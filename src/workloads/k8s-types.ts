@@ -1,0 +1,108 @@
+// The few fields of Kubernetes objects the workload mappers read, as plain structural types.
+// Only src/k8s/ imports @kubernetes/client-node; its objects (Dates for times) and plain JSON objects
+// (strings for times) both fit these types, so the mappers stay pure and testable with literals.
+
+/** An RFC 3339 string from JSON, or a Date as @kubernetes/client-node deserializes it. */
+export type Timestamp = string | Date;
+
+/** A resource quantity. Extended resources (GPUs) are integers: `"2"` or `2`. */
+export type Quantity = string | number;
+
+export type ResourceList = Readonly<Record<string, Quantity | undefined>>;
+export type StringMap = Readonly<Record<string, string | undefined>>;
+
+export interface OwnerReference {
+  apiVersion?: string;
+  kind: string;
+  name?: string;
+  uid: string;
+  controller?: boolean;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  creationTimestamp?: Timestamp;
+  deletionTimestamp?: Timestamp;
+  deletionGracePeriodSeconds?: number;
+  labels?: StringMap;
+  annotations?: StringMap;
+  ownerReferences?: readonly OwnerReference[];
+}
+
+export interface Container {
+  name?: string;
+  /** Only init containers: `Always` makes it a sidecar that runs beside the app containers. */
+  restartPolicy?: string;
+  resources?: { requests?: ResourceList; limits?: ResourceList };
+}
+
+export interface PodSpec {
+  nodeName?: string;
+  initContainers?: readonly Container[];
+  containers?: readonly Container[];
+}
+
+export interface ContainerStateTerminated {
+  exitCode?: number;
+  startedAt?: Timestamp;
+  finishedAt?: Timestamp;
+}
+
+export interface ContainerState {
+  terminated?: ContainerStateTerminated;
+}
+
+export interface ContainerStatus {
+  name?: string;
+  state?: ContainerState;
+  lastState?: ContainerState;
+}
+
+export interface Condition {
+  type: string;
+  status: string;
+  lastTransitionTime?: Timestamp;
+}
+
+export interface PodStatus {
+  phase?: string;
+  startTime?: Timestamp;
+  conditions?: readonly Condition[];
+  initContainerStatuses?: readonly ContainerStatus[];
+  containerStatuses?: readonly ContainerStatus[];
+}
+
+export interface Pod {
+  metadata?: ObjectMeta;
+  spec?: PodSpec;
+  status?: PodStatus;
+}
+
+export interface JobSpec {
+  parallelism?: number;
+  suspend?: boolean;
+  template?: { metadata?: ObjectMeta; spec?: PodSpec };
+}
+
+export interface JobStatus {
+  startTime?: Timestamp;
+  completionTime?: Timestamp;
+  conditions?: readonly Condition[];
+}
+
+export interface Job {
+  metadata?: ObjectMeta;
+  spec?: JobSpec;
+  status?: JobStatus;
+}
+
+export interface Namespace {
+  metadata?: ObjectMeta;
+}
+
+export interface Node {
+  metadata?: ObjectMeta;
+}

@@ -1,0 +1,54 @@
+// Status and times of a Pod (DECISIONS "Status and times").
+//
+// - Pending → pending, Running → running, Succeeded → completed, Failed → failed; Unknown (node lost)
+//   or no phase → running once started, else pending.
+// - Deleted, or given a deletionTimestamp, before finishing → cancelled, completed_at = deletion time
+//   (see deletion.ts). A pod that reached Succeeded/Failed counts as finished before its deletion unless
+//   its containers stopped after deletion was requested (then they were killed by it: cancelled).
+// - completed_at of a finished pod = its containers' latest finishedAt; when Kubernetes recorded none
+//   (e.g. evicted before a container ran), the latest pod condition transition, else `observedAt`, else
+//   startTime, else creationTimestamp.
+import type { Pod } from './k8s-types.js';
+import { deletionTime } from './deletion.js';
+import { firstNonZeroExitCode, lastContainerFinish } from './pod-containers.js';
+import { latestMs, timestampMs } from './timestamps.js';
+import type { WorkloadState } from './workload-state.js';
+
+export interface StateOptions {
+  deleted?: { at: number };
+  observedAt?: number;
+}
+
+/** When a finished pod finished, by the fallbacks documented above. */
+function finishTime(pod: Pod, observedAt: number | undefined): number | null {
+  return (
+    lastContainerFinish(pod) ??
+    latestMs((pod.status?.conditions ?? []).map((condition) => timestampMs(condition.lastTransitionTime))) ??
+    observedAt ??
+    timestampMs(pod.status?.startTime) ??
+    timestampMs(pod.metadata?.creationTimestamp)
+  );
+}
+
+export function podState(pod: Pod, options: StateOptions = {}): WorkloadState {
+  const phase = pod.status?.phase;
+  const startedAt = timestampMs(pod.status?.startTime);
+  const deletedAt = deletionTime(pod.metadata, options.deleted);
+  const exitCode = (): number => firstNonZeroExitCode(pod) ?? 0;
+
+  if (phase === 'Succeeded' || phase === 'Failed') {
+    const finished = lastContainerFinish(pod);
+    const killedByDeletion = deletedAt !== null && finished !== null && finished > deletedAt;
+    if (!killedByDeletion) {
+      return {
+        status: phase === 'Succeeded' ? 'completed' : 'failed',
+        startedAt,
+        completedAt: finishTime(pod, options.observedAt),
+        exitCode: exitCode(),
+      };
+    }
+  }
+  if (deletedAt !== null) return { status: 'cancelled', startedAt, completedAt: deletedAt, exitCode: exitCode() };
+  const running = phase === 'Running' || (phase !== 'Pending' && startedAt !== null);
+  return { status: running ? 'running' : 'pending', startedAt, completedAt: null, exitCode: null };
+}

@@ -1,0 +1,70 @@
+// Small builders of plain Kubernetes objects for the mapper tables. Each starts from a minimal valid
+// object and takes only what a test row changes.
+import type { Container, ContainerStatus, Job, Namespace, Node, ObjectMeta, Pod, PodSpec, ResourceList } from '../../src/workloads/k8s-types.js';
+import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type MappingContext } from '../../src/workloads/mapping-context.js';
+
+export const T0 = '2026-11-20T10:00:00Z';
+export const ms = (iso: string): number => Date.parse(iso);
+
+/** A container requesting `requests` (and limiting `limits`). */
+export function aContainer(options: { requests?: ResourceList; limits?: ResourceList; restartPolicy?: string } = {}): Container {
+  return {
+    name: 'c',
+    ...(options.restartPolicy === undefined ? {} : { restartPolicy: options.restartPolicy }),
+    resources: { ...(options.requests ? { requests: options.requests } : {}), ...(options.limits ? { limits: options.limits } : {}) },
+  };
+}
+
+/** A container limited to `n` nvidia.com/gpu (so requesting them too). */
+export const gpuContainer = (n: number | string): Container => aContainer({ limits: { 'nvidia.com/gpu': n } });
+
+/** A terminated container status. */
+export function terminated(exitCode: number, finishedAt: string): ContainerStatus {
+  return { name: 'c', state: { terminated: { exitCode, finishedAt } } };
+}
+
+export function aMeta(overrides: ObjectMeta = {}): ObjectMeta {
+  return { name: 'w', namespace: 'team-a', uid: 'uid-1', resourceVersion: '7', creationTimestamp: T0, ...overrides };
+}
+
+export function aPod(overrides: { metadata?: ObjectMeta; spec?: PodSpec; status?: Pod['status'] } = {}): Pod {
+  return {
+    metadata: aMeta(overrides.metadata),
+    spec: overrides.spec ?? { containers: [gpuContainer(1)] },
+    status: overrides.status ?? { phase: 'Pending' },
+  };
+}
+
+/** A pod of the Job `jobUid`. */
+export function aJobPod(jobUid: string, overrides: { metadata?: ObjectMeta; spec?: PodSpec; status?: Pod['status'] } = {}): Pod {
+  return aPod({
+    ...overrides,
+    metadata: { uid: 'pod-1', ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', uid: jobUid, name: 'w' }], ...overrides.metadata },
+  });
+}
+
+export function aJob(overrides: { metadata?: ObjectMeta; spec?: Job['spec']; status?: Job['status']; podSpec?: PodSpec } = {}): Job {
+  return {
+    metadata: aMeta({ uid: 'job-1', ...overrides.metadata }),
+    spec: { template: { spec: overrides.podSpec ?? { containers: [gpuContainer(1)] } }, ...overrides.spec },
+    status: overrides.status ?? {},
+  };
+}
+
+export function aNamespace(labels: Record<string, string> = {}, name = 'team-a'): Namespace {
+  return { metadata: { name, labels } };
+}
+
+export function aNode(labels: Record<string, string> = {}): Node {
+  return { metadata: { name: 'node-1', labels } };
+}
+
+export function aContext(overrides: Partial<MappingContext> = {}): MappingContext {
+  return {
+    clusterId: 'local',
+    defaultOrganizationId: 'default-org',
+    keys: DEFAULT_LABEL_KEYS,
+    gpuResources: DEFAULT_GPU_RESOURCES,
+    ...overrides,
+  };
+}
