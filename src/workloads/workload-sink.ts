@@ -1,0 +1,25 @@
+// The ports the indexer needs, owned here so that src/workloads/ imports no store and no client:
+// the SQLite store satisfies WorkloadSink structurally, the Reflector's events fit ResourceEvent.
+import type { PodGpuInterval, WorkloadRecord } from '../domain/workload.js';
+
+/** Where the indexer writes rows and intervals, and reads what it must reconcile after a relist. */
+export interface WorkloadSink {
+  /** Upserts rows in one transaction; returns how many changed. */
+  upsertWorkloads(records: readonly WorkloadRecord[]): number;
+  /** Upserts pod intervals in one transaction; intervals of workloads not in the index are skipped. */
+  upsertPodIntervals(intervals: readonly PodGpuInterval[]): number;
+  /** Pending and running rows of one cluster. */
+  listUnfinished(clusterId: string): WorkloadRecord[];
+}
+
+/** One change of a watched collection: the full list after a (re)list, or one object's change. */
+export type ResourceEvent<T> =
+  | { type: 'SYNC'; items: readonly T[]; resourceVersion?: string }
+  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T; resourceVersion?: string };
+
+/** The part of a pino logger the indexer uses. */
+export interface IndexerLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}

@@ -1,0 +1,253 @@
+import { expect } from 'chai';
+import sinon from 'sinon';
+import type { WorkloadView } from '../../src/domain/workload.js';
+import { WorkloadIndexer } from '../../src/workloads/indexer.js';
+import type { Job, Pod } from '../../src/workloads/k8s-types.js';
+import type { WorkloadSink } from '../../src/workloads/workload-sink.js';
+import { FixedClock } from '../support/fixed-clock.js';
+import { openTempStore, type TempStore } from '../store/temp-store.js';
+import { aContainer, aJob, aJobPod, aNamespace, aNode, aPod, gpuContainer, ms, T0, terminated } from './fixtures.js';
+
+const AT = (hhmm: string): string => `2026-11-20T${hhmm}:00Z`;
+
+/** A sink that records every call and passes it on to the real store. */
+function countingSink(store: WorkloadSink): WorkloadSink & { calls: { rows: number[]; intervals: number[] } } {
+  const calls = { rows: [] as number[], intervals: [] as number[] };
+  return {
+    calls,
+    upsertWorkloads: (records) => {
+      calls.rows.push(records.length);
+      return store.upsertWorkloads(records);
+    },
+    upsertPodIntervals: (intervals) => {
+      calls.intervals.push(intervals.length);
+      return store.upsertPodIntervals(intervals);
+    },
+    listUnfinished: (clusterId) => store.listUnfinished(clusterId),
+  };
+}
+
+const quietLogger = () => ({ debug: sinon.spy(), info: sinon.spy(), warn: sinon.spy() });
+
+describe('workloads/indexer', () => {
+  let t: TempStore;
+  let clock: FixedClock;
+  let logger: ReturnType<typeof quietLogger>;
+  let sink: ReturnType<typeof countingSink>;
+  let indexer: WorkloadIndexer;
+
+  const newIndexer = (): WorkloadIndexer =>
+    new WorkloadIndexer(sink, { clusterId: 'local', defaultOrganizationId: 'default-org', clock, logger });
+  const view = async (id: string, at = clock.now()): Promise<WorkloadView | undefined> => t.store.get(id, at);
+
+  beforeEach(() => {
+    clock = new FixedClock(ms(T0));
+    t = openTempStore({ clock });
+    logger = quietLogger();
+    sink = countingSink(t.store);
+    indexer = newIndexer();
+  });
+  afterEach(() => t.close());
+
+  const podEvent = (type: 'ADDED' | 'MODIFIED' | 'DELETED', object: Pod) => indexer.onPodEvent({ type, object });
+  const jobEvent = (type: 'ADDED' | 'MODIFIED' | 'DELETED', object: Job) => indexer.onJobEvent({ type, object });
+
+  describe('standalone pods', () => {
+    const gpuPod = (rv: string, status: Pod['status']): Pod =>
+      aPod({ metadata: { uid: 'pod-1', resourceVersion: rv }, spec: { containers: [gpuContainer(2)] }, status });
+
+    it('follows a GPU pod from pending through running to completed, with its GPU-hours', async () => {
+      podEvent('ADDED', gpuPod('1', { phase: 'Pending' }));
+      indexer.flush();
+      expect(await view('pod-1')).to.deep.include({ status: 'pending', kind: 'Pod', gpuCount: 2, startedAt: null, gpuHoursUsed: 0 });
+
+      podEvent('MODIFIED', gpuPod('2', { phase: 'Running', startTime: AT('10:00') }));
+      indexer.flush();
+      expect(await view('pod-1', ms(AT('11:00')))).to.deep.include({ status: 'running', startedAt: ms(AT('10:00')), gpuHoursUsed: 2 });
+
+      const done = { phase: 'Succeeded', startTime: AT('10:00'), containerStatuses: [terminated(0, AT('13:00'))] };
+      podEvent('MODIFIED', gpuPod('3', done));
+      indexer.flush();
+      expect(await view('pod-1', ms(AT('20:00')))).to.deep.include({
+        status: 'completed', completedAt: ms(AT('13:00')), exitCode: 0, gpuHoursUsed: 6, durationSeconds: 3 * 3600,
+      });
+    });
+
+    it('makes a running pod that is deleted cancelled at the deletion, its GPU time ended', async () => {
+      podEvent('ADDED', gpuPod('2', { phase: 'Running', startTime: AT('10:00') }));
+      indexer.flush();
+      clock.set(AT('12:00'));
+      podEvent('DELETED', gpuPod('3', { phase: 'Running', startTime: AT('10:00') }));
+      indexer.flush();
+      const later = await view('pod-1', ms(AT('18:00')));
+      expect(later).to.deep.include({ status: 'cancelled', completedAt: ms(AT('12:00')), exitCode: 0, gpuHoursUsed: 4 });
+    });
+
+    it('keeps the row of a finished pod that is deleted as it was', async () => {
+      const done = { phase: 'Failed', startTime: AT('10:00'), containerStatuses: [terminated(3, AT('11:00'))] };
+      podEvent('ADDED', gpuPod('2', done));
+      indexer.flush();
+      clock.set(AT('15:00'));
+      podEvent('DELETED', gpuPod('3', { ...done, phase: 'Failed' }));
+      indexer.flush();
+      expect(await view('pod-1')).to.deep.include({ status: 'failed', completedAt: ms(AT('11:00')), exitCode: 3, resourceVersion: '2' });
+    });
+
+    it('ignores pods that request no GPU', () => {
+      podEvent('ADDED', aPod({ metadata: { uid: 'cpu-1' }, spec: { containers: [aContainer({ requests: { cpu: '2' } })] } }));
+      indexer.onPodEvent({ type: 'SYNC', items: [aPod({ metadata: { uid: 'cpu-2' }, spec: { containers: [aContainer()] } })] });
+      indexer.flush();
+      expect(t.store.countRows()).to.equal(0);
+      expect(sink.calls.rows).to.deep.equal([]);
+    });
+
+    it('cancels a running pod missing from a relist, its interval closed at now', async () => {
+      podEvent('ADDED', gpuPod('2', { phase: 'Running', startTime: AT('10:00') }));
+      indexer.flush();
+      clock.set(AT('13:00'));
+      const restarted = newIndexer();
+      restarted.onPodEvent({ type: 'SYNC', items: [] });
+      restarted.flush();
+      expect(await view('pod-1', ms(AT('20:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('13:00')), gpuHoursUsed: 6 });
+      expect(restarted.stats().cancelledByReconcile).to.equal(1);
+    });
+  });
+
+  describe('jobs', () => {
+    const twoGpuPod = { containers: [gpuContainer(2)], nodeName: 'node-1' };
+    const aTrainingJob = (rv: string, status: Job['status']): Job =>
+      aJob({ metadata: { uid: 'job-1', resourceVersion: rv }, spec: { parallelism: 2 }, podSpec: { containers: [gpuContainer(2)] }, status });
+    const jobPod = (uid: string, created: string, status: Pod['status'], rv = '1'): Pod =>
+      aJobPod('job-1', { metadata: { uid, creationTimestamp: created, resourceVersion: rv }, spec: twoGpuPod, status });
+    const runningPod = (uid: string, start: string): Pod => jobPod(uid, start, { phase: 'Running', startTime: start });
+    const finishedPod = (uid: string, created: string, end: string, exitCode = 0, rv = '1'): Pod =>
+      jobPod(uid, created, { phase: exitCode === 0 ? 'Succeeded' : 'Failed', startTime: AT('10:00'), containerStatuses: [terminated(exitCode, end)] }, rv);
+    const complete = { startTime: AT('10:00'), conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: AT('12:00') }] };
+
+    it('folds a parallel Job and its two pods into one row: gpu_count × parallelism, GPU-hours summed', async () => {
+      indexer.onNodeEvent({ type: 'SYNC', items: [aNode({ 'node.kubernetes.io/instance-type': 'p4d.24xlarge' })] });
+      // Pods may be seen before their Job: the Job's row picks them up when it arrives.
+      podEvent('ADDED', finishedPod('pod-a', AT('09:59'), AT('12:00')));
+      podEvent('ADDED', finishedPod('pod-b', AT('09:58'), AT('11:00'), 2));
+      jobEvent('ADDED', aTrainingJob('5', complete));
+      indexer.flush();
+      expect(await view('job-1', ms(AT('20:00')))).to.deep.include({
+        kind: 'Job', status: 'completed', gpuCount: 4, instanceType: 'p4d.24xlarge',
+        completedAt: ms(AT('12:00')), exitCode: 0, gpuHoursUsed: 2 * 2 + 2 * 1,
+      });
+      expect(t.store.countRows()).to.equal(1);
+    });
+
+    it('counts a running Job pod by pod and re-maps the Job when a pod changes', async () => {
+      jobEvent('ADDED', aTrainingJob('5', { startTime: AT('10:00') }));
+      podEvent('ADDED', runningPod('pod-a', AT('10:00')));
+      indexer.flush();
+      expect(await view('job-1', ms(AT('11:00')))).to.deep.include({ status: 'running', gpuHoursUsed: 2, instanceType: 'unknown' });
+      indexer.onNodeEvent({ type: 'ADDED', object: aNode({ 'nvidia.com/gpu.product': 'A100' }) });
+      podEvent('MODIFIED', finishedPod('pod-a', AT('10:00'), AT('11:30'), 1, '2'));
+      jobEvent('MODIFIED', aTrainingJob('6', { startTime: AT('10:00'), conditions: [{ type: 'Failed', status: 'True', lastTransitionTime: AT('11:30') }] }));
+      indexer.flush();
+      expect(await view('job-1', ms(AT('20:00')))).to.deep.include({ status: 'failed', exitCode: 1, gpuHoursUsed: 3, instanceType: 'A100' });
+    });
+
+    it('keeps the GPU time of a pod deleted while its Job runs, and of one missing from a relist', async () => {
+      jobEvent('ADDED', aTrainingJob('5', { startTime: AT('10:00') }));
+      podEvent('ADDED', runningPod('pod-a', AT('10:00')));
+      indexer.flush();
+      clock.set(AT('11:00'));
+      podEvent('DELETED', runningPod('pod-a', AT('10:00')));
+      podEvent('ADDED', runningPod('pod-b', AT('11:00')));
+      podEvent('ADDED', runningPod('pod-c', AT('11:00')));
+      indexer.flush();
+      expect((await view('job-1', ms(AT('13:00'))))?.gpuHoursUsed).to.equal(2 * 1 + 2 * 2 + 2 * 2);
+      clock.set(AT('12:00'));
+      indexer.onPodEvent({ type: 'SYNC', items: [runningPod('pod-b', AT('11:00'))] }); // pod-c vanished
+      indexer.flush();
+      expect(await view('job-1', ms(AT('13:00')))).to.deep.include({ status: 'running', gpuHoursUsed: 2 * 1 + 2 * 2 + 2 * 1 });
+    });
+
+    it('keeps the row of a finished Job that is deleted, pods included', async () => {
+      jobEvent('ADDED', aTrainingJob('5', complete));
+      podEvent('ADDED', finishedPod('pod-a', AT('10:00'), AT('12:00')));
+      indexer.flush();
+      const before = await view('job-1', ms(AT('20:00')));
+      clock.set(AT('18:00'));
+      podEvent('DELETED', finishedPod('pod-a', AT('10:00'), AT('12:00')));
+      jobEvent('DELETED', aTrainingJob('7', complete));
+      indexer.flush();
+      expect(await view('job-1', ms(AT('20:00')))).to.deep.equal(before);
+    });
+
+    it('cancels a running Job that is deleted and ends its pods at the deletion', async () => {
+      jobEvent('ADDED', aTrainingJob('5', { startTime: AT('10:00') }));
+      podEvent('ADDED', runningPod('pod-a', AT('10:00')));
+      indexer.flush();
+      clock.set(AT('11:00'));
+      jobEvent('DELETED', aTrainingJob('6', { startTime: AT('10:00') }));
+      indexer.flush();
+      expect(await view('job-1', ms(AT('20:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('11:00')), gpuHoursUsed: 2 });
+    });
+
+    it('cancels a running Job missing from a relist at now, and logs it at warn', async () => {
+      jobEvent('ADDED', aTrainingJob('5', { startTime: AT('10:00') }));
+      jobEvent('ADDED', aJob({ metadata: { uid: 'job-2', name: 'other' }, status: { startTime: AT('10:00') } }));
+      podEvent('ADDED', runningPod('pod-a', AT('10:00')));
+      indexer.flush();
+      clock.set(AT('14:00'));
+      indexer.onJobEvent({ type: 'SYNC', items: [aJob({ metadata: { uid: 'job-2', name: 'other' }, status: { startTime: AT('10:00') } })] });
+      indexer.flush();
+      expect(await view('job-1', ms(AT('20:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('14:00')), gpuHoursUsed: 8 });
+      expect((await view('job-2'))?.status).to.equal('running');
+      expect(indexer.stats().cancelledByReconcile).to.equal(1);
+      sinon.assert.calledOnce(logger.warn);
+      expect(logger.warn.firstCall.args[0]).to.deep.include({ kind: 'Job', workloadIds: ['job-1'] });
+    });
+  });
+
+  describe('namespaces', () => {
+    it('updates the initiative of the workloads in a namespace whose label changes', async () => {
+      indexer.onNamespaceEvent({ type: 'SYNC', items: [aNamespace({ 'gpucap.io/initiative': 'vision' })] });
+      podEvent('ADDED', aPod({ metadata: { uid: 'pod-1' } }));
+      jobEvent('ADDED', aJob({ metadata: { uid: 'job-1' } }));
+      indexer.flush();
+      expect((await view('pod-1'))?.initiativeId).to.equal('vision');
+      indexer.onNamespaceEvent({ type: 'MODIFIED', object: aNamespace({ 'gpucap.io/initiative': 'nlp', 'gpucap.io/organization': 'research' }) });
+      indexer.flush();
+      for (const id of ['pod-1', 'job-1']) expect(await view(id)).to.deep.include({ initiativeId: 'nlp', organizationId: 'research' });
+    });
+
+    it('re-maps nothing when a namespace is delivered again with the same labels', () => {
+      indexer.onNamespaceEvent({ type: 'ADDED', object: aNamespace({ 'gpucap.io/initiative': 'vision' }) });
+      podEvent('ADDED', aPod({ metadata: { uid: 'pod-1' } }));
+      indexer.flush();
+      indexer.onNamespaceEvent({ type: 'MODIFIED', object: aNamespace({ 'gpucap.io/initiative': 'vision' }) });
+      expect(indexer.pending).to.equal(0);
+    });
+  });
+
+  describe('flush', () => {
+    it('writes each batch with one call per table, the last version of a workload winning', async () => {
+      const running = (rv: string, hour: string) =>
+        aPod({ metadata: { uid: 'pod-1', resourceVersion: rv }, status: { phase: 'Running', startTime: AT(hour) } });
+      podEvent('ADDED', running('1', '10:00'));
+      podEvent('MODIFIED', running('2', '10:30'));
+      podEvent('ADDED', aPod({ metadata: { uid: 'pod-2' } }));
+      podEvent('MODIFIED', running('2', '10:45')); // same resourceVersion: a resync, skipped
+      expect(sink.calls.rows).to.deep.equal([]);
+      indexer.flush();
+      expect(sink.calls).to.deep.equal({ rows: [2], intervals: [2] });
+      expect((await view('pod-1'))?.startedAt).to.equal(ms(AT('10:30')));
+      indexer.flush();
+      expect(sink.calls.rows).to.have.length(1);
+      expect(indexer.stats()).to.deep.include({ events: 4, flushes: 1, rowsFlushed: 2, rowsWritten: 2 });
+    });
+
+    it('keeps a batch whose write failed for the next flush', async () => {
+      const failing: WorkloadSink = { ...sink, upsertWorkloads: () => { throw new Error('disk full'); } };
+      const broken = new WorkloadIndexer(failing, { clusterId: 'local', defaultOrganizationId: 'default-org', clock, logger });
+      broken.onPodEvent({ type: 'ADDED', object: aPod({ metadata: { uid: 'pod-1' } }) });
+      expect(() => broken.flush()).to.throw('disk full');
+      expect(broken.pending).to.equal(2);
+    });
+  });
+});
