@@ -1,10 +1,34 @@
 // Small builders of plain Kubernetes objects for the mapper tables. Each starts from a minimal valid
 // object and takes only what a test row changes.
+import type { WorkloadRecord } from '../../src/domain/workload.js';
 import type { Container, ContainerStatus, Job, Namespace, Node, ObjectMeta, Pod, PodSpec, ResourceList } from '../../src/workloads/k8s-types.js';
 import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type MappingContext } from '../../src/workloads/mapping-context.js';
 
 export const T0 = '2026-11-20T10:00:00Z';
 export const ms = (iso: string): number => Date.parse(iso);
+
+/** The row a just-created, unscheduled 1-GPU object in namespace team-a maps to (defaults everywhere). */
+export function aPendingRow(kind: WorkloadRecord['kind'], workloadId: string): WorkloadRecord {
+  return {
+    workloadId,
+    organizationId: 'default-org',
+    clusterId: 'local',
+    namespace: 'team-a',
+    name: 'w',
+    kind,
+    status: 'pending',
+    submittedBy: 'unknown',
+    initiativeId: 'team-a',
+    instanceType: 'unknown',
+    gpuCount: 1,
+    submittedAt: ms(T0),
+    startedAt: null,
+    completedAt: null,
+    exitCode: null,
+    isManaged: false,
+    resourceVersion: '7',
+  };
+}
 
 /** A container requesting `requests` (and limiting `limits`). */
 export function aContainer(options: { requests?: ResourceList; limits?: ResourceList; restartPolicy?: string } = {}): Container {

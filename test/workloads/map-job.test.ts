@@ -4,30 +4,12 @@ import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.j
 import type { Job, Pod } from '../../src/workloads/k8s-types.js';
 import { firstPodNodeName, mapJob } from '../../src/workloads/map-job.js';
 import type { MappingContext } from '../../src/workloads/mapping-context.js';
-import { aContainer, aContext, aJob, aJobPod, aNamespace, aNode, gpuContainer, ms, T0, terminated } from './fixtures.js';
+import { aContainer, aContext, aPendingRow, aJob, aJobPod, aNamespace, aNode, gpuContainer, ms, terminated } from './fixtures.js';
 
 const STARTED = '2026-11-20T10:01:00Z';
 const DONE = '2026-11-20T11:00:00Z';
 
-const pendingRow: WorkloadRecord = {
-  workloadId: 'job-1',
-  organizationId: 'default-org',
-  clusterId: 'local',
-  namespace: 'team-a',
-  name: 'w',
-  kind: 'Job',
-  status: 'pending',
-  submittedBy: 'unknown',
-  initiativeId: 'team-a',
-  instanceType: 'unknown',
-  gpuCount: 1,
-  submittedAt: ms(T0),
-  startedAt: null,
-  completedAt: null,
-  exitCode: null,
-  isManaged: false,
-  resourceVersion: '7',
-};
+const pendingRow: WorkloadRecord = aPendingRow('Job', 'job-1');
 
 const podOf = (uid: string, status: Pod['status']): Pod => aJobPod('job-1', { metadata: { uid }, status });
 

@@ -4,30 +4,12 @@ import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.j
 import type { Pod } from '../../src/workloads/k8s-types.js';
 import { mapPod, podInterval, type PodIntervalOptions } from '../../src/workloads/map-pod.js';
 import type { MappingContext } from '../../src/workloads/mapping-context.js';
-import { aContainer, aContext, aJobPod, aNamespace, aNode, aPod, gpuContainer, ms, T0, terminated } from './fixtures.js';
+import { aContainer, aContext, aPendingRow, aJobPod, aNamespace, aNode, aPod, gpuContainer, ms, terminated } from './fixtures.js';
 
 const STARTED = '2026-11-20T10:01:00Z';
 const FINISHED = '2026-11-20T11:00:00Z';
 
-const pendingRow: WorkloadRecord = {
-  workloadId: 'uid-1',
-  organizationId: 'default-org',
-  clusterId: 'local',
-  namespace: 'team-a',
-  name: 'w',
-  kind: 'Pod',
-  status: 'pending',
-  submittedBy: 'unknown',
-  initiativeId: 'team-a',
-  instanceType: 'unknown',
-  gpuCount: 1,
-  submittedAt: ms(T0),
-  startedAt: null,
-  completedAt: null,
-  exitCode: null,
-  isManaged: false,
-  resourceVersion: '7',
-};
+const pendingRow: WorkloadRecord = aPendingRow('Pod', 'uid-1');
 
 describe('workloads: mapPod rows', () => {
   const rows: { name: string; pod: Pod; context?: Partial<MappingContext>; expected: WorkloadRecord }[] = [
