@@ -1,9 +1,11 @@
 // Composition root: config → logger → metrics → index → sources → servers. Everything else takes
 // its collaborators as arguments. Run directly, it is the process: signals drain and close cleanly.
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import { createAdminApp } from './admin/admin-app.js';
+import { ClusterReadiness } from './admin/cluster-readiness.js';
+import { registerInformerMetrics } from './admin/informer-metrics.js';
 import { createServiceMetrics, type ServiceMetrics } from './admin/metrics-registry.js';
 import { ReadinessTracker } from './admin/readiness.js';
 import { createApiApp } from './api/app.js';
@@ -12,15 +14,43 @@ import { createAuthenticator } from './auth/authenticator.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { systemClock, type Clock } from './domain/clock.js';
+import type { ReflectorTuning } from './k8s/cluster-informers.js';
+import { ClusterManager } from './k8s/cluster-manager.js';
+import { homeKubeconfig } from './k8s/kubeconfig.js';
+import { RemoteClusters } from './k8s/remote-clusters.js';
 import { noBudgets, noTelemetry } from './query/empty-sources.js';
 import { listen } from './runtime/http-listener.js';
+import { realDelay, runPeriodically } from './runtime/periodic.js';
 import { createLogger } from './runtime/logger.js';
 import { serviceVersion } from './runtime/version.js';
 import { openDatabase } from './store/database.js';
 import { RetentionJob } from './store/retention.js';
 import { SqliteWorkloadStore } from './store/workload-store.js';
+import { ClusterIndexers } from './workloads/cluster-indexers.js';
+import type { LabelKeys } from './workloads/mapping-context.js';
 
 const RETENTION_INTERVAL_MS = 3_600_000;
+// Readiness follows the informers within this; cheap (a walk over a few status objects).
+const READINESS_REFRESH_MS = 250;
+
+export interface ServiceOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Shorter reflector timeouts and backoff for tests against a simulated API. */
+  informers?: { tuning?: ReflectorTuning; dependencyWaitMs?: number };
+}
+
+function labelKeys(config: Config): LabelKeys {
+  return {
+    initiative: config.label_initiative,
+    organization: config.label_organization,
+    submittedBy: config.label_submitted_by,
+    managed: config.label_managed,
+    kueueQueueName: config.label_kueue_queue_name,
+    instanceType: config.label_instance_type,
+    gpuProduct: config.label_gpu_product,
+  };
+}
 
 export interface RunningService {
   apiAddress: string;
@@ -28,15 +58,18 @@ export interface RunningService {
   store: SqliteWorkloadStore;
   readiness: ReadinessTracker;
   metrics: ServiceMetrics;
+  clusters: ClusterManager;
   /** Drain requests (up to shutdown_grace_seconds), stop loops, close the database. Safe to call twice. */
   stop(): Promise<void>;
 }
 
-export async function startService(config: Config, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
+export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
   const clock = options.clock ?? systemClock;
   const version = serviceVersion();
   const logger = options.logger ?? createLogger({ level: config.log_level, version });
   const metrics = createServiceMetrics(version);
+  // Before anything is opened: a bad kubeconfig fails the start with nothing to clean up.
+  const home = config.home_cluster_enabled ? homeKubeconfig({ file: config.kubeconfig, readFile: (path) => readFileSync(path, 'utf8') }) : undefined;
   const readiness = new ReadinessTracker(logger);
   readiness.require('index');
 
@@ -45,8 +78,52 @@ export async function startService(config: Config, options: { clock?: Clock; log
   metrics.gaugeFrom('gpucap_index_workloads', 'Workload rows in the SQLite index', () => store.countRows());
   const retention = new RetentionJob(store, { retentionDays: config.retention_days, intervalMs: RETENTION_INTERVAL_MS, clock, logger: logger.child({ component: 'retention' }) });
   retention.start();
-  // Until the informers exist (issue 3) the index is complete as soon as it is open.
   readiness.markReady('index');
+
+  // Informers → indexers → index. Each cluster adds its own readiness conditions as it starts.
+  const indexers = new ClusterIndexers(store, {
+    defaultOrganizationId: config.default_organization_id,
+    keys: labelKeys(config),
+    gpuResources: config.gpu_resources,
+    clock,
+    logger: logger.child({ component: 'indexer' }),
+  });
+  const informerLogger = logger.child({ component: 'informers' });
+  const clusters = new ClusterManager({
+    namespaces: config.watch_namespaces,
+    clock,
+    delay: realDelay,
+    logger: informerLogger,
+    tuning: options.informers?.tuning,
+    dependencyWaitMs: options.informers?.dependencyWaitMs,
+    attach: (cluster) => indexers.attach(cluster),
+  });
+  const flusher = runPeriodically(config.index_flush_interval_ms, () => indexers.flushAll(), {
+    onError: (error) => logger.error({ err: error }, 'Index flush failed'),
+  });
+  if (home !== undefined) {
+    clusters.add({ id: config.cluster_id, kubeConfig: home.kubeConfig, origin: home.origin, organizationId: config.cluster_organization_id });
+  }
+  const remote =
+    config.remote_kubeconfig_dir === undefined
+      ? undefined
+      : new RemoteClusters(clusters, {
+          dir: config.remote_kubeconfig_dir,
+          settings: config.remote_clusters,
+          reservedIds: config.home_cluster_enabled ? [config.cluster_id] : [],
+          intervalMs: config.remote_kubeconfig_reload_seconds * 1000,
+          delay: realDelay,
+          logger: informerLogger,
+        });
+  await remote?.start();
+  if (clusters.ids().length === 0 && remote === undefined) logger.warn('Watching no cluster: the index serves only what it already holds');
+  const clusterReadiness = new ClusterReadiness(readiness, { clock, unreachableAfterMs: config.cluster_unreachable_after_seconds * 1000 });
+  const refreshReadiness = () => clusterReadiness.update(clusters.statuses(), remote?.problems() ?? []);
+  refreshReadiness();
+  const readinessLoop = runPeriodically(READINESS_REFRESH_MS, refreshReadiness, {
+    onError: (error) => logger.error({ err: error }, 'Readiness refresh failed'),
+  });
+  registerInformerMetrics(metrics.registry, { clusters: () => clusters.statuses(), problems: () => remote?.problems() ?? [], indexers: () => indexers.counters() });
 
   const authenticator = createAuthenticator(config, { clock, logger });
   const api = createApiApp({
@@ -58,7 +135,13 @@ export async function startService(config: Config, options: { clock?: Clock; log
     logger,
     observeRequest: metrics.observeRequest,
   });
-  const admin = createAdminApp({ readiness, registry: metrics.registry, components: () => ({ auth: authenticator.status(), retention: retention.status() }) });
+  const admin = createAdminApp({ readiness, registry: metrics.registry, components: () => ({
+      auth: authenticator.status(),
+      retention: retention.status(),
+      clusters: clusters.statuses(),
+      remoteKubeconfigProblems: remote?.problems() ?? [],
+    }),
+  });
   const apiListener = await listen(api.callback(), config.listen);
   const adminListener = await listen(admin.callback(), config.admin_listen);
   logger.info({ api: apiListener.address, admin: adminListener.address, db: config.db_path }, 'listening');
@@ -72,13 +155,17 @@ export async function startService(config: Config, options: { clock?: Clock; log
       await new Promise((resolve) => setTimeout(resolve, config.shutdown_delay_seconds * 1000));
       logger.info('draining requests');
       await apiListener.close(config.shutdown_grace_seconds * 1000);
+      await readinessLoop.stop();
+      await remote?.stop();
+      await clusters.stop(); // each cluster's queued rows are written as it detaches
+      await flusher.stop();
       retention.stop();
       authenticator.close();
       await adminListener.close(1000);
       db.close();
       logger.info('stopped');
     })());
-  return { apiAddress: apiListener.address, adminAddress: adminListener.address, store, readiness, metrics, stop };
+  return { apiAddress: apiListener.address, adminAddress: adminListener.address, store, readiness, metrics, clusters, stop };
 }
 
 async function main(): Promise<void> {
@@ -92,7 +179,17 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const service = await startService(config);
+  let service: RunningService;
+  try {
+    service = await startService(config);
+  } catch (error) {
+    // A kubeconfig that cannot be used is a configuration problem: same exit code as a bad setting.
+    if ((error as { code?: unknown }).code === 'KUBECONFIG_INVALID') {
+      console.error((error as Error).message);
+      process.exit(2);
+    }
+    throw error;
+  }
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       service.stop().then(

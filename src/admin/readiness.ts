@@ -1,17 +1,21 @@
 // Named conditions that must all hold before the service is ready (index open, every informer synced
-// once), and sources that are currently failing (degraded). Changes are logged once, when they happen.
+// once), and sources that are currently failing (degraded). A condition that cannot be met for a reason
+// outside the service (a remote cluster that is down) can be waived: it stops holding readiness back
+// and stays visible as a failure. Changes are logged once, when they happen.
 import type { Logger } from 'pino';
 
 interface Condition {
   ready: boolean;
   failure: string | null;
+  /** Not ready, but no longer awaited (see waive()). */
+  waived: boolean;
 }
 
 export interface ReadinessReport {
   ready: boolean;
   degraded: boolean;
   shuttingDown: boolean;
-  conditions: Record<string, { ready: boolean; failure: string | null }>;
+  conditions: Record<string, { ready: boolean; failure: string | null; waived: boolean }>;
 }
 
 export class ReadinessTracker {
@@ -23,13 +27,32 @@ export class ReadinessTracker {
 
   /** Declare a condition that starts not ready; readiness waits for it. */
   require(name: string): void {
-    if (!this.conditions.has(name)) this.conditions.set(name, { ready: false, failure: null });
+    if (!this.conditions.has(name)) this.conditions.set(name, { ready: false, failure: null, waived: false });
     this.logChange();
   }
 
   markReady(name: string): void {
-    this.condition(name).ready = true;
+    const condition = this.condition(name);
+    condition.ready = true;
+    condition.waived = false;
     this.logChange();
+  }
+
+  /** Stop waiting for a condition that is not met (its source is unreachable); markReady() still ends it. */
+  waive(name: string): void {
+    const condition = this.condition(name);
+    if (condition.ready || condition.waived) return;
+    condition.waived = true;
+    this.logger.warn({ condition: name, failure: condition.failure }, 'no longer waiting for an unreachable source');
+    this.logChange();
+  }
+
+  has(name: string): boolean {
+    return this.conditions.has(name);
+  }
+
+  names(): string[] {
+    return [...this.conditions.keys()];
   }
 
   /** A source failing (null: recovered). It keeps its readiness: stale data is served, marked degraded. */
@@ -54,7 +77,7 @@ export class ReadinessTracker {
 
   /** The index holds a complete picture (every condition met once); the API answers only then. */
   isReady(): boolean {
-    for (const c of this.conditions.values()) if (!c.ready) return false;
+    for (const c of this.conditions.values()) if (!c.ready && !c.waived) return false;
     return true;
   }
 
@@ -75,7 +98,7 @@ export class ReadinessTracker {
   private condition(name: string): Condition {
     let condition = this.conditions.get(name);
     if (!condition) {
-      condition = { ready: false, failure: null };
+      condition = { ready: false, failure: null, waived: false };
       this.conditions.set(name, condition);
     }
     return condition;
@@ -85,6 +108,6 @@ export class ReadinessTracker {
     const ready = this.acceptsTraffic();
     if (ready === this.lastReady) return;
     this.lastReady = ready;
-    this.logger.info({ ready, waiting: [...this.conditions].filter(([, c]) => !c.ready).map(([n]) => n) }, ready ? 'service ready' : 'service not ready');
+    this.logger.info({ ready, waiting: [...this.conditions].filter(([, c]) => !c.ready && !c.waived).map(([n]) => n) }, ready ? 'service ready' : 'service not ready');
   }
 }

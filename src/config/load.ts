@@ -63,7 +63,12 @@ export function loadConfig(env: Env = process.env, readFile: (path: string) => s
       continue;
     }
     if (raw === '') continue; // an empty variable means "not set", as Helm renders unset values
-    values[key] = coerceEnv(key, raw);
+    const value = coerceEnv(key, raw);
+    if (value === INVALID_JSON) {
+      problems.push(`${name}: must be a JSON array (e.g. [{"file":"gpu-west.yaml","organization_id":"acme"}]), got "${raw}"`);
+      continue;
+    }
+    values[key] = value;
     sourceOf.set(key, 'env');
   }
 
@@ -102,9 +107,19 @@ function readYamlFile(path: string, readFile: (path: string) => string, problems
   return doc as Record<string, unknown>;
 }
 
+const INVALID_JSON = Symbol('invalid JSON');
+
 // Env vars are strings; turn them into the schema's type so the same validation applies to both sources.
+// A list of objects cannot be comma-separated: its env var holds JSON.
 function coerceEnv(key: string, raw: string): unknown {
   const type = properties[key]?.type;
+  if (type === 'array' && (properties[key] as { items?: { type?: string } }).items?.type === 'object') {
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      return INVALID_JSON;
+    }
+  }
   if (type === 'array') return raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
   if ((type === 'integer' || type === 'number') && /^-?\d+(\.\d+)?$/.test(raw.trim())) return Number(raw.trim());
   if (type === 'boolean' && (raw === 'true' || raw === 'false')) return raw === 'true';
@@ -112,10 +127,13 @@ function coerceEnv(key: string, raw: string): unknown {
 }
 
 function describe(error: ErrorObject, sourceOf: Map<string, Source>, file: string | undefined, values: Record<string, unknown>): string {
-  const [, key = (error.params as { additionalProperty?: string }).additionalProperty ?? '', index] = error.instancePath.split('/');
-  const where = `${keyName(key, sourceOf, file)}${index !== undefined ? ` (item ${index})` : ''}`;
+  const extra = (error.params as { additionalProperty?: string }).additionalProperty;
+  const [, key = extra ?? '', index, field] = error.instancePath.split('/');
+  const inItem = field ?? (index !== undefined ? extra : undefined);
+  const where = `${keyName(key, sourceOf, file)}${index !== undefined ? ` (item ${index}${inItem !== undefined ? `, ${inItem}` : ''})` : ''}`;
   if (error.keyword === 'additionalProperties') return `${where}: unknown setting`;
-  const raw = index !== undefined ? (values[key] as unknown[] | undefined)?.[Number(index)] : values[key];
+  const item = index !== undefined ? (values[key] as unknown[] | undefined)?.[Number(index)] : values[key];
+  const raw = field !== undefined ? (item as Record<string, unknown> | undefined)?.[field] : item;
   const got = typeof raw === 'string' || typeof raw === 'number' ? `, got "${String(raw)}"` : '';
   if (error.keyword === 'enum' || error.keyword === 'anyOf') return `${where}: must be one of ${allowedValues(key, error)}${got}`;
   return `${where}: ${error.message ?? 'is invalid'}${got}`;
@@ -142,10 +160,28 @@ function crossKeyProblems(values: Record<string, unknown>, name: (key: string) =
   if (!jwtOn && values.api_tokens_file === undefined) {
     problems.push(`No credential source: set ${name('jwks_url')}, ${name('jwks_file')} or ${name('api_tokens_file')}, or every request would be rejected`);
   }
+  problems.push(...remoteClusterProblems(values, name));
   // Port 0 asks the OS for a free port each, so two ":0" addresses never collide.
   if (typeof values.listen === 'string' && values.listen === values.admin_listen && !values.listen.endsWith(':0')) {
     problems.push(`${name('admin_listen')}: must differ from ${name('listen')}`);
   }
+  return problems;
+}
+
+function remoteClusterProblems(values: Record<string, unknown>, name: (key: string) => string): string[] {
+  const entries = Array.isArray(values.remote_clusters) ? (values.remote_clusters as { file?: unknown; cluster_id?: unknown }[]) : [];
+  if (entries.length === 0) return [];
+  const problems: string[] = [];
+  if (values.remote_kubeconfig_dir === undefined) problems.push(`${name('remote_clusters')}: needs ${name('remote_kubeconfig_dir')}, the folder of those files`);
+  const files = new Set<unknown>();
+  const ids = new Set<unknown>(values.home_cluster_enabled === false ? [] : [values.cluster_id ?? 'local']);
+  entries.forEach((entry, index) => {
+    if (files.has(entry.file)) problems.push(`${name('remote_clusters')} (item ${index}): file "${String(entry.file)}" is listed twice`);
+    files.add(entry.file);
+    if (entry.cluster_id === undefined) return;
+    if (ids.has(entry.cluster_id)) problems.push(`${name('remote_clusters')} (item ${index}): cluster_id "${String(entry.cluster_id)}" is already used`);
+    ids.add(entry.cluster_id);
+  });
   return problems;
 }
 

@@ -8,6 +8,12 @@ const PORT = '(6553[0-5]|655[0-2]\\d|65[0-4]\\d{2}|6[0-4]\\d{3}|[1-5]\\d{4}|\\d{
 const HostPort = (def: string, description: string) =>
   Type.String({ default: def, pattern: `^(\\[[0-9a-fA-F:.]+\\]|[A-Za-z0-9.-]+):${PORT}$`, description });
 const OptionalPath = (description: string) => Type.Optional(Type.String({ minLength: 1, description }));
+const ClusterId = (description: string, def?: string) =>
+  Type.String({ ...(def === undefined ? {} : { default: def }), pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$', description });
+// A Kubernetes label key: optional DNS-subdomain prefix and "/", then a name of up to 63 characters.
+const LABEL_KEY = '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$';
+const LabelKey = (def: string, description: string) => Type.String({ default: def, pattern: LABEL_KEY, description });
+const NAMESPACE = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 const Seconds = (def: number, min: number, max: number, description: string) =>
   Type.Integer({ default: def, minimum: min, maximum: max, description });
 
@@ -17,10 +23,39 @@ export const ConfigSchema = Type.Object(
     admin_listen: HostPort('0.0.0.0:9090', 'Address of the admin server (`/livez`, `/readyz`, `/metrics`). Keep it off the public Service.'),
     db_path: Type.String({ default: './data/index.db', minLength: 1, description: 'SQLite index file. Its folder is created when missing. The image sets `/var/lib/gpu-capacity-api/index.db`.' }),
     retention_days: Seconds(400, 1, 36500, 'Days a finished workload stays in the index after it completed.'),
-    cluster_id: Type.String({ default: 'local', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$', description: 'Id of the home cluster, shown as `cluster_id` of its workloads.' }),
+    cluster_id: ClusterId('Id of the home cluster, shown as `cluster_id` of its workloads.', 'local'),
     kubeconfig: OptionalPath('Kubeconfig of the home cluster. Unset: the in-cluster service account, else `$KUBECONFIG`, else `~/.kube/config`.'),
     remote_kubeconfig_dir: OptionalPath('Folder of kubeconfig files, one extra cluster each; watched for files added and removed.'),
-    namespace: Type.String({ default: 'default', pattern: '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$', description: 'The service\'s own namespace (capacity ConfigMaps). In a pod, set from the downward API.' }),
+    home_cluster_enabled: Type.Boolean({ default: true, description: 'Watch the home cluster. `false` for a deployment that only watches the clusters of `remote_kubeconfig_dir` (a management cluster).' }),
+    cluster_organization_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Organization of the home cluster\'s workloads whose namespace carries no organization label. Unset: `default_organization_id`.' })),
+    remote_clusters: Type.Array(
+      Type.Object(
+        {
+          file: Type.String({ pattern: '^[^/.][^/]*$', description: 'File name inside `remote_kubeconfig_dir`.' }),
+          cluster_id: Type.Optional(ClusterId('Id of the cluster. Default: the current-context name of the file.')),
+          organization_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Organization of the cluster\'s workloads whose namespace carries no organization label.' })),
+        },
+        { additionalProperties: false },
+      ),
+      { default: [], description: 'Settings per remote kubeconfig file: `[{file, cluster_id, organization_id}]`. Files without an entry use their current-context name as id. A JSON array in the env var.' },
+    ),
+    remote_kubeconfig_reload_seconds: Seconds(10, 1, 3600, 'How often `remote_kubeconfig_dir` is checked for files added, changed (re-connect) or removed (stop watching).'),
+    cluster_unreachable_after_seconds: Seconds(30, 1, 3600, 'A cluster whose informers have not synced and keep failing this long stops holding back readiness; it shows as degraded until it syncs.'),
+    watch_namespaces: Type.Array(Type.String({ pattern: NAMESPACE }), {
+      default: [], uniqueItems: true, description: 'Namespaces whose Pods and Jobs are watched, in every cluster. Empty: all namespaces. Comma-separated in the env var.',
+    }),
+    gpu_resources: Type.Array(Type.String({ pattern: '^[A-Za-z0-9.-]+/[A-Za-z0-9._-]+\\*?$' }), {
+      default: ['nvidia.com/gpu', 'nvidia.com/mig-*'], minItems: 1, uniqueItems: true, description: 'Extended resource names counted as GPUs; a trailing `*` matches a prefix (MIG profiles). Comma-separated in the env var.',
+    }),
+    label_initiative: LabelKey('gpucap.io/initiative', 'Label (object, then namespace) holding the initiative id.'),
+    label_organization: LabelKey('gpucap.io/organization', 'Namespace label holding the organization id.'),
+    label_submitted_by: LabelKey('gpucap.io/submitted-by', 'Label, then annotation, holding who submitted a workload.'),
+    label_managed: LabelKey('gpucap.io/managed', 'Label marking a workload as managed (`true`/`false`).'),
+    label_kueue_queue_name: LabelKey('kueue.x-k8s.io/queue-name', 'Label whose presence marks a workload as managed when `label_managed` is absent.'),
+    label_instance_type: LabelKey('node.kubernetes.io/instance-type', 'Node label holding the instance type.'),
+    label_gpu_product: LabelKey('nvidia.com/gpu.product', 'Node label used as instance type when the instance-type label is absent.'),
+    index_flush_interval_ms: Type.Integer({ default: 200, minimum: 10, maximum: 10000, description: 'Watch events are written to the index in one transaction per interval: the longest a change waits to become visible.' }),
+    namespace: Type.String({ default: 'default', pattern: NAMESPACE, description: 'The service\'s own namespace (capacity ConfigMaps). In a pod, set from the downward API.' }),
     default_organization_id: Type.String({ default: 'default', minLength: 1, maxLength: 128, description: 'Organization of workloads that no namespace label or cluster setting assigns.' }),
     jwks_url: Type.Optional(Type.String({ pattern: '^https?://', description: 'JWKS URL of the identity provider. Keys are cached and refetched when an unknown `kid` arrives (rotation).' })),
     jwks_file: OptionalPath('Local JWKS file instead of a URL; reloaded when it changes.'),

@@ -54,6 +54,9 @@ export interface ReflectorStatus {
   watchAgeMs: number | undefined;
   /** ADDED/MODIFIED/DELETED events delivered. */
   events: number;
+  eventsByType: Record<'ADDED' | 'MODIFIED' | 'DELETED', number>;
+  /** The last LIST or WATCH attempt failed and no success came since (the source is down or refusing). */
+  failing: boolean;
 }
 
 export class Reflector<T extends ReflectedObject> {
@@ -68,6 +71,8 @@ export class Reflector<T extends ReflectedObject> {
   private relists = 0;
   private restarts = 0;
   private events = 0;
+  private readonly eventsByType = { ADDED: 0, MODIFIED: 0, DELETED: 0 };
+  private failing = false;
   private lists = 0;
   private lastError: ReflectorStatus['lastError'];
   private watchStartedAt: number | undefined;
@@ -122,6 +127,8 @@ export class Reflector<T extends ReflectedObject> {
       lastError: this.lastError,
       watchAgeMs: this.watchStartedAt === undefined ? undefined : this.options.clock.now() - this.watchStartedAt,
       events: this.events,
+      eventsByType: { ...this.eventsByType },
+      failing: this.failing,
     };
   }
 
@@ -187,6 +194,7 @@ export class Reflector<T extends ReflectedObject> {
       if (this.lists > 0) this.relists += 1;
       this.lists += 1;
       this.isSynced = true;
+      this.failing = false;
       this.backoff.reset();
       this.log.info({ items: result.items.length, resourceVersion: result.resourceVersion }, 'Listed');
     } catch (error) {
@@ -214,15 +222,20 @@ export class Reflector<T extends ReflectedObject> {
         clock: this.options.clock,
         delay: this.options.delay,
         signal,
+        onOpen: () => {
+          this.failing = false;
+        },
         onEvent: (type, object) => {
           // Any event or bookmark proves the connection works again.
           this.backoff.reset();
+          this.failing = false;
           this.watchWasActive = true;
           const rv = object.metadata?.resourceVersion;
           if (type !== 'BOOKMARK') {
             const clean = withoutManagedFields(object) as T;
             this.emit({ type, object: clean, resourceVersion: rv ?? this.rv ?? from });
             this.events += 1;
+            this.eventsByType[type] += 1;
           }
           // Advanced only after delivery, so an event the consumer threw on is watched again.
           if (rv !== undefined && rv !== '') this.rv = rv;
@@ -239,6 +252,7 @@ export class Reflector<T extends ReflectedObject> {
   }
 
   private fail(error: unknown, message: string): void {
+    this.failing = true;
     const err = error instanceof Error ? error : new Error(String(error));
     const { code, statusCode } = err as Partial<KubeRequestError>;
     this.lastError = { message: err.message, code: typeof code === 'string' ? code : undefined, statusCode: typeof statusCode === 'number' ? statusCode : undefined, at: this.options.clock.now() };

@@ -26,6 +26,8 @@ export interface WatchStreamOptions {
   /** Aborts the watch (stop()); the outcome is then "aborted". */
   signal: AbortSignal;
   onEvent: (type: WatchEventType, object: ReflectedObject) => void;
+  /** The server accepted the watch (200 and headers): the connection works, even if no event comes for a while. */
+  onOpen?: () => void;
 }
 
 export async function watchOnce(kubeConfig: KubeConfig, options: WatchStreamOptions): Promise<WatchOutcome> {
@@ -88,8 +90,9 @@ export async function watchOnce(kubeConfig: KubeConfig, options: WatchStreamOpti
   };
   void new Watch(capturingAgents(kubeConfig, onAgent)).watch(options.path, params, onLine, onDone).then(
     (controller) => {
-      if (settled) controller.abort();
-      else local.signal.addEventListener('abort', () => controller.abort(), { once: true });
+      if (settled) return controller.abort();
+      local.signal.addEventListener('abort', () => controller.abort(), { once: true });
+      options.onOpen?.();
     },
     (error: unknown) => onDone(error ?? new Error('Watch failed to start')),
   );

@@ -44,6 +44,20 @@ describe('config/load', () => {
         db_path: './data/index.db',
         retention_days: 400,
         cluster_id: 'local',
+        home_cluster_enabled: true,
+        remote_clusters: [],
+        remote_kubeconfig_reload_seconds: 10,
+        cluster_unreachable_after_seconds: 30,
+        watch_namespaces: [],
+        gpu_resources: ['nvidia.com/gpu', 'nvidia.com/mig-*'],
+        label_initiative: 'gpucap.io/initiative',
+        label_organization: 'gpucap.io/organization',
+        label_submitted_by: 'gpucap.io/submitted-by',
+        label_managed: 'gpucap.io/managed',
+        label_kueue_queue_name: 'kueue.x-k8s.io/queue-name',
+        label_instance_type: 'node.kubernetes.io/instance-type',
+        label_gpu_product: 'nvidia.com/gpu.product',
+        index_flush_interval_ms: 200,
         namespace: 'default',
         default_organization_id: 'default',
         jwt_algorithms: ['RS256', 'ES256'],
@@ -62,7 +76,7 @@ describe('config/load', () => {
         shutdown_grace_seconds: 10,
         log_level: 'info',
       });
-      for (const optional of ['kubeconfig', 'remote_kubeconfig_dir', 'jwks_url', 'jwks_file', 'jwt_issuer', 'jwt_audience'] as const) {
+      for (const optional of ['kubeconfig', 'remote_kubeconfig_dir', 'cluster_organization_id', 'jwks_url', 'jwks_file', 'jwt_issuer', 'jwt_audience'] as const) {
         expect(config[optional], optional).to.equal(undefined);
       }
     });
@@ -231,6 +245,55 @@ describe('config/load', () => {
       const problems = problemsOf({ ...BASE, GPUCAP_CONFIG: FILE }, fileWith('listen: [127.0.0.1:8080\nlog_level: info\n'));
       expect(problems).to.have.length(1);
       expect(problems[0]).to.match(new RegExp(`^GPUCAP_CONFIG: "${FILE}" is not valid YAML: .*line \\d+`));
+    });
+  });
+
+  describe('clusters', () => {
+    it('reads remote_clusters from its env var as a JSON array', () => {
+      const config = loadConfig({
+        ...BASE,
+        GPUCAP_REMOTE_KUBECONFIG_DIR: '/etc/gpucap/clusters',
+        GPUCAP_REMOTE_CLUSTERS: '[{"file":"west.yaml","cluster_id":"gpu-west","organization_id":"acme"},{"file":"lab.yaml"}]',
+      });
+      expect(config.remote_clusters).to.deep.equal([{ file: 'west.yaml', cluster_id: 'gpu-west', organization_id: 'acme' }, { file: 'lab.yaml' }]);
+    });
+
+    it('rejects remote_clusters that is not JSON, saying what it expects', () => {
+      expect(problemsOf({ ...BASE, GPUCAP_REMOTE_KUBECONFIG_DIR: '/d', GPUCAP_REMOTE_CLUSTERS: 'west.yaml=gpu-west' })[0]).to.match(
+        /^GPUCAP_REMOTE_CLUSTERS: must be a JSON array \(e\.g\. .*\), got "west\.yaml=gpu-west"$/,
+      );
+    });
+
+    it('names the item and field of remote_clusters that is wrong', () => {
+      expect(problemsOf({ ...BASE, GPUCAP_REMOTE_KUBECONFIG_DIR: '/d', GPUCAP_REMOTE_CLUSTERS: '[{"file":"../etc/passwd"},{"file":"b","region":"x"}]' })).to.deep.equal([
+        'GPUCAP_REMOTE_CLUSTERS (item 0, file): must match pattern "^[^/.][^/]*$", got "../etc/passwd"',
+        'GPUCAP_REMOTE_CLUSTERS (item 1, region): unknown setting',
+      ]);
+    });
+
+    it('rejects remote_clusters without the folder, a file listed twice and a cluster id taken by the home cluster', () => {
+      expect(problemsOf({ ...BASE, GPUCAP_CLUSTER_ID: 'east', GPUCAP_REMOTE_CLUSTERS: '[{"file":"a","cluster_id":"east"},{"file":"a"}]' })).to.deep.equal([
+        'GPUCAP_REMOTE_CLUSTERS: needs GPUCAP_REMOTE_KUBECONFIG_DIR, the folder of those files',
+        'GPUCAP_REMOTE_CLUSTERS (item 0): cluster_id "east" is already used',
+        'GPUCAP_REMOTE_CLUSTERS (item 1): file "a" is listed twice',
+      ]);
+    });
+
+    it('lets a remote cluster take the home cluster\'s id when the home cluster is not watched', () => {
+      const env = { ...BASE, GPUCAP_HOME_CLUSTER_ENABLED: 'false', GPUCAP_REMOTE_KUBECONFIG_DIR: '/d', GPUCAP_REMOTE_CLUSTERS: '[{"file":"a","cluster_id":"local"}]' };
+      expect(loadConfig(env).home_cluster_enabled).to.equal(false);
+    });
+
+    it('rejects a label key Kubernetes would refuse and a namespace that is not a DNS label', () => {
+      expect(problemsOf({ ...BASE, GPUCAP_LABEL_INITIATIVE: 'team name', GPUCAP_WATCH_NAMESPACES: 'ml,ML-Prod' })).to.have.members([
+        'GPUCAP_WATCH_NAMESPACES (item 1): must match pattern "^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$", got "ML-Prod"',
+        `GPUCAP_LABEL_INITIATIVE: must match pattern "${'^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'}", got "team name"`,
+      ]);
+    });
+
+    it('accepts GPU resource names with a trailing wildcard and rejects one without a domain', () => {
+      expect(loadConfig({ ...BASE, GPUCAP_GPU_RESOURCES: 'nvidia.com/gpu,amd.com/gpu,nvidia.com/mig-*' }).gpu_resources).to.deep.equal(['nvidia.com/gpu', 'amd.com/gpu', 'nvidia.com/mig-*']);
+      expect(problemsOf({ ...BASE, GPUCAP_GPU_RESOURCES: 'gpu' })[0]).to.match(/^GPUCAP_GPU_RESOURCES \(item 0\): must match pattern/);
     });
   });
 

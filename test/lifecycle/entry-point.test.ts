@@ -74,7 +74,7 @@ describe('entry point (child process)', function () {
   const running: Run[] = [];
   let blocker: Server | undefined;
 
-  const baseEnv = () => ({ GPUCAP_DB_PATH: join(temp.path, 'data', 'index.db'), GPUCAP_API_TOKENS_FILE: tokensFile, GPUCAP_LOG_LEVEL: 'info', GPUCAP_SHUTDOWN_DELAY_SECONDS: '0' });
+  const baseEnv = () => ({ GPUCAP_DB_PATH: join(temp.path, 'data', 'index.db'), GPUCAP_API_TOKENS_FILE: tokensFile, GPUCAP_LOG_LEVEL: 'info', GPUCAP_SHUTDOWN_DELAY_SECONDS: '0', GPUCAP_HOME_CLUSTER_ENABLED: 'false' });
 
   before(() => {
     writeFileSync(tokensFile, JSON.stringify({ tokens: [{ id: 'ops', sha256: hashApiToken(token), organization_id: 'acme', role: 'ORG_ADMIN' }] }));
@@ -134,6 +134,24 @@ describe('entry point (child process)', function () {
     expect(stderr).to.contain('GPUCAP_LOG_LEVEL: must be one of');
     expect(stderr).to.contain('GPUCAP_LISTEN_PORT: unknown setting');
     expect(stderr).to.contain('No credential source');
+  });
+
+  it('exits 2 naming every place it looked when the home cluster has no kubeconfig', async () => {
+    const run = startProcess({ ...baseEnv(), GPUCAP_HOME_CLUSTER_ENABLED: 'true', GPUCAP_LISTEN: '127.0.0.1:0', GPUCAP_ADMIN_LISTEN: '127.0.0.1:0', HOME: temp.path, KUBECONFIG: '' });
+    running.push(run);
+    const exit = await run.exited;
+    expect(exit.code).to.equal(2);
+    expect(run.stderr.join('')).to.match(/^No kubeconfig for the home cluster: set GPUCAP_KUBECONFIG, .*GPUCAP_HOME_CLUSTER_ENABLED=false/m);
+  });
+
+  it('exits 2 quoting the file when GPUCAP_KUBECONFIG is not a usable kubeconfig', async () => {
+    const file = join(temp.path, 'broken.kubeconfig');
+    writeFileSync(file, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
+    const run = startProcess({ ...baseEnv(), GPUCAP_HOME_CLUSTER_ENABLED: 'true', GPUCAP_KUBECONFIG: file, GPUCAP_LISTEN: '127.0.0.1:0', GPUCAP_ADMIN_LISTEN: '127.0.0.1:0' });
+    running.push(run);
+    const exit = await run.exited;
+    expect(exit.code).to.equal(2);
+    expect(run.stderr.join('')).to.contain(`Kubeconfig "${file}" has no current-context`);
   });
 
   it('exits 1 with a one-line reason when a port is taken', async () => {

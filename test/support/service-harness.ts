@@ -4,9 +4,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
+import { systemClock } from '../../src/domain/clock.js';
 import type { Role } from '../../src/domain/principal.js';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
-import { startService, type RunningService } from '../../src/main.js';
+import { startService, type RunningService, type ServiceOptions } from '../../src/main.js';
 import { FixedClock } from './fixed-clock.js';
 import { makeTempDir } from './temp-dir.js';
 
@@ -36,7 +37,21 @@ function tokenRecord(id: string, token: string, organizationId: string, role: Ro
   return { id, sha256: hashApiToken(token), organization_id: organizationId, role, initiatives };
 }
 
-export async function startTestService(options: { env?: Record<string, string>; now?: string; logger?: Logger } = {}): Promise<TestService> {
+export interface TestServiceOptions {
+  env?: Record<string, string>;
+  /** The fixed clock's start (default NOW). */
+  now?: string;
+  /**
+   * 'system' runs the service on the real clock (tests against a real or simulated Kubernetes API,
+   * whose timestamps are real); `clock` is then not wired to the service.
+   */
+  clock?: 'fixed' | 'system';
+  logger?: Logger;
+  /** Reflector timeouts and backoff (tests against a simulated API shorten them). */
+  informers?: ServiceOptions['informers'];
+}
+
+export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const temp = makeTempDir();
   const clock = new FixedClock(Date.parse(options.now ?? NOW));
   const callers = {
@@ -67,9 +82,11 @@ export async function startTestService(options: { env?: Record<string, string>; 
     GPUCAP_RATE_LIMIT_PER_SECOND: '0',
     GPUCAP_SHUTDOWN_GRACE_SECONDS: '2',
     GPUCAP_SHUTDOWN_DELAY_SECONDS: '0',
+    // Most tests seed the index directly; those that watch a cluster turn it on with a kubeconfig.
+    GPUCAP_HOME_CLUSTER_ENABLED: 'false',
     ...options.env,
   });
-  const service = await startService(config, { clock, logger: options.logger ?? pino({ level: 'silent' }) });
+  const service = await startService(config, { clock: options.clock === 'system' ? systemClock : clock, logger: options.logger ?? pino({ level: 'silent' }), informers: options.informers });
   const url = `http://${service.apiAddress}`;
   return {
     url,

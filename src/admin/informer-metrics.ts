@@ -1,0 +1,103 @@
+// Prometheus series for the informers and the indexer, read from their status at scrape time: the
+// reflectors already count events, relists and restarts, so nothing on the event path touches
+// prom-client, and a cluster removed at runtime simply disappears from the next scrape.
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { ClusterConfigProblem, ClusterStatus } from '../domain/cluster-status.js';
+
+/** What the metrics read from each cluster's indexer. */
+export interface IndexerCounters {
+  clusterId: string;
+  events: number;
+  rowsWritten: number;
+  intervalsWritten: number;
+  cancelledByReconcile: number;
+  flushErrors: number;
+  pending: number;
+}
+
+export interface InformerMetricSources {
+  clusters: () => readonly ClusterStatus[];
+  problems: () => readonly ClusterConfigProblem[];
+  indexers: () => readonly IndexerCounters[];
+}
+
+type Labels = Record<string, string>;
+type Sample = { labels: Labels; value: number };
+
+/** A counter whose value is a monotonic count kept elsewhere. */
+function counterFrom(registry: Registry, name: string, help: string, labelNames: string[], read: () => Sample[]): void {
+  new Counter({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { labels, value } of read()) this.inc(labels, value);
+    },
+  });
+}
+
+function gaugeFrom(registry: Registry, name: string, help: string, labelNames: string[], read: () => Sample[]): void {
+  new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const { labels, value } of read()) this.set(labels, value);
+    },
+  });
+}
+
+export function registerInformerMetrics(registry: Registry, sources: InformerMetricSources): void {
+  const informers = (): { labels: Labels; informer: ClusterStatus['informers'][number] }[] =>
+    sources.clusters().flatMap((cluster) =>
+      cluster.informers.map((informer) => ({ labels: { cluster: cluster.clusterId, resource: informer.resource, namespace: informer.namespace ?? '' }, informer })),
+    );
+  const LABELS = ['cluster', 'resource', 'namespace'];
+
+  counterFrom(registry, 'gpucap_informer_events_total', 'Watch events delivered, by cluster, resource and type', [...LABELS, 'type'], () =>
+    informers().flatMap(({ labels, informer }) => [
+      { labels: { ...labels, type: 'ADDED' }, value: informer.events.added },
+      { labels: { ...labels, type: 'MODIFIED' }, value: informer.events.modified },
+      { labels: { ...labels, type: 'DELETED' }, value: informer.events.deleted },
+    ]),
+  );
+  counterFrom(registry, 'gpucap_informer_relists_total', 'LISTs after the first (410 Gone, failed watch resumption)', LABELS, () =>
+    informers().map(({ labels, informer }) => ({ labels, value: informer.relists })),
+  );
+  counterFrom(registry, 'gpucap_informer_restarts_total', 'Watches that ended, failed, stalled or expired, and LISTs that failed', LABELS, () =>
+    informers().map(({ labels, informer }) => ({ labels, value: informer.restarts })),
+  );
+  gaugeFrom(registry, 'gpucap_informer_synced', '1 once the informer delivered its first LIST', LABELS, () =>
+    informers().map(({ labels, informer }) => ({ labels, value: informer.synced ? 1 : 0 })),
+  );
+  gaugeFrom(registry, 'gpucap_informer_failing', '1 while the informer\'s last LIST or WATCH attempt failed', LABELS, () =>
+    informers().map(({ labels, informer }) => ({ labels, value: informer.failing ? 1 : 0 })),
+  );
+  gaugeFrom(registry, 'gpucap_informer_watch_age_seconds', 'Age of the open watch stream (absent while none is open)', LABELS, () =>
+    informers().flatMap(({ labels, informer }) => (informer.watchAgeMs === undefined ? [] : [{ labels, value: informer.watchAgeMs / 1000 }])),
+  );
+  gaugeFrom(registry, 'gpucap_cluster_up', '1 when every informer of the cluster has synced and none is failing', ['cluster'], () =>
+    sources.clusters().map((cluster) => ({
+      labels: { cluster: cluster.clusterId },
+      value: cluster.informers.every((i) => i.synced && !i.failing) ? 1 : 0,
+    })),
+  );
+  gaugeFrom(registry, 'gpucap_remote_kubeconfig_invalid', '1 for each remote kubeconfig file (or the folder) that could not be used', ['file'], () =>
+    sources.problems().map((problem) => ({ labels: { file: problem.file }, value: 1 })),
+  );
+
+  const indexers = (read: (counters: IndexerCounters) => number): Sample[] =>
+    sources.indexers().map((counters) => ({ labels: { cluster: counters.clusterId }, value: read(counters) }));
+  counterFrom(registry, 'gpucap_indexer_events_total', 'Events handled by the workload indexer (a relist counts once)', ['cluster'], () => indexers((c) => c.events));
+  counterFrom(registry, 'gpucap_indexer_rows_written_total', 'Workload rows the indexer changed in the index', ['cluster'], () => indexers((c) => c.rowsWritten));
+  counterFrom(registry, 'gpucap_indexer_intervals_written_total', 'Pod GPU intervals the indexer changed in the index', ['cluster'], () => indexers((c) => c.intervalsWritten));
+  counterFrom(registry, 'gpucap_indexer_reconcile_cancelled_total', 'Unfinished workloads found missing after a relist and made cancelled', ['cluster'], () =>
+    indexers((c) => c.cancelledByReconcile),
+  );
+  counterFrom(registry, 'gpucap_indexer_flush_errors_total', 'Index writes that failed (retried at the next flush)', ['cluster'], () => indexers((c) => c.flushErrors));
+  gaugeFrom(registry, 'gpucap_indexer_pending', 'Rows and intervals waiting for the next index write', ['cluster'], () => indexers((c) => c.pending));
+}

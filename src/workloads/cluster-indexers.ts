@@ -1,0 +1,112 @@
+// One WorkloadIndexer per watched cluster, all writing to the same index. The informers hand every
+// event to attach()'s handler; flushAll() writes what the indexers have queued, one transaction per
+// cluster, on the service's flush interval. A failed write is kept and retried at the next flush.
+import type { Clock } from '../domain/clock.js';
+import type { WatchedResource } from '../domain/cluster-status.js';
+import { WorkloadIndexer } from './indexer.js';
+import type { Job, Namespace, Node, Pod } from './k8s-types.js';
+import type { LabelKeys } from './mapping-context.js';
+import type { IndexerLogger, ResourceEvent, WorkloadSink } from './workload-sink.js';
+
+export interface ClusterIndexersOptions {
+  defaultOrganizationId: string;
+  keys: Readonly<LabelKeys>;
+  gpuResources: readonly string[];
+  clock: Clock;
+  logger: IndexerLogger & { error(obj: object, msg?: string): void };
+}
+
+export interface ClusterIndexerCounters {
+  clusterId: string;
+  events: number;
+  rowsWritten: number;
+  intervalsWritten: number;
+  cancelledByReconcile: number;
+  flushErrors: number;
+  pending: number;
+}
+
+/** The handler the informers of one cluster call, and how to let go of the cluster. */
+export interface AttachedIndexer {
+  onEvent(resource: WatchedResource, event: ResourceEvent<unknown>, namespace: string | undefined): void;
+  detach(): void;
+}
+
+interface Entry {
+  indexer: WorkloadIndexer;
+  flushErrors: number;
+}
+
+export class ClusterIndexers {
+  readonly #sink: WorkloadSink;
+  readonly #options: ClusterIndexersOptions;
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(sink: WorkloadSink, options: ClusterIndexersOptions) {
+    this.#sink = sink;
+    this.#options = options;
+  }
+
+  attach(cluster: { clusterId: string; organizationId?: string }): AttachedIndexer {
+    const { defaultOrganizationId, keys, gpuResources, clock, logger } = this.#options;
+    const indexer = new WorkloadIndexer(this.#sink, {
+      clusterId: cluster.clusterId,
+      clusterOrganizationId: cluster.organizationId,
+      defaultOrganizationId,
+      keys,
+      gpuResources,
+      clock,
+      logger,
+    });
+    const entry: Entry = { indexer, flushErrors: 0 };
+    this.#entries.set(cluster.clusterId, entry);
+    return {
+      // The objects are the API server's JSON: the mappers read every field defensively.
+      onEvent: (resource, event) => {
+        switch (resource) {
+          case 'namespaces':
+            return indexer.onNamespaceEvent(event as ResourceEvent<Namespace>);
+          case 'nodes':
+            return indexer.onNodeEvent(event as ResourceEvent<Node>);
+          case 'jobs':
+            return indexer.onJobEvent(event as ResourceEvent<Job>);
+          case 'pods':
+            return indexer.onPodEvent(event as ResourceEvent<Pod>);
+        }
+      },
+      detach: () => {
+        this.#flushOne(cluster.clusterId, entry);
+        if (this.#entries.get(cluster.clusterId) === entry) this.#entries.delete(cluster.clusterId);
+      },
+    };
+  }
+
+  /** Writes every cluster's queued rows; a cluster whose write fails keeps them for the next call. */
+  flushAll(): void {
+    for (const [clusterId, entry] of this.#entries) this.#flushOne(clusterId, entry);
+  }
+
+  counters(): ClusterIndexerCounters[] {
+    return [...this.#entries].map(([clusterId, { indexer, flushErrors }]) => {
+      const stats = indexer.stats();
+      return {
+        clusterId,
+        events: stats.events,
+        rowsWritten: stats.rowsWritten,
+        intervalsWritten: stats.intervalsWritten,
+        cancelledByReconcile: stats.cancelledByReconcile,
+        flushErrors,
+        pending: indexer.pending,
+      };
+    });
+  }
+
+  #flushOne(clusterId: string, entry: Entry): void {
+    try {
+      entry.indexer.flush();
+    } catch (error) {
+      entry.flushErrors += 1;
+      this.#options.logger.error({ err: error, cluster: clusterId, pending: entry.indexer.pending }, 'Index write failed; retrying at the next flush');
+    }
+  }
+}

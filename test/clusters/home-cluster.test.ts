@@ -1,0 +1,120 @@
+// The whole service watching one (simulated) cluster: what a user sees through /v1 and the admin port
+// as Pods and Jobs are created, run, finish and are deleted.
+import { expect } from 'chai';
+import type { KubeObject } from '../../sim/kube-api/resources.js';
+import { startTestService, type TestService } from '../support/service-harness.js';
+import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, finished, running, startSimCluster, waitFor, type SimCluster } from '../support/sim-cluster.js';
+import { makeTempDir } from '../support/temp-dir.js';
+
+const uid = (object: KubeObject): string => object.metadata.uid ?? '';
+
+describe('service watching its home cluster', function () {
+  this.timeout(30_000);
+  let temp: ReturnType<typeof makeTempDir>;
+  let sim: SimCluster;
+  let t: TestService;
+  const startedAt = Date.now() - 3_600_000;
+
+  before(async () => {
+    temp = makeTempDir();
+    sim = await startSimCluster(temp.path, 'gpu-east');
+    const store = sim.api.store;
+    store.create('namespaces', aNamespace('llm-train', { 'gpucap.io/initiative': 'llm', 'gpucap.io/organization': 'acme' }));
+    store.create('nodes', aGpuNode('h100-1', 'p5.48xlarge'));
+    t = await startTestService({
+      clock: 'system',
+      informers: FAST_INFORMERS,
+      env: { GPUCAP_HOME_CLUSTER_ENABLED: 'true', GPUCAP_KUBECONFIG: sim.kubeconfigPath, GPUCAP_CLUSTER_ID: 'gpu-east', GPUCAP_INDEX_FLUSH_INTERVAL_MS: '20' },
+    });
+  });
+
+  after(async () => {
+    await t?.stop();
+    await sim?.close();
+    temp?.remove();
+  });
+
+  const workload = async (id: string) => (await t.get(`/v1/workloads/${id}`)).body?.data;
+  const until = (what: string, id: string, test: (w: Record<string, unknown>) => boolean) =>
+    waitFor(what, async () => {
+      const found = await workload(id);
+      return found !== undefined && test(found) ? found : undefined;
+    });
+
+  it('becomes ready once every informer of the cluster has synced, and reports them on /readyz', async () => {
+    const ready = await waitFor('/readyz 200', async () => {
+      const response = await fetch(`${t.adminUrl}/readyz`);
+      return response.status === 200 ? ((await response.json()) as Record<string, unknown>) : undefined;
+    });
+    expect(Object.keys(ready.conditions as object)).to.include.members(['cluster/gpu-east/namespaces', 'cluster/gpu-east/nodes', 'cluster/gpu-east/jobs', 'cluster/gpu-east/pods']);
+    expect((await t.get('/v1/health')).body.data).to.include({ status: 'ok' });
+  });
+
+  it('shows a GPU pod created in the cluster, attributed from its namespace and node', async () => {
+    const pod = sim.api.store.create('pods', aGpuPod('llm-train', 'probe', { gpus: 2, node: 'h100-1' }));
+    const found = await until('the pod in the index', uid(pod), () => true);
+    expect(found).to.include({
+      workload_id: uid(pod),
+      name: 'probe',
+      status: 'pending',
+      initiative_id: 'llm',
+      instance_type: 'p5.48xlarge',
+      gpu_count: 2,
+      cluster_id: 'gpu-east',
+      namespace: 'llm-train',
+    });
+  });
+
+  it('follows a pod from pending to running to completed, with its times and exit code', async () => {
+    const pod = sim.api.store.create('pods', aGpuPod('llm-train', 'train-1', { node: 'h100-1' }));
+    await until('the pending pod', uid(pod), (w) => w.status === 'pending');
+    sim.api.store.patchStatus('pods', pod.metadata, running(startedAt));
+    const run = await until('the pod running', uid(pod), (w) => w.status === 'running');
+    expect(run.started_at).to.equal(new Date(startedAt).toISOString());
+    expect(run.gpu_hours_used as number).to.be.closeTo(1, 0.05);
+    sim.api.store.patchStatus('pods', pod.metadata, finished(startedAt, startedAt + 1_800_000, 0));
+    const done = await until('the pod completed', uid(pod), (w) => w.status === 'completed');
+    expect(done).to.include({ exit_code: 0, completed_at: new Date(startedAt + 1_800_000).toISOString(), gpu_hours_used: 0.5 });
+  });
+
+  it('folds a Job\'s pods into one workload that fails with the pod\'s exit code', async () => {
+    const job = sim.api.store.create('jobs', aGpuJob('llm-train', 'sweep', 4));
+    const pod = sim.api.store.create('pods', aGpuPod('llm-train', 'sweep-abc', { gpus: 4, node: 'h100-1', job }));
+    sim.api.store.patchStatus('pods', pod.metadata, running(startedAt));
+    sim.api.store.patchStatus('jobs', job.metadata, { startTime: new Date(startedAt).toISOString(), active: 1 });
+    const run = await until('the Job running', uid(job), (w) => w.status === 'running');
+    expect(run).to.include({ name: 'sweep', gpu_count: 4, instance_type: 'p5.48xlarge' });
+    sim.api.store.patchStatus('pods', pod.metadata, finished(startedAt, startedAt + 900_000, 137));
+    const failedAt = new Date(startedAt + 900_000).toISOString();
+    sim.api.store.patchStatus('jobs', job.metadata, { active: 0, failed: 1, conditions: [{ type: 'Failed', status: 'True', lastTransitionTime: failedAt }] });
+    const failed = await until('the Job failed', uid(job), (w) => w.status === 'failed');
+    expect(failed).to.include({ exit_code: 137, completed_at: failedAt, gpu_hours_used: 1 });
+    const list = await t.get('/v1/workloads?status=failed');
+    expect(list.body.data.workloads.map((w: { workload_id: string }) => w.workload_id)).to.include(uid(job));
+    expect(list.body.data.workloads.map((w: { workload_id: string }) => w.workload_id)).not.to.include(uid(pod));
+  });
+
+  it('keeps a finished pod after Kubernetes deletes it, and cancels one deleted while running', async () => {
+    const done = sim.api.store.create('pods', aGpuPod('llm-train', 'done', { node: 'h100-1' }));
+    sim.api.store.patchStatus('pods', done.metadata, finished(startedAt, startedAt + 600_000, 0));
+    await until('the finished pod', uid(done), (w) => w.status === 'completed');
+    const busy = sim.api.store.create('pods', aGpuPod('llm-train', 'busy', { node: 'h100-1' }));
+    sim.api.store.patchStatus('pods', busy.metadata, running(startedAt));
+    await until('the running pod', uid(busy), (w) => w.status === 'running');
+
+    sim.api.store.delete('pods', done.metadata);
+    sim.api.store.delete('pods', busy.metadata);
+    const cancelled = await until('the deleted running pod cancelled', uid(busy), (w) => w.status === 'cancelled');
+    expect(cancelled.completed_at).to.be.a('string');
+    expect(await workload(uid(done))).to.include({ status: 'completed', completed_at: new Date(startedAt + 600_000).toISOString() });
+  });
+
+  it('exposes informer and indexer metrics on the admin port', async () => {
+    const text = await (await fetch(`${t.adminUrl}/metrics`)).text();
+    expect(text).to.match(/gpucap_informer_events_total\{[^}]*cluster="gpu-east"[^}]*resource="pods"[^}]*type="MODIFIED"[^}]*\} [1-9]/);
+    expect(text).to.match(/gpucap_informer_synced\{[^}]*cluster="gpu-east"[^}]*resource="jobs"[^}]*\} 1/);
+    expect(text).to.match(/gpucap_cluster_up\{[^}]*cluster="gpu-east"[^}]*\} 1/);
+    expect(text).to.match(/gpucap_informer_watch_age_seconds\{[^}]*resource="namespaces"/);
+    expect(text).to.match(/gpucap_indexer_rows_written_total\{[^}]*cluster="gpu-east"[^}]*\} [1-9]/);
+  });
+});

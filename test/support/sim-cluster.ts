@@ -1,0 +1,108 @@
+// A simulated cluster for service-level tests: the simulated API on loopback, its kubeconfig on disk
+// (as an operator would mount it), and builders for the objects a GPU cluster holds. Tests change the
+// cluster through the simulator's store, which emits the watch events a real API server would.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startKubeApi, type KubeApi } from '../../sim/kube-api/server.js';
+import type { KubeObject } from '../../sim/kube-api/resources.js';
+
+export interface SimCluster {
+  api: KubeApi;
+  /** A kubeconfig file whose current context is `name`. */
+  kubeconfigPath: string;
+  close(): Promise<void>;
+}
+
+export async function startSimCluster(dir: string, name: string, options: { bookmarkIntervalMs?: number } = {}): Promise<SimCluster> {
+  const api = await startKubeApi({ clusterName: name, token: `${name}-token`, bookmarkIntervalMs: options.bookmarkIntervalMs ?? 200 });
+  const kubeconfigPath = join(dir, `${name}.kubeconfig`);
+  writeFileSync(kubeconfigPath, api.kubeconfig());
+  return { api, kubeconfigPath, close: () => api.close() };
+}
+
+/** Reflector settings that make recovery take milliseconds instead of seconds. */
+export const FAST_INFORMERS = {
+  tuning: { backoff: { baseMs: 20, maxMs: 200 }, stallTimeoutMs: 3_000, listTimeoutMs: 3_000, watchTimeoutSeconds: { min: 30, max: 60 } },
+  dependencyWaitMs: 2_000,
+};
+
+export function aNamespace(name: string, labels: Record<string, string> = {}): KubeObject {
+  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } };
+}
+
+export function aGpuNode(name: string, instanceType: string): KubeObject {
+  return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'node.kubernetes.io/instance-type': instanceType } } };
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+export interface PodShape {
+  gpus?: number;
+  node?: string;
+  labels?: Record<string, string>;
+  /** The Job owning the pod. */
+  job?: KubeObject;
+}
+
+/** A pending GPU pod. */
+export function aGpuPod(namespace: string, name: string, shape: PodShape = {}): KubeObject {
+  const owner = shape.job;
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace,
+      labels: { ...(owner ? { 'job-name': owner.metadata.name } : {}), ...shape.labels },
+      ...(owner ? { ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: owner.metadata.name, uid: owner.metadata.uid, controller: true }] } : {}),
+    },
+    spec: {
+      ...(shape.node === undefined ? {} : { nodeName: shape.node }),
+      containers: [{ name: 'main', image: 'trainer', resources: { limits: { 'nvidia.com/gpu': String(shape.gpus ?? 1) } } }],
+    },
+    status: { phase: 'Pending' },
+  };
+}
+
+export function aGpuJob(namespace: string, name: string, gpus = 1): KubeObject {
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name, namespace },
+    spec: { template: { spec: { containers: [{ name: 'main', image: 'trainer', resources: { limits: { 'nvidia.com/gpu': String(gpus) } } }] } } },
+    status: {},
+  };
+}
+
+/** Pod status of a pod running since `at`. */
+export function running(at: number): Record<string, unknown> {
+  return { phase: 'Running', startTime: iso(at), containerStatuses: [{ name: 'main', state: { running: { startedAt: iso(at) } } }] };
+}
+
+/** Pod status of a pod that ran from `startedAt` and exited with `exitCode` at `finishedAt`. */
+export function finished(startedAt: number, finishedAt: number, exitCode: number): Record<string, unknown> {
+  return {
+    phase: exitCode === 0 ? 'Succeeded' : 'Failed',
+    startTime: iso(startedAt),
+    containerStatuses: [{ name: 'main', state: { terminated: { exitCode, startedAt: iso(startedAt), finishedAt: iso(finishedAt) } } }],
+  };
+}
+
+/**
+ * Polls `probe` until it returns something other than undefined; fails after `timeoutMs` naming
+ * `what` and the last value seen, so a timeout says what never happened.
+ */
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? '' : ` (last error: ${String(last)})`}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
