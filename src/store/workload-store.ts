@@ -26,15 +26,22 @@ const UPSERT_WORKLOAD = `
   WHERE excluded.resource_version = ''
      OR (${MUTABLE_COLUMNS.map((c) => `excluded.${c}`).join(', ')}) IS NOT (${MUTABLE_COLUMNS.map((c) => `workloads.${c}`).join(', ')})`;
 
-// Pods can be seen before their Job is; such intervals are skipped (EXISTS) rather than failing the
-// batch on the foreign key, and arrive again with the pod's next event. An interval may move a pod
-// to another workload (its owner was resolved differently); both workloads' aggregates then change,
-// so the owner is read before the upsert (RETURNING would give only the new one).
+const FINISHED = "('completed', 'failed', 'cancelled')";
+
+// Pods can be seen before their Job is; such intervals are skipped (no workloads row to select)
+// rather than failing the batch on the foreign key, and arrive again with the pod's next event. An
+// interval may move a pod to another workload (its owner was resolved differently); both workloads'
+// aggregates then change, so the owner is read before the upsert (RETURNING would give only the new one).
+// Once its workload is finished, a closed interval stays closed: a Job's pods outlive it while the
+// garbage collector deletes them, and their events (still running) must not reopen what the Job's
+// deletion or closeOpenIntervals closed. The rows of a flush are written before its intervals, so
+// the status read here is the newest one.
 const POD_OWNER = 'SELECT workload_id FROM workload_pods WHERE pod_uid = ?';
 const UPSERT_POD = `
   INSERT INTO workload_pods (pod_uid, workload_id, gpus, started_at, finished_at)
-  SELECT @podUid, @workloadId, @gpus, @startedAt, @finishedAt
-  WHERE EXISTS (SELECT 1 FROM workloads WHERE workload_id = @workloadId)
+  SELECT @podUid, @workloadId, @gpus, @startedAt, COALESCE(@finishedAt, (
+    SELECT p.finished_at FROM workload_pods p WHERE p.pod_uid = @podUid AND w.status IN ${FINISHED}))
+  FROM workloads w WHERE w.workload_id = @workloadId
   ON CONFLICT (pod_uid) DO UPDATE SET
     workload_id = excluded.workload_id, gpus = excluded.gpus, started_at = excluded.started_at, finished_at = excluded.finished_at
   WHERE (excluded.workload_id, excluded.gpus, excluded.started_at, excluded.finished_at)
@@ -52,6 +59,12 @@ const REFRESH_AGGREGATES = `
   ) AS a
   WHERE workloads.workload_id = @workloadId`;
 
+// One statement for the whole list: the ids travel as one JSON array, so the SQL text stays the same.
+const CLOSE_OPEN_PODS = `
+  UPDATE workload_pods SET finished_at = @at
+  WHERE workload_id IN (SELECT value FROM json_each(@ids)) AND finished_at IS NULL
+  RETURNING workload_id`;
+
 // One bounded batch per statement, its own transaction. The batch bounds how long one call holds the
 // thread (about 60 µs a workload with its pods, triggers and indexes) and the write lock. Nothing
 // else of this process runs during a call, the indexer included (same thread, same connection):
@@ -67,6 +80,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
   readonly #clock: Clock;
   readonly #upsertWorkloads: (records: readonly WorkloadRecord[]) => number;
   readonly #upsertPods: (intervals: readonly PodGpuInterval[]) => number;
+  readonly #closeOpenPods: (workloadIds: readonly string[], at: number) => number;
 
   constructor(db: Database, options: { clock?: Clock } = {}) {
     this.#statements = new StatementCache(db);
@@ -81,7 +95,6 @@ export class SqliteWorkloadStore implements WorkloadIndex {
     this.#upsertPods = db.transaction((intervals: readonly PodGpuInterval[]) => {
       const owner = this.#statements.get(POD_OWNER);
       const upsert = this.#statements.get(UPSERT_POD);
-      const refresh = this.#statements.get(REFRESH_AGGREGATES);
       const touched = new Set<string>();
       let written = 0;
       for (const interval of intervals) {
@@ -92,9 +105,13 @@ export class SqliteWorkloadStore implements WorkloadIndex {
         touched.add(interval.workloadId);
         if (previous !== undefined) touched.add(previous.workload_id);
       }
-      const updatedAt = this.#clock.now();
-      for (const workloadId of touched) refresh.run({ workloadId, updatedAt });
+      this.#refreshAggregates(touched);
       return written;
+    });
+    this.#closeOpenPods = db.transaction((workloadIds: readonly string[], at: number) => {
+      const closed = this.#statements.get(CLOSE_OPEN_PODS).all({ ids: JSON.stringify(workloadIds), at }) as { workload_id: string }[];
+      this.#refreshAggregates(new Set(closed.map((row) => row.workload_id)));
+      return closed.length;
     });
   }
 
@@ -110,6 +127,16 @@ export class SqliteWorkloadStore implements WorkloadIndex {
    */
   upsertPodIntervals(intervals: readonly PodGpuInterval[]): number {
     return intervals.length === 0 ? 0 : this.#upsertPods(intervals);
+  }
+
+  /**
+   * Ends every still open pod interval of these workloads at `at`, in one transaction, and refreshes
+   * their GPU-hour aggregates; returns how many intervals it closed. For workloads that vanished
+   * while the service was away: their pods' intervals may come from an earlier run of the service,
+   * whose pods this run never sees, so only the store can close them.
+   */
+  closeOpenIntervals(workloadIds: readonly string[], at: number): number {
+    return workloadIds.length === 0 ? 0 : this.#closeOpenPods(workloadIds, at);
   }
 
   /**
@@ -157,5 +184,12 @@ export class SqliteWorkloadStore implements WorkloadIndex {
 
   async activeGpus(filter: WorkloadFilter): Promise<number> {
     return activeGpus(this.#statements, filter);
+  }
+
+  /** Inside a write transaction: brings the GPU-hour aggregates of `workloadIds` in step with their pods. */
+  #refreshAggregates(workloadIds: ReadonlySet<string>): void {
+    const refresh = this.#statements.get(REFRESH_AGGREGATES);
+    const updatedAt = this.#clock.now();
+    for (const workloadId of workloadIds) refresh.run({ workloadId, updatedAt });
   }
 }

@@ -6,8 +6,16 @@ import type { PodGpuInterval, WorkloadRecord } from '../domain/workload.js';
 export interface WorkloadSink {
   /** Upserts rows in one transaction; returns how many changed. */
   upsertWorkloads(records: readonly WorkloadRecord[]): number;
-  /** Upserts pod intervals in one transaction; intervals of workloads not in the index are skipped. */
+  /**
+   * Upserts pod intervals in one transaction; intervals of workloads not in the index are skipped,
+   * and an interval of a finished workload that is closed stays closed.
+   */
   upsertPodIntervals(intervals: readonly PodGpuInterval[]): number;
+  /**
+   * Ends every still open pod interval of these workloads at `at`, in one transaction; returns how
+   * many it closed. Reaches the intervals of pods this process never saw (stored by an earlier run).
+   */
+  closeOpenIntervals(workloadIds: readonly string[], at: number): number;
   /** Pending and running rows of one cluster. */
   listUnfinished(clusterId: string): WorkloadRecord[];
 }

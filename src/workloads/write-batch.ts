@@ -1,15 +1,24 @@
-// The micro-batch of the indexer: rows and intervals queued by events, deduplicated by key (the last
-// one queued wins), written together by the next flush.
+// The micro-batch of the indexer: rows, intervals and interval closings queued by events,
+// deduplicated by key (the last one queued wins), written together by the next flush.
 import type { PodGpuInterval, WorkloadRecord } from '../domain/workload.js';
+
+/** Workloads whose still open pod intervals end at `at` (see WorkloadSink.closeOpenIntervals). */
+export interface IntervalClosing {
+  workloadIds: string[];
+  at: number;
+}
 
 export interface BatchContents {
   rows: WorkloadRecord[];
   intervals: PodGpuInterval[];
+  closings: IntervalClosing[];
 }
 
 export class WriteBatch {
   #rows = new Map<string, WorkloadRecord>();
   #intervals = new Map<string, PodGpuInterval>();
+  /** When each workload's open intervals end, by workload id. */
+  #closings = new Map<string, number>();
 
   addRow(row: WorkloadRecord): void {
     this.#rows.set(row.workloadId, row);
@@ -20,15 +29,30 @@ export class WriteBatch {
     if (interval.gpus > 0 && interval.podUid !== '') this.#intervals.set(interval.podUid, interval);
   }
 
-  get size(): number {
-    return this.#rows.size + this.#intervals.size;
+  closeOpenIntervals(workloadIds: readonly string[], at: number): void {
+    for (const workloadId of workloadIds) this.#closings.set(workloadId, at);
   }
 
-  /** Empties the batch and returns what it held. */
+  get size(): number {
+    return this.#rows.size + this.#intervals.size + this.#closings.size;
+  }
+
+  /** Empties the batch and returns what it held, the closings grouped by time. */
   take(): BatchContents {
-    const contents = { rows: [...this.#rows.values()], intervals: [...this.#intervals.values()] };
+    const closings = new Map<number, string[]>();
+    for (const [workloadId, at] of this.#closings) {
+      const ids = closings.get(at);
+      if (ids === undefined) closings.set(at, [workloadId]);
+      else ids.push(workloadId);
+    }
+    const contents = {
+      rows: [...this.#rows.values()],
+      intervals: [...this.#intervals.values()],
+      closings: [...closings].map(([at, workloadIds]) => ({ workloadIds, at })),
+    };
     this.#rows = new Map();
     this.#intervals = new Map();
+    this.#closings = new Map();
     return contents;
   }
 
@@ -36,9 +60,12 @@ export class WriteBatch {
   restore(contents: BatchContents): void {
     const rows = new Map(contents.rows.map((row) => [row.workloadId, row]));
     const intervals = new Map(contents.intervals.map((interval) => [interval.podUid, interval]));
+    const closings = new Map(contents.closings.flatMap(({ workloadIds, at }) => workloadIds.map((id) => [id, at] as const)));
     for (const [key, row] of this.#rows) rows.set(key, row);
     for (const [key, interval] of this.#intervals) intervals.set(key, interval);
+    for (const [key, at] of this.#closings) closings.set(key, at);
     this.#rows = rows;
     this.#intervals = intervals;
+    this.#closings = closings;
   }
 }

@@ -191,6 +191,86 @@ describe('store/workload-store writes', () => {
     });
   });
 
+  describe('closeOpenIntervals', () => {
+    const running = (overrides: Parameters<typeof aWorkload>[0] = {}) =>
+      aWorkload({ gpuCount: 2, status: 'running', startedAt: at('2026-11-10T10:00:00Z'), completedAt: null, exitCode: null, ...overrides });
+    const openPods = (workloadId: string) =>
+      t.db.prepare('SELECT pod_uid FROM workload_pods WHERE workload_id = ? AND finished_at IS NULL ORDER BY pod_uid').pluck().all(workloadId);
+    const finishOf = (podUid: string) => t.db.prepare('SELECT finished_at FROM workload_pods WHERE pod_uid = ?').pluck().get(podUid);
+    const noon = at('2026-11-10T12:00:00Z');
+
+    it('ends the open intervals of the given workloads at `at` and returns how many it closed', async () => {
+      const job = running();
+      const other = running();
+      t.store.upsertWorkloads([job, other]);
+      t.store.upsertPodIntervals([
+        aPodInterval(job, { podUid: 'a', finishedAt: null }),
+        aPodInterval(job, { podUid: 'b', finishedAt: null }),
+        aPodInterval(job, { podUid: 'done', finishedAt: at('2026-11-10T11:00:00Z') }),
+        aPodInterval(job, { podUid: 'never-started', startedAt: null, finishedAt: null }),
+        aPodInterval(other, { podUid: 'elsewhere', finishedAt: null }),
+      ]);
+
+      expect(t.store.closeOpenIntervals([job.workloadId, 'unknown'], noon)).to.equal(3);
+
+      expect(openPods(job.workloadId)).to.deep.equal([]);
+      expect([finishOf('a'), finishOf('b'), finishOf('done')]).to.deep.equal([noon, noon, at('2026-11-10T11:00:00Z')]);
+      expect(openPods(other.workloadId)).to.deep.equal(['elsewhere']);
+    });
+
+    it('stops the GPU-hours of a workload still marked running from growing, in every figure', async () => {
+      const job = running();
+      t.store.upsertWorkloads([job]);
+      t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null }), aPodInterval(job, { podUid: 'b', finishedAt: null })]);
+
+      t.store.closeOpenIntervals([job.workloadId], noon);
+
+      const later = at('2026-11-20T00:00:00Z');
+      expect((await t.store.get(job.workloadId, later))?.gpuHoursUsed).to.be.closeTo(2 * 2 * 2, 1e-9);
+      expect((await t.store.stats(inOrg(), null, later)).summary.gpuHours).to.be.closeTo(8, 1e-9);
+      expect((await t.store.usage(inOrg(), { from: null, to: later })).total).to.be.closeTo(8, 1e-9);
+      expect((await t.store.usage(inOrg(), { from: noon, to: later })).total).to.equal(0);
+    });
+
+    it('returns 0 and changes nothing for an empty list or workloads without open intervals', () => {
+      const done = aWorkload();
+      t.store.upsertWorkloads([done]);
+      t.store.upsertPodIntervals([aPodInterval(done)]);
+      expect(t.store.closeOpenIntervals([], noon)).to.equal(0);
+      expect(t.store.closeOpenIntervals([done.workloadId], noon)).to.equal(0);
+      expect(finishOf(`${done.workloadId}-pod-0`)).to.equal(done.completedAt);
+    });
+
+    it('keeps an interval closed when a later upsert shows its pod running after its workload finished', async () => {
+      const job = running();
+      t.store.upsertWorkloads([job]);
+      t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null })]);
+      t.store.upsertWorkloads([{ ...job, status: 'cancelled', completedAt: noon, exitCode: 0, resourceVersion: '' }]);
+      t.store.closeOpenIntervals([job.workloadId], noon);
+
+      expect(t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null })])).to.equal(0);
+
+      expect(finishOf('a')).to.equal(noon);
+      expect((await t.store.get(job.workloadId, at('2026-11-20T00:00:00Z')))?.gpuHoursUsed).to.be.closeTo(4, 1e-9);
+    });
+
+    it('still takes a later finish time, and an open interval while the workload is unfinished', () => {
+      const job = running();
+      t.store.upsertWorkloads([job]);
+      t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null })]);
+      t.store.closeOpenIntervals([job.workloadId], noon);
+
+      // Unfinished: Kubernetes has the last word (the pod runs).
+      expect(t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null })])).to.equal(1);
+      expect(finishOf('a')).to.equal(null);
+
+      t.store.upsertWorkloads([{ ...job, status: 'cancelled', completedAt: noon, exitCode: 0, resourceVersion: '' }]);
+      const podGone = at('2026-11-10T12:05:00Z');
+      expect(t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: podGone })])).to.equal(1);
+      expect(finishOf('a')).to.equal(podGone);
+    });
+  });
+
   describe('get', () => {
     it('returns undefined for an unknown workload', async () => {
       expect(await t.store.get('nope', 0)).to.equal(undefined);

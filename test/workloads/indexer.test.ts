@@ -4,6 +4,8 @@ import type { WorkloadView } from '../../src/domain/workload.js';
 import { WorkloadIndexer } from '../../src/workloads/indexer.js';
 import type { Job, Pod } from '../../src/workloads/k8s-types.js';
 import type { WorkloadSink } from '../../src/workloads/workload-sink.js';
+import { openDatabase, type Database } from '../../src/store/database.js';
+import { SqliteWorkloadStore } from '../../src/store/workload-store.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { openTempStore, type TempStore } from '../store/temp-store.js';
 import { aContainer, aJob, aJobPod, aNamespace, aNode, aPod, gpuContainer, ms, T0, terminated } from './fixtures.js';
@@ -23,6 +25,7 @@ function countingSink(store: WorkloadSink): WorkloadSink & { calls: { rows: numb
       calls.intervals.push(intervals.length);
       return store.upsertPodIntervals(intervals);
     },
+    closeOpenIntervals: (workloadIds, at) => store.closeOpenIntervals(workloadIds, at),
     listUnfinished: (clusterId) => store.listUnfinished(clusterId),
   };
 }
@@ -201,6 +204,96 @@ describe('workloads/indexer', () => {
       expect(indexer.stats().cancelledByReconcile).to.equal(1);
       sinon.assert.calledOnce(logger.warn);
       expect(logger.warn.firstCall.args[0]).to.deep.include({ kind: 'Job', workloadIds: ['job-1'] });
+    });
+  });
+
+  describe('a restart: workloads that vanished while the service was down', () => {
+    const connections: Database[] = [];
+    afterEach(() => {
+      for (const db of connections.splice(0)) db.close();
+    });
+
+    /** A new run of the service over the same index file: its own connection, store and indexer. */
+    const nextRun = (): { store: SqliteWorkloadStore; indexer: WorkloadIndexer } => {
+      const db = openDatabase(t.path);
+      connections.push(db);
+      const store = new SqliteWorkloadStore(db, { clock });
+      return { store, indexer: new WorkloadIndexer(store, { clusterId: 'local', defaultOrganizationId: 'default-org', clock, logger }) };
+    };
+    const openIntervals = (workloadId: string): unknown[] =>
+      t.db.prepare('SELECT pod_uid FROM workload_pods WHERE workload_id = ? AND finished_at IS NULL').pluck().all(workloadId);
+    const usageSinceEver = async (store: SqliteWorkloadStore, to: number): Promise<number> =>
+      (await store.usage({ scope: { organizationId: 'default-org', initiatives: null } }, { from: null, to })).total;
+
+    const runningJob = aJob({ metadata: { uid: 'job-1', resourceVersion: '5' }, spec: { parallelism: 2 }, podSpec: { containers: [gpuContainer(2)] }, status: { startTime: AT('10:00') } });
+    const runningJobPod = (uid: string, rv = '1'): Pod =>
+      aJobPod('job-1', { metadata: { uid, resourceVersion: rv }, spec: { containers: [gpuContainer(2)] }, status: { phase: 'Running', startTime: AT('10:00') } });
+
+    /** The first run sees job-1 running with two 2-GPU pods since 10:00, and is gone at 11:00. */
+    const firstRunSeesRunningJob = (): void => {
+      jobEvent('ADDED', runningJob);
+      podEvent('ADDED', runningJobPod('pod-a'));
+      podEvent('ADDED', runningJobPod('pod-b'));
+      indexer.flush();
+      expect(openIntervals('job-1')).to.have.length(2);
+    };
+
+    it('a Job that vanished while the service was down stops accruing GPU-hours', async () => {
+      firstRunSeesRunningJob();
+      clock.set(AT('12:00'));
+      const second = nextRun();
+      second.indexer.onJobEvent({ type: 'SYNC', items: [] });
+      second.indexer.onPodEvent({ type: 'SYNC', items: [] });
+      second.indexer.flush();
+
+      const expected = 2 * 2 * 2; // two pods × 2 GPUs × 10:00 → 12:00
+      expect(await second.store.get('job-1', ms(AT('12:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('12:00')), gpuHoursUsed: expected });
+      expect((await second.store.get('job-1', ms(AT('23:00'))))?.gpuHoursUsed).to.equal(expected);
+      expect(await usageSinceEver(second.store, ms(AT('23:00')))).to.be.closeTo(expected, 1e-9);
+      expect(openIntervals('job-1')).to.deep.equal([]);
+      expect(second.indexer.stats()).to.deep.include({ cancelledByReconcile: 1, intervalsClosedByReconcile: 2 });
+    });
+
+    it('a standalone Pod that vanished while the service was down stops accruing GPU-hours', async () => {
+      podEvent('ADDED', aPod({ metadata: { uid: 'pod-1', resourceVersion: '2' }, spec: { containers: [gpuContainer(4)] }, status: { phase: 'Running', startTime: AT('10:00') } }));
+      indexer.flush();
+      clock.set(AT('11:30'));
+      const second = nextRun();
+      second.indexer.onPodEvent({ type: 'SYNC', items: [] });
+      second.indexer.flush();
+
+      expect(await second.store.get('pod-1', ms(AT('23:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('11:30')), gpuHoursUsed: 6 });
+      expect(await usageSinceEver(second.store, ms(AT('23:00')))).to.be.closeTo(6, 1e-9);
+      expect(openIntervals('pod-1')).to.deep.equal([]);
+    });
+
+    it('keeps the intervals of a vanished Job closed while its pods are still listed and change', async () => {
+      // The Job is gone but the garbage collector has not deleted its pods yet: the relist of Pods
+      // and the events after it still show them running.
+      firstRunSeesRunningJob();
+      clock.set(AT('12:00'));
+      const second = nextRun();
+      second.indexer.onJobEvent({ type: 'SYNC', items: [] });
+      second.indexer.onPodEvent({ type: 'SYNC', items: [runningJobPod('pod-a'), runningJobPod('pod-b')] });
+      second.indexer.flush();
+      clock.set(AT('12:30'));
+      second.indexer.onPodEvent({ type: 'MODIFIED', object: runningJobPod('pod-a', '2') });
+      second.indexer.flush();
+
+      expect(openIntervals('job-1')).to.deep.equal([]);
+      expect(await second.store.get('job-1', ms(AT('23:00')))).to.deep.include({ status: 'cancelled', gpuHoursUsed: 8 });
+    });
+
+    it('closes the intervals whether the Pods or the Jobs are relisted first', async () => {
+      firstRunSeesRunningJob();
+      clock.set(AT('12:00'));
+      const second = nextRun();
+      second.indexer.onPodEvent({ type: 'SYNC', items: [runningJobPod('pod-a')] });
+      second.indexer.onJobEvent({ type: 'SYNC', items: [] });
+      second.indexer.flush();
+
+      expect(openIntervals('job-1')).to.deep.equal([]);
+      expect(await second.store.get('job-1', ms(AT('23:00')))).to.deep.include({ status: 'cancelled', gpuHoursUsed: 8 });
     });
   });
 

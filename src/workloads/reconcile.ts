@@ -1,0 +1,46 @@
+// After a relist: the unfinished rows whose object is not in the snapshot vanished while the service
+// was away (or its watch was broken). They become cancelled now and stop accruing GPU time now
+// (DECISIONS "Status and times").
+import type { Clock } from '../domain/clock.js';
+import type { WorkloadKind } from '../domain/workload.js';
+import type { JobPodCache } from './job-pod-cache.js';
+import type { WorkloadMapper } from './workload-mapper.js';
+import type { IndexerLogger, WorkloadSink } from './workload-sink.js';
+import type { WriteBatch } from './write-batch.js';
+
+export interface ReconcileOptions {
+  sink: WorkloadSink;
+  batch: WriteBatch;
+  /** The pods of Jobs this process has seen. */
+  jobPods: JobPodCache;
+  mapper: WorkloadMapper;
+  clusterId: string;
+  clock: Clock;
+  logger: IndexerLogger;
+}
+
+/**
+ * Queues the cancellation of the unfinished `kind` rows of the cluster missing from `present`, and
+ * the closing of their open pod intervals; returns how many rows it cancelled. Call it after a
+ * flush, so that the store lists every row queued so far.
+ */
+export function cancelVanished(kind: WorkloadKind, present: ReadonlySet<string>, options: ReconcileOptions): number {
+  const { sink, batch, jobPods, mapper, clusterId, clock, logger } = options;
+  const now = clock.now();
+  const vanished = sink.listUnfinished(clusterId).filter((row) => row.kind === kind && !present.has(row.workloadId));
+  if (vanished.length === 0) return 0;
+  for (const row of vanished) {
+    batch.addRow({ ...row, status: 'cancelled', completedAt: now, exitCode: row.exitCode ?? 0 });
+    // A Job's pods that this process has seen may end earlier (their own deletion or finish).
+    for (const seen of jobPods.seenOf(row.workloadId)) {
+      batch.addInterval(mapper.podInterval(seen.object, { workloadId: row.workloadId, deleted: { at: now } }));
+    }
+  }
+  // Every other open interval ends now, including those of pods only an earlier run of the service
+  // saw: without this they would stay open for as long as the row is kept. Queued, not written now,
+  // so that the flush writes the cancelled rows first (the store then keeps these intervals closed).
+  const workloadIds = vanished.map((row) => row.workloadId);
+  batch.closeOpenIntervals(workloadIds, now);
+  logger.warn({ clusterId, kind, workloadIds }, `${vanished.length} unfinished workload(s) missing after a relist marked cancelled`);
+  return vanished.length;
+}

@@ -1,0 +1,64 @@
+// After a (re)list the caches are rebuilt from the snapshot rather than patched: the watch may have
+// missed any number of events (deletions included) while it was broken or the service was away.
+// Unchanged objects keep the time they were first seen (see seen.ts).
+import type { Clock } from '../domain/clock.js';
+import { JobPodCache, tombstone } from './job-pod-cache.js';
+import type { Job, Pod } from './k8s-types.js';
+import { jobOwnerUid } from './owner.js';
+import { see, type Seen } from './seen.js';
+
+/** The Jobs of a relist by uid. */
+export function jobsOfRelist(items: readonly Job[], previous: ReadonlyMap<string, Seen<Job>>, clock: Clock): Map<string, Seen<Job>> {
+  const jobs = new Map<string, Seen<Job>>();
+  for (const job of items) {
+    const uid = job.metadata?.uid ?? '';
+    if (uid !== '') jobs.set(uid, see(previous.get(uid), job, clock));
+  }
+  return jobs;
+}
+
+export interface RelistedPods {
+  /** Standalone pods that are workloads (request GPUs). */
+  standalone: Map<string, Seen<Pod>>;
+  jobPods: JobPodCache;
+  /** The uid of every pod in the snapshot. */
+  present: Set<string>;
+}
+
+export interface PodRelistOptions {
+  /** Whether a standalone pod is a workload (requests GPUs). */
+  isWorkload(seen: Seen<Pod>): boolean;
+  /** Whether a Job is known: the pods it had that vanished are kept as deleted. */
+  isKnownJob(jobUid: string): boolean;
+  clock: Clock;
+}
+
+/** The pods of a relist, split into standalone workloads and Job pods. */
+export function podsOfRelist(
+  items: readonly Pod[],
+  previous: { standalone: ReadonlyMap<string, Seen<Pod>>; jobPods: JobPodCache },
+  options: PodRelistOptions,
+): RelistedPods {
+  const now = options.clock.now();
+  const relisted: RelistedPods = { standalone: new Map(), jobPods: new JobPodCache(), present: new Set() };
+  for (const pod of items) {
+    const uid = pod.metadata?.uid ?? '';
+    if (uid === '') continue;
+    relisted.present.add(uid);
+    const jobUid = jobOwnerUid(pod.metadata);
+    if (jobUid === null) {
+      const seen = see(previous.standalone.get(uid), pod, options.clock);
+      if (options.isWorkload(seen)) relisted.standalone.set(uid, seen);
+      continue;
+    }
+    relisted.jobPods.set(jobUid, uid, see(previous.jobPods.get(jobUid, uid), pod, options.clock));
+  }
+  // Pods of known Jobs that vanished meanwhile stay as deleted: the Job keeps their GPU time.
+  for (const [jobUid, pods] of previous.jobPods.byJob()) {
+    if (!options.isKnownJob(jobUid)) continue;
+    for (const [uid, seen] of pods) {
+      if (!relisted.present.has(uid)) relisted.jobPods.set(jobUid, uid, { object: tombstone(seen.object, now), observedAt: seen.observedAt });
+    }
+  }
+  return relisted;
+}

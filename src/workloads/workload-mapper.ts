@@ -1,0 +1,67 @@
+// The pure mappers (map-job.ts, map-pod.ts) applied to cached objects: it supplies what a mapping
+// reads beyond the object itself, the labels of its Namespace and Node and the cluster's attribution
+// settings, so that the indexer only decides what to map and when.
+import type { PodGpuInterval } from '../domain/workload.js';
+import type { Job, Pod } from './k8s-types.js';
+import type { LabelCache } from './label-cache.js';
+import { firstPodNodeName, mapJob } from './map-job.js';
+import { mapPod, podInterval } from './map-pod.js';
+import type { LabelKeys, MappingContext } from './mapping-context.js';
+import type { MappedWorkload } from './mapped-workload.js';
+import type { Seen } from './seen.js';
+
+export interface WorkloadMapperOptions {
+  clusterId: string;
+  clusterOrganizationId?: string;
+  defaultOrganizationId: string;
+  keys: Readonly<LabelKeys>;
+  gpuResources: readonly string[];
+}
+
+/** When the object was deleted, if the mapping should treat it as deleted (see deletion.ts). */
+type Deleted = { at: number } | undefined;
+
+export class WorkloadMapper {
+  readonly #namespaces: LabelCache;
+  readonly #nodes: LabelCache;
+  readonly #options: WorkloadMapperOptions;
+
+  constructor(labels: { namespaces: LabelCache; nodes: LabelCache }, options: WorkloadMapperOptions) {
+    this.#namespaces = labels.namespaces;
+    this.#nodes = labels.nodes;
+    this.#options = options;
+  }
+
+  /** A Job's workload from the Job and its cached pods; null when it requests no GPU. */
+  job(seen: Seen<Job>, options: { pods: readonly Pod[]; deleted?: Deleted }): MappedWorkload | null {
+    const { pods, deleted } = options;
+    const context = this.#context(seen.object.metadata?.namespace, firstPodNodeName(pods), seen.observedAt, deleted);
+    return mapJob(seen.object, { ...context, pods });
+  }
+
+  /** A standalone Pod's workload; null when it requests no GPU (not a workload). */
+  standalone(seen: Seen<Pod>, deleted?: Deleted): MappedWorkload | null {
+    const pod = seen.object;
+    return mapPod(pod, this.#context(pod.metadata?.namespace, pod.spec?.nodeName, seen.observedAt, deleted));
+  }
+
+  /** The GPU interval of a Job's pod on its own, for when the Job itself is not known. */
+  podInterval(pod: Pod, options: { workloadId: string; observedAt?: number; deleted?: Deleted }): PodGpuInterval {
+    return podInterval(pod, { ...options, gpuResources: this.#options.gpuResources });
+  }
+
+  #context(namespace: string | undefined, nodeName: string | null | undefined, observedAt: number, deleted: Deleted): MappingContext {
+    const { clusterId, clusterOrganizationId, defaultOrganizationId, keys, gpuResources } = this.#options;
+    return {
+      clusterId,
+      clusterOrganizationId,
+      defaultOrganizationId,
+      namespace: this.#namespaces.get(namespace),
+      node: this.#nodes.get(nodeName),
+      deleted,
+      observedAt,
+      keys,
+      gpuResources,
+    };
+  }
+}
