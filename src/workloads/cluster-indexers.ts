@@ -62,7 +62,9 @@ export class ClusterIndexers {
     this.#entries.set(cluster.clusterId, entry);
     return {
       // The objects are the API server's JSON: the mappers read every field defensively.
-      onEvent: (resource, event) => {
+      onEvent: (resource, received, namespace) => {
+        // A namespaced informer's LIST covers its namespace only: the indexer must not judge the rest by it.
+        const event = received.type === 'SYNC' && namespace !== undefined ? { ...received, namespace } : received;
         switch (resource) {
           case 'namespaces':
             return indexer.onNamespaceEvent(event as ResourceEvent<Namespace>);

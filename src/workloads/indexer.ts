@@ -14,7 +14,7 @@ import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type LabelKeys } from './map
 import type { MappedWorkload } from './mapped-workload.js';
 import { jobOwnerUid } from './owner.js';
 import { cancelVanished } from './reconcile.js';
-import { jobsOfRelist, podsOfRelist } from './relist.js';
+import { jobsOfRelist, keepOutOfScope, podsOfRelist, scopeOf, withinScope } from './relist.js';
 import { sameVersion, see, type Seen, type WithMetadata } from './seen.js';
 import { WorkloadMapper } from './workload-mapper.js';
 import type { IndexerLogger, ResourceEvent, WorkloadSink } from './workload-sink.js';
@@ -96,7 +96,7 @@ export class WorkloadIndexer {
 
   onJobEvent(event: ResourceEvent<Job>): void {
     this.#stats.events += 1;
-    if (event.type === 'SYNC') return this.#syncJobs(event.items);
+    if (event.type === 'SYNC') return this.#syncJobs(event.items, event.namespace);
     const uid = event.object.metadata?.uid ?? '';
     if (uid === '') return;
     const previous = this.#jobs.get(uid);
@@ -108,7 +108,7 @@ export class WorkloadIndexer {
 
   onPodEvent(event: ResourceEvent<Pod>): void {
     this.#stats.events += 1;
-    if (event.type === 'SYNC') return this.#syncPods(event.items);
+    if (event.type === 'SYNC') return this.#syncPods(event.items, event.namespace);
     const pod = event.object;
     const uid = pod.metadata?.uid ?? '';
     if (uid === '') return;
@@ -198,40 +198,52 @@ export class WorkloadIndexer {
     this.#jobPods.deleteJob(uid);
   }
 
-  /** After a (re)list of Jobs: replace the cache, re-map all, cancel the unfinished rows it lacks. */
-  #syncJobs(items: readonly Job[]): void {
+  /**
+   * After a (re)list of Jobs (of one namespace when `namespace` is set): replace the cached Jobs it
+   * covers, re-map them, cancel the unfinished rows it lacks.
+   */
+  #syncJobs(items: readonly Job[], namespace?: string): void {
     this.flush(); // so that the reconciliation lists every row queued so far
+    const inScope = scopeOf(namespace);
     const previous = this.#jobs;
     this.#jobs = jobsOfRelist(items, previous, this.#options.clock);
-    this.#cancelVanished('Job', new Set(this.#jobs.keys()));
+    for (const [uid, seen] of previous) if (!inScope(seen.object)) this.#jobs.set(uid, seen);
+    this.#cancelVanished('Job', new Set(this.#jobs.keys()), namespace);
     for (const uid of previous.keys()) if (!this.#jobs.has(uid)) this.#jobPods.deleteJob(uid);
-    for (const uid of this.#jobs.keys()) this.#queueJob(uid);
+    for (const [uid, seen] of this.#jobs) if (inScope(seen.object)) this.#queueJob(uid);
   }
 
-  /** After a (re)list of Pods: replace the caches, re-map all, cancel the unfinished Pod rows it lacks. */
-  #syncPods(items: readonly Pod[]): void {
+  /**
+   * After a (re)list of Pods (of one namespace when `namespace` is set): replace the cached pods it
+   * covers, re-map their workloads, cancel the unfinished Pod rows it lacks.
+   */
+  #syncPods(items: readonly Pod[], namespace?: string): void {
     this.flush();
-    const relisted = podsOfRelist(items, { standalone: this.#pods, jobPods: this.#jobPods }, {
+    const inScope = scopeOf(namespace);
+    const previous = { standalone: this.#pods, jobPods: this.#jobPods };
+    const relisted = podsOfRelist(items, namespace === undefined ? previous : withinScope(previous, inScope), {
       isWorkload: (seen) => this.#mapper.standalone(seen) !== null,
       isKnownJob: (jobUid) => this.#jobs.has(jobUid),
       clock: this.#options.clock,
     });
+    if (namespace !== undefined) keepOutOfScope(previous, relisted, inScope);
     this.#pods = relisted.standalone;
     this.#jobPods = relisted.jobPods;
-    this.#cancelVanished('Pod', relisted.present);
-    for (const uid of this.#jobs.keys()) this.#queueJob(uid);
-    for (const seen of this.#pods.values()) this.#queue(this.#mapper.standalone(seen));
+    this.#cancelVanished('Pod', relisted.present, namespace);
+    for (const [uid, seen] of this.#jobs) if (inScope(seen.object)) this.#queueJob(uid);
+    for (const seen of this.#pods.values()) if (inScope(seen.object)) this.#queue(this.#mapper.standalone(seen));
     for (const [jobUid, pods] of this.#jobPods.byJob()) {
       if (this.#jobs.has(jobUid)) continue;
       for (const seen of pods.values()) {
+        if (!inScope(seen.object)) continue;
         this.#batch.addInterval(this.#mapper.podInterval(seen.object, { workloadId: jobUid, observedAt: seen.observedAt }));
       }
     }
   }
 
-  #cancelVanished(kind: WorkloadKind, present: ReadonlySet<string>): void {
+  #cancelVanished(kind: WorkloadKind, present: ReadonlySet<string>, namespace: string | undefined): void {
     const { clusterId, clock, logger } = this.#options;
-    const options = { sink: this.#sink, batch: this.#batch, jobPods: this.#jobPods, mapper: this.#mapper, clusterId, clock, logger };
+    const options = { sink: this.#sink, batch: this.#batch, jobPods: this.#jobPods, mapper: this.#mapper, clusterId, namespace, clock, logger };
     this.#stats.cancelledByReconcile += cancelVanished(kind, present, options);
   }
 

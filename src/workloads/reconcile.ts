@@ -15,6 +15,8 @@ export interface ReconcileOptions {
   jobPods: JobPodCache;
   mapper: WorkloadMapper;
   clusterId: string;
+  /** The relist covered this namespace only: rows elsewhere are not judged by it. */
+  namespace?: string;
   clock: Clock;
   logger: IndexerLogger;
 }
@@ -25,9 +27,11 @@ export interface ReconcileOptions {
  * flush, so that the store lists every row queued so far.
  */
 export function cancelVanished(kind: WorkloadKind, present: ReadonlySet<string>, options: ReconcileOptions): number {
-  const { sink, batch, jobPods, mapper, clusterId, clock, logger } = options;
+  const { sink, batch, jobPods, mapper, clusterId, namespace, clock, logger } = options;
   const now = clock.now();
-  const vanished = sink.listUnfinished(clusterId).filter((row) => row.kind === kind && !present.has(row.workloadId));
+  const vanished = sink
+    .listUnfinished(clusterId)
+    .filter((row) => row.kind === kind && (namespace === undefined || row.namespace === namespace) && !present.has(row.workloadId));
   if (vanished.length === 0) return 0;
   for (const row of vanished) {
     batch.addRow({ ...row, status: 'cancelled', completedAt: now, exitCode: row.exitCode ?? 0 });

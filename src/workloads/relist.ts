@@ -33,6 +33,36 @@ export interface PodRelistOptions {
   clock: Clock;
 }
 
+type InScope = (object: { metadata?: { namespace?: string } }) => boolean;
+
+/** Everything, or the objects of one namespace: what a relist covers. */
+export function scopeOf(namespace: string | undefined): InScope {
+  return namespace === undefined ? () => true : (object) => object.metadata?.namespace === namespace;
+}
+
+interface PodCaches {
+  standalone: ReadonlyMap<string, Seen<Pod>>;
+  jobPods: JobPodCache;
+}
+
+/** The cached pods a namespaced relist covers. */
+export function withinScope(caches: PodCaches, inScope: InScope): PodCaches {
+  const standalone = new Map([...caches.standalone].filter(([, seen]) => inScope(seen.object)));
+  const jobPods = new JobPodCache();
+  for (const [jobUid, pods] of caches.jobPods.byJob()) {
+    for (const [uid, seen] of pods) if (inScope(seen.object)) jobPods.set(jobUid, uid, seen);
+  }
+  return { standalone, jobPods };
+}
+
+/** Puts the cached pods a namespaced relist did not cover back into its result, unchanged. */
+export function keepOutOfScope(previous: PodCaches, relisted: RelistedPods, inScope: InScope): void {
+  for (const [uid, seen] of previous.standalone) if (!inScope(seen.object)) relisted.standalone.set(uid, seen);
+  for (const [jobUid, pods] of previous.jobPods.byJob()) {
+    for (const [uid, seen] of pods) if (!inScope(seen.object)) relisted.jobPods.set(jobUid, uid, seen);
+  }
+}
+
 /** The pods of a relist, split into standalone workloads and Job pods. */
 export function podsOfRelist(
   items: readonly Pod[],

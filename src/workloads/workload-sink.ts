@@ -22,7 +22,8 @@ export interface WorkloadSink {
 
 /** One change of a watched collection: the full list after a (re)list, or one object's change. */
 export type ResourceEvent<T> =
-  | { type: 'SYNC'; items: readonly T[]; resourceVersion?: string }
+  /** `namespace`: the snapshot covers that namespace only (namespaced watches); objects elsewhere are untouched. */
+  | { type: 'SYNC'; items: readonly T[]; resourceVersion?: string; namespace?: string }
   | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T; resourceVersion?: string };
 
 /** The part of a pino logger the indexer uses. */

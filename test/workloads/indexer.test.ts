@@ -318,6 +318,44 @@ describe('workloads/indexer', () => {
     });
   });
 
+  describe('relists of one namespace (watched namespaces)', () => {
+    const runningIn = (namespace: string, uid: string): Pod =>
+      aPod({ metadata: { uid, namespace, resourceVersion: '1' }, status: { phase: 'Running', startTime: AT('10:00') } });
+    const jobIn = (namespace: string, uid: string): Job => aJob({ metadata: { uid, namespace, resourceVersion: '1' }, status: { startTime: AT('10:00') } });
+
+    it('judges only the relisted namespace: workloads of other namespaces stay as they are', async () => {
+      indexer.onJobEvent({ type: 'SYNC', items: [jobIn('a', 'job-a')], namespace: 'a' });
+      indexer.onJobEvent({ type: 'SYNC', items: [jobIn('b', 'job-b')], namespace: 'b' });
+      indexer.onPodEvent({ type: 'SYNC', items: [runningIn('a', 'pod-a'), aJobPod('job-a', { metadata: { uid: 'pa', namespace: 'a' }, status: { phase: 'Running', startTime: AT('10:00') } })], namespace: 'a' });
+      indexer.onPodEvent({ type: 'SYNC', items: [runningIn('b', 'pod-b'), aJobPod('job-b', { metadata: { uid: 'pb', namespace: 'b' }, status: { phase: 'Running', startTime: AT('10:00') } })], namespace: 'b' });
+      indexer.flush();
+      for (const id of ['pod-a', 'pod-b', 'job-a', 'job-b']) expect((await view(id))?.status, id).to.equal('running');
+
+      clock.set(AT('12:00'));
+      indexer.onJobEvent({ type: 'SYNC', items: [], namespace: 'a' });
+      indexer.onPodEvent({ type: 'SYNC', items: [], namespace: 'a' });
+      indexer.flush();
+      expect(await view('pod-a')).to.deep.include({ status: 'cancelled', completedAt: ms(AT('12:00')) });
+      expect(await view('job-a')).to.deep.include({ status: 'cancelled', completedAt: ms(AT('12:00')) });
+      expect((await view('pod-b'))?.status).to.equal('running');
+      expect(await view('job-b', ms(AT('14:00')))).to.deep.include({ status: 'running', gpuHoursUsed: 4 });
+    });
+
+    it('keeps the pods of other namespaces when one namespace is relisted, so their workloads keep what they derive from them', async () => {
+      indexer.onNodeEvent({ type: 'SYNC', items: [aNode({ 'node.kubernetes.io/instance-type': 'p5.48xlarge' })] });
+      const onNode = { spec: { nodeName: 'node-1', containers: [gpuContainer(1)] }, status: { phase: 'Running', startTime: AT('10:00') } };
+      indexer.onJobEvent({ type: 'SYNC', items: [jobIn('b', 'job-b')], namespace: 'b' });
+      indexer.onPodEvent({ type: 'SYNC', items: [aJobPod('job-b', { metadata: { uid: 'pb', namespace: 'b' }, ...onNode }), aPod({ metadata: { uid: 'pod-b', namespace: 'b' }, ...onNode })], namespace: 'b' });
+      indexer.onPodEvent({ type: 'SYNC', items: [], namespace: 'a' });
+      // The Job changes, and the node's label: both are re-mapped from the pods cached for namespace b.
+      indexer.onJobEvent({ type: 'MODIFIED', object: { ...jobIn('b', 'job-b'), metadata: { ...jobIn('b', 'job-b').metadata, resourceVersion: '2' } } });
+      indexer.onNodeEvent({ type: 'MODIFIED', object: aNode({ 'node.kubernetes.io/instance-type': 'p5e.48xlarge' }) });
+      indexer.flush();
+      expect(await view('job-b')).to.deep.include({ status: 'running', instanceType: 'p5e.48xlarge' });
+      expect(await view('pod-b')).to.deep.include({ status: 'running', instanceType: 'p5e.48xlarge' });
+    });
+  });
+
   describe('flush', () => {
     it('writes each batch with one call per table, the last version of a workload winning', async () => {
       const running = (rv: string, hour: string) =>
