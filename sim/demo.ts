@@ -35,6 +35,8 @@ async function main(): Promise<void> {
     GPUCAP_LOG_LEVEL: process.env.GPUCAP_LOG_LEVEL ?? 'warn',
     GPUCAP_SHUTDOWN_GRACE_SECONDS: '2',
     GPUCAP_SHUTDOWN_DELAY_SECONDS: '0',
+    // The demo serves a seeded index; watching a simulated cluster comes with issue 6.
+    GPUCAP_HOME_CLUSTER_ENABLED: 'false',
     ...env,
   });
   const service = await startService(config, { logger: createLogger({ level: config.log_level, version: 'demo' }) });
