@@ -19,6 +19,7 @@ import { sameVersion, see, type Seen, type WithMetadata } from './seen.js';
 import { WorkloadMapper } from './workload-mapper.js';
 import type { IndexerLogger, ResourceEvent, WorkloadSink } from './workload-sink.js';
 import { WriteBatch } from './write-batch.js';
+import { contextLabelKeys, slimJob, slimMeta, slimPod } from './slim.js';
 
 export interface WorkloadIndexerOptions {
   clusterId: string;
@@ -57,6 +58,10 @@ export class WorkloadIndexer {
   #jobPods = new JobPodCache();
   /** Standalone pods that request GPUs. */
   #pods = new Map<string, Seen<Pod>>();
+  // Objects are cached as slim copies (slim.ts): what the mappers read, nothing else.
+  readonly #slimPod: (pod: Pod) => Pod;
+  readonly #slimJob: (job: Job) => Job;
+  readonly #slimContext: (object: WithMetadata) => WithMetadata;
   readonly #stats: IndexerStats = {
     events: 0, flushes: 0, rowsFlushed: 0, rowsWritten: 0, intervalsFlushed: 0, intervalsWritten: 0,
     cancelledByReconcile: 0, intervalsClosedByReconcile: 0,
@@ -65,6 +70,11 @@ export class WorkloadIndexer {
   constructor(sink: WorkloadSink, options: WorkloadIndexerOptions) {
     this.#sink = sink;
     this.#options = options;
+    const keys = options.keys ?? DEFAULT_LABEL_KEYS;
+    const contextKeys = contextLabelKeys(keys);
+    this.#slimPod = (pod) => slimPod(pod, keys);
+    this.#slimJob = (job) => slimJob(job, keys);
+    this.#slimContext = (object) => ({ metadata: slimMeta(object.metadata, contextKeys) });
     this.#mapper = new WorkloadMapper({ namespaces: this.#namespaces, nodes: this.#nodes }, {
       clusterId: options.clusterId,
       clusterOrganizationId: options.clusterOrganizationId,
@@ -76,7 +86,7 @@ export class WorkloadIndexer {
 
   onNamespaceEvent(event: ResourceEvent<WithMetadata>): void {
     this.#stats.events += 1;
-    const changed = this.#namespaces.apply(event);
+    const changed = this.#namespaces.apply(slimEvent(event, this.#slimContext));
     if (changed.size === 0) return;
     this.#remapWhere(
       (job) => changed.has(job.metadata?.namespace ?? ''),
@@ -86,7 +96,7 @@ export class WorkloadIndexer {
 
   onNodeEvent(event: ResourceEvent<WithMetadata>): void {
     this.#stats.events += 1;
-    const changed = this.#nodes.apply(event);
+    const changed = this.#nodes.apply(slimEvent(event, this.#slimContext));
     if (changed.size === 0) return;
     this.#remapWhere(
       (_job, pods) => changed.has(firstPodNodeName(pods) ?? ''),
@@ -94,20 +104,23 @@ export class WorkloadIndexer {
     );
   }
 
-  onJobEvent(event: ResourceEvent<Job>): void {
+  onJobEvent(received: ResourceEvent<Job>): void {
     this.#stats.events += 1;
+    const event = slimEvent(received, this.#slimJob);
     if (event.type === 'SYNC') return this.#syncJobs(event.items, event.namespace);
     const uid = event.object.metadata?.uid ?? '';
     if (uid === '') return;
     const previous = this.#jobs.get(uid);
     if (event.type === 'DELETED') return this.#deleteJob(uid, event.object, previous);
     if (previous !== undefined && sameVersion(previous.object, event.object)) return;
+    if (!this.#mapper.jobRequestsGpu(event.object)) return; // not a workload: nothing to keep
     this.#jobs.set(uid, this.#see(previous, event.object));
     this.#queueJob(uid);
   }
 
-  onPodEvent(event: ResourceEvent<Pod>): void {
+  onPodEvent(received: ResourceEvent<Pod>): void {
     this.#stats.events += 1;
+    const event = slimEvent(received, this.#slimPod);
     if (event.type === 'SYNC') return this.#syncPods(event.items, event.namespace);
     const pod = event.object;
     const uid = pod.metadata?.uid ?? '';
@@ -169,6 +182,8 @@ export class WorkloadIndexer {
   }
 
   #onJobPod(type: 'ADDED' | 'MODIFIED' | 'DELETED', jobUid: string, uid: string, pod: Pod): void {
+    // The pods of CPU Jobs are most pods of many clusters, and their Jobs are no workloads.
+    if (!this.#mapper.requestsGpu(pod)) return;
     const previous = this.#jobPods.get(jobUid, uid);
     const jobKnown = this.#jobs.has(jobUid);
     if (type === 'DELETED') {
@@ -206,7 +221,7 @@ export class WorkloadIndexer {
     this.flush(); // so that the reconciliation lists every row queued so far
     const inScope = scopeOf(namespace);
     const previous = this.#jobs;
-    this.#jobs = jobsOfRelist(items, previous, this.#options.clock);
+    this.#jobs = jobsOfRelist(items.filter((job) => this.#mapper.jobRequestsGpu(job)), previous, this.#options.clock);
     for (const [uid, seen] of previous) if (!inScope(seen.object)) this.#jobs.set(uid, seen);
     this.#cancelVanished('Job', new Set(this.#jobs.keys()), namespace);
     for (const uid of previous.keys()) if (!this.#jobs.has(uid)) this.#jobPods.deleteJob(uid);
@@ -223,6 +238,7 @@ export class WorkloadIndexer {
     const previous = { standalone: this.#pods, jobPods: this.#jobPods };
     const relisted = podsOfRelist(items, namespace === undefined ? previous : withinScope(previous, inScope), {
       isWorkload: (seen) => this.#mapper.standalone(seen) !== null,
+      isJobPodOfInterest: (pod) => this.#mapper.requestsGpu(pod),
       isKnownJob: (jobUid) => this.#jobs.has(jobUid),
       clock: this.#options.clock,
     });
@@ -266,6 +282,10 @@ export class WorkloadIndexer {
   #see<T extends WithMetadata>(previous: Seen<T> | undefined, object: T): Seen<T> {
     return see(previous, object, this.#options.clock);
   }
+}
+
+function slimEvent<T>(event: ResourceEvent<T>, slim: (object: T) => T): ResourceEvent<T> {
+  return event.type === 'SYNC' ? { ...event, items: event.items.map(slim) } : { ...event, object: slim(event.object) };
 }
 
 function isFinished(mapped: MappedWorkload | null): boolean {

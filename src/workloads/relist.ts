@@ -28,6 +28,8 @@ export interface RelistedPods {
 export interface PodRelistOptions {
   /** Whether a standalone pod is a workload (requests GPUs). */
   isWorkload(seen: Seen<Pod>): boolean;
+  /** Whether a Job's pod is worth caching (it requests GPUs). */
+  isJobPodOfInterest(pod: Pod): boolean;
   /** Whether a Job is known: the pods it had that vanished are kept as deleted. */
   isKnownJob(jobUid: string): boolean;
   clock: Clock;
@@ -81,7 +83,7 @@ export function podsOfRelist(
       if (options.isWorkload(seen)) relisted.standalone.set(uid, seen);
       continue;
     }
-    relisted.jobPods.set(jobUid, uid, see(previous.jobPods.get(jobUid, uid), pod, options.clock));
+    if (options.isJobPodOfInterest(pod)) relisted.jobPods.set(jobUid, uid, see(previous.jobPods.get(jobUid, uid), pod, options.clock));
   }
   // Pods of known Jobs that vanished meanwhile stay as deleted: the Job keeps their GPU time.
   for (const [jobUid, pods] of previous.jobPods.byJob()) {

@@ -4,6 +4,7 @@
 import type { PodGpuInterval } from '../domain/workload.js';
 import type { Job, Pod } from './k8s-types.js';
 import type { LabelCache } from './label-cache.js';
+import { effectiveGpuRequest } from './gpu-request.js';
 import { firstPodNodeName, mapJob } from './map-job.js';
 import { mapPod, podInterval } from './map-pod.js';
 import type { LabelKeys, MappingContext } from './mapping-context.js';
@@ -43,6 +44,16 @@ export class WorkloadMapper {
   standalone(seen: Seen<Pod>, deleted?: Deleted): MappedWorkload | null {
     const pod = seen.object;
     return mapPod(pod, this.#context(pod.metadata?.namespace, pod.spec?.nodeName, seen.observedAt, deleted));
+  }
+
+  /** Whether the pod asks for GPUs: a Job's pods that do not belong to a Job that is no workload either. */
+  requestsGpu(pod: Pod): boolean {
+    return effectiveGpuRequest(pod.spec, this.#options.gpuResources) > 0;
+  }
+
+  /** Whether a Job's pod template asks for GPUs (else the Job is no workload). */
+  jobRequestsGpu(job: Job): boolean {
+    return effectiveGpuRequest(job.spec?.template?.spec, this.#options.gpuResources) > 0;
   }
 
   /** The GPU interval of a Job's pod on its own, for when the Job itself is not known. */

@@ -5,6 +5,8 @@ import type { Job, Pod } from '../../src/workloads/k8s-types.js';
 import { firstPodNodeName, mapJob } from '../../src/workloads/map-job.js';
 import type { MappingContext } from '../../src/workloads/mapping-context.js';
 import { aContainer, aContext, aPendingRow, aJob, aJobPod, aNamespace, aNode, gpuContainer, ms, terminated } from './fixtures.js';
+import { slimJob, slimPod } from '../../src/workloads/slim.js';
+import { DEFAULT_LABEL_KEYS as KEYS } from '../../src/workloads/mapping-context.js';
 
 const STARTED = '2026-11-20T10:01:00Z';
 const DONE = '2026-11-20T11:00:00Z';
@@ -46,6 +48,7 @@ describe('workloads: mapJob rows', () => {
   for (const row of rows) {
     it(row.name, () => {
       expect(mapJob(row.job, aContext(row.context))?.workload).to.deep.equal(row.expected);
+      expect(mapJob(slimJob(row.job, KEYS), aContext(row.context))?.workload, 'the slim copy the indexer caches').to.deep.equal(row.expected);
     });
   }
 });
@@ -58,6 +61,7 @@ describe('workloads: Jobs that are not workloads', () => {
   for (const row of rows) {
     it(`${row.name} maps to null`, () => {
       expect(mapJob(row.job, aContext())).to.equal(null);
+      expect(mapJob(slimJob(row.job, KEYS), aContext()), 'the slim copy').to.equal(null);
     });
   }
 });
@@ -90,6 +94,8 @@ describe('workloads: pods of a Job become its GPU intervals', () => {
   for (const row of rows) {
     it(row.name, () => {
       expect(mapJob(aJob(), aContext({ ...row.context, pods: row.pods }))?.intervals).to.deep.equal(row.expected);
+      const slimPods = row.pods.map((pod) => slimPod(pod, KEYS));
+      expect(mapJob(slimJob(aJob(), KEYS), aContext({ ...row.context, pods: slimPods }))?.intervals, 'the slim copies').to.deep.equal(row.expected);
     });
   }
 });
@@ -105,6 +111,7 @@ describe('workloads: the node of a Job’s first pod', () => {
   for (const row of rows) {
     it(`${row.name}: ${String(row.expected)}`, () => {
       expect(firstPodNodeName(row.pods)).to.equal(row.expected);
+      expect(firstPodNodeName(row.pods.map((pod) => slimPod(pod, KEYS))), 'the slim copies').to.equal(row.expected);
     });
   }
 });

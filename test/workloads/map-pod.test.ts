@@ -5,6 +5,8 @@ import type { Pod } from '../../src/workloads/k8s-types.js';
 import { mapPod, podInterval, type PodIntervalOptions } from '../../src/workloads/map-pod.js';
 import type { MappingContext } from '../../src/workloads/mapping-context.js';
 import { aContainer, aContext, aPendingRow, aJobPod, aNamespace, aNode, aPod, gpuContainer, ms, terminated } from './fixtures.js';
+import { slimPod } from '../../src/workloads/slim.js';
+import { DEFAULT_LABEL_KEYS as KEYS } from '../../src/workloads/mapping-context.js';
 
 const STARTED = '2026-11-20T10:01:00Z';
 const FINISHED = '2026-11-20T11:00:00Z';
@@ -46,6 +48,7 @@ describe('workloads: mapPod rows', () => {
     it(row.name, () => {
       const mapped = mapPod(row.pod, aContext(row.context));
       expect(mapped?.workload).to.deep.equal(row.expected);
+      expect(mapPod(slimPod(row.pod, KEYS), aContext(row.context))?.workload, 'the slim copy the indexer caches').to.deep.equal(row.expected);
     });
   }
 });
@@ -59,6 +62,7 @@ describe('workloads: pods that are not workloads', () => {
   for (const row of rows) {
     it(`${row.name} maps to null`, () => {
       expect(mapPod(row.pod, aContext())).to.equal(null);
+      expect(mapPod(slimPod(row.pod, KEYS), aContext()), 'the slim copy').to.equal(null);
     });
   }
 });
@@ -113,6 +117,7 @@ describe('workloads: podInterval', () => {
   for (const row of rows) {
     it(row.name, () => {
       expect(podInterval(row.pod, row.options)).to.deep.equal(row.expected);
+      expect(podInterval(slimPod(row.pod, KEYS), row.options), 'the slim copy').to.deep.equal(row.expected);
     });
   }
 });
