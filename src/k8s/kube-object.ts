@@ -20,12 +20,16 @@ export interface K8sLogger {
 
 export type KubeErrorCode = 'KUBE_HTTP_STATUS' | 'KUBE_WATCH_ERROR' | 'KUBE_STALLED' | 'KUBE_BAD_RESPONSE';
 
-/** A failed LIST or WATCH; `statusCode` is the HTTP or Status code when the server gave one. */
+/**
+ * A failed LIST or WATCH; `statusCode` is the HTTP or Status code when the server gave one, and
+ * `retryAfterMs` its Retry-After (429 from API priority and fairness, 503 while it starts).
+ */
 export class KubeRequestError extends Error {
   constructor(
     readonly code: KubeErrorCode,
     message: string,
     readonly statusCode?: number,
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = 'KubeRequestError';

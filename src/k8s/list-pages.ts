@@ -58,6 +58,11 @@ export async function listAll<T extends ReflectedObject>(kubeConfig: KubeConfig,
   }
 }
 
+/** Retry-After in whole seconds (the form the API server sends); an HTTP date or junk is ignored. */
+function retryAfterMs(header: string | undefined): number | undefined {
+  return header !== undefined && /^\d{1,6}$/.test(header.trim()) ? Number(header.trim()) * 1000 : undefined;
+}
+
 function getJson<T>(url: URL, options: RequestOptions): Promise<T> {
   const send = url.protocol === 'http:' ? httpRequest : httpsRequest;
   return new Promise<T>((resolve, reject) => {
@@ -76,7 +81,8 @@ function getJson<T>(url: URL, options: RequestOptions): Promise<T> {
         }
         if (status !== 200) {
           const message = (parsed as { message?: unknown }).message;
-          return reject(new KubeRequestError('KUBE_HTTP_STATUS', `Cannot list "${url.pathname}": HTTP ${status}${typeof message === 'string' ? ` (${message})` : ''}`, status));
+          const detail = typeof message === 'string' ? ` (${message})` : '';
+          return reject(new KubeRequestError('KUBE_HTTP_STATUS', `Cannot list "${url.pathname}": HTTP ${status}${detail}`, status, retryAfterMs(res.headers['retry-after'])));
         }
         resolve(parsed as T);
       });

@@ -11,6 +11,8 @@ import { KubeRequestError, withoutManagedFields, type K8sLogger, type ReflectedO
 import { listAll } from './list-pages.js';
 import { watchOnce, type WatchOutcome } from './watch-stream.js';
 
+const MAX_RETRY_AFTER_MS = 60_000;
+
 export type ReflectorEvent<T> =
   /** The full current state: objects the consumer holds that are missing here were deleted meanwhile. */
   | { type: 'SYNC'; items: T[]; resourceVersion: string }
@@ -142,9 +144,12 @@ export class Reflector<T extends ReflectedObject> {
         } catch (error) {
           if (signal.aborted) return;
           this.restarts += 1;
-          // A LIST that failed (410 on a continue token included) is retried from scratch after backoff.
+          // A LIST that failed (410 on a continue token included) is retried from scratch after backoff,
+          // or after the server's Retry-After when it asked for longer (bounded: a bad header must not
+          // silence a cluster for an hour).
           this.fail(error, 'LIST failed');
-          await this.pause(this.backoff.next(), signal);
+          const asked = Math.min((error as Partial<KubeRequestError>).retryAfterMs ?? 0, MAX_RETRY_AFTER_MS);
+          await this.pause(Math.max(this.backoff.next(), asked), signal);
           continue;
         }
       }
