@@ -3,6 +3,7 @@
 // much later as an opaque request failure (or, through client-node's loadFromDefault, as a silent
 // fallback to http://localhost:8080).
 import { existsSync } from 'node:fs';
+import { isIPv6 } from 'node:net';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -28,6 +29,7 @@ export interface LoadedKubeconfig {
 
 /** Parses and checks kubeconfig text; `origin` names it in errors (a file path). */
 export function kubeconfigFromText(text: string, origin: string): LoadedKubeconfig {
+  if (text.trim() === '') throw new KubeconfigError(`Kubeconfig "${origin}" is empty`);
   const kubeConfig = new KubeConfig();
   try {
     kubeConfig.loadFromString(text);
@@ -64,11 +66,9 @@ export function homeKubeconfig(options: HomeKubeconfigOptions): LoadedKubeconfig
     return kubeconfigFromText(text, path);
   };
   if (options.file !== undefined) return fromFile(options.file);
-  if (env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT && exists(SERVICE_ACCOUNT_TOKEN)) {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromCluster();
-    return checked(kubeConfig, 'in-cluster service account');
-  }
+  const host = env.KUBERNETES_SERVICE_HOST;
+  const port = env.KUBERNETES_SERVICE_PORT;
+  if (host && port && exists(SERVICE_ACCOUNT_TOKEN)) return checked(inClusterConfig(host, port), 'in-cluster service account');
   const fromEnv = env.KUBECONFIG?.split(delimiter).find((path) => path !== '');
   if (fromEnv !== undefined) return fromFile(fromEnv);
   const userFile = join(options.home ?? homedir(), '.kube', 'config');
@@ -76,6 +76,20 @@ export function homeKubeconfig(options: HomeKubeconfigOptions): LoadedKubeconfig
   throw new KubeconfigError(
     'No kubeconfig for the home cluster: set GPUCAP_KUBECONFIG, run in a pod with a service account token, set $KUBECONFIG or create ~/.kube/config (or set GPUCAP_HOME_CLUSTER_ENABLED=false to watch remote clusters only)',
   );
+}
+
+/**
+ * client-node's loadFromCluster() (service account CA, a token file re-read as the kubelet rotates
+ * it), pointed at the API server of the environment this was given rather than process.env.
+ */
+function inClusterConfig(host: string, port: string): KubeConfig {
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromCluster();
+  const scheme = ['80', '8080', '8001'].includes(port) ? 'http' : 'https';
+  const server = `${scheme}://${isIPv6(host) ? `[${host}]` : host}:${port}`;
+  const clusters = kubeConfig.clusters.map((cluster) => ({ ...cluster, server }));
+  kubeConfig.loadFromOptions({ clusters, users: kubeConfig.users, contexts: kubeConfig.contexts, currentContext: kubeConfig.currentContext });
+  return kubeConfig;
 }
 
 function checked(kubeConfig: KubeConfig, origin: string): LoadedKubeconfig {
@@ -87,6 +101,10 @@ function checked(kubeConfig: KubeConfig, origin: string): LoadedKubeconfig {
   if (cluster === null) throw new KubeconfigError(`Kubeconfig "${origin}": context "${contextName}" names cluster "${context.cluster}", which it does not define`);
   if (!/^https?:\/\/[^/\s]+/.test(cluster.server ?? '')) {
     throw new KubeconfigError(`Kubeconfig "${origin}": cluster "${cluster.name}" needs a server URL (https://host:port), got "${cluster.server ?? ''}"`);
+  }
+  // client-node refuses every request to a plain-http server unless TLS checks are explicitly off.
+  if (cluster.server.startsWith('http:') && cluster.skipTLSVerify !== true) {
+    throw new KubeconfigError(`Kubeconfig "${origin}": cluster "${cluster.name}" uses plain http ("${cluster.server}"), which the client refuses unless insecure-skip-tls-verify is true`);
   }
   if (context.user !== undefined && context.user !== '' && kubeConfig.getUser(context.user) === null) {
     throw new KubeconfigError(`Kubeconfig "${origin}": context "${contextName}" names user "${context.user}", which it does not define`);

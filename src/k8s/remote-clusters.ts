@@ -98,10 +98,10 @@ export class RemoteClusters {
       this.#setProblem(dir, `Cannot read remote kubeconfig folder "${dir}": ${(error as Error).message}`);
       return;
     }
-    for (const file of [...this.#known.keys()]) {
-      if (files.has(file)) continue;
+    for (const [file, known] of [...this.#known]) {
+      if (files.has(file) || rejected.has(file)) continue;
       await this.#forget(file);
-      logger.info({ file }, 'Remote kubeconfig removed');
+      if (known.clusterId !== undefined) logger.info({ file, cluster: known.clusterId }, 'Remote kubeconfig removed: cluster no longer watched');
     }
     for (const [file, text] of files) {
       const known = this.#known.get(file);
@@ -147,7 +147,12 @@ export class RemoteClusters {
         rejected.set(name, `Remote kubeconfig "${path}" is ${size} bytes, more than the ${MAX_FILE_BYTES} a kubeconfig can reasonably be: ignored`);
         continue;
       }
-      files.set(name, this.#reader.read(path));
+      try {
+        files.set(name, this.#reader.read(path));
+      } catch (error) {
+        // One unreadable file (permissions, removed meanwhile) must not hide the rest of the folder.
+        rejected.set(name, `Cannot read remote kubeconfig "${path}": ${(error as Error).message}`);
+      }
     }
     return files;
   }
