@@ -1,0 +1,264 @@
+// The whole service against a real kube-apiserver (envtest, v1.20), watching it as gpucap-reader with
+// only the chart's ClusterRole. The test plays scheduler, kubelet and Job controller: it creates
+// bound pods, patches their status through the lifecycle, deletes them, restarts the API server, and
+// checks after each step what GET /v1/workloads and /v1/workloads/{id} answer.
+import { expect } from 'chai';
+import { AdminClient, type KubeObject } from '../support/envtest/admin-client.js';
+import { startEnvtestOrSkip, type Envtest } from '../support/envtest/envtest.js';
+import { gpuJob, gpuPod, INSTANCE_TYPE_LABEL, jobPod, runningStatus, terminatedStatus, wholeSeconds } from '../support/envtest/objects.js';
+import { waitFor } from '../support/envtest/wait-for.js';
+import { startTestService, type Caller, type JsonBody, type TestService } from '../support/service-harness.js';
+
+const HOUR = 3_600_000;
+const A100 = { node: 'a100-node-1', instanceType: 'p4d.24xlarge' };
+const H100 = { node: 'h100-node-1', instanceType: 'p5.48xlarge' };
+const LLM = 'team-llm';
+const VISION = 'team-vision';
+const GLOBEX = 'globex-research';
+/** Generous: after an API-server restart the service's reflectors back off for up to 30 s. */
+const AFTER_RESTART_MS = 60_000;
+
+const iso = (ms: number): string => wholeSeconds(ms).toISOString();
+
+describe('The service against a real kube-apiserver (envtest v1.20), watching as gpucap-reader', function () {
+  this.timeout(60_000);
+  let envtest: Envtest | undefined;
+  let admin: AdminClient;
+  let t: TestService | undefined;
+  let pretrain: KubeObject;
+
+  before(async function () {
+    this.timeout(120_000);
+    envtest = await startEnvtestOrSkip(this);
+    admin = new AdminClient(envtest.adminKubeconfig);
+    await admin.bindChartRulesToReader();
+    await admin.createNamespace(LLM, { 'gpucap.io/initiative': 'llm', 'gpucap.io/organization': 'acme' });
+    await admin.createNamespace(VISION, { 'gpucap.io/initiative': 'vision', 'gpucap.io/organization': 'acme' });
+    await admin.createNamespace(GLOBEX, { 'gpucap.io/initiative': 'research', 'gpucap.io/organization': 'globex' });
+    await admin.createNode(A100.node, { [INSTANCE_TYPE_LABEL]: A100.instanceType });
+    await admin.createNode(H100.node, { [INSTANCE_TYPE_LABEL]: H100.instanceType });
+    // Exists before the service starts: only its first LIST can find it.
+    pretrain = await admin.createJob(LLM, gpuJob('pretrain', { gpus: 4, parallelism: 2 }));
+    await admin.createPod(LLM, jobPod(pretrain, 0, { node: A100.node, gpus: 4 }));
+    await admin.createPod(LLM, jobPod(pretrain, 1, { node: A100.node, gpus: 4 }));
+
+    t = await startTestService({
+      clock: 'system',
+      env: { GPUCAP_HOME_CLUSTER_ENABLED: 'true', GPUCAP_KUBECONFIG: envtest.readerKubeconfig, GPUCAP_CLUSTER_ID: 'envtest' },
+    });
+    await waitFor(async () => (await readyz()).status === 200, { timeoutMs: 30_000, what: 'the service\'s /readyz to answer 200 once its informers synced' });
+  });
+  after(async () => {
+    await t?.stop();
+    await envtest?.stop();
+  });
+
+  function service(): TestService {
+    if (t === undefined) throw new Error('The service is not running');
+    return t;
+  }
+
+  async function readyz(): Promise<{ status: number; body: JsonBody }> {
+    const response = await fetch(`${service().adminUrl}/readyz`);
+    return { status: response.status, body: await response.json() };
+  }
+
+  /** GET /v1/workloads/{id} now: the record must include `expected`; returns it. */
+  async function workloadIs(id: string, expected: Record<string, unknown>, as?: Caller): Promise<JsonBody> {
+    const response = await service().get(`/v1/workloads/${id}`, { as });
+    expect(response.status, `GET /v1/workloads/${id}: ${JSON.stringify(response.body)}`).to.equal(200);
+    expect(response.body.data).to.include(expected);
+    return response.body.data;
+  }
+
+  /** Polls GET /v1/workloads/{id} until the record includes `expected`; returns the record. */
+  async function workloadShows(id: string, expected: Record<string, unknown>, options: { as?: Caller; timeoutMs?: number } = {}): Promise<JsonBody> {
+    return waitFor(() => workloadIs(id, expected, options.as), {
+      timeoutMs: options.timeoutMs ?? 15_000,
+      what: `GET /v1/workloads/${id} to show ${JSON.stringify(expected)}`,
+    });
+  }
+
+  /** The list items GET /v1/workloads answers for `query` (one page of up to 100). */
+  async function listed(query: string): Promise<JsonBody[]> {
+    const response = await service().get(`/v1/workloads?limit=100&${query}`);
+    expect(response.status, JSON.stringify(response.body)).to.equal(200);
+    return response.body.data.workloads;
+  }
+
+  /** Creates a standalone GPU pod and returns its uid, the id of its workload. */
+  async function createGpuPod(namespace: string, name: string, options: { node: string; gpus: number; labels?: Record<string, string> }): Promise<string> {
+    return (await admin.createPod(namespace, gpuPod(name, options))).metadata.uid;
+  }
+
+  /**
+   * Creates a throwaway GPU pod and waits until the service lists it. Pod events are applied in order,
+   * so once it shows, every earlier pod event (a deletion, say) has been applied too.
+   */
+  async function podEventsApplied(): Promise<void> {
+    const id = await createGpuPod(VISION, `sentinel-${Date.now()}`, { node: H100.node, gpus: 1 });
+    await workloadShows(id, { workload_id: id });
+  }
+
+  it('indexes a Job that existed before start-up: pending, per-pod GPUs × parallelism, its node\'s instance type, its namespace\'s initiative', async () => {
+    const id = pretrain.metadata.uid;
+    await workloadShows(id, {
+      workload_id: id,
+      name: 'pretrain',
+      namespace: LLM,
+      cluster_id: 'envtest',
+      status: 'pending',
+      gpu_count: 8,
+      instance_type: A100.instanceType,
+      initiative_id: 'llm',
+      submitted_by: 'unknown',
+      started_at: null,
+      completed_at: null,
+      exit_code: null,
+    });
+    const items = await listed('initiative_id=llm&status=pending');
+    expect(items.find((w) => w.workload_id === id), JSON.stringify(items)).to.deep.equal({
+      workload_id: id,
+      name: 'pretrain',
+      status: 'pending',
+      submitted_by: 'unknown',
+      initiative_id: 'llm',
+      instance_type: A100.instanceType,
+      gpu_count: 8,
+      submitted_at: new Date(pretrain.metadata.creationTimestamp).toISOString(),
+      started_at: null,
+    });
+  });
+
+  it('follows a Job and its two pods from pending through running to completed, with its times, exit code 0 and GPU-hours', async () => {
+    const job = await admin.createJob(LLM, gpuJob('finetune', { gpus: 2, parallelism: 2 }));
+    const id = job.metadata.uid;
+    await admin.createPod(LLM, jobPod(job, 0, { node: H100.node, gpus: 2 }));
+    await admin.createPod(LLM, jobPod(job, 1, { node: H100.node, gpus: 2 }));
+    await workloadShows(id, { status: 'pending', gpu_count: 4, instance_type: H100.instanceType, started_at: null });
+
+    // Times in the past, so the GPU-hours are exact: 2 pods × 2 GPUs × 1 hour.
+    const started = Date.now() - 2 * HOUR;
+    const finished = started + HOUR;
+    for (const pod of ['finetune-0', 'finetune-1']) await admin.patchPodStatus(LLM, pod, runningStatus(started));
+    await admin.patchJobStatus(LLM, 'finetune', { startTime: wholeSeconds(started), active: 2 });
+    await workloadShows(id, { status: 'running', started_at: iso(started), completed_at: null, exit_code: null });
+
+    for (const pod of ['finetune-0', 'finetune-1']) await admin.patchPodStatus(LLM, pod, terminatedStatus(started, finished, 0));
+    await admin.patchJobStatus(LLM, 'finetune', {
+      active: 0,
+      succeeded: 2,
+      completionTime: wholeSeconds(finished),
+      conditions: [{ type: 'Complete', status: 'True', lastProbeTime: wholeSeconds(finished), lastTransitionTime: wholeSeconds(finished) }],
+    });
+    await workloadShows(id, {
+      status: 'completed',
+      started_at: iso(started),
+      completed_at: iso(finished),
+      exit_code: 0,
+      duration_seconds: 3600,
+      gpu_hours_used: 4,
+    });
+    expect(await listed('status=completed&initiative_id=llm')).to.deep.include({
+      workload_id: id,
+      name: 'finetune',
+      status: 'completed',
+      submitted_by: 'unknown',
+      initiative_id: 'llm',
+      instance_type: H100.instanceType,
+      gpu_count: 4,
+      submitted_at: new Date(job.metadata.creationTimestamp).toISOString(),
+      started_at: iso(started),
+    });
+  });
+
+  it('marks a standalone GPU pod failed with its container\'s exit code, and keeps it after the pod is deleted', async () => {
+    const id = await createGpuPod(VISION, 'notebook', { node: H100.node, gpus: 1, labels: { 'gpucap.io/submitted-by': 'alice' } });
+    await workloadShows(id, { status: 'pending', gpu_count: 1, instance_type: H100.instanceType, initiative_id: 'vision', submitted_by: 'alice' });
+
+    const started = Date.now() - HOUR;
+    const finished = started + HOUR / 2;
+    await admin.patchPodStatus(VISION, 'notebook', runningStatus(started));
+    await workloadShows(id, { status: 'running', started_at: iso(started), exit_code: null });
+    await admin.patchPodStatus(VISION, 'notebook', terminatedStatus(started, finished, 3));
+    const failed = { status: 'failed', started_at: iso(started), completed_at: iso(finished), exit_code: 3, gpu_hours_used: 0.5 };
+    await workloadShows(id, failed);
+
+    await admin.deletePod(VISION, 'notebook', { gracePeriodSeconds: 0 });
+    await podEventsApplied();
+    await workloadIs(id, failed);
+  });
+
+  it('cancels a running GPU pod deleted the way a kubelet finishes a deletion, at the time the deletion was requested', async () => {
+    const id = await createGpuPod(VISION, 'interactive', { node: A100.node, gpus: 2 });
+    const started = Date.now() - HOUR;
+    await admin.patchPodStatus(VISION, 'interactive', runningStatus(started));
+    await workloadShows(id, { status: 'running', gpu_count: 2, instance_type: A100.instanceType });
+
+    // DELETE with a grace period only marks the pod; the kubelet then stops it and deletes it for good.
+    const marked = await admin.deletePod(VISION, 'interactive', { gracePeriodSeconds: 30 });
+    const requestedAt = Date.parse(marked.metadata.deletionTimestamp ?? 'not set') - 30_000;
+    await workloadShows(id, { status: 'cancelled', completed_at: iso(requestedAt) });
+    // The container stops 5 s into its grace period. Kubernetes keeps whole seconds, so a container
+    // stopping within the request's own second ties with it, and the service then counts the pod as
+    // having failed on its own: this test keeps the two seconds apart.
+    await admin.patchPodStatus(VISION, 'interactive', terminatedStatus(started, requestedAt + 5000, 137));
+    await admin.deletePod(VISION, 'interactive', { gracePeriodSeconds: 0 });
+    await podEventsApplied();
+    await workloadIs(id, { status: 'cancelled', started_at: iso(started), completed_at: iso(requestedAt), exit_code: 137 });
+    expect((await listed('status=cancelled')).map((w) => w.workload_id)).to.include(id);
+  });
+
+  it('leaves out pods that request no GPU, and shows a workload only to the organization its namespace names', async () => {
+    const cpuOnly = await createGpuPod(VISION, 'cpu-only', { node: A100.node, gpus: 0 });
+    const globexPod = await createGpuPod(GLOBEX, 'globex-train', { node: A100.node, gpus: 1 });
+    await workloadShows(globexPod, { status: 'pending', initiative_id: 'research' }, { as: service().callers.otherOrgAdmin });
+
+    expect((await service().get(`/v1/workloads/${globexPod}`)).status, 'acme admin reading a globex workload').to.equal(404);
+    expect((await service().get(`/v1/workloads/${cpuOnly}`)).status, 'a pod without GPUs').to.equal(404);
+    const ids = (await listed('')).map((w) => w.workload_id);
+    expect(ids).to.not.include(globexPod);
+    expect(ids).to.not.include(cpuOnly);
+  });
+
+  it('serves its index while the API server is down, and after it restarts reflects what changed: a failed Job, a vanished pod, a new pod', async () => {
+    if (envtest === undefined) throw new Error('envtest is not running');
+    const started = Date.now() - HOUR;
+    const job = await admin.createJob(LLM, gpuJob('eval', { gpus: 1 }));
+    await admin.createPod(LLM, jobPod(job, 0, { node: A100.node, gpus: 1 }));
+    await admin.patchPodStatus(LLM, 'eval-0', runningStatus(started));
+    await admin.patchJobStatus(LLM, 'eval', { startTime: wholeSeconds(started), active: 1 });
+    const server = await createGpuPod(VISION, 'server', { node: H100.node, gpus: 1 });
+    await admin.patchPodStatus(VISION, 'server', runningStatus(started));
+    await workloadShows(job.metadata.uid, { status: 'running', started_at: iso(started) });
+    await workloadShows(server, { status: 'running' });
+
+    await envtest.stopApiServer();
+    const whileDown = await service().get(`/v1/workloads/${job.metadata.uid}`);
+    expect(whileDown.status, JSON.stringify(whileDown.body)).to.equal(200);
+    expect(whileDown.body.data).to.include({ status: 'running' });
+    await envtest.startApiServer();
+
+    const finished = started + HOUR / 4;
+    await admin.patchPodStatus(LLM, 'eval-0', terminatedStatus(started, finished, 2));
+    await admin.patchJobStatus(LLM, 'eval', {
+      active: 0,
+      failed: 1,
+      conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', lastProbeTime: wholeSeconds(finished), lastTransitionTime: wholeSeconds(finished) }],
+    });
+    const deletedAt = Date.now();
+    await admin.deletePod(VISION, 'server', { gracePeriodSeconds: 0 });
+    const fresh = await createGpuPod(VISION, 'after-restart', { node: H100.node, gpus: 1 });
+    await admin.patchPodStatus(VISION, 'after-restart', runningStatus(Date.now()));
+
+    await workloadShows(job.metadata.uid, { status: 'failed', completed_at: iso(finished), exit_code: 2 }, { timeoutMs: AFTER_RESTART_MS });
+    await workloadShows(fresh, { status: 'running', instance_type: H100.instanceType }, { timeoutMs: AFTER_RESTART_MS });
+    const vanished = await workloadShows(server, { status: 'cancelled' }, { timeoutMs: AFTER_RESTART_MS });
+    expect(Date.parse(vanished.completed_at), `completed_at ${vanished.completed_at} of a pod deleted at ${new Date(deletedAt).toISOString()}`)
+      .to.be.at.least(wholeSeconds(deletedAt).getTime())
+      .and.at.most(Date.now());
+    expect((await listed('status=failed')).map((w) => w.workload_id)).to.include(job.metadata.uid);
+    const ready = await readyz();
+    expect(ready.status, JSON.stringify(ready.body)).to.equal(200);
+  });
+});

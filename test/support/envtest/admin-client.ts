@@ -1,0 +1,185 @@
+// cluster-admin calls for test setup: create the objects a kubelet, scheduler and Job controller
+// would, move them through their lifecycle by patching status, delete them, and grant the reader the
+// chart's ClusterRole. Plain JSON over node:https with the kubeconfig's TLS and token.
+import { readFileSync } from 'node:fs';
+import { request, type RequestOptions } from 'node:https';
+import { fileURLToPath } from 'node:url';
+import { KubeConfig, type V1Job, type V1JobStatus, type V1Namespace, type V1Node, type V1Pod, type V1PodStatus, type V1PolicyRule } from '@kubernetes/client-node';
+import { parse } from 'yaml';
+
+const CHART_RULES = fileURLToPath(new URL('../../../charts/gpu-capacity-api/files/clusterrole-rules.yaml', import.meta.url));
+export const READER_USER = 'gpucap-reader';
+const READER_ROLE = 'gpucap-reader-chart-rules';
+
+/** Anything with metadata, as the API server returns it. */
+export interface KubeObject {
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid: string;
+    resourceVersion: string;
+    creationTimestamp: string;
+    deletionTimestamp?: string;
+    labels?: Record<string, string>;
+  };
+  [field: string]: unknown;
+}
+
+export interface KubeResponse {
+  status: number;
+  body: unknown;
+}
+
+export class KubeApiError extends Error {
+  constructor(
+    message: string,
+    readonly statusCode: number,
+  ) {
+    super(message);
+    this.name = 'KubeApiError';
+  }
+}
+
+type ContentType = 'application/json' | 'application/merge-patch+json';
+
+export class AdminClient {
+  private readonly kubeConfig = new KubeConfig();
+
+  constructor(kubeconfigPath: string) {
+    this.kubeConfig.loadFromFile(kubeconfigPath);
+  }
+
+  /** One request; resolves with any status (for tests that assert on refusals). */
+  async send(method: string, path: string, body?: unknown, contentType: ContentType = 'application/json'): Promise<KubeResponse> {
+    return sendJson(this.kubeConfig, method, path, body, contentType);
+  }
+
+  /** One request that must succeed (2xx); the server's message otherwise. */
+  async call<T = KubeObject>(method: string, path: string, body?: unknown, contentType: ContentType = 'application/json'): Promise<T> {
+    const response = await this.send(method, path, body, contentType);
+    if (response.status < 200 || response.status > 299) {
+      const message = (response.body as { message?: unknown } | undefined)?.message;
+      throw new KubeApiError(`${method} ${path} answered ${response.status}: ${typeof message === 'string' ? message : JSON.stringify(response.body)}`, response.status);
+    }
+    return response.body as T;
+  }
+
+  async list(path: string): Promise<KubeObject[]> {
+    return (await this.call<{ items: KubeObject[] }>('GET', path)).items;
+  }
+
+  createNamespace(name: string, labels: Record<string, string> = {}): Promise<KubeObject> {
+    const namespace: V1Namespace = { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } };
+    return this.call('POST', '/api/v1/namespaces', namespace);
+  }
+
+  /**
+   * Deletes the namespace as the namespace controller (absent here) would finish it: DELETE marks it
+   * Terminating, and emptying spec.finalizers through the finalize subresource removes it.
+   */
+  async deleteNamespace(name: string): Promise<void> {
+    const terminating = await this.call<V1Namespace>('DELETE', `/api/v1/namespaces/${name}`);
+    await this.call('PUT', `/api/v1/namespaces/${name}/finalize`, { ...terminating, spec: { finalizers: [] } });
+  }
+
+  createNode(name: string, labels: Record<string, string> = {}): Promise<KubeObject> {
+    const node: V1Node = { apiVersion: 'v1', kind: 'Node', metadata: { name, labels } };
+    return this.call('POST', '/api/v1/nodes', node);
+  }
+
+  deleteNode(name: string): Promise<KubeObject> {
+    return this.call('DELETE', `/api/v1/nodes/${name}`);
+  }
+
+  labelNode(name: string, labels: Record<string, string>): Promise<KubeObject> {
+    return this.call('PATCH', `/api/v1/nodes/${name}`, { metadata: { labels } }, 'application/merge-patch+json');
+  }
+
+  createPod(namespace: string, pod: V1Pod): Promise<KubeObject> {
+    return this.call('POST', `/api/v1/namespaces/${namespace}/pods`, pod);
+  }
+
+  patchPodStatus(namespace: string, name: string, status: V1PodStatus): Promise<KubeObject> {
+    return this.call('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}/status`, { status }, 'application/merge-patch+json');
+  }
+
+  /**
+   * DELETE with a grace period. A scheduled, unfinished pod then only gets a deletionTimestamp: with
+   * no kubelet here, `gracePeriodSeconds: 0` (the kubelet's final delete) removes it.
+   */
+  deletePod(namespace: string, name: string, options: { gracePeriodSeconds?: number } = {}): Promise<KubeObject> {
+    return this.call('DELETE', `/api/v1/namespaces/${namespace}/pods/${name}`, { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: options.gracePeriodSeconds });
+  }
+
+  createJob(namespace: string, job: V1Job): Promise<KubeObject> {
+    return this.call('POST', `/apis/batch/v1/namespaces/${namespace}/jobs`, job);
+  }
+
+  patchJobStatus(namespace: string, name: string, status: V1JobStatus): Promise<KubeObject> {
+    return this.call('PATCH', `/apis/batch/v1/namespaces/${namespace}/jobs/${name}/status`, { status }, 'application/merge-patch+json');
+  }
+
+  /**
+   * Background propagation: the Job goes at once. (batch/v1 defaults to Orphan, which adds a finalizer
+   * only the garbage collector removes, and none runs here; its pods stay either way.)
+   */
+  deleteJob(namespace: string, name: string): Promise<KubeObject> {
+    return this.call('DELETE', `/apis/batch/v1/namespaces/${namespace}/jobs/${name}`, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' });
+  }
+
+  /**
+   * Creates a ClusterRole from exactly the rules the Helm chart ships and binds it to the reader.
+   * Idempotent: a role or binding that already exists is kept.
+   */
+  async bindChartRulesToReader(): Promise<void> {
+    const rules = parse(readFileSync(CHART_RULES, 'utf8')) as V1PolicyRule[];
+    await this.createUnlessExists('/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: READER_ROLE }, rules });
+    await this.createUnlessExists('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: READER_ROLE },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: READER_ROLE },
+      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: READER_USER }],
+    });
+  }
+
+  private async createUnlessExists(path: string, body: unknown): Promise<void> {
+    const response = await this.send('POST', path, body);
+    if (response.status === 201 || response.status === 409) return;
+    throw new KubeApiError(`POST ${path} answered ${response.status}: ${JSON.stringify(response.body)}`, response.status);
+  }
+}
+
+/** A request as any kubeconfig's user (admin or reader), resolving with the status and JSON body. */
+export async function sendJson(kubeConfig: KubeConfig, method: string, path: string, body?: unknown, contentType: ContentType = 'application/json'): Promise<KubeResponse> {
+  const server = kubeConfig.getCurrentCluster()?.server;
+  if (server === undefined) throw new Error('Cannot send a request: the kubeconfig has no current cluster');
+  const options: RequestOptions = { method, headers: { Accept: 'application/json' } };
+  await kubeConfig.applyToHTTPSOptions(options);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  if (payload !== undefined) options.headers = { ...options.headers, 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(payload) };
+  try {
+    return await new Promise<KubeResponse>((resolve, reject) => {
+      const req = request(new URL(server + path), options, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = text === '' ? undefined : JSON.parse(text);
+          } catch {
+            // Not JSON (rare error pages): the text itself is the body.
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed });
+        });
+      });
+      req.on('error', reject);
+      req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${path} got no answer in 30 s`)));
+      req.end(payload);
+    });
+  } finally {
+    if (typeof options.agent === 'object') options.agent.destroy();
+  }
+}
