@@ -79,6 +79,7 @@ export class Reflector<T extends ReflectedObject> {
   private lastError: ReflectorStatus['lastError'];
   private watchStartedAt: number | undefined;
   private watchWasActive = false;
+  private watchWasOpened = false;
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -164,8 +165,15 @@ export class Reflector<T extends ReflectedObject> {
         // A stream that closes cleanly before any event or bookmark (a proxy, a misconfigured server)
         // must not turn into a tight re-watch loop.
         if (!this.watchWasActive) await this.pause(this.backoff.next(), signal);
+      } else if (outcome.kind === 'stalled' && this.watchWasOpened) {
+        // The server answered, then sent nothing: a quiet collection on a server that sends no
+        // bookmarks then (v1.20 sends none to a watch whose resource has not changed since it
+        // began), or a half-open connection. Either way a new watch is the cure, and it is no
+        // failure unless that watch fails too.
+        this.record(outcome.error);
+        this.log.info({ resourceVersion: this.rv, err: outcome.error }, 'Watch silent: re-watching');
       } else {
-        this.fail(outcome.error, outcome.kind === 'stalled' ? 'Watch stalled' : 'Watch failed');
+        this.fail(outcome.error, outcome.kind === 'stalled' ? 'Watch stalled before the server answered' : 'Watch failed');
         await this.pause(this.backoff.next(), signal);
       }
     }
@@ -217,6 +225,7 @@ export class Reflector<T extends ReflectedObject> {
     const { min, max } = this.options.watchTimeoutSeconds ?? { min: 300, max: 600 };
     this.watchStartedAt = this.options.clock.now();
     this.watchWasActive = false;
+    this.watchWasOpened = false;
     try {
       return await watchOnce(this.kubeConfig, {
         path: this.options.path,
@@ -229,6 +238,7 @@ export class Reflector<T extends ReflectedObject> {
         signal,
         onOpen: () => {
           this.failing = false;
+          this.watchWasOpened = true;
         },
         onEvent: (type, object) => {
           // Any event or bookmark proves the connection works again.
@@ -258,10 +268,16 @@ export class Reflector<T extends ReflectedObject> {
 
   private fail(error: unknown, message: string): void {
     this.failing = true;
-    const err = error instanceof Error ? error : new Error(String(error));
-    const { code, statusCode } = err as Partial<KubeRequestError>;
+    const err = this.record(error);
+    this.log.warn({ err, statusCode: err.statusCode, backoffAttempt: this.backoff.attempts + 1 }, message);
+  }
+
+  /** Keeps the error as lastError (shown on /readyz) without counting it as a failure. */
+  private record(error: unknown): Error & Partial<KubeRequestError> {
+    const err: Error & Partial<KubeRequestError> = error instanceof Error ? error : new Error(String(error));
+    const { code, statusCode } = err;
     this.lastError = { message: err.message, code: typeof code === 'string' ? code : undefined, statusCode: typeof statusCode === 'number' ? statusCode : undefined, at: this.options.clock.now() };
-    this.log.warn({ err, statusCode, backoffAttempt: this.backoff.attempts + 1 }, message);
+    return err;
   }
 
   private async pause(ms: number, signal: AbortSignal): Promise<void> {

@@ -38,7 +38,9 @@ export function podState(pod: Pod, options: StateOptions = {}): WorkloadState {
 
   if (phase === 'Succeeded' || phase === 'Failed') {
     const finished = lastContainerFinish(pod);
-    const killedByDeletion = deletedAt !== null && finished !== null && finished > deletedAt;
+    // Kubernetes records both times in whole seconds: containers stopped in the very second the
+    // deletion was requested were stopped by it (a SIGTERM handled at once), not before it.
+    const killedByDeletion = deletedAt !== null && finished !== null && finished >= deletedAt;
     if (!killedByDeletion) {
       return {
         status: phase === 'Succeeded' ? 'completed' : 'failed',

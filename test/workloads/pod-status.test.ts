@@ -72,6 +72,11 @@ describe('workloads: pod status and times', () => {
       expected: { status: 'cancelled', startedAt: ms(STARTED), completedAt: ms(DELETE_AT), exitCode: 143 },
     },
     {
+      name: 'a pod whose containers stopped in the same second as the deletion request was killed by it',
+      pod: aPod({ metadata: { deletionTimestamp: '2026-11-20T10:30:30Z', deletionGracePeriodSeconds: 30 }, status: { phase: 'Failed', startTime: STARTED, containerStatuses: [terminated(143, DELETE_AT)] } }),
+      expected: { status: 'cancelled', startedAt: ms(STARTED), completedAt: ms(DELETE_AT), exitCode: 143 },
+    },
+    {
       name: 'a pod that finished before it was deleted stays completed',
       pod: aPod({ metadata: { deletionTimestamp: '2026-11-20T11:30:30Z', deletionGracePeriodSeconds: 30 }, status: { phase: 'Succeeded', startTime: STARTED, containerStatuses: [terminated(0, FINISHED)] } }),
       options: { deleted: { at: ms('2026-11-20T11:31:00Z') } },
