@@ -5,7 +5,8 @@
 import { expect } from 'chai';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
-import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, finished, running, startSimCluster, waitFor, type SimCluster } from '../support/sim-cluster.js';
+import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, finished, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
+import { waitFor } from '../support/wait-for.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const HOUR = 3_600_000;
@@ -44,7 +45,7 @@ describe('fault matrix: the index converges after every Kubernetes API fault', f
       informers: FAST_INFORMERS,
       env: { GPUCAP_HOME_CLUSTER_ENABLED: 'true', GPUCAP_KUBECONFIG: sim.kubeconfigPath, GPUCAP_CLUSTER_ID: 'faulty', GPUCAP_INDEX_FLUSH_INTERVAL_MS: '20' },
     });
-    await waitFor('ready', async () => ((await fetch(`${t.adminUrl}/readyz`)).status === 200 ? true : undefined));
+    await waitFor(async () => ((await fetch(`${t.adminUrl}/readyz`)).status === 200 ? true : undefined), { what: 'ready', timeoutMs: 10_000 });
   });
 
   after(async () => {
@@ -85,14 +86,14 @@ describe('fault matrix: the index converges after every Kubernetes API fault', f
 
   /** Every expected workload reads back as expected, and the organization holds exactly that many. */
   async function converged(): Promise<void> {
-    await waitFor('the index to converge', async () => {
+    await waitFor(async () => {
       for (const [id, want] of expected) {
         const got = (await t.get(`/v1/workloads/${id}`)).body?.data;
         if (got?.status !== want.status) return undefined;
         if (want.gpu_hours_used !== undefined && got.gpu_hours_used !== want.gpu_hours_used) return undefined;
       }
       return true;
-    });
+    }, { what: 'the index to converge', timeoutMs: 10_000 });
     const list = await t.get('/v1/workloads?limit=1');
     expect(list.body.metadata.total_count, 'workloads in the index').to.equal(expected.size);
     for (const [id, want] of expected) expect((await t.get(`/v1/workloads/${id}`)).body.data, id).to.include(want);

@@ -3,7 +3,8 @@
 import { expect } from 'chai';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
-import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, finished, running, startSimCluster, waitFor, type SimCluster } from '../support/sim-cluster.js';
+import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, finished, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
+import { waitFor } from '../support/wait-for.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const uid = (object: KubeObject): string => object.metadata.uid ?? '';
@@ -36,16 +37,19 @@ describe('service watching its home cluster', function () {
 
   const workload = async (id: string) => (await t.get(`/v1/workloads/${id}`)).body?.data;
   const until = (what: string, id: string, test: (w: Record<string, unknown>) => boolean) =>
-    waitFor(what, async () => {
-      const found = await workload(id);
-      return found !== undefined && test(found) ? found : undefined;
-    });
+    waitFor(
+      async () => {
+        const found = await workload(id);
+        return found !== undefined && test(found) ? found : undefined;
+      },
+      { what, timeoutMs: 10_000 },
+    );
 
   it('becomes ready once every informer of the cluster has synced, and reports them on /readyz', async () => {
-    const ready = await waitFor('/readyz 200', async () => {
+    const ready = await waitFor(async () => {
       const response = await fetch(`${t.adminUrl}/readyz`);
       return response.status === 200 ? ((await response.json()) as Record<string, unknown>) : undefined;
-    });
+    }, { what: '/readyz 200', timeoutMs: 10_000 });
     expect(Object.keys(ready.conditions as object)).to.include.members(['cluster/gpu-east/namespaces', 'cluster/gpu-east/nodes', 'cluster/gpu-east/jobs', 'cluster/gpu-east/pods']);
     expect((await t.get('/v1/health')).body.data).to.include({ status: 'ok' });
   });

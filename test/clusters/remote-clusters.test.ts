@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
 import { startTestService, type JsonBody, type TestService } from '../support/service-harness.js';
-import { FAST_INFORMERS, aGpuPod, aNamespace, startSimCluster, waitFor, type SimCluster } from '../support/sim-cluster.js';
+import { FAST_INFORMERS, aGpuPod, aNamespace, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
+import { waitFor } from '../support/wait-for.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const uid = (object: KubeObject): string => object.metadata.uid ?? '';
@@ -67,17 +68,17 @@ describe('service watching remote clusters from a kubeconfig folder', function (
   });
 
   it('becomes ready with one cluster down, serving the other, and says degraded', async () => {
-    const ready = await waitFor('/readyz 200 with gpu-lab down', async () => {
+    const ready = await waitFor(async () => {
       const response = await readyz(t);
       return response.status === 200 ? response.body : undefined;
-    });
+    }, { what: '/readyz 200 with gpu-lab down', timeoutMs: 10_000 });
     expect(ready.degraded).to.equal(true);
     expect(ready.conditions['cluster/gpu-west/pods']).to.include({ ready: true, failure: null });
     expect(ready.conditions['cluster/gpu-lab/namespaces']).to.include({ ready: false, waived: true });
     expect(ready.conditions['cluster/gpu-lab/namespaces'].failure).to.match(/^cluster "gpu-lab" namespaces: /);
     expect((await t.get('/v1/health')).body.data.status).to.equal('degraded');
     const westPod = west.api.store.list('pods')[0] as KubeObject;
-    const found = await waitFor('the west pod', async () => (await t.get(`/v1/workloads/${uid(westPod)}`)).body?.data);
+    const found = await waitFor(async () => (await t.get(`/v1/workloads/${uid(westPod)}`)).body?.data, { what: 'the west pod', timeoutMs: 10_000 });
     expect(found).to.include({ cluster_id: 'gpu-west', gpu_count: 8, initiative_id: 'research' });
   });
 
@@ -94,10 +95,10 @@ describe('service watching remote clusters from a kubeconfig folder', function (
   it('picks the down cluster up once its API server is back, and is healthy again', async () => {
     await labBack;
     const labPod = lab.api.store.list('pods')[0] as KubeObject;
-    const found = await waitFor('the lab pod after the lab came back', async () => (await t.get(`/v1/workloads/${uid(labPod)}`)).body?.data, 20_000);
+    const found = await waitFor(async () => (await t.get(`/v1/workloads/${uid(labPod)}`)).body?.data, { what: 'the lab pod after the lab came back', timeoutMs: 20_000 });
     expect(found).to.include({ cluster_id: 'gpu-lab', name: 'lab-1' });
     rmSync(join(clustersDir, 'README'));
-    await waitFor('health ok', async () => ((await t.get('/v1/health')).body.data.status === 'ok' ? true : undefined));
+    await waitFor(async () => ((await t.get('/v1/health')).body.data.status === 'ok' ? true : undefined), { what: 'health ok', timeoutMs: 10_000 });
     expect((await metricsText(t))).to.match(/gpucap_cluster_up\{[^}]*cluster="gpu-lab"[^}]*\} 1/);
   });
 
@@ -108,12 +109,12 @@ describe('service watching remote clusters from a kubeconfig folder', function (
       const pod = extra.api.store.create('pods', aGpuPod('batch', 'extra-1', { gpus: 2 }));
       // First with a wrong token: the cluster is watched but refused (401), and reported failing.
       writeFileSync(join(clustersDir, 'extra.kubeconfig'), extra.api.kubeconfig().replace('gpu-extra-token', 'expired-token'));
-      await waitFor('gpu-extra failing with 401', async () => {
+      await waitFor(async () => {
         const condition = (await readyz(t)).body.conditions['cluster/gpu-extra/namespaces'];
         return condition?.failure?.includes('401') ? true : undefined;
-      });
+      }, { what: 'gpu-extra failing with 401', timeoutMs: 10_000 });
       writeFileSync(join(clustersDir, 'extra.kubeconfig'), extra.api.kubeconfig());
-      const found = await waitFor('the extra pod after the token was fixed', async () => (await t.get(`/v1/workloads/${uid(pod)}`)).body?.data);
+      const found = await waitFor(async () => (await t.get(`/v1/workloads/${uid(pod)}`)).body?.data, { what: 'the extra pod after the token was fixed', timeoutMs: 10_000 });
       expect(found).to.include({ cluster_id: 'gpu-extra', gpu_count: 2 });
     } finally {
       rmSync(join(clustersDir, 'extra.kubeconfig'), { force: true });
@@ -123,7 +124,7 @@ describe('service watching remote clusters from a kubeconfig folder', function (
 
   it('stops watching a cluster whose kubeconfig is removed, keeping its workloads as history', async () => {
     rmSync(join(clustersDir, 'west.kubeconfig'));
-    await waitFor('gpu-west gone from /readyz', async () => ((await readyz(t)).body.conditions['cluster/gpu-west/pods'] === undefined ? true : undefined));
+    await waitFor(async () => ((await readyz(t)).body.conditions['cluster/gpu-west/pods'] === undefined ? true : undefined), { what: 'gpu-west gone from /readyz', timeoutMs: 10_000 });
     const westPod = west.api.store.list('pods')[0] as KubeObject;
     expect((await t.get(`/v1/workloads/${uid(westPod)}`)).status).to.equal(200);
     expect(await metricsText(t)).to.not.match(/cluster="gpu-west"/);

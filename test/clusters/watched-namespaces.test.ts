@@ -3,7 +3,8 @@
 import { expect } from 'chai';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
-import { FAST_INFORMERS, aGpuPod, aNamespace, running, startSimCluster, waitFor, type SimCluster } from '../support/sim-cluster.js';
+import { FAST_INFORMERS, aGpuPod, aNamespace, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
+import { waitFor } from '../support/wait-for.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const uid = (object: KubeObject): string => object.metadata.uid ?? '';
@@ -28,7 +29,7 @@ describe('service watching a list of namespaces', function () {
       informers: FAST_INFORMERS,
       env: { GPUCAP_HOME_CLUSTER_ENABLED: 'true', GPUCAP_KUBECONFIG: sim.kubeconfigPath, GPUCAP_WATCH_NAMESPACES: 'ml,cv', GPUCAP_INDEX_FLUSH_INTERVAL_MS: '20' },
     });
-    await waitFor('ready', async () => ((await fetch(`${t.adminUrl}/readyz`)).status === 200 ? true : undefined));
+    await waitFor(async () => ((await fetch(`${t.adminUrl}/readyz`)).status === 200 ? true : undefined), { what: 'ready', timeoutMs: 10_000 });
   });
 
   after(async () => {
@@ -55,7 +56,7 @@ describe('service watching a list of namespaces', function () {
     sim.api.faults.dropWatches();
     sim.api.store.delete('pods', pods.ml.metadata);
     sim.api.faults.expireVersions();
-    await waitFor('ml-1 cancelled', async () => ((await t.get(`/v1/workloads/${uid(pods.ml)}`)).body.data.status === 'cancelled' ? true : undefined));
+    await waitFor(async () => ((await t.get(`/v1/workloads/${uid(pods.ml)}`)).body.data.status === 'cancelled' ? true : undefined), { what: 'ml-1 cancelled', timeoutMs: 10_000 });
     expect((await t.get(`/v1/workloads/${uid(pods.cv)}`)).body.data.status).to.equal('running');
   });
 });

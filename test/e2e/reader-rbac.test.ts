@@ -8,7 +8,7 @@ import { startEnvtestOrSkip, type Envtest } from '../support/envtest/envtest.js'
 import { objectKey, snapshotOf } from '../support/envtest/object-map.js';
 import { gpuJob, gpuPod, INSTANCE_TYPE_LABEL, jobPod, runningStatus, terminatedStatus } from '../support/envtest/objects.js';
 import { ReflectorSet, WATCHED_PATHS, type RunningReflector } from '../support/envtest/reflectors.js';
-import { waitFor } from '../support/envtest/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 
 describe('Reflector as gpucap-reader against a real kube-apiserver (envtest v1.20)', function () {
   this.timeout(90_000);

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { AdminClient, type KubeObject } from '../support/envtest/admin-client.js';
 import { startEnvtestOrSkip, type Envtest } from '../support/envtest/envtest.js';
 import { gpuJob, gpuPod, INSTANCE_TYPE_LABEL, jobPod, runningStatus, terminatedStatus, wholeSeconds } from '../support/envtest/objects.js';
-import { waitFor } from '../support/envtest/wait-for.js';
+import { waitFor } from '../support/wait-for.js';
 import { startTestService, type Caller, type JsonBody, type TestService } from '../support/service-harness.js';
 
 const HOUR = 3_600_000;

@@ -11,7 +11,8 @@ import { fsDirectoryReader, RemoteClusters, type DirectoryReader, type RemoteClu
 import { systemClock } from '../../src/domain/clock.js';
 import { realDelay } from '../../src/runtime/periodic.js';
 import { startKubeApi, type KubeApi } from '../../sim/kube-api/server.js';
-import { FAST_INFORMERS, waitFor } from '../support/sim-cluster.js';
+import { FAST_INFORMERS } from '../support/sim-cluster.js';
+import { waitFor } from '../support/wait-for.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const TOKEN = 'remote-token';
@@ -139,10 +140,10 @@ describe('RemoteClusters', () => {
   it('connects the cluster it watches to the API server of the kubeconfig', async () => {
     write('west.kubeconfig', kubeconfigFor(api.url, 'gpu-west'));
     await remoteClusters().scan();
-    const synced = await waitFor('every gpu-west informer synced', () => {
+    const synced = await waitFor(() => {
       const informers = manager.statuses()[0]?.informers ?? [];
       return informers.length > 0 && informers.every((informer) => informer.synced) ? informers.length : undefined;
-    });
+    }, { what: 'every gpu-west informer synced', timeoutMs: 10_000 });
     expect(synced).to.equal(4);
   });
 

@@ -87,22 +87,3 @@ export function finished(startedAt: number, finishedAt: number, exitCode: number
     containerStatuses: [{ name: 'main', state: { terminated: { exitCode, startedAt: iso(startedAt), finishedAt: iso(finishedAt) } } }],
   };
 }
-
-/**
- * Polls `probe` until it returns something other than undefined; fails after `timeoutMs` naming
- * `what` and the last value seen, so a timeout says what never happened.
- */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? '' : ` (last error: ${String(last)})`}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
