@@ -1,7 +1,14 @@
 // LIST semantics: equality label selectors, `limit`/`continue` chunking in key order, and 410 for a
 // continue token (or an Exact resourceVersion) that compaction has made unservable.
+//
+// One simplification: later chunks report the first chunk's resourceVersion, as the real API does, but
+// hold the objects' current state, where etcd would serve the snapshot at that version. A client that
+// watches from the list's version then sees again, as events, the changes a later chunk already showed
+// (replayed ADDED/MODIFIED of what it holds, DELETED of what it never got), which a reflector must
+// tolerate anyway after any relist.
 import { RESOURCES, kubeStatus, type KubeObject, type KubeStatus, type ResourceName } from './resources.js';
 import { keyOf, type KubeStore } from './store.js';
+import { itemJson } from './wire.js';
 
 export type LabelMatcher = (labels: Record<string, string> | undefined) => boolean;
 
@@ -32,7 +39,8 @@ export interface ListQuery {
   resourceVersionMatch?: string;
 }
 
-export type ListResult = { status: 200; body: Record<string, unknown> } | { status: 400 | 410; body: KubeStatus };
+/** A 200 carries its body already serialized: the items' JSON joined into the list, with no second pass over it. */
+export type ListResult = { status: 200; json: string } | { status: 400 | 410; body: KubeStatus };
 
 interface ContinueToken {
   rv: number;
@@ -69,8 +77,8 @@ export function listObjects(store: KubeStore, resource: ResourceName, query: Lis
     if (remaining !== undefined) metadata.remainingItemCount = remaining;
   }
   // The real API omits kind/apiVersion on list items; consumers must not rely on them.
-  const items = page.map(({ kind: _kind, apiVersion: _apiVersion, ...rest }): Omit<KubeObject, 'kind' | 'apiVersion'> => rest);
-  return { status: 200, body: { kind: `${info.kind}List`, apiVersion: info.apiVersion, metadata, items } };
+  const head = JSON.stringify({ kind: `${info.kind}List`, apiVersion: info.apiVersion, metadata });
+  return { status: 200, json: `${head.slice(0, -1)},"items":[${page.map(itemJson).join(',')}]}` };
 }
 
 function decodeToken(raw: string): ContinueToken | undefined {

@@ -7,6 +7,7 @@ import { listObjects, parseLabelSelector, type LabelMatcher } from './list.js';
 import { kubeStatus, type ResourceName } from './resources.js';
 import { KubeStore } from './store.js';
 import { serveWatch } from './watch.js';
+import { objectJson } from './wire.js';
 
 export interface KubeApiOptions {
   /** Bearer token clients must send (default "sim-token"). */
@@ -27,6 +28,8 @@ export interface KubeApi {
   faults: KubeFaults;
   /** A kubeconfig (JSON, which is valid YAML) pointing at this server with token auth. */
   kubeconfig(): string;
+  /** Open watch streams and the bytes written to them that their clients have not read yet. */
+  watchStats(): { open: number; bufferedBytes: number };
   close(): Promise<void>;
 }
 
@@ -94,11 +97,15 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
       return send(res, 400, kubeStatus(400, (error as Error).message));
     }
     const param = (key: string): string | undefined => query.searchParams.get(key) ?? undefined;
+    const resourceVersion = param('resourceVersion');
+    if (resourceVersion !== undefined && resourceVersion !== '' && !/^\d+$/.test(resourceVersion)) {
+      return send(res, 400, kubeStatus(400, `resourceVersion: Invalid value: "${resourceVersion}": must be a non-negative integer`));
+    }
     if (route.name !== undefined && watch) return send(res, 400, kubeStatus(400, 'Watching one object by path is not simulated: use a collection'));
     if (route.name !== undefined) {
       const found = store.get(route.resource, { namespace: route.namespace, name: route.name });
       if (found === undefined) return send(res, 404, kubeStatus(404, `${route.resource} "${route.name}" not found`));
-      return send(res, 200, found);
+      return sendJson(res, 200, objectJson(found));
     }
     if (watch) {
       watches.add(res);
@@ -108,7 +115,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
         resource: route.resource,
         namespace: route.namespace,
         matcher,
-        resourceVersion: param('resourceVersion'),
+        resourceVersion,
         timeoutSeconds: timeout,
         bookmarks: param('allowWatchBookmarks') === 'true',
         bookmarkIntervalMs: options.bookmarkIntervalMs ?? 1000,
@@ -120,9 +127,10 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
       matcher,
       limit: limit === undefined ? undefined : Number(limit),
       continueToken: param('continue'),
-      resourceVersion: param('resourceVersion'),
+      resourceVersion,
       resourceVersionMatch: param('resourceVersionMatch'),
     });
+    if (result.status === 200) return sendJson(res, 200, result.json);
     return send(res, result.status, result.body);
   }
 
@@ -140,6 +148,11 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
         contexts: [{ name, context: { cluster: name, user: name } }],
         'current-context': name,
       }),
+    watchStats: () => {
+      let bufferedBytes = 0;
+      for (const res of watches) bufferedBytes += res.writableLength;
+      return { open: watches.size, bufferedBytes };
+    },
     close: () =>
       new Promise<void>((resolve) => {
         // A close() during a restart's down period cancels the re-listen and settles restart().
@@ -161,5 +174,9 @@ function matchRoute(pathname: string): Route | undefined {
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  sendJson(res, status, JSON.stringify(body));
+}
+
+function sendJson(res: ServerResponse, status: number, json: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(json);
 }

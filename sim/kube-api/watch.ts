@@ -1,48 +1,71 @@
-// WATCH semantics: newline-delimited JSON events over a chunked 200 response, replayed from a
-// resourceVersion (exclusive), periodic BOOKMARKs when asked, a server-side end after timeoutSeconds,
-// and an ERROR event carrying a 410 Expired Status when the version was compacted away (the real API
-// answers a too-old watch with 200 + ERROR, not with an HTTP 410).
+// WATCH semantics: newline-delimited JSON events over a chunked 200 response, periodic BOOKMARKs when
+// asked, a server-side end after timeoutSeconds, and an ERROR event carrying a 410 Expired Status when
+// the version was compacted away (the real API answers a too-old watch with 200 + ERROR, not with an
+// HTTP 410).
+//
+// Where the stream starts, as in the real API (https://kubernetes.io/docs/reference/using-api/api-concepts/#semantics-for-watch):
+// - resourceVersion unset or "": "Get State and Start at Most Recent". A synthetic ADDED per object
+//   that exists now, then every change after now.
+// - "0": "Get State and Start at Any". The real API may serve that state from its (possibly stale)
+//   watch cache; the sim's "any" state is its current state, so it behaves as unset.
+// - any other version: "Start at Exact". Every change after that version (exclusive), no synthetic
+//   events, or the 410 ERROR when it is older than the last compaction.
+// So a client that LISTs and then watches from "0" (an empty store's version in a naive sim) gets the
+// whole state again as ADDED; the store's versions start at 1000 so that this never happens by accident.
 import type { ServerResponse } from 'node:http';
 import type { LabelMatcher } from './list.js';
-import { RESOURCES, kubeStatus, type ResourceName } from './resources.js';
+import { RESOURCES, kubeStatus, type KubeObject, type ResourceName } from './resources.js';
 import type { KubeStore, StoreEvent } from './store.js';
+import { objectJson } from './wire.js';
 
 export interface WatchParams {
   resource: ResourceName;
   namespace?: string;
   matcher: LabelMatcher;
-  /** Absent or "0": start with a synthetic ADDED per existing object, as the real API does. */
+  /** Absent, "" or "0": start with a synthetic ADDED per existing object; else a version (validated by the caller). */
   resourceVersion?: string;
   timeoutSeconds: number;
   bookmarks: boolean;
   bookmarkIntervalMs: number;
 }
 
-interface WireEvent {
-  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
-  object: unknown;
-}
+type WireType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
 /** Streams events into `res` until timeout, client close or `res.destroy()`. */
 export function serveWatch(store: KubeStore, res: ServerResponse, params: WatchParams): void {
   const info = RESOURCES[params.resource];
-  const write = (event: WireEvent): void => {
+  let corked = false;
+  const writeLine = (line: string): void => {
     // An event can commit between res.end() (timeout) and 'close'; writing then would throw.
     if (res.writableEnded || res.destroyed) return;
-    res.write(`${JSON.stringify(event)}\n`);
+    // Events committed in one tick leave in one writev (one syscall), not one write each.
+    if (!corked) {
+      corked = true;
+      res.cork();
+      process.nextTick(() => {
+        corked = false;
+        res.uncork();
+      });
+    }
+    res.write(line);
   };
+  const writeObject = (type: WireType, object: KubeObject): void => writeLine(`{"type":"${type}","object":${objectJson(object)}}\n`);
+  const writeOther = (type: WireType, object: unknown): void => writeLine(`${JSON.stringify({ type, object })}\n`);
   res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
   res.flushHeaders();
 
   const from = params.resourceVersion;
+  let after: number;
   if (from === undefined || from === '' || from === '0') {
+    after = store.resourceVersion;
     for (const object of store.list(params.resource, params.namespace)) {
-      if (params.matcher(object.metadata.labels)) write({ type: 'ADDED', object });
+      if (params.matcher(object.metadata.labels)) writeObject('ADDED', object);
     }
   } else {
-    const backlog = store.eventsSince(Number(from));
+    after = Number(from);
+    const backlog = store.eventsSince(after);
     if (backlog === 'expired') {
-      write({ type: 'ERROR', object: kubeStatus(410, `too old resource version: ${from} (${store.compactedVersion})`) });
+      writeOther('ERROR', kubeStatus(410, `too old resource version: ${from} (${store.compactedVersion})`));
       res.end();
       return;
     }
@@ -53,7 +76,7 @@ export function serveWatch(store: KubeStore, res: ServerResponse, params: WatchP
   const bookmarkTimer = params.bookmarks
     ? setInterval(() => {
         const metadata = { resourceVersion: String(store.resourceVersion) };
-        write({ type: 'BOOKMARK', object: { kind: info.kind, apiVersion: info.apiVersion, metadata } });
+        writeOther('BOOKMARK', { kind: info.kind, apiVersion: info.apiVersion, metadata });
       }, params.bookmarkIntervalMs)
     : undefined;
   const timeout = setTimeout(() => res.end(), params.timeoutSeconds * 1000);
@@ -65,9 +88,11 @@ export function serveWatch(store: KubeStore, res: ServerResponse, params: WatchP
 
   function forward(event: StoreEvent): void {
     if (event.resource !== params.resource) return;
+    // A version ahead of the store starts at that version: changes up to it are not sent.
+    if (event.rv <= after) return;
     if (params.namespace !== undefined && event.object.metadata.namespace !== params.namespace) return;
     const type = visibleType(event, params.matcher);
-    if (type !== undefined) write({ type, object: event.object });
+    if (type !== undefined) writeObject(type, event.object);
   }
 }
 

@@ -48,25 +48,27 @@ describe('Reflector against the simulated Kubernetes API', () => {
     await eventually(() => expect(reflector?.synced).to.equal(true));
     const syncs = consumer.events.filter((e) => e.type === 'SYNC');
     expect(syncs).to.have.length(1);
-    expect(syncs[0]).to.include({ resourceVersion: '1234' });
+    const listedAt = String(sim.store.resourceVersion);
+    expect(syncs[0]).to.include({ resourceVersion: listedAt });
     expect(consumer.objects.size).to.equal(1234);
     expect([...consumer.objects.values()].some((o) => 'managedFields' in o.metadata)).to.equal(false);
     expect(sim.faults.requestCount('/api/v1/pods', { watch: false })).to.equal(13);
-    expect(reflector?.status()).to.include({ synced: true, lastResourceVersion: '1234', relists: 0, restarts: 0 });
+    expect(reflector?.status()).to.include({ synced: true, lastResourceVersion: listedAt, relists: 0, restarts: 0 });
   });
 
   it('delivers live ADDED, MODIFIED and DELETED in order with their resourceVersions', async () => {
     const consumer = start();
     await eventually(() => expect(reflector?.status().watchAgeMs).to.be.a('number'));
+    const base = sim.store.resourceVersion;
     sim.store.create('pods', { ...pod('ml', 'p'), metadata: { namespace: 'ml', name: 'p', managedFields: [{ manager: 'x' }] } });
     sim.store.patchStatus('pods', { namespace: 'ml', name: 'p' }, { phase: 'Running' });
     sim.store.delete('pods', { namespace: 'ml', name: 'p' });
     await eventually(() => expect(consumer.events).to.have.length(4));
     const live = consumer.events.slice(1).map((e) => (e.type === 'SYNC' ? 'SYNC' : `${e.type} ${e.object.metadata.name} ${e.resourceVersion}`));
-    expect(live).to.deep.equal(['ADDED p 1', 'MODIFIED p 2', 'DELETED p 3']);
+    expect(live).to.deep.equal([`ADDED p ${base + 1}`, `MODIFIED p ${base + 2}`, `DELETED p ${base + 3}`]);
     const added = consumer.events[1];
     expect(added?.type === 'ADDED' && 'managedFields' in added.object.metadata).to.equal(false);
-    expect(reflector?.status()).to.include({ events: 3, lastResourceVersion: '3' });
+    expect(reflector?.status()).to.include({ events: 3, lastResourceVersion: String(base + 3) });
   });
 
   it('advances the resourceVersion on bookmarks while its own resource is quiet', async () => {
@@ -74,7 +76,7 @@ describe('Reflector against the simulated Kubernetes API', () => {
     await eventually(() => expect(reflector?.synced).to.equal(true));
     sim.store.create('nodes', { metadata: { name: 'n1' } });
     sim.store.create('nodes', { metadata: { name: 'n2' } });
-    await eventually(() => expect(reflector?.status().lastResourceVersion).to.equal('2'));
+    await eventually(() => expect(reflector?.status().lastResourceVersion).to.equal(String(sim.store.resourceVersion)));
     expect(reflector?.status().events).to.equal(0);
   });
 

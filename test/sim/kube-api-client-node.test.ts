@@ -36,7 +36,7 @@ describe('simulated Kubernetes API: @kubernetes/client-node smoke test', () => {
     const list = await kc.makeApiClient(k8s.CoreV1Api).listPodForAllNamespaces();
     expect(list.items.map((p) => p.metadata?.name)).to.deep.equal(['listed']);
     const resourceVersion = list.metadata?.resourceVersion;
-    expect(resourceVersion).to.equal('1');
+    expect(resourceVersion).to.equal(String(sim.store.resourceVersion));
 
     const seen: { type: string; name?: string; rv?: string }[] = [];
     const finished = new Promise<void>((resolve, reject) => {
@@ -55,8 +55,8 @@ describe('simulated Kubernetes API: @kubernetes/client-node smoke test', () => {
         )
         .then((controller) => finished.finally(() => controller.abort()), reject);
     });
-    sim.store.create('pods', pod('ml', 'watched'));
+    const watched = sim.store.create('pods', pod('ml', 'watched'));
     await finished;
-    expect(seen[0]).to.deep.equal({ type: 'ADDED', name: 'watched', rv: '2' });
+    expect(seen[0]).to.deep.equal({ type: 'ADDED', name: 'watched', rv: watched.metadata.resourceVersion });
   });
 });

@@ -51,7 +51,7 @@ describe('simulated Kubernetes API: fault injection', () => {
 
   it('restart closes every connection, refuses for a period and keeps the store', async () => {
     sim.store.create('pods', pod('ml', 'survivor'));
-    const watch = await openWatch(`${sim.url}/api/v1/pods?watch=true&resourceVersion=1`);
+    const watch = await openWatch(`${sim.url}/api/v1/pods?watch=true&resourceVersion=${sim.store.resourceVersion}`);
     const restarted = sim.faults.restart(300);
     await watch.ended;
     const refused = await fetch(`${sim.url}/version`).then(
@@ -65,10 +65,10 @@ describe('simulated Kubernetes API: fault injection', () => {
   });
 
   it('expireVersions compacts now so an older watch gets 410', async () => {
-    sim.store.create('pods', pod('ml', 'a'));
+    const old = sim.store.create('pods', pod('ml', 'a')).metadata.resourceVersion;
     sim.store.create('pods', pod('ml', 'b'));
     sim.faults.expireVersions();
-    const watch = await openWatch(`${sim.url}/api/v1/pods?watch=true&resourceVersion=1`);
+    const watch = await openWatch(`${sim.url}/api/v1/pods?watch=true&resourceVersion=${old}`);
     await watch.ended;
     expect(watch.events[0]?.object).to.include({ code: 410, reason: 'Expired' });
   });
