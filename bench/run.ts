@@ -2,6 +2,7 @@
 // other, then prints one summary table each. Benchmarks measure and report; they never fail on
 // slowness. The exit code is non-zero only when a benchmark crashed or a request failed (non-2xx or
 // connection error), since figures over failed requests mean nothing.
+import { runSyncIngestBench } from './sync-ingest.js';
 import { runWorkloadsApiBench, type BenchOutcome } from './workloads-api.js';
 
 interface BenchDefinition {
@@ -12,6 +13,7 @@ interface BenchDefinition {
 /** Every benchmark, in the order they run. A new one registers here. */
 const BENCHES: readonly BenchDefinition[] = [
   { name: 'workloads-api', run: (options) => runWorkloadsApiBench(options) },
+  { name: 'sync-ingest', run: (options) => runSyncIngestBench(options) },
 ];
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: string | null } {

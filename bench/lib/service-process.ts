@@ -1,8 +1,9 @@
 // Runs the real service (src/main.ts) in a child process, so the load generator in this process does
 // not share its event loop: GPUCAP_* settings, an API token file with an ORG_ADMIN and a TEAM_LEAD
-// token, ports picked here (port 0 would not be discoverable from outside), health polled until 200.
+// token, ports picked here (port 0 would not be discoverable from outside), health polled until 200
+// (or, for a service that must first sync a cluster, only until the admin port answers).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,10 +17,16 @@ export interface Caller {
 
 export interface ServiceProcess {
   url: string;
+  /** The admin port (/livez, /readyz, /metrics). */
+  adminUrl: string;
   pid: number;
+  /** performance.now() when the child was spawned: the origin of startup times. */
+  spawnedAt: number;
   callers: { admin: Caller; lead: Caller };
-  /** Milliseconds from spawn to the first 200 of /v1/health. */
+  /** Milliseconds from spawn to the first 200 of /v1/health (or of /livez with `waitFor: 'admin'`). */
   startupMs: number;
+  /** CPU seconds (user + system) the child has used so far, from /proc/<pid>/stat; null off Linux. */
+  cpuSeconds(): number | null;
   /** VmHWM, VmRSS, RssAnon and RssFile of the child (bytes), from /proc/<pid>/status; null off Linux. */
   memory(): ProcessMemory | null;
   /** The last lines the service printed (warnings and errors: it runs at log level warn). */
@@ -45,6 +52,17 @@ export interface ServiceOptions {
   clockAt?: number;
   /** Extra node flags for the service, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof'] to profile it. */
   nodeArgs?: readonly string[];
+  /** GPUCAP_* settings added to (or replacing) the defaults below. */
+  env?: Readonly<Record<string, string>>;
+  /**
+   * 'health' (default): until /v1/health answers 200, i.e. the service is ready. 'admin': until /livez
+   * answers, i.e. it listens; readiness (a cluster's sync) is then the caller's to measure.
+   */
+  waitFor?: 'health' | 'admin';
+  /** How long to wait for that (default 60 s). */
+  startTimeoutMs?: number;
+  /** Also append everything the service prints to this file (e.g. with nodeArgs ['--trace-gc']). */
+  outputFile?: string;
 }
 
 /** A port free right now on 127.0.0.1 (asked from the OS, then released for the child to take). */
@@ -92,7 +110,10 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
     GPUCAP_SHUTDOWN_GRACE_SECONDS: '1',
     // Retention must not delete rows of the generated history while it is measured.
     GPUCAP_RETENTION_DAYS: '36500',
+    // The home cluster is watched by default; a benchmark of a pre-generated index watches none.
+    GPUCAP_HOME_CLUSTER_ENABLED: 'false',
     BENCH_CLOCK_OFFSET_MS: String(options.clockAt === undefined ? 0 : options.clockAt - Date.now()),
+    ...options.env,
   });
   const shiftClock = pathToFileURL(join(BENCH_DIR, 'lib', 'shift-clock.ts')).href;
   const started = performance.now();
@@ -103,6 +124,7 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
   });
   const output: string[] = [];
   const keep = (chunk: Buffer) => {
+    if (options.outputFile !== undefined) appendFileSync(options.outputFile, chunk);
     output.push(chunk.toString('utf8'));
     if (output.length > 200) output.splice(0, output.length - 200);
   };
@@ -119,9 +141,11 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
   if (pid === undefined) throw new Error('Cannot start the service: spawn returned no pid');
 
   const url = `http://127.0.0.1:${apiPort}`;
+  const adminUrl = `http://127.0.0.1:${adminPort}`;
   const outputTail = () => output.join('').trim().split('\n').slice(-20).join('\n');
   try {
-    await waitForHealth(url, () => exited, 60_000);
+    const probe = options.waitFor === 'admin' ? `${adminUrl}/livez` : `${url}/v1/health`;
+    await waitForOk(probe, () => exited, options.startTimeoutMs ?? 60_000);
   } catch (error) {
     await stopChild(child, exit);
     throw new Error(`Cannot start the service: ${(error as Error).message}\n--- service output ---\n${outputTail()}`, { cause: error });
@@ -130,10 +154,13 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
 
   return {
     url,
+    adminUrl,
     pid,
+    spawnedAt: started,
     callers,
     startupMs,
     memory: () => readMemory(pid),
+    cpuSeconds: () => readCpuSeconds(pid),
     outputTail,
     async stop() {
       if (exited !== null) {
@@ -145,13 +172,14 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
   };
 }
 
-async function waitForHealth(url: string, exited: () => unknown, timeoutMs: number): Promise<void> {
+async function waitForOk(url: string, exited: () => unknown, timeoutMs: number): Promise<void> {
   const deadline = performance.now() + timeoutMs;
+  const path = new URL(url).pathname;
   let last = 'no answer yet';
   while (performance.now() < deadline) {
-    if (exited() !== null) throw new Error('it exited before /v1/health answered 200');
+    if (exited() !== null) throw new Error(`it exited before ${path} answered 200`);
     try {
-      const response = await fetch(`${url}/v1/health`);
+      const response = await fetch(url);
       await response.arrayBuffer();
       if (response.status === 200) return;
       last = `status ${response.status}`;
@@ -160,7 +188,7 @@ async function waitForHealth(url: string, exited: () => unknown, timeoutMs: numb
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`/v1/health did not answer 200 within ${timeoutMs / 1000} s (last: ${last})`);
+  throw new Error(`${path} did not answer 200 within ${timeoutMs / 1000} s (last: ${last})`);
 }
 
 async function stopChild(child: ChildProcess, exit: Promise<void>): Promise<void> {
@@ -180,4 +208,17 @@ function readMemory(pid: number): ProcessMemory | null {
   }
   const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
   return { peakRssBytes: kib('VmHWM'), rssBytes: kib('VmRSS'), rssAnonBytes: kib('RssAnon'), rssFileBytes: kib('RssFile') };
+}
+
+/** utime + stime of /proc/<pid>/stat (fields 14 and 15, in clock ticks of 1/100 s on Linux). */
+function readCpuSeconds(pid: number): number | null {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
