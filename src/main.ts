@@ -87,6 +87,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     gpuResources: config.gpu_resources,
     clock,
     logger: logger.child({ component: 'indexer' }),
+    yieldToLoop: () => new Promise((resolve) => setImmediate(resolve)),
   });
   const informerLogger = logger.child({ component: 'informers' });
   const clusters = new ClusterManager({

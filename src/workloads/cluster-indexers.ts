@@ -10,6 +10,10 @@ import type { IndexerLogger, ResourceEvent, WorkloadSink } from './workload-sink
 
 export interface ClusterIndexersOptions {
   defaultOrganizationId: string;
+  /** Items (rows, intervals) written per step of a flush; between steps the event loop is free. */
+  stepItems?: number;
+  /** Resolves on a later turn of the event loop (setImmediate), so requests and timers run between steps. */
+  yieldToLoop: () => Promise<void>;
   keys: Readonly<LabelKeys>;
   gpuResources: readonly string[];
   clock: Clock;
@@ -31,6 +35,10 @@ export interface AttachedIndexer {
   onEvent(resource: WatchedResource, event: ResourceEvent<unknown>, namespace: string | undefined): void;
   detach(): void;
 }
+
+// About 30-60 ms of SQLite work (rows with their triggers and indexes): short enough for a request
+// to wait, long enough that the commit per step stays a small share.
+const DEFAULT_STEP_ITEMS = 500;
 
 interface Entry {
   indexer: WorkloadIndexer;
@@ -83,9 +91,25 @@ export class ClusterIndexers {
     };
   }
 
-  /** Writes every cluster's queued rows; a cluster whose write fails keeps them for the next call. */
-  flushAll(): void {
-    for (const [clusterId, entry] of this.#entries) this.#flushOne(clusterId, entry);
+  /**
+   * Writes every cluster's queued rows in steps, yielding to the event loop between steps; a cluster
+   * whose write fails keeps them for the next call.
+   */
+  async flushAll(): Promise<void> {
+    const budget = this.#options.stepItems ?? DEFAULT_STEP_ITEMS;
+    for (const [clusterId, entry] of [...this.#entries]) {
+      for (;;) {
+        let complete: boolean;
+        try {
+          complete = entry.indexer.writeStep(budget);
+        } catch (error) {
+          this.#failed(clusterId, entry, error);
+          break;
+        }
+        if (complete) break;
+        await this.#options.yieldToLoop();
+      }
+    }
   }
 
   counters(): ClusterIndexerCounters[] {
@@ -107,8 +131,12 @@ export class ClusterIndexers {
     try {
       entry.indexer.flush();
     } catch (error) {
-      entry.flushErrors += 1;
-      this.#options.logger.error({ err: error, cluster: clusterId, pending: entry.indexer.pending }, 'Index write failed; retrying at the next flush');
+      this.#failed(clusterId, entry, error);
     }
+  }
+
+  #failed(clusterId: string, entry: Entry, error: unknown): void {
+    entry.flushErrors += 1;
+    this.#options.logger.error({ err: error, cluster: clusterId, pending: entry.indexer.pending }, 'Index write failed; retrying at the next flush');
   }
 }

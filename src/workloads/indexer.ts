@@ -18,6 +18,7 @@ import { jobsOfRelist, keepOutOfScope, podsOfRelist, scopeOf, withinScope } from
 import { sameVersion, see, type Seen, type WithMetadata } from './seen.js';
 import { WorkloadMapper } from './workload-mapper.js';
 import type { IndexerLogger, ResourceEvent, WorkloadSink } from './workload-sink.js';
+import { StagedWrite } from './staged-write.js';
 import { WriteBatch } from './write-batch.js';
 import { contextLabelKeys, slimJob, slimMeta, slimPod } from './slim.js';
 
@@ -51,6 +52,8 @@ export class WorkloadIndexer {
   readonly #sink: WorkloadSink;
   readonly #options: WorkloadIndexerOptions;
   readonly #batch = new WriteBatch();
+  /** The batch being written in steps, if any. */
+  #staged: StagedWrite | null = null;
   readonly #namespaces = new LabelCache();
   readonly #nodes = new LabelCache();
   readonly #mapper: WorkloadMapper;
@@ -144,37 +147,52 @@ export class WorkloadIndexer {
   }
 
   /**
-   * Writes the queued rows, then the intervals (the store skips intervals of rows it lacks), then
-   * the closings of open intervals (last, so that no interval of this batch reopens one).
+   * Writes everything queued, in one go: the rows, then the intervals (the store skips intervals of
+   * rows it lacks), then the closings of open intervals (last, so that no interval reopens one).
+   * Returns what the sink reported changed. For tests and for letting go of a cluster; the service
+   * writes through writeStep() so that a large batch never holds the event loop.
    */
   flush(): { rows: number; intervals: number } {
-    if (this.#batch.size === 0) return { rows: 0, intervals: 0 };
-    const contents = this.#batch.take();
-    let rows: number;
-    let intervals: number;
-    let closed = 0;
-    try {
-      rows = this.#sink.upsertWorkloads(contents.rows);
-      intervals = this.#sink.upsertPodIntervals(contents.intervals);
-      for (const { workloadIds, at } of contents.closings) closed += this.#sink.closeOpenIntervals(workloadIds, at);
-    } catch (error) {
-      this.#batch.restore(contents); // retried by the next flush; every write is idempotent
-      throw error;
+    const totals = { rows: 0, intervals: 0 };
+    while (this.pending > 0) {
+      const staged = this.#staged ?? this.#batch.size;
+      this.writeStep(Infinity);
+      if (typeof staged === 'number') continue;
+      totals.rows += staged.written.rows;
+      totals.intervals += staged.written.intervals;
     }
+    return totals;
+  }
+
+  /**
+   * Writes up to `budget` items of the batch being written, taking the queued batch when none is;
+   * returns true once that batch is complete (events since then wait for the next call). A throw
+   * leaves the batch where it was: the next call writes the same items again.
+   */
+  writeStep(budget: number): boolean {
+    if (this.#staged === null) {
+      if (this.#batch.size === 0) return true;
+      this.#staged = new StagedWrite(this.#batch.take());
+    }
+    const staged = this.#staged;
+    staged.step(this.#sink, budget);
+    if (!staged.done) return false;
+    this.#staged = null;
+    const { contents, written } = staged;
     const stats = this.#stats;
     stats.flushes += 1;
     stats.rowsFlushed += contents.rows.length;
-    stats.rowsWritten += rows;
+    stats.rowsWritten += written.rows;
     stats.intervalsFlushed += contents.intervals.length;
-    stats.intervalsWritten += intervals;
-    stats.intervalsClosedByReconcile += closed;
-    this.#options.logger.debug({ clusterId: this.#options.clusterId, rows, intervals, closed }, 'Workload batch written');
-    return { rows, intervals };
+    stats.intervalsWritten += written.intervals;
+    stats.intervalsClosedByReconcile += written.closed;
+    this.#options.logger.debug({ clusterId: this.#options.clusterId, ...written }, 'Workload batch written');
+    return true;
   }
 
-  /** Rows, intervals and interval closings waiting for the next flush. */
+  /** Rows, intervals and interval closings not written yet. */
   get pending(): number {
-    return this.#batch.size;
+    return this.#batch.size + (this.#staged?.remaining ?? 0);
   }
 
   stats(): IndexerStats {
@@ -218,7 +236,6 @@ export class WorkloadIndexer {
    * covers, re-map them, cancel the unfinished rows it lacks.
    */
   #syncJobs(items: readonly Job[], namespace?: string): void {
-    this.flush(); // so that the reconciliation lists every row queued so far
     const inScope = scopeOf(namespace);
     const previous = this.#jobs;
     this.#jobs = jobsOfRelist(items.filter((job) => this.#mapper.jobRequestsGpu(job)), previous, this.#options.clock);
@@ -233,7 +250,6 @@ export class WorkloadIndexer {
    * covers, re-map their workloads, cancel the unfinished Pod rows it lacks.
    */
   #syncPods(items: readonly Pod[], namespace?: string): void {
-    this.flush();
     const inScope = scopeOf(namespace);
     const previous = { standalone: this.#pods, jobPods: this.#jobPods };
     const relisted = podsOfRelist(items, namespace === undefined ? previous : withinScope(previous, inScope), {
@@ -259,7 +275,9 @@ export class WorkloadIndexer {
 
   #cancelVanished(kind: WorkloadKind, present: ReadonlySet<string>, namespace: string | undefined): void {
     const { clusterId, clock, logger } = this.#options;
-    const options = { sink: this.#sink, batch: this.#batch, jobPods: this.#jobPods, mapper: this.#mapper, clusterId, namespace, clock, logger };
+    // Rows not written yet count as known: the store lacks them, the relist must still judge them.
+    const unwritten = [...(this.#staged?.unwrittenRows() ?? []), ...this.#batch.rows()];
+    const options = { sink: this.#sink, unwritten, batch: this.#batch, jobPods: this.#jobPods, mapper: this.#mapper, clusterId, namespace, clock, logger };
     this.#stats.cancelledByReconcile += cancelVanished(kind, present, options);
   }
 

@@ -2,7 +2,7 @@
 // was away (or its watch was broken). They become cancelled now and stop accruing GPU time now
 // (DECISIONS "Status and times").
 import type { Clock } from '../domain/clock.js';
-import type { WorkloadKind } from '../domain/workload.js';
+import { isTerminal, type WorkloadKind, type WorkloadRecord } from '../domain/workload.js';
 import type { JobPodCache } from './job-pod-cache.js';
 import type { WorkloadMapper } from './workload-mapper.js';
 import type { IndexerLogger, WorkloadSink } from './workload-sink.js';
@@ -10,6 +10,8 @@ import type { WriteBatch } from './write-batch.js';
 
 export interface ReconcileOptions {
   sink: WorkloadSink;
+  /** Rows queued or being written but not in the store yet, oldest first (a later one wins). */
+  unwritten: readonly WorkloadRecord[];
   batch: WriteBatch;
   /** The pods of Jobs this process has seen. */
   jobPods: JobPodCache;
@@ -22,16 +24,19 @@ export interface ReconcileOptions {
 }
 
 /**
- * Queues the cancellation of the unfinished `kind` rows of the cluster missing from `present`, and
- * the closing of their open pod intervals; returns how many rows it cancelled. Call it after a
- * flush, so that the store lists every row queued so far.
+ * Queues the cancellation of the unfinished `kind` rows of the cluster missing from `present` (rows
+ * in the store, and rows queued or being written that the store does not have yet), and the closing
+ * of their open pod intervals; returns how many rows it cancelled.
  */
 export function cancelVanished(kind: WorkloadKind, present: ReadonlySet<string>, options: ReconcileOptions): number {
-  const { sink, batch, jobPods, mapper, clusterId, namespace, clock, logger } = options;
+  const { sink, unwritten, batch, jobPods, mapper, clusterId, namespace, clock, logger } = options;
   const now = clock.now();
-  const vanished = sink
-    .listUnfinished(clusterId)
-    .filter((row) => row.kind === kind && (namespace === undefined || row.namespace === namespace) && !present.has(row.workloadId));
+  const known = new Map<string, WorkloadRecord>();
+  for (const row of sink.listUnfinished(clusterId)) known.set(row.workloadId, row);
+  for (const row of unwritten) known.set(row.workloadId, row);
+  const vanished = [...known.values()].filter(
+    (row) => !isTerminal(row.status) && row.kind === kind && (namespace === undefined || row.namespace === namespace) && !present.has(row.workloadId),
+  );
   if (vanished.length === 0) return 0;
   for (const row of vanished) {
     batch.addRow({ ...row, status: 'cancelled', completedAt: now, exitCode: row.exitCode ?? 0 });

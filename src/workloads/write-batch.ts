@@ -37,6 +37,11 @@ export class WriteBatch {
     return this.#rows.size + this.#intervals.size + this.#closings.size;
   }
 
+  /** The rows queued, newest version of each. */
+  rows(): IterableIterator<WorkloadRecord> {
+    return this.#rows.values();
+  }
+
   /** Empties the batch and returns what it held, the closings grouped by time. */
   take(): BatchContents {
     const closings = new Map<number, string[]>();
@@ -54,18 +59,5 @@ export class WriteBatch {
     this.#intervals = new Map();
     this.#closings = new Map();
     return contents;
-  }
-
-  /** Puts back what a failed write took, under anything queued since (newer entries win). */
-  restore(contents: BatchContents): void {
-    const rows = new Map(contents.rows.map((row) => [row.workloadId, row]));
-    const intervals = new Map(contents.intervals.map((interval) => [interval.podUid, interval]));
-    const closings = new Map(contents.closings.flatMap(({ workloadIds, at }) => workloadIds.map((id) => [id, at] as const)));
-    for (const [key, row] of this.#rows) rows.set(key, row);
-    for (const [key, interval] of this.#intervals) intervals.set(key, interval);
-    for (const [key, at] of this.#closings) closings.set(key, at);
-    this.#rows = rows;
-    this.#intervals = intervals;
-    this.#closings = closings;
   }
 }

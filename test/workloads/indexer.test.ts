@@ -380,5 +380,43 @@ describe('workloads/indexer', () => {
       expect(() => broken.flush()).to.throw('disk full');
       expect(broken.pending).to.equal(2);
     });
+
+    const runningPod = (uid: string) => aPod({ metadata: { uid, resourceVersion: '1' }, status: { phase: 'Running', startTime: AT('10:00') } });
+
+    it('writes in steps of at most the budget: every row first, then the intervals', async () => {
+      for (const uid of ['p1', 'p2', 'p3']) podEvent('ADDED', runningPod(uid));
+      expect(indexer.writeStep(2)).to.equal(false);
+      expect(sink.calls).to.deep.equal({ rows: [2], intervals: [] });
+      expect(await view('p3')).to.equal(undefined);
+      expect(indexer.writeStep(2)).to.equal(false);
+      expect(sink.calls).to.deep.equal({ rows: [2, 1], intervals: [1] });
+      expect(indexer.writeStep(2)).to.equal(true);
+      expect(sink.calls).to.deep.equal({ rows: [2, 1], intervals: [1, 2] });
+      for (const uid of ['p1', 'p2', 'p3']) expect(await view(uid, ms(AT('11:00'))), uid).to.deep.include({ status: 'running', gpuHoursUsed: 1 });
+      expect(indexer.pending).to.equal(0);
+    });
+
+    it('leaves events that arrive during a stepped write for the next one', () => {
+      podEvent('ADDED', runningPod('p1'));
+      podEvent('ADDED', runningPod('p2'));
+      expect(indexer.writeStep(1)).to.equal(false);
+      podEvent('ADDED', runningPod('p3'));
+      expect(indexer.pending).to.equal(5); // staged: p2's row and both intervals; queued: p3's row and interval
+      while (!indexer.writeStep(1));
+      expect(indexer.pending).to.equal(2);
+      expect(indexer.writeStep(10)).to.equal(true);
+      expect(indexer.pending).to.equal(0);
+    });
+
+    it('cancels, on a relist, workloads that were queued or half written but not in the store yet', async () => {
+      for (const uid of ['p1', 'p2', 'p3']) podEvent('ADDED', runningPod(uid));
+      indexer.writeStep(1); // p1 written; p2 and p3 only staged
+      podEvent('ADDED', runningPod('p4')); // queued
+      clock.set(AT('12:00'));
+      indexer.onPodEvent({ type: 'SYNC', items: [runningPod('p2')] });
+      indexer.flush();
+      for (const uid of ['p1', 'p3', 'p4']) expect(await view(uid), uid).to.deep.include({ status: 'cancelled', completedAt: ms(AT('12:00')) });
+      expect((await view('p2'))?.status).to.equal('running');
+    });
   });
 });

@@ -1,0 +1,65 @@
+// The indexers of all clusters, written on the service's flush interval: a large batch (the LIST of
+// a big cluster) is written in steps with the event loop free in between, so probes and requests
+// are answered while it is written, and a failing write is counted and kept.
+import { expect } from 'chai';
+import sinon from 'sinon';
+import { ClusterIndexers } from '../../src/workloads/cluster-indexers.js';
+import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS } from '../../src/workloads/mapping-context.js';
+import type { Pod } from '../../src/workloads/k8s-types.js';
+import { FixedClock } from '../support/fixed-clock.js';
+import { openTempStore, type TempStore } from '../store/temp-store.js';
+import { aPod, ms, T0 } from './fixtures.js';
+
+const pods = (count: number, prefix = 'p'): Pod[] =>
+  Array.from({ length: count }, (_, i) => aPod({ metadata: { uid: `${prefix}-${i}`, name: `${prefix}-${i}`, resourceVersion: '1' }, status: { phase: 'Running', startTime: T0 } }));
+
+describe('workloads/cluster-indexers', () => {
+  let t: TempStore;
+  const clock = new FixedClock(ms(T0));
+  const logger = () => ({ debug: sinon.spy(), info: sinon.spy(), warn: sinon.spy(), error: sinon.spy() });
+  beforeEach(() => {
+    t = openTempStore({ clock });
+  });
+  afterEach(() => t.close());
+
+  const indexers = (options: { stepItems: number; yieldToLoop: () => Promise<void>; log?: ReturnType<typeof logger> }) =>
+    new ClusterIndexers(t.store, { defaultOrganizationId: 'acme', keys: DEFAULT_LABEL_KEYS, gpuResources: DEFAULT_GPU_RESOURCES, clock, logger: options.log ?? logger(), ...options });
+
+  it('writes a large batch in steps of stepItems, yielding to the event loop between steps', async () => {
+    let yields = 0;
+    const rowsSeenAtYield: number[] = [];
+    const all = indexers({ stepItems: 500, yieldToLoop: async () => { yields += 1; rowsSeenAtYield.push(t.store.countRows()); await new Promise((resolve) => setImmediate(resolve)); } });
+    const cluster = all.attach({ clusterId: 'east' });
+    cluster.onEvent('pods', { type: 'SYNC', items: pods(1200) }, undefined);
+    await all.flushAll();
+    expect(t.store.countRows()).to.equal(1200);
+    // 1,200 rows and 1,200 intervals in steps of 500: four yields, rows visible as they are written.
+    expect(yields).to.equal(4);
+    expect(rowsSeenAtYield).to.deep.equal([500, 1000, 1200, 1200]);
+    expect(all.counters()).to.deep.equal([{ clusterId: 'east', events: 1, rowsWritten: 1200, intervalsWritten: 1200, cancelledByReconcile: 0, flushErrors: 0, pending: 0 }]);
+  });
+
+  it('counts a failed write, keeps its rows, and writes them at the next flush', async () => {
+    const log = logger();
+    const all = indexers({ stepItems: 500, yieldToLoop: () => new Promise((resolve) => setImmediate(resolve)), log });
+    const cluster = all.attach({ clusterId: 'east' });
+    cluster.onEvent('pods', { type: 'SYNC', items: pods(3) }, undefined);
+    const upsert = sinon.stub(t.store, 'upsertWorkloads').throws(new Error('SQLITE_FULL: database or disk is full'));
+    await all.flushAll();
+    expect(all.counters()[0]).to.include({ flushErrors: 1, pending: 6 });
+    expect(log.error.firstCall.args[1]).to.equal('Index write failed; retrying at the next flush');
+    upsert.restore();
+    await all.flushAll();
+    expect(t.store.countRows()).to.equal(3);
+    expect(all.counters()[0]).to.include({ flushErrors: 1, pending: 0 });
+  });
+
+  it('writes what a cluster still had queued when it is detached', () => {
+    const all = indexers({ stepItems: 500, yieldToLoop: () => Promise.resolve() });
+    const cluster = all.attach({ clusterId: 'east' });
+    cluster.onEvent('pods', { type: 'SYNC', items: pods(2) }, undefined);
+    cluster.detach();
+    expect(t.store.countRows()).to.equal(2);
+    expect(all.counters()).to.deep.equal([]);
+  });
+});
