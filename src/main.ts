@@ -118,7 +118,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
         });
   await remote?.start();
   if (clusters.ids().length === 0 && remote === undefined) logger.warn('Watching no cluster: the index serves only what it already holds');
-  const clusterReadiness = new ClusterReadiness(readiness, { clock, unreachableAfterMs: config.cluster_unreachable_after_seconds * 1000 });
+  const clusterReadiness = new ClusterReadiness(readiness, {
+    clock,
+    unreachableAfterMs: config.cluster_unreachable_after_seconds * 1000,
+    indexed: (clusterId) => indexers.snapshotsWritten(clusterId),
+  });
   const refreshReadiness = () => clusterReadiness.update(clusters.statuses(), remote?.problems() ?? []);
   refreshReadiness();
   const readinessLoop = runPeriodically(READINESS_REFRESH_MS, refreshReadiness, {

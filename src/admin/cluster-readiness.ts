@@ -17,6 +17,11 @@ export function informerCondition(clusterId: string, informer: Pick<InformerStat
 export interface ClusterReadinessOptions {
   clock: Clock;
   unreachableAfterMs: number;
+  /**
+   * Whether what the cluster's informers listed is written to the index yet (default: always). A
+   * LIST of 100k pods takes seconds to write; ready before that, the API would answer with part of it.
+   */
+  indexed?: (clusterId: string) => boolean;
 }
 
 export class ClusterReadiness {
@@ -30,13 +35,14 @@ export class ClusterReadiness {
     const current = new Set<string>();
     const now = this.options.clock.now();
     for (const cluster of clusters) {
+      const indexed = this.options.indexed?.(cluster.clusterId) ?? true;
       const unreachable = now - cluster.since >= this.options.unreachableAfterMs && cluster.informers.some((i) => !i.synced && i.failing);
       for (const informer of cluster.informers) {
         const name = informerCondition(cluster.clusterId, informer);
         current.add(name);
         this.readiness.require(name);
         this.readiness.setFailure(name, informer.failing ? `cluster "${cluster.clusterId}" ${informer.resource}: ${informer.lastError?.message ?? 'failing'}` : null);
-        if (informer.synced) this.readiness.markReady(name);
+        if (informer.synced && indexed) this.readiness.markReady(name);
         // Every informer of an unreachable cluster is waived, also those waiting to start behind a
         // failing Namespaces or Nodes informer.
         else if (unreachable) this.readiness.waive(name);

@@ -112,6 +112,11 @@ export class ClusterIndexers {
     }
   }
 
+  /** Every LIST the cluster's informers delivered so far is written to the index (false if unknown). */
+  snapshotsWritten(clusterId: string): boolean {
+    return this.#entries.get(clusterId)?.indexer.snapshotsWritten ?? false;
+  }
+
   counters(): ClusterIndexerCounters[] {
     return [...this.#entries].map(([clusterId, { indexer, flushErrors }]) => {
       const stats = indexer.stats();

@@ -52,8 +52,12 @@ export class WorkloadIndexer {
   readonly #sink: WorkloadSink;
   readonly #options: WorkloadIndexerOptions;
   readonly #batch = new WriteBatch();
-  /** The batch being written in steps, if any. */
+  /** The batch being written in steps, if any, and how many snapshots (SYNCs) it holds the result of. */
   #staged: StagedWrite | null = null;
+  #stagedSyncs = 0;
+  /** Snapshots received, and how many of them are fully written: readiness waits for the latter. */
+  #syncsReceived = 0;
+  #syncsWritten = 0;
   readonly #namespaces = new LabelCache();
   readonly #nodes = new LabelCache();
   readonly #mapper: WorkloadMapper;
@@ -89,6 +93,7 @@ export class WorkloadIndexer {
 
   onNamespaceEvent(event: ResourceEvent<WithMetadata>): void {
     this.#stats.events += 1;
+    if (event.type === 'SYNC') this.#syncsReceived += 1;
     const changed = this.#namespaces.apply(slimEvent(event, this.#slimContext));
     if (changed.size === 0) return;
     this.#remapWhere(
@@ -99,6 +104,7 @@ export class WorkloadIndexer {
 
   onNodeEvent(event: ResourceEvent<WithMetadata>): void {
     this.#stats.events += 1;
+    if (event.type === 'SYNC') this.#syncsReceived += 1;
     const changed = this.#nodes.apply(slimEvent(event, this.#slimContext));
     if (changed.size === 0) return;
     this.#remapWhere(
@@ -109,6 +115,7 @@ export class WorkloadIndexer {
 
   onJobEvent(received: ResourceEvent<Job>): void {
     this.#stats.events += 1;
+    if (received.type === 'SYNC') this.#syncsReceived += 1;
     const event = slimEvent(received, this.#slimJob);
     if (event.type === 'SYNC') return this.#syncJobs(event.items, event.namespace);
     const uid = event.object.metadata?.uid ?? '';
@@ -123,6 +130,7 @@ export class WorkloadIndexer {
 
   onPodEvent(received: ResourceEvent<Pod>): void {
     this.#stats.events += 1;
+    if (received.type === 'SYNC') this.#syncsReceived += 1;
     const event = slimEvent(received, this.#slimPod);
     if (event.type === 'SYNC') return this.#syncPods(event.items, event.namespace);
     const pod = event.object;
@@ -171,13 +179,18 @@ export class WorkloadIndexer {
    */
   writeStep(budget: number): boolean {
     if (this.#staged === null) {
-      if (this.#batch.size === 0) return true;
+      if (this.#batch.size === 0) {
+        this.#syncsWritten = this.#syncsReceived;
+        return true;
+      }
       this.#staged = new StagedWrite(this.#batch.take());
+      this.#stagedSyncs = this.#syncsReceived;
     }
     const staged = this.#staged;
     staged.step(this.#sink, budget);
     if (!staged.done) return false;
     this.#staged = null;
+    this.#syncsWritten = this.#stagedSyncs;
     const { contents, written } = staged;
     const stats = this.#stats;
     stats.flushes += 1;
@@ -188,6 +201,14 @@ export class WorkloadIndexer {
     stats.intervalsClosedByReconcile += written.closed;
     this.#options.logger.debug({ clusterId: this.#options.clusterId, ...written }, 'Workload batch written');
     return true;
+  }
+
+  /**
+   * Everything every snapshot (LIST) so far led to is in the store: the index holds the picture the
+   * informers have. Until then a reader would see part of a cluster.
+   */
+  get snapshotsWritten(): boolean {
+    return this.#syncsWritten === this.#syncsReceived;
   }
 
   /** Rows, intervals and interval closings not written yet. */

@@ -80,6 +80,18 @@ describe('ClusterReadiness', () => {
     expect(readiness.isReady()).to.equal(true);
   });
 
+  it('waits, after the informers synced, until what they listed is written to the index', () => {
+    let written = false;
+    const waiting = new ClusterReadiness(readiness, { clock, unreachableAfterMs: UNREACHABLE_AFTER_MS, indexed: (id) => id === 'gpu-east' || written });
+    waiting.update([aCluster('gpu-west'), aCluster('gpu-east')], []);
+    expect(readiness.report().ready).to.equal(false);
+    expect(readiness.report().conditions['cluster/gpu-west/pods']).to.include({ ready: false });
+    expect(readiness.report().conditions['cluster/gpu-east/pods']).to.include({ ready: true });
+    written = true;
+    waiting.update([aCluster('gpu-west'), aCluster('gpu-east')], []);
+    expect(readiness.report().ready).to.equal(true);
+  });
+
   it('names one condition per namespace when informers watch single namespaces', () => {
     const cluster = aCluster('gpu-west');
     cluster.informers = [anInformer('pods', 'synced', 'research'), anInformer('pods', 'syncing', 'vision')];

@@ -408,6 +408,18 @@ describe('workloads/indexer', () => {
       expect(indexer.pending).to.equal(0);
     });
 
+    it('says the snapshots are written only once everything a LIST led to is in the store', () => {
+      expect(indexer.snapshotsWritten).to.equal(true);
+      indexer.onPodEvent({ type: 'SYNC', items: [runningPod('p1'), runningPod('p2')] });
+      expect(indexer.snapshotsWritten).to.equal(false);
+      expect(indexer.writeStep(1)).to.equal(false);
+      expect(indexer.snapshotsWritten).to.equal(false);
+      podEvent('ADDED', runningPod('p3')); // a watch event after the LIST: not part of the snapshot
+      while (!indexer.writeStep(1));
+      expect(indexer.snapshotsWritten).to.equal(true);
+      expect(indexer.pending).to.equal(2);
+    });
+
     it('cancels, on a relist, workloads that were queued or half written but not in the store yet', async () => {
       for (const uid of ['p1', 'p2', 'p3']) podEvent('ADDED', runningPod(uid));
       indexer.writeStep(1); // p1 written; p2 and p3 only staged
