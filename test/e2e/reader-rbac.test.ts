@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { KubeConfig } from '@kubernetes/client-node';
 import { AdminClient, sendJson } from '../support/envtest/admin-client.js';
 import { startEnvtestOrSkip, type Envtest } from '../support/envtest/envtest.js';
-import { objectKey, snapshotOf } from '../support/envtest/object-map.js';
+import { objectKey, snapshotOf } from '../support/object-map.js';
 import { gpuJob, gpuPod, INSTANCE_TYPE_LABEL, jobPod, runningStatus, terminatedStatus } from '../support/envtest/objects.js';
 import { ReflectorSet, WATCHED_PATHS, type RunningReflector } from '../support/envtest/reflectors.js';
 import { waitFor } from '../support/wait-for.js';

@@ -5,58 +5,26 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { systemClock } from '../../src/domain/clock.js';
-import { Reflector, type ReflectorEvent, type ReflectorOptions } from '../../src/k8s/reflector.js';
+import { Reflector, type ReflectorOptions } from '../../src/k8s/reflector.js';
 import type { KubeApi } from '../../sim/kube-api/server.js';
 import type { KubeObject, ResourceName } from '../../sim/kube-api/resources.js';
+import { ObjectMap, snapshotOf } from '../support/object-map.js';
 
 /** Resolves after `ms`, or as soon as `signal` aborts (resolving, so callers need no catch). */
 export const fastDelay = (ms: number, signal: AbortSignal): Promise<void> =>
   sleep(ms, undefined, { signal }).catch(() => undefined);
 
-export class MapConsumer {
-  readonly objects = new Map<string, KubeObject>();
-  readonly events: ReflectorEvent<KubeObject>[] = [];
-  /** Watch events whose resourceVersion was not above the last one applied (a replay or a double). */
-  readonly doubles: string[] = [];
-  private lastRv = 0;
-
-  apply = (event: ReflectorEvent<KubeObject>): void => {
-    this.events.push(event);
-    if (event.type === 'SYNC') {
-      this.objects.clear();
-      for (const item of event.items) this.objects.set(key(item), item);
-      this.lastRv = Number(event.resourceVersion);
-      return;
-    }
-    const rv = Number(event.resourceVersion);
-    if (rv <= this.lastRv) this.doubles.push(`${event.type} ${key(event.object)} at ${rv} after ${this.lastRv}`);
-    this.lastRv = rv;
-    if (event.type === 'DELETED') this.objects.delete(key(event.object));
-    else this.objects.set(key(event.object), event.object);
-  };
-
-  count(type: ReflectorEvent<KubeObject>['type']): number {
-    return this.events.filter((e) => e.type === type).length;
-  }
-
-  /** key → resourceVersion, comparable with storeSnapshot(). */
-  snapshot(): Record<string, string | undefined> {
-    return Object.fromEntries([...this.objects].map(([k, o]) => [k, o.metadata.resourceVersion]).sort());
-  }
-}
+/** What the consumer holds; compare its snapshot() with storeSnapshot(). */
+export type MapConsumer = ObjectMap<KubeObject>;
 
 export function storeSnapshot(sim: KubeApi, resource: ResourceName = 'pods'): Record<string, string | undefined> {
-  return Object.fromEntries(sim.store.list(resource).map((o) => [key(o), o.metadata.resourceVersion]).sort());
-}
-
-function key(object: KubeObject): string {
-  return `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+  return snapshotOf(sim.store.list(resource));
 }
 
 export function startReflector(sim: KubeApi, options: Partial<ReflectorOptions<KubeObject>> = {}): { reflector: Reflector<KubeObject>; consumer: MapConsumer } {
   const kc = new KubeConfig();
   kc.loadFromString(sim.kubeconfig());
-  const consumer = new MapConsumer();
+  const consumer = new ObjectMap<KubeObject>();
   const reflector = new Reflector<KubeObject>(kc, {
     path: '/api/v1/pods',
     pageSize: 100,

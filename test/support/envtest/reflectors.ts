@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { systemClock } from '../../../src/domain/clock.js';
 import { Reflector, type ReflectorOptions } from '../../../src/k8s/reflector.js';
 import type { KubeObject } from './admin-client.js';
-import { ObjectMap } from './object-map.js';
+import { ObjectMap } from '../object-map.js';
 
 /** The four collections the service watches cluster-wide. */
 export const WATCHED_PATHS = ['/api/v1/pods', '/api/v1/nodes', '/api/v1/namespaces', '/apis/batch/v1/jobs'] as const;
@@ -14,7 +14,7 @@ export const WATCHED_PATHS = ['/api/v1/pods', '/api/v1/nodes', '/api/v1/namespac
 export interface RunningReflector {
   path: string;
   reflector: Reflector<KubeObject>;
-  objects: ObjectMap;
+  objects: ObjectMap<KubeObject>;
 }
 
 const delay = (ms: number, signal: AbortSignal): Promise<void> => sleep(ms, undefined, { signal }).catch(() => undefined);
@@ -26,7 +26,7 @@ export class ReflectorSet {
   start(kubeconfigPath: string, path: string, options: Partial<ReflectorOptions<KubeObject>> = {}): RunningReflector {
     const kubeConfig = new KubeConfig();
     kubeConfig.loadFromFile(kubeconfigPath);
-    const objects = new ObjectMap();
+    const objects = new ObjectMap<KubeObject>();
     const reflector = new Reflector<KubeObject>(kubeConfig, {
       path,
       clock: systemClock,

@@ -1,10 +1,15 @@
-// What a reflector's consumer holds, for comparison with what the API server lists: applies every
-// event to a Map and records any watch event that is not newer than the last one (a replay or a
-// double). Real resourceVersions are etcd revisions, so they increase across all resources.
-import type { ReflectorEvent } from '../../../src/k8s/reflector.js';
-import type { KubeObject } from './admin-client.js';
+// What a reflector's consumer holds, for comparison with what the API server (real or simulated)
+// lists: applies every event to a Map and records any watch event that is not newer than the last one
+// (a replay or a double). resourceVersions are etcd revisions (or the simulator's counter), so they
+// increase across all resources.
+import type { ReflectorEvent } from '../../src/k8s/reflector.js';
 
-export class ObjectMap {
+/** Any Kubernetes object, as far as this map reads it. */
+export interface KeyedObject {
+  metadata: { name: string; namespace?: string; resourceVersion?: string };
+}
+
+export class ObjectMap<KubeObject extends KeyedObject = KeyedObject> {
   readonly objects = new Map<string, KubeObject>();
   readonly events: ReflectorEvent<KubeObject>[] = [];
   readonly doubles: string[] = [];
@@ -25,6 +30,10 @@ export class ObjectMap {
     else this.objects.set(objectKey(event.object), event.object);
   };
 
+  count(type: ReflectorEvent<KubeObject>['type']): number {
+    return this.events.filter((e) => e.type === type).length;
+  }
+
   /** "ADDED ns/name", in delivery order, of the watch events about objects whose key matches. */
   eventsFor(match: (key: string) => boolean): string[] {
     const seen: string[] = [];
@@ -35,15 +44,15 @@ export class ObjectMap {
   }
 
   /** key → resourceVersion, comparable with snapshotOf(). */
-  snapshot(): Record<string, string> {
+  snapshot(): Record<string, string | undefined> {
     return snapshotOf([...this.objects.values()]);
   }
 }
 
-export function objectKey(object: KubeObject): string {
+export function objectKey(object: KeyedObject): string {
   return object.metadata.namespace === undefined ? object.metadata.name : `${object.metadata.namespace}/${object.metadata.name}`;
 }
 
-export function snapshotOf(objects: KubeObject[]): Record<string, string> {
-  return Object.fromEntries(objects.map((o): [string, string] => [objectKey(o), o.metadata.resourceVersion]).sort(([a], [b]) => a.localeCompare(b)));
+export function snapshotOf(objects: readonly KeyedObject[]): Record<string, string | undefined> {
+  return Object.fromEntries(objects.map((o): [string, string | undefined] => [objectKey(o), o.metadata.resourceVersion]).sort(([a], [b]) => a.localeCompare(b)));
 }
