@@ -49,6 +49,14 @@ export function serveWatch(store: KubeStore, res: ServerResponse, params: WatchP
     }
     res.write(line);
   };
+  // Node 24 drops what is still corked when end() comes in the same tick: uncork first.
+  const endStream = (): void => {
+    if (corked) {
+      corked = false;
+      res.uncork();
+    }
+    res.end();
+  };
   const writeObject = (type: WireType, object: KubeObject): void => writeLine(`{"type":"${type}","object":${objectJson(object)}}\n`);
   const writeOther = (type: WireType, object: unknown): void => writeLine(`${JSON.stringify({ type, object })}\n`);
   res.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
@@ -66,7 +74,7 @@ export function serveWatch(store: KubeStore, res: ServerResponse, params: WatchP
     const backlog = store.eventsSince(after);
     if (backlog === 'expired') {
       writeOther('ERROR', kubeStatus(410, `too old resource version: ${from} (${store.compactedVersion})`));
-      res.end();
+      endStream();
       return;
     }
     for (const event of backlog) forward(event);
@@ -79,7 +87,7 @@ export function serveWatch(store: KubeStore, res: ServerResponse, params: WatchP
         writeOther('BOOKMARK', { kind: info.kind, apiVersion: info.apiVersion, metadata });
       }, params.bookmarkIntervalMs)
     : undefined;
-  const timeout = setTimeout(() => res.end(), params.timeoutSeconds * 1000);
+  const timeout = setTimeout(endStream, params.timeoutSeconds * 1000);
   res.on('close', () => {
     unsubscribe();
     clearInterval(bookmarkTimer);
