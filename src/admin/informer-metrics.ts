@@ -2,18 +2,7 @@
 // reflectors already count events, relists and restarts, so nothing on the event path touches
 // prom-client, and a cluster removed at runtime simply disappears from the next scrape.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { ClusterConfigProblem, ClusterStatus } from '../domain/cluster-status.js';
-
-/** What the metrics read from each cluster's indexer. */
-export interface IndexerCounters {
-  clusterId: string;
-  events: number;
-  rowsWritten: number;
-  intervalsWritten: number;
-  cancelledByReconcile: number;
-  flushErrors: number;
-  pending: number;
-}
+import type { ClusterConfigProblem, ClusterStatus, IndexerCounters } from '../domain/cluster-status.js';
 
 export interface InformerMetricSources {
   clusters: () => readonly ClusterStatus[];
@@ -26,29 +15,19 @@ type Sample = { labels: Labels; value: number };
 
 /** A counter whose value is a monotonic count kept elsewhere. */
 function counterFrom(registry: Registry, name: string, help: string, labelNames: string[], read: () => Sample[]): void {
-  new Counter({
-    name,
-    help,
-    labelNames,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const { labels, value } of read()) this.inc(labels, value);
-    },
-  });
+  const collect = function (this: Counter) {
+    this.reset();
+    for (const { labels, value } of read()) this.inc(labels, value);
+  };
+  new Counter({ name, help, labelNames, registers: [registry], collect });
 }
 
 function gaugeFrom(registry: Registry, name: string, help: string, labelNames: string[], read: () => Sample[]): void {
-  new Gauge({
-    name,
-    help,
-    labelNames,
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const { labels, value } of read()) this.set(labels, value);
-    },
-  });
+  const collect = function (this: Gauge) {
+    this.reset();
+    for (const { labels, value } of read()) this.set(labels, value);
+  };
+  new Gauge({ name, help, labelNames, registers: [registry], collect });
 }
 
 export function registerInformerMetrics(registry: Registry, sources: InformerMetricSources): void {

@@ -33,6 +33,17 @@ export interface ClusterStatus {
   informers: InformerStatus[];
 }
 
+/** What each cluster's workload indexer has done, for /metrics. */
+export interface IndexerCounters {
+  clusterId: string;
+  events: number;
+  rowsWritten: number;
+  intervalsWritten: number;
+  cancelledByReconcile: number;
+  flushErrors: number;
+  pending: number;
+}
+
 /** A remote kubeconfig file that could not be turned into a cluster; nothing is watched for it. */
 export interface ClusterConfigProblem {
   file: string;

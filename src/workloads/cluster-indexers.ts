@@ -2,7 +2,7 @@
 // event to attach()'s handler; flushAll() writes what the indexers have queued, one transaction per
 // cluster, on the service's flush interval. A failed write is kept and retried at the next flush.
 import type { Clock } from '../domain/clock.js';
-import type { WatchedResource } from '../domain/cluster-status.js';
+import type { IndexerCounters, WatchedResource } from '../domain/cluster-status.js';
 import { WorkloadIndexer } from './indexer.js';
 import type { Job, Namespace, Node, Pod } from './k8s-types.js';
 import type { LabelKeys } from './mapping-context.js';
@@ -20,15 +20,6 @@ export interface ClusterIndexersOptions {
   logger: IndexerLogger & { error(obj: object, msg?: string): void };
 }
 
-export interface ClusterIndexerCounters {
-  clusterId: string;
-  events: number;
-  rowsWritten: number;
-  intervalsWritten: number;
-  cancelledByReconcile: number;
-  flushErrors: number;
-  pending: number;
-}
 
 /** The handler the informers of one cluster call, and how to let go of the cluster. */
 export interface AttachedIndexer {
@@ -117,7 +108,7 @@ export class ClusterIndexers {
     return this.#entries.get(clusterId)?.indexer.snapshotsWritten ?? false;
   }
 
-  counters(): ClusterIndexerCounters[] {
+  counters(): IndexerCounters[] {
     return [...this.#entries].map(([clusterId, { indexer, flushErrors }]) => {
       const stats = indexer.stats();
       return {

@@ -2,7 +2,8 @@
 // scrapes a fresh registry and reads the series an operator's dashboard would.
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
-import { registerInformerMetrics, type IndexerCounters } from '../../src/admin/informer-metrics.js';
+import { registerInformerMetrics } from '../../src/admin/informer-metrics.js';
+import type { IndexerCounters } from '../../src/domain/cluster-status.js';
 import type { ClusterConfigProblem, ClusterStatus, InformerStatus, WatchedResource } from '../../src/domain/cluster-status.js';
 
 function anInformer(resource: WatchedResource, overrides: Partial<InformerStatus> = {}): InformerStatus {
