@@ -140,7 +140,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
     logger,
     observeRequest: metrics.observeRequest,
   });
-  const admin = createAdminApp({ readiness, registry: metrics.registry, components: () => ({
+  const admin = createAdminApp({
+    readiness,
+    registry: metrics.registry,
+    components: () => ({
       auth: authenticator.status(),
       retention: retention.status(),
       clusters: clusters.statuses(),
