@@ -2,6 +2,7 @@
 // other, then prints one summary table each. Benchmarks measure and report; they never fail on
 // slowness. The exit code is non-zero only when a benchmark crashed or a request failed (non-2xx or
 // connection error), since figures over failed requests mean nothing.
+import { runParseBench } from './parse.js';
 import { runSyncIngestBench } from './sync-ingest.js';
 import { runWorkloadsApiBench, type BenchOutcome } from './workloads-api.js';
 
@@ -14,6 +15,7 @@ interface BenchDefinition {
 const BENCHES: readonly BenchDefinition[] = [
   { name: 'workloads-api', run: (options) => runWorkloadsApiBench(options) },
   { name: 'sync-ingest', run: (options) => runSyncIngestBench(options) },
+  { name: 'parse', run: (options) => runParseBench(options) },
 ];
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: string | null } {
