@@ -7,31 +7,41 @@ import { createAdminApp } from './admin/admin-app.js';
 import { ClusterReadiness } from './admin/cluster-readiness.js';
 import { registerInformerMetrics } from './admin/informer-metrics.js';
 import { createServiceMetrics, type ServiceMetrics } from './admin/metrics-registry.js';
+import { registerTelemetryMetrics } from './admin/telemetry-metrics.js';
 import { ReadinessTracker } from './admin/readiness.js';
 import { createApiApp } from './api/app.js';
 import { RateLimiter } from './api/rate-limiter.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { ConfigError, loadConfig } from './config/load.js';
-import type { Config } from './config/schema.js';
+import { scrapeTimeoutSeconds, type Config } from './config/schema.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { ReflectorTuning } from './k8s/cluster-informers.js';
 import { ClusterManager } from './k8s/cluster-manager.js';
 import { homeKubeconfig } from './k8s/kubeconfig.js';
 import { RemoteClusters } from './k8s/remote-clusters.js';
 import { noBudgets, noTelemetry } from './query/empty-sources.js';
+import type { TelemetryReader } from './query/ports.js';
 import { listen } from './runtime/http-listener.js';
 import { realDelay, runPeriodically } from './runtime/periodic.js';
 import { createLogger } from './runtime/logger.js';
 import { serviceVersion } from './runtime/version.js';
 import { openDatabase } from './store/database.js';
+import { SqliteLifetimeStore } from './store/lifetime-store.js';
 import { RetentionJob } from './store/retention.js';
 import { SqliteWorkloadStore } from './store/workload-store.js';
+import { rawSlotsFor } from './telemetry/gpu-rings.js';
+import { GpuTelemetry } from './telemetry/gpu-telemetry.js';
+import { createHttpScrape } from './telemetry/http-scrape.js';
+import { LifetimeAccumulators } from './telemetry/lifetime.js';
+import { Sampler, type ExporterStatus } from './telemetry/sampler.js';
 import { ClusterIndexers } from './workloads/cluster-indexers.js';
 import type { LabelKeys } from './workloads/mapping-context.js';
 
 const RETENTION_INTERVAL_MS = 3_600_000;
 // Readiness follows the informers within this; cheap (a walk over a few status objects).
 const READINESS_REFRESH_MS = 250;
+// A finished workload's lifetime totals leave memory this long after its last sample (read back from SQLite).
+const LIFETIME_IDLE_MS = 15 * 60_000;
 
 export interface ServiceOptions {
   clock?: Clock;
@@ -52,6 +62,54 @@ function labelKeys(config: Config): LabelKeys {
   };
 }
 
+interface TelemetryRuntime {
+  reader: TelemetryReader;
+  telemetry: GpuTelemetry;
+  sampler: Sampler;
+  stop(): Promise<void>;
+}
+
+/** Exporter discovery (through the pod informers), the sampler, the rings and the lifetime totals. */
+function startTelemetry(config: Config, deps: { lifetimes: LifetimeAccumulators; metrics: ServiceMetrics; clock: Clock; logger: Logger }): TelemetryRuntime {
+  const { lifetimes, metrics, clock, logger } = deps;
+  const telemetry = new GpuTelemetry({
+    discovery: { selectors: config.exporter_selectors, port: config.exporter_port, path: config.exporter_path },
+    gpuResources: config.gpu_resources,
+    rawSlots: rawSlotsFor(config.scrape_interval_seconds),
+    lifetime: lifetimes,
+  });
+  const sampler: Sampler = new Sampler({
+    intervalMs: config.scrape_interval_seconds * 1000,
+    concurrency: config.scrape_concurrency,
+    clock,
+    delay: realDelay,
+    scrape: createHttpScrape({ timeoutMs: scrapeTimeoutSeconds(config) * 1000, maxBytes: config.scrape_max_bytes }),
+    targets: () => telemetry.targets(),
+    ingest: (target, text, at) => telemetry.ingest(target, text, at),
+    observer: registerTelemetryMetrics(metrics.registry, {
+      stats: () => telemetry.stats(),
+      exporters: (): ExporterStatus[] => sampler.statuses(),
+      lastTick: () => sampler.lastTick(),
+    }),
+    logger: logger.child({ component: 'sampler' }),
+    afterTick: (at) => telemetry.prune(at),
+  });
+  sampler.start();
+  const flusher = runPeriodically(config.lifetime_flush_seconds * 1000, () => void lifetimes.flush(), {
+    onError: (error) => logger.error({ err: error }, 'Lifetime totals flush failed'),
+  });
+  return {
+    reader: telemetry,
+    telemetry,
+    sampler,
+    async stop() {
+      await sampler.stop();
+      await flusher.stop();
+      lifetimes.flush();
+    },
+  };
+}
+
 export interface RunningService {
   apiAddress: string;
   adminAddress: string;
@@ -59,6 +117,8 @@ export interface RunningService {
   readiness: ReadinessTracker;
   metrics: ServiceMetrics;
   clusters: ClusterManager;
+  /** The telemetry state (absent with telemetry_enabled false); benchmarks load it directly. */
+  telemetry: GpuTelemetry | undefined;
   /** Drain requests (up to shutdown_grace_seconds), stop loops, close the database. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -80,7 +140,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
   retention.start();
   readiness.markReady('index');
 
-  // Informers → indexers → index. Each cluster adds its own readiness conditions as it starts.
+  const lifetimes = new LifetimeAccumulators(new SqliteLifetimeStore(db), { clock, idleMs: LIFETIME_IDLE_MS });
+  const telemetry = config.telemetry_enabled ? startTelemetry(config, { lifetimes, metrics, clock, logger }) : undefined;
+  readiness.markReady('telemetry'); // never holds back readiness; marks the service degraded while no exporter answers
+
+  // Informers → indexers (and the telemetry's pod directory) → index. Each cluster adds its own readiness conditions as it starts.
   const indexers = new ClusterIndexers(store, {
     defaultOrganizationId: config.default_organization_id,
     keys: labelKeys(config),
@@ -97,7 +161,13 @@ export async function startService(config: Config, options: ServiceOptions = {})
     logger: informerLogger,
     tuning: options.informers?.tuning,
     dependencyWaitMs: options.informers?.dependencyWaitMs,
-    attach: (cluster) => indexers.attach(cluster),
+    attach: (cluster) => {
+      const consumers = [indexers.attach(cluster), ...(telemetry === undefined ? [] : [telemetry.telemetry.attach(cluster)])];
+      return {
+        onEvent: (resource, event, namespace) => consumers.forEach((consumer) => consumer.onEvent(resource, event, namespace)),
+        detach: () => consumers.forEach((consumer) => consumer.detach()),
+      };
+    },
   });
   const flusher = runPeriodically(config.index_flush_interval_ms, () => indexers.flushAll(), {
     onError: (error) => logger.error({ err: error }, 'Index flush failed'),
@@ -123,7 +193,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
     unreachableAfterMs: config.cluster_unreachable_after_seconds * 1000,
     indexed: (clusterId) => indexers.snapshotsWritten(clusterId),
   });
-  const refreshReadiness = () => clusterReadiness.update(clusters.statuses(), remote?.problems() ?? []);
+  const refreshReadiness = () => {
+    clusterReadiness.update(clusters.statuses(), remote?.problems() ?? []);
+    readiness.setFailure('telemetry', telemetry?.sampler.failingEverywhere() ? 'no dcgm-exporter answered the last scrape' : null);
+  };
   refreshReadiness();
   const readinessLoop = runPeriodically(READINESS_REFRESH_MS, refreshReadiness, {
     onError: (error) => logger.error({ err: error }, 'Readiness refresh failed'),
@@ -132,7 +205,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
   const authenticator = createAuthenticator(config, { clock, logger });
   const api = createApiApp({
-    deps: { index: store, telemetry: noTelemetry, budgets: noBudgets, health: readiness, clock, version },
+    deps: { index: store, telemetry: telemetry?.reader ?? noTelemetry, budgets: noBudgets, health: readiness, clock, version },
     readiness,
     authenticator,
     rateLimiter: new RateLimiter({ perSecond: config.rate_limit_per_second, burst: config.rate_limit_burst }, clock),
@@ -148,6 +221,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
       retention: retention.status(),
       clusters: clusters.statuses(),
       remoteKubeconfigProblems: remote?.problems() ?? [],
+      telemetry:
+        telemetry === undefined
+          ? { enabled: false }
+          : { enabled: true, ...telemetry.telemetry.stats(), lastTick: telemetry.sampler.lastTick(), exporters: telemetry.sampler.statuses() },
     }),
   });
   const apiListener = await listen(api.callback(), config.listen);
@@ -167,13 +244,14 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await remote?.stop();
       await clusters.stop(); // each cluster's queued rows are written as it detaches
       await flusher.stop();
+      await telemetry?.stop(); // lifetime totals are written before the database closes
       retention.stop();
       authenticator.close();
       await adminListener.close(1000);
       db.close();
       logger.info('stopped');
     })());
-  return { apiAddress: apiListener.address, adminAddress: adminListener.address, store, readiness, metrics, clusters, stop };
+  return { apiAddress: apiListener.address, adminAddress: adminListener.address, store, readiness, metrics, clusters, telemetry: telemetry?.telemetry, stop };
 }
 
 async function main(): Promise<void> {

@@ -135,6 +135,13 @@ export const architectureRules: readonly ArchitectureRule[] = [
     check: importsFrom('src/workloads', (ref) => srcImportWithin(['src/domain', 'src/workloads'])(ref) && (isRelative(ref) || ref.target.startsWith('node:'))),
   },
   {
+    title: 'src/telemetry/ imports only src/domain, src/query/ports.ts, the pure src/workloads helpers and itself, and only node: built-ins',
+    check: importsFrom(
+      'src/telemetry',
+      (ref) => srcImportWithin(['src/domain', 'src/telemetry', 'src/workloads'], ['src/query/ports.ts'])(ref) && (isRelative(ref) || ref.target.startsWith('node:')),
+    ),
+  },
+  {
     title: 'only src/store/ imports better-sqlite3',
     check: packageOnlyIn(['better-sqlite3'], ['src/store']),
   },
@@ -242,6 +249,11 @@ describe('architecture (STYLE.md layering)', () => {
         rule: 'src/store/ imports only',
         bad: module('src/store/reads.ts', '../query/cursor.js'),
         good: module('src/store/reads.ts', '../query/ports.js', '../domain/workload.js', './sql.js', 'better-sqlite3'),
+      },
+      {
+        rule: 'src/telemetry/',
+        bad: module('src/telemetry/sampler.ts', '../store/lifetime-store.js'),
+        good: module('src/telemetry/sampler.ts', '../domain/metrics.js', '../query/ports.js', '../workloads/owner.js', './rings.js', 'node:http'),
       },
       {
         rule: 'only src/store/ imports better-sqlite3',

@@ -1,33 +1,14 @@
 // Prometheus series for the informers and the indexer, read from their status at scrape time: the
 // reflectors already count events, relists and restarts, so nothing on the event path touches
 // prom-client, and a cluster removed at runtime simply disappears from the next scrape.
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { counterFrom, gaugeFrom, type Labels, type Sample } from './collected-metrics.js';
 import type { ClusterConfigProblem, ClusterStatus, IndexerCounters } from '../domain/cluster-status.js';
 
 export interface InformerMetricSources {
   clusters: () => readonly ClusterStatus[];
   problems: () => readonly ClusterConfigProblem[];
   indexers: () => readonly IndexerCounters[];
-}
-
-type Labels = Record<string, string>;
-type Sample = { labels: Labels; value: number };
-
-/** A counter whose value is a monotonic count kept elsewhere. */
-function counterFrom(registry: Registry, name: string, help: string, labelNames: string[], read: () => Sample[]): void {
-  const collect = function (this: Counter) {
-    this.reset();
-    for (const { labels, value } of read()) this.inc(labels, value);
-  };
-  new Counter({ name, help, labelNames, registers: [registry], collect });
-}
-
-function gaugeFrom(registry: Registry, name: string, help: string, labelNames: string[], read: () => Sample[]): void {
-  const collect = function (this: Gauge) {
-    this.reset();
-    for (const { labels, value } of read()) this.set(labels, value);
-  };
-  new Gauge({ name, help, labelNames, registers: [registry], collect });
 }
 
 export function registerInformerMetrics(registry: Registry, sources: InformerMetricSources): void {

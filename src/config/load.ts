@@ -161,6 +161,11 @@ function crossKeyProblems(values: Record<string, unknown>, name: (key: string) =
     problems.push(`No credential source: set ${name('jwks_url')}, ${name('jwks_file')} or ${name('api_tokens_file')}, or every request would be rejected`);
   }
   problems.push(...remoteClusterProblems(values, name));
+  const interval = typeof values.scrape_interval_seconds === 'number' ? values.scrape_interval_seconds : 15;
+  const timeout = values.scrape_timeout_seconds;
+  if (typeof timeout === 'number' && timeout >= interval) {
+    problems.push(`${name('scrape_timeout_seconds')}: must be shorter than ${name('scrape_interval_seconds')} (${interval}), got ${timeout}`);
+  }
   // Port 0 asks the OS for a free port each, so two ":0" addresses never collide.
   if (typeof values.listen === 'string' && values.listen === values.admin_listen && !values.listen.endsWith(':0')) {
     problems.push(`${name('admin_listen')}: must differ from ${name('listen')}`);

@@ -55,6 +55,18 @@ export const ConfigSchema = Type.Object(
     label_instance_type: LabelKey('node.kubernetes.io/instance-type', 'Node label holding the instance type.'),
     label_gpu_product: LabelKey('nvidia.com/gpu.product', 'Node label used as instance type when the instance-type label is absent.'),
     index_flush_interval_ms: Type.Integer({ default: 200, minimum: 10, maximum: 10000, description: 'Watch events are written to the index in one transaction per interval: the longest a change waits to become visible.' }),
+    telemetry_enabled: Type.Boolean({ default: true, description: 'Scrape the dcgm-exporter pods for GPU metrics. `false`: the metrics endpoints answer with nulls and no ranking.' }),
+    scrape_interval_seconds: Seconds(15, 2, 3600, 'How often every dcgm-exporter is scraped. Raw samples are kept for an hour, so this sets their number (and the memory per GPU).'),
+    scrape_timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3599, description: 'Longest wait for one exporter\'s answer; must be shorter than `scrape_interval_seconds`. Unset: 10, or the interval − 1 when that is shorter. An exporter still answering is skipped by the next tick.' })),
+    scrape_concurrency: Type.Integer({ default: 32, minimum: 1, maximum: 1024, description: 'Exporters scraped at the same time.' }),
+    scrape_max_bytes: Type.Integer({ default: 16777216, minimum: 1024, maximum: 1073741824, description: 'Largest exporter payload accepted (after decompression); a larger one fails the scrape as `too_large`.' }),
+    exporter_selectors: Type.Array(Type.String({ pattern: `${LABEL_KEY.slice(0, -1)}=[A-Za-z0-9._-]{0,63}$` }), {
+      default: ['app=nvidia-dcgm-exporter', 'app.kubernetes.io/name=dcgm-exporter'], minItems: 1, uniqueItems: true,
+      description: 'Label selectors (`key=value`) of dcgm-exporter pods; a pod matching any of them is scraped at its pod IP. Defaults: the GPU Operator\'s label, then the dcgm-exporter chart\'s. Comma-separated in the env var.',
+    }),
+    exporter_port: Type.Integer({ default: 9400, minimum: 1, maximum: 65535, description: 'Port of the exporters\' metrics endpoint.' }),
+    exporter_path: Type.String({ default: '/metrics', pattern: '^/[^\\s?#]*$', description: 'Path of the exporters\' metrics endpoint.' }),
+    lifetime_flush_seconds: Seconds(60, 1, 3600, 'How often the per-workload lifetime totals (`job_lifetime`) are written to the index; also written at shutdown.'),
     namespace: Type.String({ default: 'default', pattern: NAMESPACE, description: 'The service\'s own namespace (capacity ConfigMaps). In a pod, set from the downward API.' }),
     default_organization_id: Type.String({ default: 'default', minLength: 1, maxLength: 128, description: 'Organization of workloads that no namespace label or cluster setting assigns.' }),
     jwks_url: Type.Optional(Type.String({ pattern: '^https?://', description: 'JWKS URL of the identity provider. Keys are cached and refetched when an unknown `kid` arrives (rotation).' })),
@@ -77,7 +89,6 @@ export const ConfigSchema = Type.Object(
     cors_allowed_origins: Type.Array(Type.String({ pattern: '^(\\*|https?://[^/\\s]+)$' }), {
       default: [], uniqueItems: true, description: 'Browser origins allowed to call the API (`https://grafana.example.com`). Empty: no CORS headers. Comma-separated in the env var.',
     }),
-    scrape_interval_seconds: Seconds(15, 1, 3600, 'Interval of the dcgm-exporter sampler.'),
     shutdown_delay_seconds: Seconds(5, 0, 120, 'On SIGTERM, how long to keep serving with /readyz failing, so Service endpoints and load balancers stop sending traffic before connections are refused.'),
     shutdown_grace_seconds: Seconds(10, 0, 300, 'After that delay, how long in-flight requests may finish before connections are cut.'),
     log_level: Type.Union([Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')], {
@@ -88,3 +99,8 @@ export const ConfigSchema = Type.Object(
 );
 
 export type Config = Readonly<Static<typeof ConfigSchema>>;
+
+/** The scrape timeout in force: the setting, else 10 s capped below the interval. */
+export function scrapeTimeoutSeconds(config: Pick<Config, 'scrape_interval_seconds' | 'scrape_timeout_seconds'>): number {
+  return config.scrape_timeout_seconds ?? Math.min(10, config.scrape_interval_seconds - 1);
+}

@@ -114,8 +114,29 @@ CREATE INDEX workload_pods_workload ON workload_pods (workload_id, started_at, f
 CREATE INDEX workload_pods_finished ON workload_pods (finished_at, started_at, gpus, workload_id);
 `;
 
+// GPU metric totals over each workload's life (job_lifetime), one row per workload and metric, in the
+// metric's reported unit. No foreign key: samples can be flushed before the indexer has written the
+// workload's row. The trigger keeps retention's deletes covering them.
+const V2 = `
+CREATE TABLE workload_gpu_lifetime (
+  workload_id  TEXT    NOT NULL,
+  metric       TEXT    NOT NULL,
+  sample_count INTEGER NOT NULL CHECK (sample_count > 0),
+  sum          REAL    NOT NULL,
+  min          REAL    NOT NULL,
+  max          REAL    NOT NULL,
+  current      REAL,
+  PRIMARY KEY (workload_id, metric)
+) STRICT, WITHOUT ROWID;
+
+CREATE TRIGGER workloads_lifetime_delete AFTER DELETE ON workloads BEGIN
+  DELETE FROM workload_gpu_lifetime WHERE workload_id = OLD.workload_id;
+END;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'workloads, workload_pods, the count rollup and their indexes', sql: V1 },
+  { version: 2, description: 'GPU metric totals over each workload\'s life', sql: V2 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -69,6 +69,8 @@ export interface Condition {
 
 export interface PodStatus {
   phase?: string;
+  /** Read by the telemetry flow only (where to scrape an exporter pod). */
+  podIP?: string;
   startTime?: Timestamp;
   conditions?: readonly Condition[];
   initContainerStatuses?: readonly ContainerStatus[];

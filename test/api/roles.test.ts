@@ -175,11 +175,12 @@ describe('API roles: what each caller sees on every endpoint', () => {
   const caller = (role: Role): Caller => t.callers[role];
 
   before(async () => {
-    t = await startTestService();
+    // Telemetry off: the ranking reads noTelemetry, stubbed below with figures for every workload.
+    t = await startTestService({ env: { GPUCAP_TELEMETRY_ENABLED: 'false' } });
     t.service.store.upsertWorkloads(ALL);
     t.service.store.upsertPodIntervals(ALL.map((w) => aPodInterval(w)));
-    // The telemetry and capacity sources do not exist yet (empty-sources.ts); give them data so the
-    // ranking and the budgets have something to filter by role.
+    // Give the (empty) telemetry and capacity sources data, so the ranking and the budgets have
+    // something to filter by role; the sampler's own path is tested in test/telemetry/.
     sandbox.stub(noTelemetry, 'lastHour').resolves(TELEMETRY);
     sandbox.stub(noBudgets, 'budgetFor').callsFake((organizationId: string) => (organizationId === 'acme' ? ACME_BUDGET : undefined));
   });

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
-import type { Config } from '../../src/config/schema.js';
+import { scrapeTimeoutSeconds, type Config } from '../../src/config/schema.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const FILE = '/etc/gpucap/config.yaml';
@@ -58,6 +58,14 @@ describe('config/load', () => {
         label_instance_type: 'node.kubernetes.io/instance-type',
         label_gpu_product: 'nvidia.com/gpu.product',
         index_flush_interval_ms: 200,
+        telemetry_enabled: true,
+        scrape_interval_seconds: 15,
+        scrape_concurrency: 32,
+        scrape_max_bytes: 16777216,
+        exporter_selectors: ['app=nvidia-dcgm-exporter', 'app.kubernetes.io/name=dcgm-exporter'],
+        exporter_port: 9400,
+        exporter_path: '/metrics',
+        lifetime_flush_seconds: 60,
         namespace: 'default',
         default_organization_id: 'default',
         jwt_algorithms: ['RS256', 'ES256'],
@@ -71,12 +79,11 @@ describe('config/load', () => {
         rate_limit_per_second: 50,
         rate_limit_burst: 100,
         cors_allowed_origins: [],
-        scrape_interval_seconds: 15,
         shutdown_delay_seconds: 5,
         shutdown_grace_seconds: 10,
         log_level: 'info',
       });
-      for (const optional of ['kubeconfig', 'remote_kubeconfig_dir', 'cluster_organization_id', 'jwks_url', 'jwks_file', 'jwt_issuer', 'jwt_audience'] as const) {
+      for (const optional of ['kubeconfig', 'remote_kubeconfig_dir', 'cluster_organization_id', 'jwks_url', 'jwks_file', 'jwt_issuer', 'jwt_audience', 'scrape_timeout_seconds'] as const) {
         expect(config[optional], optional).to.equal(undefined);
       }
     });
@@ -159,9 +166,22 @@ describe('config/load', () => {
       const problems = problemsOf({ ...BASE, GPUCAP_CONFIG: FILE, GPUCAP_LISTEN: 'nonsense', GPUCAP_SCRAPE_INTERVAL_SECONDS: '0' }, fileWith(yaml));
       expect(problems).to.have.length(4);
       expect(problems.filter((p) => p.startsWith('GPUCAP_LISTEN: '))).to.have.length(1);
-      expect(problems.filter((p) => p.startsWith('GPUCAP_SCRAPE_INTERVAL_SECONDS: must be >= 1'))).to.have.length(1);
+      expect(problems.filter((p) => p.startsWith('GPUCAP_SCRAPE_INTERVAL_SECONDS: must be >= 2'))).to.have.length(1);
       expect(problems.filter((p) => p.startsWith(`namespace (in ${FILE}): must match pattern`))).to.have.length(1);
       expect(problems.filter((p) => p.startsWith(`retention_days (in ${FILE}): must be >= 1`))).to.have.length(1);
+    });
+
+    it('refuses a scrape timeout that is not shorter than the scrape interval, naming both keys', () => {
+      const problems = problemsOf({ ...BASE, GPUCAP_SCRAPE_INTERVAL_SECONDS: '5', GPUCAP_SCRAPE_TIMEOUT_SECONDS: '5' });
+      expect(problems).to.deep.equal(['GPUCAP_SCRAPE_TIMEOUT_SECONDS: must be shorter than GPUCAP_SCRAPE_INTERVAL_SECONDS (5), got 5']);
+      expect(scrapeTimeoutSeconds(loadConfig({ ...BASE, GPUCAP_SCRAPE_INTERVAL_SECONDS: '5' }))).to.equal(4);
+      expect(scrapeTimeoutSeconds(loadConfig(BASE))).to.equal(10);
+    });
+
+    it('refuses an exporter selector that is not key=value', () => {
+      const problems = problemsOf({ ...BASE, GPUCAP_EXPORTER_SELECTORS: 'app=dcgm,not a selector' });
+      expect(problems).to.have.length(1);
+      expect(problems[0]).to.match(/^GPUCAP_EXPORTER_SELECTORS/);
     });
 
     it('names the env var, not the file, when an env var overrides a valid file value with an invalid one', () => {

@@ -87,3 +87,14 @@ export function finished(startedAt: number, finishedAt: number, exitCode: number
     containerStatuses: [{ name: 'main', state: { terminated: { exitCode, startedAt: iso(startedAt), finishedAt: iso(finishedAt) } } }],
   };
 }
+
+/** A running dcgm-exporter pod of the GPU Operator on `node`, reachable at `podIP`. */
+export function anExporterPod(node: string, podIP: string, options: { namespace?: string; labels?: Record<string, string> } = {}): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: `nvidia-dcgm-exporter-${node}`, namespace: options.namespace ?? 'gpu-operator', labels: options.labels ?? { app: 'nvidia-dcgm-exporter' } },
+    spec: { nodeName: node, containers: [{ name: 'nvidia-dcgm-exporter', image: 'nvcr.io/nvidia/k8s/dcgm-exporter', ports: [{ name: 'metrics', containerPort: 9400 }] }] },
+    status: { phase: 'Running', podIP, startTime: new Date(0).toISOString() },
+  };
+}

@@ -1,0 +1,62 @@
+// Prometheus series of the sampler and the rings: scrape outcomes as they happen (a histogram cannot
+// be read back from a status object), and the telemetry state's size read at scrape time.
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { gaugeFrom } from './collected-metrics.js';
+
+export interface TelemetryMetricSources {
+  stats: () => { gpus: number; attributedGpus: number; workloads: number; ringBytes: number; exporters: number; gpuPods: number };
+  exporters: () => readonly { clusterId: string; consecutiveFailures: number }[];
+  lastTick: () => { durationMs: number } | null;
+}
+
+/** What the sampler reports after each scrape (SamplerObserver). */
+export interface ScrapeObserver {
+  scraped(target: { clusterId: string }, result: { seconds: number; samples: number }): void;
+  failed(target: { clusterId: string }, failure: { reason: string; seconds: number }): void;
+}
+
+export function registerTelemetryMetrics(registry: Registry, sources: TelemetryMetricSources): ScrapeObserver {
+  const duration = new Histogram({
+    name: 'gpucap_scrape_duration_seconds',
+    help: 'Time of one exporter scrape (request, download, parse, store), by cluster and outcome',
+    labelNames: ['cluster', 'outcome'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const failures = new Counter({
+    name: 'gpucap_scrape_failures_total',
+    help: 'Failed exporter scrapes by cluster and reason (timeout, http_status, too_large, connection, encoding, parse)',
+    labelNames: ['cluster', 'reason'],
+    registers: [registry],
+  });
+  const samples = new Counter({ name: 'gpucap_scrape_samples_total', help: 'Samples read from exporters, by cluster', labelNames: ['cluster'], registers: [registry] });
+
+  const perCluster = (count: (e: { consecutiveFailures: number }) => boolean) => () => {
+    const byCluster = new Map<string, number>();
+    for (const e of sources.exporters()) byCluster.set(e.clusterId, (byCluster.get(e.clusterId) ?? 0) + (count(e) ? 1 : 0));
+    return [...byCluster].map(([cluster, value]) => ({ labels: { cluster }, value }));
+  };
+  gaugeFrom(registry, 'gpucap_exporters', 'dcgm-exporter pods being scraped, by cluster', ['cluster'], perCluster(() => true));
+  gaugeFrom(registry, 'gpucap_exporters_failing', 'Exporters whose last scrape failed, by cluster', ['cluster'], perCluster((e) => e.consecutiveFailures > 0));
+  const stat = (read: (s: ReturnType<TelemetryMetricSources['stats']>) => number) => () => [{ labels: {}, value: read(sources.stats()) }];
+  gaugeFrom(registry, 'gpucap_sampler_tick_seconds', 'Time the last sampler tick took to scrape every exporter; alert when it nears the scrape interval', [], () => {
+    const tick = sources.lastTick();
+    return tick === null ? [] : [{ labels: {}, value: tick.durationMs / 1000 }];
+  });
+  gaugeFrom(registry, 'gpucap_telemetry_gpus', 'GPUs (and MIG instances) with samples in the last 24 h', [], stat((s) => s.gpus));
+  gaugeFrom(registry, 'gpucap_telemetry_attributed_gpus', 'GPUs whose latest sample belongs to a workload', [], stat((s) => s.attributedGpus));
+  gaugeFrom(registry, 'gpucap_telemetry_workloads', 'Workloads with samples in the last 24 h', [], stat((s) => s.workloads));
+  gaugeFrom(registry, 'gpucap_telemetry_ring_bytes', 'Bytes held by the per-GPU ring buffers (outside the V8 heap)', [], stat((s) => s.ringBytes));
+  gaugeFrom(registry, 'gpucap_telemetry_gpu_pods', 'GPU pods known to the attribution directory', [], stat((s) => s.gpuPods));
+
+  return {
+    scraped(target, result) {
+      duration.observe({ cluster: target.clusterId, outcome: 'success' }, result.seconds);
+      samples.inc({ cluster: target.clusterId }, result.samples);
+    },
+    failed(target, failure) {
+      duration.observe({ cluster: target.clusterId, outcome: 'failure' }, failure.seconds);
+      failures.inc({ cluster: target.clusterId, reason: failure.reason });
+    },
+  };
+}

@@ -1,0 +1,122 @@
+// The telemetry state of the service: per cluster, what its pod informer says about exporters and GPU
+// pods; across clusters, every GPU's rings and every workload's lifetime totals. The sampler feeds it
+// payloads; the read side asks it for summaries and rankings (the TelemetryReader port).
+import type { WatchedResource } from '../domain/cluster-status.js';
+import type { MetricName, MetricSummary, RankedMetricName } from '../domain/metrics.js';
+import type { TelemetryReader } from '../query/ports.js';
+import type { Pod } from '../workloads/k8s-types.js';
+import type { ResourceEvent } from '../workloads/workload-sink.js';
+import { readDcgmPayload } from './dcgm-readings.js';
+import type { ExporterDiscovery, ExporterTarget } from './exporter-target.js';
+import { parseSelectors } from './exporter-target.js';
+import { GpuFleet } from './gpu-fleet.js';
+import type { LifetimeAccumulators } from './lifetime.js';
+import { summarizeTotals } from './lifetime.js';
+import { decodeMetric, encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from './metric-codec.js';
+import { PodDirectory } from './pod-directory.js';
+import type { IngestResult } from './sampler.js';
+import { WindowSummary } from './window-summary.js';
+
+const HOUR_SECONDS = 3600;
+
+export interface AttachedTelemetry {
+  onEvent(resource: WatchedResource, event: ResourceEvent<unknown>, namespace: string | undefined): void;
+  detach(): void;
+}
+
+export interface GpuTelemetryOptions {
+  discovery: ExporterDiscovery;
+  gpuResources: readonly string[];
+  rawSlots: number;
+  lifetime: LifetimeAccumulators;
+}
+
+const toSeconds = (ms: number): number => Math.floor(ms / 1000);
+
+export class GpuTelemetry implements TelemetryReader {
+  readonly #options: GpuTelemetryOptions;
+  readonly #selectors: [string, string][];
+  readonly #directories = new Map<string, PodDirectory>();
+  readonly #fleet: GpuFleet;
+  readonly #stored = new Uint16Array(METRIC_COUNT);
+  readonly #decoded = new Float64Array(METRIC_COUNT);
+
+  constructor(options: GpuTelemetryOptions) {
+    this.#options = options;
+    this.#selectors = parseSelectors(options.discovery.selectors);
+    this.#fleet = new GpuFleet({ rawSlots: options.rawSlots });
+  }
+
+  attach(cluster: { clusterId: string }): AttachedTelemetry {
+    const directory = new PodDirectory(cluster.clusterId, {
+      discovery: this.#options.discovery,
+      selectors: this.#selectors,
+      gpuResources: this.#options.gpuResources,
+    });
+    this.#directories.set(cluster.clusterId, directory);
+    return {
+      onEvent: (resource, event, namespace) => {
+        if (resource === 'pods') directory.onPodEvent(event as ResourceEvent<Pod>, namespace);
+      },
+      detach: () => {
+        if (this.#directories.get(cluster.clusterId) === directory) this.#directories.delete(cluster.clusterId);
+      },
+    };
+  }
+
+  /** Every exporter pod of every watched cluster. */
+  *targets(): Generator<ExporterTarget> {
+    for (const directory of this.#directories.values()) yield* directory.exporters();
+  }
+
+  /** Stores one exporter's payload, sampled at `at` (ms). Throws ExpositionParseError for unreadable text. */
+  ingest(target: ExporterTarget, text: string, at: number): IngestResult {
+    const payload = readDcgmPayload(text);
+    const directory = this.#directories.get(target.clusterId);
+    const time = toSeconds(at);
+    const stored = this.#stored;
+    const decoded = this.#decoded;
+    for (const reading of payload.readings) {
+      const pod = reading.pod;
+      const workloadId = pod === undefined ? undefined : directory?.workloadOf(pod.namespace, pod.name);
+      for (let m = 0; m < METRIC_COUNT; m += 1) {
+        const value = encodeMetric(m, reading.values[m] ?? NaN);
+        stored[m] = value;
+        // Lifetime totals take the values as the rings hold them, so both report the same numbers.
+        decoded[m] = value === MISSING ? NaN : decodeMetric(m, value);
+      }
+      const identity = { key: reading.key, clusterId: target.clusterId, hostname: reading.hostname ?? target.node, modelName: reading.modelName };
+      const key = this.#fleet.record(identity, { time, stored, workloadId });
+      if (key !== null && workloadId !== undefined) this.#options.lifetime.add(workloadId, key, decoded);
+    }
+    return { samples: payload.samples, gpus: payload.readings.length };
+  }
+
+  /** Lets go of GPUs and workloads older than the rings' span. */
+  prune(at: number): void {
+    this.#fleet.prune(toSeconds(at));
+  }
+
+  stats(): { gpus: number; attributedGpus: number; workloads: number; ringBytes: number; exporters: number; gpuPods: number } {
+    let exporters = 0;
+    let gpuPods = 0;
+    for (const directory of this.#directories.values()) {
+      exporters += directory.exporterCount;
+      gpuPods += directory.gpuPods;
+    }
+    return { ...this.#fleet.stats(), exporters, gpuPods };
+  }
+
+  async summarize(request: Parameters<TelemetryReader['summarize']>[0]): Promise<Record<MetricName, MetricSummary>> {
+    const { workload, window, lifetime, metrics } = request;
+    if (lifetime) return summarizeTotals(this.#options.lifetime.totals(workload.workloadId), metrics);
+    const summary = new WindowSummary();
+    this.#fleet.collect(workload.workloadId, { from: toSeconds(window.from), to: toSeconds(window.to) }, summary);
+    return summary.summaries(metrics);
+  }
+
+  async lastHour(metric: RankedMetricName, now: number): Promise<Map<string, { avg: number; current: number }>> {
+    const to = toSeconds(now);
+    return this.#fleet.rank(METRIC_SLOT[metric], { from: to - HOUR_SECONDS, to });
+  }
+}
