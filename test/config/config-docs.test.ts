@@ -46,7 +46,7 @@ describe('config/docs', () => {
 
   it('documents the cross-key rules of loadConfig', () => {
     expect(rendered).to.contain('## Rules across settings');
-    for (const key of ['jwks_url', 'jwks_file', 'jwt_issuer', 'jwt_audience', 'api_tokens_file', 'admin_listen']) {
+    for (const key of ['jwks_url', 'jwks_file', 'jwt_issuer', 'jwt_audience', 'api_tokens_file', 'admin_listen', 'scrape_timeout_seconds']) {
       expect(rendered.split('## Rules across settings')[1]?.split('## Settings')[0], key).to.contain(`\`${key}\``);
     }
   });
