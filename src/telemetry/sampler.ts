@@ -77,7 +77,7 @@ export class Sampler {
   readonly #statuses = new Map<string, ExporterStatus>();
   readonly #inFlight = new Set<string>();
   readonly #queue: Queued[] = [];
-  #active = 0;
+  readonly #running = new Set<Promise<void>>();
   #loop: Promise<void> | null = null;
   readonly #stopping = new AbortController();
   #lastTickFailedAll = false;
@@ -96,7 +96,7 @@ export class Sampler {
     this.#stopping.abort();
     this.#queue.splice(0).forEach((queued) => queued.done());
     await this.#loop;
-    while (this.#active > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await Promise.allSettled([...this.#running]);
   }
 
   /** One round over the current exporters; resolves when the scrapes it started have settled. */
@@ -144,15 +144,15 @@ export class Sampler {
   }
 
   #pump(): void {
-    while (this.#active < this.#options.concurrency && this.#queue.length > 0) {
+    while (this.#running.size < this.#options.concurrency && this.#queue.length > 0) {
       const queued = this.#queue.shift() as Queued;
-      this.#active += 1;
-      void this.#scrape(queued.target).finally(() => {
-        this.#active -= 1;
+      const scrape: Promise<void> = this.#scrape(queued.target).finally(() => {
+        this.#running.delete(scrape);
         this.#inFlight.delete(queued.target.key);
         queued.done();
         this.#pump();
       });
+      this.#running.add(scrape);
     }
   }
 
