@@ -11,13 +11,7 @@ export interface IngestResult {
   gpus: number;
 }
 
-export interface ExporterStatus {
-  key: string;
-  clusterId: string;
-  namespace: string;
-  pod: string;
-  node: string | undefined;
-  url: string;
+export interface ExporterStatus extends ExporterTarget {
   consecutiveFailures: number;
   failures: number;
   lastError: { reason: ScrapeFailureReason; message: string; at: string } | null;
@@ -192,7 +186,7 @@ export class Sampler {
     let status = this.#statuses.get(target.key);
     if (status === undefined) {
       status = {
-        key: target.key, clusterId: target.clusterId, namespace: target.namespace, pod: target.pod, node: target.node, url: target.url,
+        ...target,
         consecutiveFailures: 0, failures: 0, lastError: null, lastSuccessAt: null, lastDurationMs: null, lastSamples: 0, lastGpus: 0,
       };
       this.#statuses.set(target.key, status);
