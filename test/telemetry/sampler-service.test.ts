@@ -129,6 +129,21 @@ describe('telemetry: simulated exporters → sampler → /v1 metrics', function 
     expect(ascending.metadata.total_count).to.equal(2);
   });
 
+  it('ranks only what the caller may see and what the filters keep', async () => {
+    const t = service();
+    const asMember = (await t.get('/v1/workloads/metrics', { as: t.callers.member })).body; // member of "vision" only
+    expect(asMember.data).to.deep.equal({ workloads: [], scope_average: { gpu_utilization: null } });
+    expect(asMember.metadata.total_count).to.equal(0);
+    const asLead = (await t.get('/v1/workloads/metrics?initiative_id=llm', { as: t.callers.lead })).body;
+    expect(asLead.metadata.total_count).to.equal(2);
+    const completed = (await t.get('/v1/workloads/metrics?status=completed')).body;
+    expect(completed.data.workloads).to.deep.equal([]);
+    const otherOrg = (await t.get('/v1/workloads/metrics', { as: t.callers.otherOrgAdmin })).body;
+    expect(otherOrg.metadata.total_count).to.equal(0);
+    const hidden = await t.get(`/v1/workloads/${uid(job)}/metrics`, { as: t.callers.member });
+    expect(hidden.status).to.equal(404);
+  });
+
   it('a hanging exporter times out on its own while the other keeps being scraped', async () => {
     broken.fault({ kind: 'hang' });
     const before = healthy.requests;
