@@ -1,0 +1,92 @@
+// Attribution inside the telemetry state: exporter text (as the simulator renders it for real label
+// styles) plus the cluster's GPU pods → which workload each GPU's samples belong to.
+import { expect } from 'chai';
+import { renderDcgmMetrics } from '../../sim/dcgm-exporter/render.js';
+import type { SimNodeGpus } from '../../sim/dcgm-exporter/types.js';
+import type { WorkloadView } from '../../src/domain/workload.js';
+import { GpuTelemetry } from '../../src/telemetry/gpu-telemetry.js';
+import { rawSlotsFor } from '../../src/telemetry/gpu-rings.js';
+import { LifetimeAccumulators } from '../../src/telemetry/lifetime.js';
+import type { LifetimeRepository } from '../../src/domain/telemetry.js';
+import type { Pod } from '../../src/workloads/k8s-types.js';
+import { FixedClock } from '../support/fixed-clock.js';
+
+const NOW = Date.parse('2026-11-20T12:00:00Z');
+const TARGET = { key: 'east/gpu-operator/dcgm-n1', clusterId: 'east', namespace: 'gpu-operator', pod: 'dcgm-n1', node: 'n1', url: 'http://10.0.0.1:9400/metrics' };
+
+const inMemory = (): LifetimeRepository => {
+  const saved = new Map<string, ReturnType<LifetimeRepository['loadLifetime']>>();
+  return { loadLifetime: (id) => saved.get(id), saveLifetimes: (entries) => entries.forEach((e) => saved.set(e.workloadId, e.totals)) };
+};
+
+function gpuPod(name: string, options: { jobUid?: string; resource?: string } = {}): Pod {
+  return {
+    metadata: { name, namespace: 'llm', uid: `uid-${name}`, ...(options.jobUid ? { ownerReferences: [{ kind: 'Job', apiVersion: 'batch/v1', name: 'j', uid: options.jobUid }] } : {}) },
+    spec: { containers: [{ name: 'main', resources: { limits: { [options.resource ?? 'nvidia.com/gpu']: '1' } } }] },
+    status: { phase: 'Running' },
+  };
+}
+
+function telemetryWith(pods: Pod[]): GpuTelemetry {
+  const telemetry = new GpuTelemetry({
+    discovery: { selectors: ['app=nvidia-dcgm-exporter'], port: 9400, path: '/metrics' },
+    gpuResources: ['nvidia.com/gpu', 'nvidia.com/mig-*'],
+    rawSlots: rawSlotsFor(15),
+    lifetime: new LifetimeAccumulators(inMemory(), { clock: new FixedClock(NOW), idleMs: 60_000 }),
+  });
+  telemetry.attach({ clusterId: 'east' }).onEvent('pods', { type: 'SYNC', items: pods }, undefined);
+  return telemetry;
+}
+
+const workload = (id: string) => ({ workloadId: id }) as WorkloadView;
+const lastHour = (telemetry: GpuTelemetry, id: string) =>
+  telemetry.summarize({ workload: workload(id), window: { from: NOW - 3_600_000, to: NOW }, lifetime: false, metrics: ['gpu_utilization', 'temperature', 'memory_utilization'] });
+
+describe('telemetry attribution', () => {
+  it('attributes a MIG slice to its pod\'s Job: utilization from the graphics engine, no temperature', async () => {
+    const node: SimNodeGpus = {
+      hostname: 'n1',
+      gpus: [{
+        index: 0, uuid: 'GPU-a100', values: { DCGM_FI_DEV_GPU_TEMP: 61 },
+        mig: [
+          { profile: '1g.10gb', instanceId: 13, pod: { pod: 'train-0', namespace: 'llm', container: 'main' }, values: { DCGM_FI_PROF_GR_ENGINE_ACTIVE: 0.75, DCGM_FI_DEV_FB_USED: 2432, DCGM_FI_DEV_FB_FREE: 7296 } },
+          { profile: '1g.10gb', instanceId: 14, values: { DCGM_FI_PROF_GR_ENGINE_ACTIVE: 0.1 } },
+        ],
+      }],
+    };
+    const telemetry = telemetryWith([gpuPod('train-0', { jobUid: 'job-1', resource: 'nvidia.com/mig-1g.10gb' })]);
+    const result = telemetry.ingest(TARGET, renderDcgmMetrics(node), NOW);
+    expect(result.gpus).to.equal(3); // the whole GPU and two instances
+    expect(await lastHour(telemetry, 'job-1')).to.deep.equal({
+      gpu_utilization: { avg: 75, min: 75, max: 75, current: 75 },
+      temperature: { avg: null, min: null, max: null, current: null },
+      memory_utilization: { avg: 25, min: 25, max: 25, current: 25 },
+    });
+    expect(telemetry.stats()).to.include({ gpus: 3, attributedGpus: 1, workloads: 1 });
+  });
+
+  it('attributes with the old exporter\'s pod_name/pod_namespace labels', async () => {
+    const node: SimNodeGpus = { hostname: 'n1', gpus: [{ index: 0, uuid: 'GPU-1', pod: { pod: 'solo', namespace: 'llm' }, values: { DCGM_FI_DEV_GPU_UTIL: 33 } }] };
+    const telemetry = telemetryWith([gpuPod('solo')]);
+    telemetry.ingest(TARGET, renderDcgmMetrics(node, { labelStyle: 'v3', podLabelNames: { pod: 'pod_name', namespace: 'pod_namespace', container: 'container_name' } }), NOW);
+    expect((await lastHour(telemetry, 'uid-solo')).gpu_utilization).to.deep.equal({ avg: 33, min: 33, max: 33, current: 33 });
+  });
+
+  it('keeps the samples of a pod it does not know, attributed to no workload', async () => {
+    const node: SimNodeGpus = { hostname: 'n1', gpus: [{ index: 0, uuid: 'GPU-1', pod: { pod: 'stranger', namespace: 'llm' }, values: { DCGM_FI_DEV_GPU_UTIL: 90 } }] };
+    const telemetry = telemetryWith([]);
+    telemetry.ingest(TARGET, renderDcgmMetrics(node), NOW);
+    expect(telemetry.stats()).to.include({ gpus: 1, attributedGpus: 0, workloads: 0 });
+    expect(await telemetry.lastHour('gpu_utilization', NOW)).to.deep.equal(new Map());
+  });
+
+  it('answers the lifetime of a workload from its totals, not from the window', async () => {
+    const node: SimNodeGpus = { hostname: 'n1', gpus: [{ index: 0, uuid: 'GPU-1', pod: { pod: 'solo', namespace: 'llm' }, values: { DCGM_FI_DEV_GPU_UTIL: 20 } }] };
+    const telemetry = telemetryWith([gpuPod('solo')]);
+    telemetry.ingest(TARGET, renderDcgmMetrics(node), NOW - 30 * 3_600_000); // older than every ring
+    node.gpus[0] = { ...node.gpus[0], values: { DCGM_FI_DEV_GPU_UTIL: 40 } } as SimNodeGpus['gpus'][number];
+    telemetry.ingest(TARGET, renderDcgmMetrics(node), NOW);
+    const lifetime = await telemetry.summarize({ workload: workload('uid-solo'), window: { from: 0, to: NOW }, lifetime: true, metrics: ['gpu_utilization'] });
+    expect(lifetime.gpu_utilization).to.deep.equal({ avg: 30, min: 20, max: 40, current: 40 });
+  });
+});
