@@ -93,20 +93,24 @@ export class GpuFleet {
    */
   rank(slot: number, window: { from: number; to: number }): Map<string, { avg: number; current: number }> {
     const byOwner = new Map<number, { sum: number; count: number; latestSum: number; latestCount: number }>();
-    const visit = (owner: number, value: number, latest: boolean): void => {
+    // Owners already met on the GPU being read: only their newest run gives the GPU's latest value.
+    const seen: number[] = [];
+    const visit = (owner: number, sum: number, count: number, newest: number): void => {
       if (owner === 0) return;
       let totals = byOwner.get(owner);
       if (totals === undefined) byOwner.set(owner, (totals = { sum: 0, count: 0, latestSum: 0, latestCount: 0 }));
-      totals.sum += value;
-      totals.count += 1;
-      if (latest) {
-        totals.latestSum += value;
+      totals.sum += sum;
+      totals.count += count;
+      if (!seen.includes(owner)) {
+        seen.push(owner);
+        totals.latestSum += newest;
         totals.latestCount += 1;
       }
     };
     for (const entry of this.#gpus.values()) {
       if (entry.lastSeen < window.from) continue;
-      entry.rings.visitRaw(slot, window, visit);
+      seen.length = 0;
+      entry.rings.visitRawRuns(slot, window, visit);
     }
     const result = new Map<string, { avg: number; current: number }>();
     for (const [owner, totals] of byOwner) {
