@@ -249,6 +249,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
       authenticator.close();
       await adminListener.close(1000);
       db.close();
+      // prom-client's GC observer is never disconnected and reaches the registry, whose collect
+      // callbacks reach everything else: clearing it lets a stopped service (rings included) be freed.
+      metrics.registry.clear();
       logger.info('stopped');
     })());
   return { apiAddress: apiListener.address, adminAddress: adminListener.address, store, readiness, metrics, clusters, telemetry: telemetry?.telemetry, stop };
