@@ -4,6 +4,7 @@
 // connection error), since figures over failed requests mean nothing.
 import { runParseBench } from './parse.js';
 import { runSyncIngestBench } from './sync-ingest.js';
+import { runTelemetryBench } from './telemetry.js';
 import { runWorkloadsApiBench, type BenchOutcome } from './workloads-api.js';
 
 interface BenchDefinition {
@@ -16,6 +17,7 @@ const BENCHES: readonly BenchDefinition[] = [
   { name: 'workloads-api', run: (options) => runWorkloadsApiBench(options) },
   { name: 'sync-ingest', run: (options) => runSyncIngestBench(options) },
   { name: 'parse', run: (options) => runParseBench(options) },
+  { name: 'telemetry', run: (options) => runTelemetryBench(options) },
 ];
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: string | null } {
