@@ -98,7 +98,7 @@ export interface CapacityBudget {
   period: BudgetPeriod;
   allocatedGpuHours: number;
   pools: { poolId: string; name: string; allocatedGpuHours: number; instanceTypes: string[] }[];
-  initiatives: { initiativeId: string; name: string; allocatedGpuHours: number }[];
+  initiatives: { initiativeId: string; name: string; allocatedGpuHours: number; namespaces: string[] }[];
 }
 
 /** Budgets from capacity ConfigMaps (filled by the capacity source; none until then). */

@@ -14,7 +14,7 @@ const BUDGET: CapacityBudget = {
     { poolId: 'h100', name: 'H100', allocatedGpuHours: 600, instanceTypes: ['p5.48xlarge'] },
     { poolId: 'l40s', name: 'L40S', allocatedGpuHours: 400, instanceTypes: ['g6e.12xlarge'] },
   ],
-  initiatives: [{ initiativeId: 'llm', name: 'LLM', allocatedGpuHours: 700 }],
+  initiatives: [{ initiativeId: 'llm', name: 'LLM', allocatedGpuHours: 700, namespaces: [] }],
 };
 
 describe('API capacity with a budget', () => {

@@ -147,9 +147,9 @@ const ACME_BUDGET: CapacityBudget = {
   allocatedGpuHours: 1000,
   pools: [{ poolId: 'h100', name: 'H100 on-demand', allocatedGpuHours: 500, instanceTypes: ['p5.48xlarge'] }],
   initiatives: [
-    { initiativeId: 'llm', name: 'LLM', allocatedGpuHours: 300 },
-    { initiativeId: 'vision', name: 'Vision', allocatedGpuHours: 200 },
-    { initiativeId: 'audio', name: 'Audio', allocatedGpuHours: 100 },
+    { initiativeId: 'llm', name: 'LLM', allocatedGpuHours: 300, namespaces: [] },
+    { initiativeId: 'vision', name: 'Vision', allocatedGpuHours: 200, namespaces: [] },
+    { initiativeId: 'audio', name: 'Audio', allocatedGpuHours: 100, namespaces: [] },
   ],
 };
 
