@@ -37,6 +37,7 @@ async function main(): Promise<void> {
     GPUCAP_SHUTDOWN_DELAY_SECONDS: '0',
     // The demo serves a seeded index; watching a simulated cluster comes with issue 6.
     GPUCAP_HOME_CLUSTER_ENABLED: 'false',
+    GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false',
     ...env,
   });
   const service = await startService(config, { logger: createLogger({ level: config.log_level, version: 'demo' }) });

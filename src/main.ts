@@ -17,10 +17,14 @@ import { scrapeTimeoutSeconds, type Config } from './config/schema.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { ReflectorTuning } from './k8s/cluster-informers.js';
 import { ClusterManager } from './k8s/cluster-manager.js';
-import { homeKubeconfig } from './k8s/kubeconfig.js';
+import { homeKubeconfig, type LoadedKubeconfig } from './k8s/kubeconfig.js';
 import { RemoteClusters } from './k8s/remote-clusters.js';
+import { ConfigMapBudgets, type ConfigMap } from './capacity/configmap-budgets.js';
+import { registerCapacityMetrics } from './admin/capacity-metrics.js';
+import { ConfigMapWatch } from './k8s/configmap-watch.js';
 import { noBudgets, noTelemetry } from './query/empty-sources.js';
-import type { TelemetryReader } from './query/ports.js';
+import type { BudgetSource, TelemetryReader } from './query/ports.js';
+import type { ResourceEvent } from './workloads/workload-sink.js';
 import { listen } from './runtime/http-listener.js';
 import { realDelay, runPeriodically } from './runtime/periodic.js';
 import { createLogger } from './runtime/logger.js';
@@ -110,6 +114,47 @@ function startTelemetry(config: Config, deps: { lifetimes: LifetimeAccumulators;
   };
 }
 
+interface CapacityRuntime {
+  budgets: ConfigMapBudgets;
+  watch: ConfigMapWatch;
+  startedAt: number;
+}
+
+/** Budgets from the capacity ConfigMaps of the service's namespace, watched live on the home cluster's API. */
+function startCapacity(
+  config: Config,
+  deps: { kubeConfig: LoadedKubeconfig['kubeConfig']; metrics: ServiceMetrics; clock: Clock; logger: Logger; tuning?: ReflectorTuning },
+): CapacityRuntime {
+  const logger = deps.logger.child({ component: 'capacity' });
+  const budgets = new ConfigMapBudgets({ key: config.capacity_configmap_key, logger });
+  const watch = new ConfigMapWatch(deps.kubeConfig, {
+    namespace: config.namespace,
+    labelSelector: config.capacity_label_selector,
+    clock: deps.clock,
+    delay: realDelay,
+    logger,
+    tuning: deps.tuning,
+    onEvent: (event) => budgets.onEvent(event as ResourceEvent<ConfigMap>),
+  });
+  registerCapacityMetrics(deps.metrics.registry, { problems: () => budgets.problems(), budgets: () => budgets.budgets().length, synced: () => budgets.synced });
+  watch.start();
+  return { budgets, watch, startedAt: deps.clock.now() };
+}
+
+/** Ready once the ConfigMaps were listed (or their API stayed unreachable too long); degraded while one is rejected. */
+function refreshCapacityReadiness(capacity: CapacityRuntime, readiness: ReadinessTracker, options: { now: number; unreachableAfterMs: number }): void {
+  const status = capacity.watch.status();
+  if (capacity.budgets.synced) readiness.markReady('capacity');
+  else if (status.failing && options.now - capacity.startedAt >= options.unreachableAfterMs) readiness.waive('capacity');
+  const problems = capacity.budgets.problems();
+  const failure = status.failing
+    ? `capacity ConfigMaps cannot be read: ${status.lastError?.message ?? 'failing'}`
+    : problems.length > 0
+      ? `${problems.length} capacity ConfigMap(s) rejected`
+      : null;
+  readiness.setFailure('capacity', failure);
+}
+
 export interface RunningService {
   apiAddress: string;
   adminAddress: string;
@@ -129,7 +174,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const logger = options.logger ?? createLogger({ level: config.log_level, version });
   const metrics = createServiceMetrics(version);
   // Before anything is opened: a bad kubeconfig fails the start with nothing to clean up.
-  const home = config.home_cluster_enabled ? homeKubeconfig({ file: config.kubeconfig, readFile: (path) => readFileSync(path, 'utf8') }) : undefined;
+  // The home cluster's API also serves the capacity ConfigMaps, even when its workloads are not watched.
+  const needsHome = config.home_cluster_enabled || config.capacity_configmaps_enabled;
+  const home = needsHome ? homeKubeconfig({ file: config.kubeconfig, readFile: (path) => readFileSync(path, 'utf8') }) : undefined;
   const readiness = new ReadinessTracker(logger);
   readiness.require('index');
 
@@ -172,7 +219,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const flusher = runPeriodically(config.index_flush_interval_ms, () => indexers.flushAll(), {
     onError: (error) => logger.error({ err: error }, 'Index flush failed'),
   });
-  if (home !== undefined) {
+  if (home !== undefined && config.home_cluster_enabled) {
     clusters.add({ id: config.cluster_id, kubeConfig: home.kubeConfig, origin: home.origin, organizationId: config.cluster_organization_id });
   }
   const remote =
@@ -188,13 +235,20 @@ export async function startService(config: Config, options: ServiceOptions = {})
         });
   await remote?.start();
   if (clusters.ids().length === 0 && remote === undefined) logger.warn('Watching no cluster: the index serves only what it already holds');
+  const capacity =
+    home !== undefined && config.capacity_configmaps_enabled
+      ? startCapacity(config, { kubeConfig: home.kubeConfig, metrics, clock, logger, tuning: options.informers?.tuning })
+      : undefined;
+  const budgets: BudgetSource = capacity?.budgets ?? noBudgets;
   const clusterReadiness = new ClusterReadiness(readiness, {
     clock,
     unreachableAfterMs: config.cluster_unreachable_after_seconds * 1000,
     indexed: (clusterId) => indexers.snapshotsWritten(clusterId),
   });
+  if (capacity !== undefined) readiness.require('capacity');
   const refreshReadiness = () => {
     clusterReadiness.update(clusters.statuses(), remote?.problems() ?? []);
+    if (capacity !== undefined) refreshCapacityReadiness(capacity, readiness, { now: clock.now(), unreachableAfterMs: config.cluster_unreachable_after_seconds * 1000 });
     readiness.setFailure('telemetry', telemetry?.sampler.failingEverywhere() ? 'no dcgm-exporter answered the last scrape' : null);
   };
   refreshReadiness();
@@ -205,7 +259,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
   const authenticator = createAuthenticator(config, { clock, logger });
   const api = createApiApp({
-    deps: { index: store, telemetry: telemetry?.reader ?? noTelemetry, budgets: noBudgets, health: readiness, clock, version },
+    deps: { index: store, telemetry: telemetry?.reader ?? noTelemetry, budgets, health: readiness, clock, version },
     readiness,
     authenticator,
     rateLimiter: new RateLimiter({ perSecond: config.rate_limit_per_second, burst: config.rate_limit_burst }, clock),
@@ -221,6 +275,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       retention: retention.status(),
       clusters: clusters.statuses(),
       remoteKubeconfigProblems: remote?.problems() ?? [],
+      capacity: capacity === undefined ? { enabled: false } : { enabled: true, synced: capacity.budgets.synced, organizations: capacity.budgets.budgets().map((b) => b.organizationId), problems: capacity.budgets.problems() },
       telemetry:
         telemetry === undefined
           ? { enabled: false }
@@ -242,6 +297,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await apiListener.close(config.shutdown_grace_seconds * 1000);
       await readinessLoop.stop();
       await remote?.stop();
+      await capacity?.watch.stop();
       await clusters.stop(); // each cluster's queued rows are written as it detaches
       await flusher.stop();
       await telemetry?.stop(); // lifetime totals are written before the database closes

@@ -142,6 +142,15 @@ export const architectureRules: readonly ArchitectureRule[] = [
     ),
   },
   {
+    title: 'src/capacity/ imports only src/domain, src/query/ports.ts, the pure src/workloads helpers and itself, and no Kubernetes, HTTP or SQL package',
+    check: importsFrom(
+      'src/capacity',
+      (ref) =>
+        srcImportWithin(['src/domain', 'src/capacity', 'src/workloads'], ['src/query/ports.ts'])(ref) &&
+        !importsPackage(ref, [...HTTP_PACKAGES, 'better-sqlite3', ...K8S_PACKAGES]),
+    ),
+  },
+  {
     title: 'only src/store/ imports better-sqlite3',
     check: packageOnlyIn(['better-sqlite3'], ['src/store']),
   },
@@ -254,6 +263,11 @@ describe('architecture (STYLE.md layering)', () => {
         rule: 'src/telemetry/',
         bad: module('src/telemetry/sampler.ts', '../store/lifetime-store.js'),
         good: module('src/telemetry/sampler.ts', '../domain/metrics.js', '../query/ports.js', '../workloads/owner.js', './rings.js', 'node:http'),
+      },
+      {
+        rule: 'src/capacity/',
+        bad: module('src/capacity/source.ts', '@kubernetes/client-node'),
+        good: module('src/capacity/source.ts', '../domain/errors.js', '../query/ports.js', './capacity-file.js', 'yaml', 'ajv'),
       },
       {
         rule: 'only src/store/ imports better-sqlite3',

@@ -112,6 +112,7 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
     GPUCAP_RETENTION_DAYS: '36500',
     // The home cluster is watched by default; a benchmark of a pre-generated index watches none.
     GPUCAP_HOME_CLUSTER_ENABLED: 'false',
+    GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false',
     BENCH_CLOCK_OFFSET_MS: String(options.clockAt === undefined ? 0 : options.clockAt - Date.now()),
     ...options.env,
   });

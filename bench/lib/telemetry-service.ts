@@ -37,6 +37,7 @@ export async function startBenchService(options: { env: Record<string, string>; 
     GPUCAP_SHUTDOWN_DELAY_SECONDS: '0',
     GPUCAP_RETENTION_DAYS: '36500',
     GPUCAP_HOME_CLUSTER_ENABLED: 'false',
+    GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false',
     ...options.env,
   });
   let service: RunningService;

@@ -74,7 +74,7 @@ export function homeKubeconfig(options: HomeKubeconfigOptions): LoadedKubeconfig
   const userFile = join(options.home ?? homedir(), '.kube', 'config');
   if (exists(userFile)) return fromFile(userFile);
   throw new KubeconfigError(
-    'No kubeconfig for the home cluster: set GPUCAP_KUBECONFIG, run in a pod with a service account token, set $KUBECONFIG or create ~/.kube/config (or set GPUCAP_HOME_CLUSTER_ENABLED=false to watch remote clusters only)',
+    'No kubeconfig for the home cluster: set GPUCAP_KUBECONFIG, run in a pod with a service account token, set $KUBECONFIG or create ~/.kube/config (or, to run without it, set GPUCAP_HOME_CLUSTER_ENABLED=false and GPUCAP_CAPACITY_CONFIGMAPS_ENABLED=false: remote clusters only, no budgets)',
   );
 }
 

@@ -74,7 +74,7 @@ describe('entry point (child process)', function () {
   const running: Run[] = [];
   let blocker: Server | undefined;
 
-  const baseEnv = () => ({ GPUCAP_DB_PATH: join(temp.path, 'data', 'index.db'), GPUCAP_API_TOKENS_FILE: tokensFile, GPUCAP_LOG_LEVEL: 'info', GPUCAP_SHUTDOWN_DELAY_SECONDS: '0', GPUCAP_HOME_CLUSTER_ENABLED: 'false' });
+  const baseEnv = () => ({ GPUCAP_DB_PATH: join(temp.path, 'data', 'index.db'), GPUCAP_API_TOKENS_FILE: tokensFile, GPUCAP_LOG_LEVEL: 'info', GPUCAP_SHUTDOWN_DELAY_SECONDS: '0', GPUCAP_HOME_CLUSTER_ENABLED: 'false', GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false' });
 
   before(() => {
     writeFileSync(tokensFile, JSON.stringify({ tokens: [{ id: 'ops', sha256: hashApiToken(token), organization_id: 'acme', role: 'ORG_ADMIN' }] }));

@@ -84,6 +84,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     GPUCAP_SHUTDOWN_DELAY_SECONDS: '0',
     // Most tests seed the index directly; those that watch a cluster turn it on with a kubeconfig.
     GPUCAP_HOME_CLUSTER_ENABLED: 'false',
+    GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false',
     ...options.env,
   });
   const service = await startService(config, { clock: options.clock === 'system' ? systemClock : clock, logger: options.logger ?? pino({ level: 'silent' }), informers: options.informers });
