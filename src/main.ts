@@ -191,6 +191,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const telemetry = config.telemetry_enabled ? startTelemetry(config, { lifetimes, metrics, clock, logger }) : undefined;
   readiness.markReady('telemetry'); // never holds back readiness; marks the service degraded while no exporter answers
 
+  const capacity =
+    home !== undefined && config.capacity_configmaps_enabled
+      ? startCapacity(config, { kubeConfig: home.kubeConfig, metrics, clock, logger, tuning: options.informers?.tuning })
+      : undefined;
+  const budgets: BudgetSource = capacity?.budgets ?? noBudgets;
+
   // Informers → indexers (and the telemetry's pod directory) → index. Each cluster adds its own readiness conditions as it starts.
   const indexers = new ClusterIndexers(store, {
     defaultOrganizationId: config.default_organization_id,
@@ -199,7 +205,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
     clock,
     logger: logger.child({ component: 'indexer' }),
     yieldToLoop: () => new Promise((resolve) => setImmediate(resolve)),
+    ...(capacity === undefined ? {} : { namespaceInitiatives: capacity.budgets }),
   });
+  capacity?.budgets.onChange((namespaces) => indexers.remapNamespaces(namespaces));
   const informerLogger = logger.child({ component: 'informers' });
   const clusters = new ClusterManager({
     namespaces: config.watch_namespaces,
@@ -235,11 +243,6 @@ export async function startService(config: Config, options: ServiceOptions = {})
         });
   await remote?.start();
   if (clusters.ids().length === 0 && remote === undefined) logger.warn('Watching no cluster: the index serves only what it already holds');
-  const capacity =
-    home !== undefined && config.capacity_configmaps_enabled
-      ? startCapacity(config, { kubeConfig: home.kubeConfig, metrics, clock, logger, tuning: options.informers?.tuning })
-      : undefined;
-  const budgets: BudgetSource = capacity?.budgets ?? noBudgets;
   const clusterReadiness = new ClusterReadiness(readiness, {
     clock,
     unreachableAfterMs: config.cluster_unreachable_after_seconds * 1000,

@@ -3,6 +3,7 @@
 // while that ConfigMap's last valid version stays in force. A deleted ConfigMap takes its budget with
 // it. Two ConfigMaps claiming one organization: the first by name wins, the other is reported.
 import type { BudgetSource, CapacityBudget } from '../query/ports.js';
+import type { NamespaceInitiatives } from '../workloads/mapping-context.js';
 import type { ResourceEvent } from '../workloads/workload-sink.js';
 import { parseCapacityFileWithWarnings } from './capacity-file.js';
 
@@ -32,14 +33,16 @@ interface Entry {
   resourceVersion: string | undefined;
 }
 
-export class ConfigMapBudgets implements BudgetSource {
+export class ConfigMapBudgets implements BudgetSource, NamespaceInitiatives {
   readonly #key: string;
   readonly #logger: CapacityLogger;
   readonly #entries = new Map<string, Entry>();
   #byOrganization = new Map<string, { budget: CapacityBudget; configMap: string }>();
   #conflicts: CapacityProblem[] = [];
+  /** `organization NUL namespace` → initiative, from the budgets in force (NUL: in neither name). */
+  #initiativeOfNamespace = new Map<string, string>();
   #synced = false;
-  readonly #listeners: (() => void)[] = [];
+  readonly #listeners: ((namespaces: ReadonlySet<string>) => void)[] = [];
 
   constructor(options: { key: string; logger: CapacityLogger }) {
     this.#key = options.key;
@@ -83,8 +86,13 @@ export class ConfigMapBudgets implements BudgetSource {
     return [...rejected, ...this.#conflicts].sort((a, b) => a.configMap.localeCompare(b.configMap));
   }
 
-  /** Called after every change of the budgets in force (attribution follows the namespace mappings). */
-  onChange(listener: () => void): void {
+  /** The initiative a budget assigns to a namespace of the organization. */
+  initiativeOf(organizationId: string, namespace: string): string | undefined {
+    return this.#initiativeOfNamespace.get(`${organizationId}\0${namespace}`);
+  }
+
+  /** Called after every change of the budgets in force, with the namespaces whose initiative changed. */
+  onChange(listener: (namespaces: ReadonlySet<string>) => void): void {
     this.#listeners.push(listener);
   }
 
@@ -144,7 +152,18 @@ export class ConfigMapBudgets implements BudgetSource {
     for (const conflict of conflicts) if (!known.has(conflict.problem)) this.#logger.warn({ configMap: conflict.configMap, problem: conflict.problem }, 'capacity ConfigMap rejected');
     this.#byOrganization = byOrganization;
     this.#conflicts = conflicts;
-    for (const listener of this.#listeners) listener();
+    const mapping = new Map<string, string>();
+    for (const { budget } of byOrganization.values()) {
+      for (const initiative of budget.initiatives) {
+        for (const namespace of initiative.namespaces) mapping.set(`${budget.organizationId}\0${namespace}`, initiative.initiativeId);
+      }
+    }
+    const changed = new Set<string>();
+    for (const key of new Set([...mapping.keys(), ...this.#initiativeOfNamespace.keys()])) {
+      if (mapping.get(key) !== this.#initiativeOfNamespace.get(key)) changed.add(key.slice(key.indexOf('\0') + 1));
+    }
+    this.#initiativeOfNamespace = mapping;
+    for (const listener of this.#listeners) listener(changed);
   }
 }
 

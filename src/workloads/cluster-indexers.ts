@@ -5,7 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import type { IndexerCounters, WatchedResource } from '../domain/cluster-status.js';
 import { WorkloadIndexer } from './indexer.js';
 import type { Job, Namespace, Node, Pod } from './k8s-types.js';
-import type { LabelKeys } from './mapping-context.js';
+import type { LabelKeys, NamespaceInitiatives } from './mapping-context.js';
 import type { IndexerLogger, ResourceEvent, WorkloadSink } from './workload-sink.js';
 
 export interface ClusterIndexersOptions {
@@ -16,6 +16,7 @@ export interface ClusterIndexersOptions {
   yieldToLoop: () => Promise<void>;
   keys: Readonly<LabelKeys>;
   gpuResources: readonly string[];
+  namespaceInitiatives?: NamespaceInitiatives;
   clock: Clock;
   logger: IndexerLogger & { error(obj: object, msg?: string): void };
 }
@@ -46,14 +47,20 @@ export class ClusterIndexers {
     this.#options = options;
   }
 
+  /** Maps the live workloads of these namespaces again, in every cluster (the namespace mapping changed). */
+  remapNamespaces(namespaces: ReadonlySet<string>): void {
+    for (const { indexer } of this.#entries.values()) indexer.remapNamespaces(namespaces);
+  }
+
   attach(cluster: { clusterId: string; organizationId?: string }): AttachedIndexer {
-    const { defaultOrganizationId, keys, gpuResources, clock, logger } = this.#options;
+    const { defaultOrganizationId, keys, gpuResources, namespaceInitiatives, clock, logger } = this.#options;
     const indexer = new WorkloadIndexer(this.#sink, {
       clusterId: cluster.clusterId,
       clusterOrganizationId: cluster.organizationId,
       defaultOrganizationId,
       keys,
       gpuResources,
+      ...(namespaceInitiatives === undefined ? {} : { namespaceInitiatives }),
       clock,
       logger,
     });

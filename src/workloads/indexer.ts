@@ -10,7 +10,7 @@ import { JobPodCache, tombstone } from './job-pod-cache.js';
 import type { Job, Pod } from './k8s-types.js';
 import { LabelCache } from './label-cache.js';
 import { firstPodNodeName } from './map-job.js';
-import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type LabelKeys } from './mapping-context.js';
+import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type LabelKeys, type NamespaceInitiatives } from './mapping-context.js';
 import type { MappedWorkload } from './mapped-workload.js';
 import { jobOwnerUid } from './owner.js';
 import { cancelVanished } from './reconcile.js';
@@ -28,6 +28,8 @@ export interface WorkloadIndexerOptions {
   defaultOrganizationId: string;
   keys?: Readonly<LabelKeys>;
   gpuResources?: readonly string[];
+  /** The capacity budgets' namespace → initiative mapping (absent: none). */
+  namespaceInitiatives?: NamespaceInitiatives;
   clock: Clock;
   logger: IndexerLogger;
 }
@@ -88,6 +90,7 @@ export class WorkloadIndexer {
       defaultOrganizationId: options.defaultOrganizationId,
       keys: options.keys ?? DEFAULT_LABEL_KEYS,
       gpuResources: options.gpuResources ?? DEFAULT_GPU_RESOURCES,
+      ...(options.namespaceInitiatives === undefined ? {} : { namespaceInitiatives: options.namespaceInitiatives }),
     });
   }
 
@@ -99,6 +102,18 @@ export class WorkloadIndexer {
     this.#remapWhere(
       (job) => changed.has(job.metadata?.namespace ?? ''),
       (pod) => changed.has(pod.metadata?.namespace ?? ''),
+    );
+  }
+
+  /**
+   * The capacity budgets' namespace mapping changed for these namespaces: the live workloads in them
+   * are mapped again. Finished workloads no longer in the cluster keep the initiative they ran under.
+   */
+  remapNamespaces(namespaces: ReadonlySet<string>): void {
+    if (namespaces.size === 0) return;
+    this.#remapWhere(
+      (job) => namespaces.has(job.metadata?.namespace ?? ''),
+      (pod) => namespaces.has(pod.metadata?.namespace ?? ''),
     );
   }
 

@@ -1,7 +1,7 @@
 // Attribution of a workload (DECISIONS "Where a workload comes from"): each field reads its labels in
 // a fixed order of precedence and ends at a fallback, so every row has a value.
 import type { Namespace, Node, ObjectMeta, StringMap } from './k8s-types.js';
-import type { LabelKeys } from './mapping-context.js';
+import type { LabelKeys, NamespaceInitiatives } from './mapping-context.js';
 
 export const UNKNOWN = 'unknown';
 
@@ -11,13 +11,21 @@ function valueOf(map: StringMap | undefined, key: string): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
-/** Object label → Namespace label → namespace name. */
-export function initiativeOf(meta: ObjectMeta | undefined, options: { keys: LabelKeys; namespace?: Namespace }): string {
+/** Object label → Namespace label → the organization's capacity budget's namespace mapping → namespace name. */
+export function initiativeOf(
+  meta: ObjectMeta | undefined,
+  options: { keys: LabelKeys; namespace?: Namespace; organizationId?: string; namespaceInitiatives?: NamespaceInitiatives },
+): string {
+  const namespaceName = meta?.namespace ?? options.namespace?.metadata?.name;
+  const mapped =
+    options.namespaceInitiatives === undefined || options.organizationId === undefined || namespaceName === undefined
+      ? undefined
+      : options.namespaceInitiatives.initiativeOf(options.organizationId, namespaceName);
   return (
     valueOf(meta?.labels, options.keys.initiative) ??
     valueOf(options.namespace?.metadata?.labels, options.keys.initiative) ??
-    meta?.namespace ??
-    options.namespace?.metadata?.name ??
+    mapped ??
+    namespaceName ??
     ''
   );
 }

@@ -18,16 +18,17 @@ export function workloadRecord(
   fields: { kind: WorkloadKind; gpuCount: number; state: WorkloadState; context: MappingContext },
 ): WorkloadRecord {
   const { context, state } = fields;
+  const organizationId = organizationOf(context);
   return {
     workloadId: meta.uid,
-    organizationId: organizationOf(context),
+    organizationId,
     clusterId: context.clusterId,
     namespace: meta.namespace ?? context.namespace?.metadata?.name ?? '',
     name: meta.name ?? '',
     kind: fields.kind,
     status: state.status,
     submittedBy: submittedByOf(meta, context.keys),
-    initiativeId: initiativeOf(meta, context),
+    initiativeId: initiativeOf(meta, { ...context, organizationId }),
     instanceType: instanceTypeOf(context.node, context.keys),
     gpuCount: fields.gpuCount,
     submittedAt: timestampMs(meta.creationTimestamp) ?? context.observedAt ?? 0,

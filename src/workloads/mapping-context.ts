@@ -26,6 +26,14 @@ export const DEFAULT_LABEL_KEYS: Readonly<LabelKeys> = Object.freeze({
 /** Resource names counted as GPUs: exact names, or `prefix*` patterns. */
 export const DEFAULT_GPU_RESOURCES: readonly string[] = Object.freeze(['nvidia.com/gpu', 'nvidia.com/mig-*']);
 
+/**
+ * Initiatives the capacity budgets assign to namespaces (capacity.yaml `namespaces`), per
+ * organization. Consulted after the object's and the Namespace's labels, before the namespace name.
+ */
+export interface NamespaceInitiatives {
+  initiativeOf(organizationId: string, namespace: string): string | undefined;
+}
+
 export interface MappingContext {
   clusterId: string;
   /** The organization configured for this cluster, if any. */
@@ -44,4 +52,5 @@ export interface MappingContext {
   observedAt?: number;
   keys: Readonly<LabelKeys>;
   gpuResources: readonly string[];
+  namespaceInitiatives?: NamespaceInitiatives;
 }

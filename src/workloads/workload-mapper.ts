@@ -7,7 +7,7 @@ import type { LabelCache } from './label-cache.js';
 import { effectiveGpuRequest } from './gpu-request.js';
 import { firstPodNodeName, mapJob } from './map-job.js';
 import { mapPod, podInterval } from './map-pod.js';
-import type { LabelKeys, MappingContext } from './mapping-context.js';
+import type { LabelKeys, MappingContext, NamespaceInitiatives } from './mapping-context.js';
 import type { MappedWorkload } from './mapped-workload.js';
 import type { Seen } from './seen.js';
 
@@ -17,6 +17,7 @@ export interface WorkloadMapperOptions {
   defaultOrganizationId: string;
   keys: Readonly<LabelKeys>;
   gpuResources: readonly string[];
+  namespaceInitiatives?: NamespaceInitiatives;
 }
 
 /** When the object was deleted, if the mapping should treat it as deleted (see deletion.ts). */
@@ -62,7 +63,7 @@ export class WorkloadMapper {
   }
 
   #context(namespace: string | undefined, nodeName: string | null | undefined, observedAt: number, deleted: Deleted): MappingContext {
-    const { clusterId, clusterOrganizationId, defaultOrganizationId, keys, gpuResources } = this.#options;
+    const { clusterId, clusterOrganizationId, defaultOrganizationId, keys, gpuResources, namespaceInitiatives } = this.#options;
     return {
       clusterId,
       clusterOrganizationId,
@@ -73,6 +74,7 @@ export class WorkloadMapper {
       observedAt,
       keys,
       gpuResources,
+      ...(namespaceInitiatives === undefined ? {} : { namespaceInitiatives }),
     };
   }
 }

@@ -10,7 +10,7 @@ import { waitFor } from '../support/wait-for.js';
 
 const NAMESPACE = 'gpu-system';
 
-function capacityYaml(options: { organization?: string; allocated?: number; llm?: number } = {}): string {
+function capacityYaml(options: { organization?: string; allocated?: number; llm?: number; visionNamespaces?: string[] } = {}): string {
   return [
     `organization_id: ${options.organization ?? 'acme'}`,
     'period: total',
@@ -24,6 +24,9 @@ function capacityYaml(options: { organization?: string; allocated?: number; llm?
     '  - initiative_id: llm',
     '    name: LLM Research',
     `    allocated_gpu_hours: ${options.llm ?? 300}`,
+    ...(options.visionNamespaces === undefined
+      ? []
+      : ['  - initiative_id: vision', '    allocated_gpu_hours: 100', `    namespaces: [${options.visionNamespaces.join(', ')}]`]),
     '',
   ].join('\n');
 }
@@ -120,10 +123,25 @@ describe('capacity budgets from ConfigMaps, live', function () {
     await waitFor(async () => ((await rejected()) === 0 ? true : undefined), { what: 'the conflict gone', timeoutMs: 10_000 });
   });
 
+  it('attributes the workloads of a namespace the budget maps to an initiative, and follows the mapping', async () => {
+    const store = sim.api.store;
+    store.create('namespaces', aNamespace('cv-train', { 'gpucap.io/organization': 'acme' }));
+    const pod = store.create('pods', aGpuPod('cv-train', 'detector', { gpus: 1, node: 'h100-1' }));
+    store.patchStatus('pods', pod.metadata, running(Date.now() - 1_800_000));
+    const initiativeOf = async () => (await t.get(`/v1/workloads/${pod.metadata.uid ?? ''}`)).body?.data?.initiative_id as string | undefined;
+    await waitFor(async () => ((await initiativeOf()) === 'cv-train' ? true : undefined), { what: 'the namespace name as initiative', timeoutMs: 10_000 });
+    configMap = store.update('configmaps', { ...configMap, data: { 'capacity.yaml': capacityYaml({ allocated: 3000, visionNamespaces: ['cv-train'] }) } });
+    await waitFor(async () => ((await initiativeOf()) === 'vision' ? true : undefined), { what: 'the mapped initiative', timeoutMs: 10_000 });
+    const data = await until('vision\'s usage', (d) => d.initiatives.some((i: { initiative_id: string; used_gpu_hours: number }) => i.initiative_id === 'vision' && i.used_gpu_hours > 0.45));
+    expect(data.initiatives.find((i: { initiative_id: string }) => i.initiative_id === 'vision').used_gpu_hours).to.be.closeTo(0.5, 0.05);
+    configMap = store.update('configmaps', { ...configMap, data: { 'capacity.yaml': capacityYaml({ allocated: 3000 }) } });
+    await waitFor(async () => ((await initiativeOf()) === 'cv-train' ? true : undefined), { what: 'the namespace name again', timeoutMs: 10_000 });
+  });
+
   it('drops the budget when the ConfigMap is deleted: allocated 0, usage as measured', async () => {
     sim.api.store.delete('configmaps', configMap.metadata);
     const data = await until('no budget', (d) => d.summary.total_allocated_gpu_hours === 0);
-    expect(data.summary.total_used_gpu_hours).to.be.closeTo(2, 0.1);
+    expect(data.summary.total_used_gpu_hours).to.be.closeTo(2.5, 0.1); // train-0 (2 GPUs × 1 h) and detector (1 × 0.5 h)
     expect(data.summary.total_remaining_gpu_hours).to.be.closeTo(-data.summary.total_used_gpu_hours, 1e-9);
     expect(data.pools).to.deep.equal([]);
   });

@@ -17,6 +17,15 @@ describe('workloads: initiative_id', () => {
     { name: 'the namespace name when the namespace is not known', meta: aMeta({ namespace: 'team-b' }), expected: 'team-b' },
     { name: 'a configured key', meta: aMeta({ labels: { 'example.com/project': 'p1', 'gpucap.io/initiative': 'llm' } }), keys: custom, expected: 'p1' },
   ];
+  const budgets = { initiativeOf: (organizationId: string, namespace: string) => (organizationId === 'acme' && namespace === 'team-a' ? 'mapped' : undefined) };
+  it('the capacity budget\'s namespace mapping of the organization comes before the namespace name', () => {
+    expect(initiativeOf(aMeta(), { keys, namespace: aNamespace(), organizationId: 'acme', namespaceInitiatives: budgets })).to.equal('mapped');
+    expect(initiativeOf(aMeta(), { keys, namespace: aNamespace(), organizationId: 'globex', namespaceInitiatives: budgets })).to.equal('team-a');
+  });
+  it('labels on the object or the namespace come before the capacity mapping', () => {
+    expect(initiativeOf(aMeta({ labels: { 'gpucap.io/initiative': 'llm' } }), { keys, namespace: aNamespace(), organizationId: 'acme', namespaceInitiatives: budgets })).to.equal('llm');
+    expect(initiativeOf(aMeta(), { keys, namespace: aNamespace({ 'gpucap.io/initiative': 'vision' }), organizationId: 'acme', namespaceInitiatives: budgets })).to.equal('vision');
+  });
   for (const row of rows) {
     it(`${row.name}: ${row.expected}`, () => {
       expect(initiativeOf(row.meta, { keys: row.keys ?? keys, namespace: row.namespace })).to.equal(row.expected);
