@@ -12,7 +12,7 @@ const listItemFields = {
   name: Type.String(),
   status: StringEnum(WORKLOAD_STATUSES),
   submitted_by: Type.String({ description: '`unknown` when the object names no submitter.' }),
-  initiative_id: Type.String({ description: 'gpucap.io/initiative label of the object, else of its namespace, else the namespace name.' }),
+  initiative_id: Type.String({ description: 'gpucap.io/initiative label of the object, else of its namespace, else the initiative whose namespaces list it in the organization\'s capacity budget, else the namespace name.' }),
   instance_type: Type.String({ description: '`unknown` before the workload is scheduled on a labelled node.' }),
   gpu_count: Type.Integer({ minimum: 0, description: 'GPUs requested (nvidia.com/gpu and MIG resources; per pod: max(largest init container, sum of containers)); Jobs: per-pod request × parallelism.' }),
   submitted_at: Timestamp('Creation time of the object.'),
