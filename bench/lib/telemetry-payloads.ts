@@ -4,18 +4,11 @@
 // scrape would bring, at a few microseconds per payload instead of a full render.
 import { FIELDS } from '../../sim/dcgm-exporter/fields.js';
 import { renderDcgmMetrics } from '../../sim/dcgm-exporter/render.js';
+import { READ_FIELDS as SERVICE_READ_FIELDS } from '../../src/telemetry/dcgm-readings.js';
 import type { DcgmField, FieldValues, SimNodeGpus } from '../../sim/dcgm-exporter/types.js';
 
-/** The fields src/telemetry/dcgm-readings.ts reads, in the order of the value tuples below. */
-export const READ_FIELDS = [
-  'DCGM_FI_DEV_GPU_UTIL',
-  'DCGM_FI_DEV_MEM_COPY_UTIL',
-  'DCGM_FI_DEV_FB_USED',
-  'DCGM_FI_DEV_FB_FREE',
-  'DCGM_FI_DEV_GPU_TEMP',
-  'DCGM_FI_DEV_POWER_USAGE',
-  'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
-] as const satisfies readonly DcgmField[];
+// The fields the service reads, in the order of the value tuples below.
+const READ_FIELDS: readonly DcgmField[] = SERVICE_READ_FIELDS;
 
 /** Explicitly undefined values: the simulator leaves these fields out of the payload. */
 const UNREAD: FieldValues = Object.fromEntries(

@@ -4,7 +4,8 @@
 import { METRIC_COUNT, METRIC_SLOT } from './metric-codec.js';
 import { parseExposition } from './exposition-parser.js';
 
-const FIELDS = [
+/** The dcgm-exporter fields the API metrics are derived from. */
+export const READ_FIELDS = [
   'DCGM_FI_DEV_GPU_UTIL',
   'DCGM_FI_DEV_MEM_COPY_UTIL',
   'DCGM_FI_DEV_FB_USED',
@@ -13,7 +14,7 @@ const FIELDS = [
   'DCGM_FI_DEV_POWER_USAGE',
   'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
 ] as const;
-const FIELD_INDEX = new Map<string, number>(FIELDS.map((name, i) => [name, i]));
+const FIELD_INDEX = new Map<string, number>(READ_FIELDS.map((name, i) => [name, i]));
 const [GPU_UTIL, MEM_COPY_UTIL, FB_USED, FB_FREE, GPU_TEMP, POWER_USAGE, GR_ENGINE_ACTIVE] = [0, 1, 2, 3, 4, 5, 6] as const;
 
 // DCGM reports "no value" in-band: DCGM_INT32_BLANK is 0x7ffffff0 and the int64 and fp64 blanks
@@ -113,7 +114,7 @@ export function readDcgmPayload(text: string): DcgmPayload {
     if (collected === undefined) {
       collected = {
         reading: { key, gpu, migInstance: instance || undefined, hostname, modelName, pod: undefined, values: new Float64Array(METRIC_COUNT) },
-        fields: new Float64Array(FIELDS.length).fill(NaN),
+        fields: new Float64Array(READ_FIELDS.length).fill(NaN),
       };
       byKey.set(key, collected);
     }
