@@ -64,9 +64,11 @@ function readDocument(text: string, source: string): Record<string, unknown> {
   const lines = new LineCounter();
   const doc = parseDocument(text, { prettyErrors: false, lineCounter: lines, uniqueKeys: true });
   if (doc.errors.length > 0) {
+    // A stack overflow leaves the parser in a state where what follows is noise: report it alone.
+    const overflow = doc.errors.find((error) => /call stack/i.test(error.message));
     throw invalid(
       source,
-      doc.errors.map((error) => {
+      (overflow === undefined ? doc.errors : [overflow]).map((error) => {
         const { line, col } = lines.linePos(error.pos[0]);
         const what =
           error.code === 'MULTIPLE_DOCS'

@@ -7,29 +7,9 @@ import { startTestService, type JsonBody, type TestService } from '../support/se
 import { FAST_INFORMERS, aGpuNode, aGpuPod, aNamespace, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
+import { capacityYaml } from '../support/capacity-yaml.js';
 
 const NAMESPACE = 'gpu-system';
-
-function capacityYaml(options: { organization?: string; allocated?: number; llm?: number; visionNamespaces?: string[] } = {}): string {
-  return [
-    `organization_id: ${options.organization ?? 'acme'}`,
-    'period: total',
-    `allocated_gpu_hours: ${options.allocated ?? 1000}`,
-    'pools:',
-    '  - pool_id: h100',
-    '    name: H100 on-demand',
-    '    allocated_gpu_hours: 600',
-    '    instance_types: [p5.48xlarge]',
-    'initiatives:',
-    '  - initiative_id: llm',
-    '    name: LLM Research',
-    `    allocated_gpu_hours: ${options.llm ?? 300}`,
-    ...(options.visionNamespaces === undefined
-      ? []
-      : ['  - initiative_id: vision', '    allocated_gpu_hours: 100', `    namespaces: [${options.visionNamespaces.join(', ')}]`]),
-    '',
-  ].join('\n');
-}
 
 function aCapacityConfigMap(name: string, text: string, labels: Record<string, string> = { 'gpucap.io/capacity': 'true' }): KubeObject {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: NAMESPACE, labels }, data: { 'capacity.yaml': text } };

@@ -185,7 +185,7 @@ describe('homeKubeconfig', () => {
   it('says where it looked when no kubeconfig is found', () => {
     const fs = files({});
     expect(() => homeKubeconfig({ env: {}, home: '/home/op', ...fs })).to.throw(
-      'No kubeconfig for the home cluster: set GPUCAP_KUBECONFIG, run in a pod with a service account token, set $KUBECONFIG or create ~/.kube/config (or set GPUCAP_HOME_CLUSTER_ENABLED=false to watch remote clusters only)',
+      'No kubeconfig for the home cluster: set GPUCAP_KUBECONFIG, run in a pod with a service account token, set $KUBECONFIG or create ~/.kube/config (or, to run without it, set GPUCAP_HOME_CLUSTER_ENABLED=false and GPUCAP_CAPACITY_CONFIGMAPS_ENABLED=false: remote clusters only, no budgets)',
     );
   });
 

@@ -1,15 +1,20 @@
 // cluster-admin calls for test setup: create the objects a kubelet, scheduler and Job controller
-// would, move them through their lifecycle by patching status, delete them, and grant the reader the
-// chart's ClusterRole. Plain JSON over node:https with the kubeconfig's TLS and token.
+// would, move them through their lifecycle by patching status, delete them, write the capacity
+// ConfigMaps an operator would, and grant the reader the chart's ClusterRole and namespaced Role. Plain
+// JSON over node:https with the kubeconfig's TLS and token.
 import { readFileSync } from 'node:fs';
 import { request, type RequestOptions } from 'node:https';
 import { fileURLToPath } from 'node:url';
-import { KubeConfig, type V1Job, type V1JobStatus, type V1Namespace, type V1Node, type V1Pod, type V1PodStatus, type V1PolicyRule } from '@kubernetes/client-node';
+import { KubeConfig, type V1ConfigMap, type V1Job, type V1JobStatus, type V1Namespace, type V1Node, type V1Pod, type V1PodStatus, type V1PolicyRule } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 
 const CHART_RULES = fileURLToPath(new URL('../../../charts/gpu-capacity-api/files/clusterrole-rules.yaml', import.meta.url));
+const CHART_ROLE_RULES = fileURLToPath(new URL('../../../charts/gpu-capacity-api/files/role-rules.yaml', import.meta.url));
 export const READER_USER = 'gpucap-reader';
 const READER_ROLE = 'gpucap-reader-chart-rules';
+const READER_NAMESPACED_ROLE = 'gpucap-reader-chart-role-rules';
+const RBAC = '/apis/rbac.authorization.k8s.io/v1';
+const READER_SUBJECT = { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: READER_USER };
 
 /** Anything with metadata, as the API server returns it. */
 export interface KubeObject {
@@ -127,19 +132,54 @@ export class AdminClient {
     return this.call('DELETE', `/apis/batch/v1/namespaces/${namespace}/jobs/${name}`, { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: 'Background' });
   }
 
+  createConfigMap(namespace: string, configMap: V1ConfigMap): Promise<KubeObject> {
+    return this.call('POST', `/api/v1/namespaces/${namespace}/configmaps`, configMap);
+  }
+
+  /** PUT: replaces the whole ConfigMap, as `kubectl replace` (or `apply` of a full manifest) would. */
+  replaceConfigMap(namespace: string, configMap: V1ConfigMap): Promise<KubeObject> {
+    return this.call('PUT', `/api/v1/namespaces/${namespace}/configmaps/${configMap.metadata?.name ?? ''}`, configMap);
+  }
+
+  /** Merge PATCH of `data`, as `kubectl edit` or `kubectl patch --type=merge` would. */
+  patchConfigMapData(namespace: string, name: string, data: Record<string, string>): Promise<KubeObject> {
+    return this.call('PATCH', `/api/v1/namespaces/${namespace}/configmaps/${name}`, { data }, 'application/merge-patch+json');
+  }
+
+  deleteConfigMap(namespace: string, name: string): Promise<KubeObject> {
+    return this.call('DELETE', `/api/v1/namespaces/${namespace}/configmaps/${name}`);
+  }
+
   /**
    * Creates a ClusterRole from exactly the rules the Helm chart ships and binds it to the reader.
    * Idempotent: a role or binding that already exists is kept.
    */
   async bindChartRulesToReader(): Promise<void> {
     const rules = parse(readFileSync(CHART_RULES, 'utf8')) as V1PolicyRule[];
-    await this.createUnlessExists('/apis/rbac.authorization.k8s.io/v1/clusterroles', { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: READER_ROLE }, rules });
-    await this.createUnlessExists('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
+    await this.createUnlessExists(`${RBAC}/clusterroles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: READER_ROLE }, rules });
+    await this.createUnlessExists(`${RBAC}/clusterrolebindings`, {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRoleBinding',
       metadata: { name: READER_ROLE },
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: READER_ROLE },
-      subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: READER_USER }],
+      subjects: [READER_SUBJECT],
+    });
+  }
+
+  /**
+   * Creates, in `namespace` (the service's own), a Role from exactly the rules the Helm chart ships
+   * for it and binds it to the reader. Idempotent: a role or binding that already exists is kept.
+   */
+  async bindChartRoleToReader(namespace: string): Promise<void> {
+    const rules = parse(readFileSync(CHART_ROLE_RULES, 'utf8')) as V1PolicyRule[];
+    const metadata = { name: READER_NAMESPACED_ROLE, namespace };
+    await this.createUnlessExists(`${RBAC}/namespaces/${namespace}/roles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata, rules });
+    await this.createUnlessExists(`${RBAC}/namespaces/${namespace}/rolebindings`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: READER_NAMESPACED_ROLE },
+      subjects: [READER_SUBJECT],
     });
   }
 

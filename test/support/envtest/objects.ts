@@ -1,11 +1,15 @@
 // The objects the e2e tests create, shaped as the Job controller and a kubelet would leave them:
 // GPU pods already bound to a node (no scheduler runs), Job pods owned by their Job, and the status
-// fragments a kubelet would write as containers start and stop.
-import type { V1ContainerStatus, V1Job, V1Pod, V1PodStatus } from '@kubernetes/client-node';
+// fragments a kubelet would write as containers start and stop; and the capacity ConfigMaps an operator
+// would write.
+import type { V1ConfigMap, V1ContainerStatus, V1Job, V1Pod, V1PodStatus } from '@kubernetes/client-node';
 import type { KubeObject } from './admin-client.js';
 
 export const GPU = 'nvidia.com/gpu';
 export const INSTANCE_TYPE_LABEL = 'node.kubernetes.io/instance-type';
+/** The label and key the service reads capacity budgets from (its defaults). */
+export const CAPACITY_LABELS: Readonly<Record<string, string>> = { 'gpucap.io/capacity': 'true' };
+export const CAPACITY_KEY = 'capacity.yaml';
 const CONTAINER = 'main';
 const IMAGE = 'registry.example/train:1';
 
@@ -64,4 +68,9 @@ export function terminatedStatus(startedAt: number, finishedAt: number, exitCode
   const started = wholeSeconds(startedAt);
   const terminated = { exitCode, startedAt: started, finishedAt: wholeSeconds(finishedAt), reason: exitCode === 0 ? 'Completed' : 'Error' };
   return { phase: exitCode === 0 ? 'Succeeded' : 'Failed', startTime: started, containerStatuses: [containerStatus({ terminated }, false)] };
+}
+
+/** A ConfigMap holding `text` under capacity.yaml, labelled as the service selects them unless `labels` says otherwise. */
+export function capacityConfigMap(name: string, text: string, options: { labels?: Record<string, string> } = {}): V1ConfigMap {
+  return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { ...(options.labels ?? CAPACITY_LABELS) } }, data: { [CAPACITY_KEY]: text } };
 }
