@@ -12,9 +12,12 @@ export interface ConfigMap {
   data?: Record<string, string | undefined>;
 }
 
+export type CapacityProblemReason = 'invalid' | 'missing_key' | 'duplicate_organization';
+
 export interface CapacityProblem {
   /** `namespace/name` of the ConfigMap. */
   configMap: string;
+  reason: CapacityProblemReason;
   problem: string;
   /** The rejected version's resourceVersion, when it had one. */
   resourceVersion?: string;
@@ -29,7 +32,7 @@ interface Entry {
   /** The last version that parsed; undefined when none ever did. */
   budget: CapacityBudget | undefined;
   /** Why the current version is rejected; null when it is the one in force. */
-  problem: string | null;
+  problem: { reason: CapacityProblemReason; text: string } | null;
   resourceVersion: string | undefined;
 }
 
@@ -81,7 +84,7 @@ export class ConfigMapBudgets implements BudgetSource, NamespaceInitiatives {
   problems(): CapacityProblem[] {
     const rejected: CapacityProblem[] = [];
     for (const [configMap, entry] of this.#entries) {
-      if (entry.problem !== null) rejected.push({ configMap, problem: entry.problem, ...(entry.resourceVersion === undefined ? {} : { resourceVersion: entry.resourceVersion }) });
+      if (entry.problem !== null) rejected.push({ configMap, reason: entry.problem.reason, problem: entry.problem.text, ...(entry.resourceVersion === undefined ? {} : { resourceVersion: entry.resourceVersion }) });
     }
     return [...rejected, ...this.#conflicts].sort((a, b) => a.configMap.localeCompare(b.configMap));
   }
@@ -106,22 +109,22 @@ export class ConfigMapBudgets implements BudgetSource, NamespaceInitiatives {
     const source = `ConfigMap ${name}`;
     const text = configMap.data?.[this.#key];
     let budget = previous?.budget;
-    let problem: string | null = null;
+    let problem: Entry['problem'] = null;
     if (text === undefined) {
-      problem = `${source} has no "${this.#key}" key`;
+      problem = { reason: 'missing_key', text: `${source} has no "${this.#key}" key` };
     } else {
       try {
         const parsed = parseCapacityFileWithWarnings(text, source);
         budget = parsed.budget;
         for (const warning of parsed.warnings) this.#logger.warn({ configMap: name, warning }, 'capacity ConfigMap accepted with a warning');
       } catch (error) {
-        problem = (error as Error).message;
+        problem = { reason: 'invalid', text: (error as Error).message };
       }
     }
     this.#entries.set(name, { budget, problem, resourceVersion });
     if (problem !== null) {
       this.#logger.warn(
-        { configMap: name, resourceVersion, problem, keeping: budget === undefined ? 'nothing (no valid version yet)' : 'the last valid version' },
+        { configMap: name, resourceVersion, problem: problem.text, keeping: budget === undefined ? 'nothing (no valid version yet)' : 'the last valid version' },
         'capacity ConfigMap rejected',
       );
     } else {
@@ -143,7 +146,7 @@ export class ConfigMapBudgets implements BudgetSource, NamespaceInitiatives {
       if (budget === undefined) continue;
       const holder = byOrganization.get(budget.organizationId);
       if (holder !== undefined) {
-        conflicts.push({ configMap: name, problem: `ConfigMap ${name}: organization "${budget.organizationId}" is already budgeted by ConfigMap ${holder.configMap}; this one is ignored` });
+        conflicts.push({ configMap: name, reason: 'duplicate_organization', problem: `ConfigMap ${name}: organization "${budget.organizationId}" is already budgeted by ConfigMap ${holder.configMap}; this one is ignored` });
         continue;
       }
       byOrganization.set(budget.organizationId, { budget, configMap: name });

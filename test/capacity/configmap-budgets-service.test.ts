@@ -58,7 +58,7 @@ describe('capacity budgets from ConfigMaps, live', function () {
       const body = await capacity();
       return body?.data !== undefined && test(body.data) ? body.data : undefined;
     }, { what, timeoutMs: 10_000 });
-  const rejected = async () => sumOf(parseMetrics(await (await fetch(`${t.adminUrl}/metrics`)).text()), 'gpucap_capacity_configmap_rejected');
+  const rejected = async (where: Record<string, string> = {}) => sumOf(parseMetrics(await (await fetch(`${t.adminUrl}/metrics`)).text()), 'gpucap_capacity_configmap_rejected', where);
   const readyz = async () => (await (await fetch(`${t.adminUrl}/readyz`)).json()) as { conditions: Record<string, { ready: boolean; failure: string | null }>; degraded: boolean };
 
   it('answers the budget of the labelled ConfigMap with the usage of the index, and waits for it before ready', async () => {
@@ -80,7 +80,7 @@ describe('capacity budgets from ConfigMaps, live', function () {
 
   it('keeps the last valid budget when an edit breaks it, and reports the ConfigMap until it is fixed', async () => {
     configMap = sim.api.store.update('configmaps', { ...configMap, data: { 'capacity.yaml': 'organization_id: acme\nperiod: fortnight\nallocated_gpu_hours: 5\n' } });
-    await waitFor(async () => ((await rejected()) === 1 ? true : undefined), { what: 'the rejection metric', timeoutMs: 10_000 });
+    await waitFor(async () => ((await rejected({ configmap: `${NAMESPACE}/capacity-acme`, reason: 'invalid' })) === 1 ? true : undefined), { what: 'the rejection metric', timeoutMs: 10_000 });
     expect((await capacity()).data.summary.total_allocated_gpu_hours).to.equal(2000);
     // Readiness follows within its refresh period (250 ms).
     const state = await waitFor(async () => {
@@ -97,7 +97,7 @@ describe('capacity budgets from ConfigMaps, live', function () {
 
   it('ignores a second ConfigMap for the same organization and reports it', async () => {
     const second = sim.api.store.create('configmaps', aCapacityConfigMap('capacity-zz-acme', capacityYaml({ allocated: 1 })));
-    await waitFor(async () => ((await rejected()) === 1 ? true : undefined), { what: 'the conflict reported', timeoutMs: 10_000 });
+    await waitFor(async () => ((await rejected({ configmap: `${NAMESPACE}/capacity-zz-acme`, reason: 'duplicate_organization' })) === 1 ? true : undefined), { what: 'the conflict reported', timeoutMs: 10_000 });
     expect((await capacity()).data.summary.total_allocated_gpu_hours).to.equal(3000);
     sim.api.store.delete('configmaps', second.metadata);
     await waitFor(async () => ((await rejected()) === 0 ? true : undefined), { what: 'the conflict gone', timeoutMs: 10_000 });

@@ -34,7 +34,7 @@ describe('capacity ConfigMaps → budgets', () => {
     budgets.onEvent({ type: 'MODIFIED', object: configMap('a', 'organization_id: acme\nallocated_gpu_hours: lots\n', '2') });
     expect(budgets.budgetFor('acme')?.allocatedGpuHours).to.equal(10);
     const [problem] = budgets.problems();
-    expect(problem?.configMap).to.equal('gpu-system/a');
+    expect(problem).to.include({ configMap: 'gpu-system/a', reason: 'invalid' });
     expect(problem?.resourceVersion).to.equal('2');
     expect(problem?.problem).to.match(/^Cannot parse capacity.yaml of ConfigMap gpu-system\/a: .*allocated_gpu_hours/);
     // A relist delivers the same version again: not logged twice.
@@ -49,13 +49,14 @@ describe('capacity ConfigMaps → budgets', () => {
     const budgets = new ConfigMapBudgets({ key: 'capacity.yaml', logger: recordingLogger() });
     budgets.onEvent({ type: 'SYNC', items: [configMap('a', undefined, '1')] });
     expect(budgets.budgets()).to.deep.equal([]);
-    expect(budgets.problems()).to.deep.equal([{ configMap: 'gpu-system/a', problem: 'ConfigMap gpu-system/a has no "capacity.yaml" key', resourceVersion: '1' }]);
+    expect(budgets.problems()).to.deep.equal([{ configMap: 'gpu-system/a', reason: 'missing_key', problem: 'ConfigMap gpu-system/a has no "capacity.yaml" key', resourceVersion: '1' }]);
   });
 
   it('lets the first ConfigMap by name win an organization claimed twice, until it is deleted', () => {
     const budgets = new ConfigMapBudgets({ key: 'capacity.yaml', logger: recordingLogger() });
     budgets.onEvent({ type: 'SYNC', items: [configMap('b', yaml('acme', 20), '2'), configMap('a', yaml('acme', 10), '1')] });
     expect(budgets.budgetFor('acme')?.allocatedGpuHours).to.equal(10);
+    expect(budgets.problems().map((p) => p.reason)).to.deep.equal(['duplicate_organization']);
     expect(budgets.problems().map((p) => p.problem)).to.deep.equal([
       'ConfigMap gpu-system/b: organization "acme" is already budgeted by ConfigMap gpu-system/a; this one is ignored',
     ]);
