@@ -118,6 +118,15 @@ describe('capacity budgets from ConfigMaps, live', function () {
     await waitFor(async () => ((await initiativeOf()) === 'cv-train' ? true : undefined), { what: 'the namespace name again', timeoutMs: 10_000 });
   });
 
+  it('serves each organization its own ConfigMap, and drops one whose label is removed', async () => {
+    const globex = sim.api.store.create('configmaps', aCapacityConfigMap('capacity-globex', capacityYaml({ organization: 'globex', allocated: 50 })));
+    const globexAllocated = async () => (await t.get('/v1/capacity', { as: t.callers.otherOrgAdmin })).body?.data?.summary?.total_allocated_gpu_hours as number | undefined;
+    await waitFor(async () => ((await globexAllocated()) === 50 ? true : undefined), { what: 'globex\'s budget', timeoutMs: 10_000 });
+    expect((await capacity()).data.summary.total_allocated_gpu_hours).to.equal(3000);
+    sim.api.store.update('configmaps', { ...globex, metadata: { ...globex.metadata, labels: { 'gpucap.io/capacity': 'false' } } });
+    await waitFor(async () => ((await globexAllocated()) === 0 ? true : undefined), { what: 'globex without a budget', timeoutMs: 10_000 });
+  });
+
   it('drops the budget when the ConfigMap is deleted: allocated 0, usage as measured', async () => {
     sim.api.store.delete('configmaps', configMap.metadata);
     const data = await until('no budget', (d) => d.summary.total_allocated_gpu_hours === 0);
