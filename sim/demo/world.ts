@@ -1,0 +1,302 @@
+// The demo's simulated world: two GPU clusters (H100 nodes in gpu-east, L40S nodes in gpu-west), each
+// node with a simulated dcgm-exporter, three organizations' namespaces, a month of finished Jobs,
+// Jobs running on real GPU slots, and a churn that starts, finishes and fails Jobs while the demo runs.
+// Deterministic for a given seed, so every run looks alike.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SimDcgmFleet } from '../dcgm-exporter/fleet.js';
+import type { SimExporterHandle } from '../dcgm-exporter/exporter.js';
+import { aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, finished, running } from '../kube-api/objects.js';
+import type { KubeObject } from '../kube-api/resources.js';
+import { startKubeApi, type KubeApi } from '../kube-api/server.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+export const CAPACITY_NAMESPACE = 'gpu-capacity-api';
+
+interface ClusterPlan {
+  name: string;
+  instanceType: string;
+  model: string;
+  nodes: number;
+  gpusPerNode: number;
+}
+
+const CLUSTERS: readonly ClusterPlan[] = [
+  { name: 'gpu-east', instanceType: 'p5.48xlarge', model: 'NVIDIA H100 80GB HBM3', nodes: 10, gpusPerNode: 8 },
+  { name: 'gpu-west', instanceType: 'g6e.12xlarge', model: 'NVIDIA L40S', nodes: 12, gpusPerNode: 4 },
+];
+
+/** Namespaces by organization; the initiative comes from the namespace label, except `speech` (mapped by the budget). */
+const NAMESPACES: readonly { name: string; organization: string; initiative?: string; people: string[] }[] = [
+  { name: 'llm-train', organization: 'acme', initiative: 'llm', people: ['alice', 'bob'] },
+  { name: 'llm-eval', organization: 'acme', initiative: 'llm', people: ['carol'] },
+  { name: 'vision', organization: 'acme', initiative: 'vision', people: ['dave', 'erin'] },
+  { name: 'speech', organization: 'acme', people: ['frank'] },
+  { name: 'research', organization: 'globex', initiative: 'research', people: ['grace', 'heidi'] },
+  { name: 'platform', organization: 'globex', initiative: 'platform', people: ['ivan'] },
+  { name: 'cv-lab', organization: 'initech', initiative: 'cv', people: ['judy', 'mallory'] },
+];
+
+/** Budgets of two organizations (initech has none: it shows what "no budget" answers). */
+const BUDGETS: Record<string, string> = {
+  acme: [
+    'organization_id: acme',
+    'period: month',
+    'allocated_gpu_hours: 40000',
+    'pools:',
+    '  - { pool_id: h100, name: H100 on-demand, allocated_gpu_hours: 28000, instance_types: [p5.48xlarge] }',
+    '  - { pool_id: l40s, name: L40S, allocated_gpu_hours: 12000, instance_types: [g6e.12xlarge] }',
+    'initiatives:',
+    '  - { initiative_id: llm, name: LLM Research, allocated_gpu_hours: 25000 }',
+    '  - { initiative_id: vision, name: Computer Vision, allocated_gpu_hours: 10000 }',
+    '  - { initiative_id: speech, name: Speech, allocated_gpu_hours: 5000, namespaces: [speech] }',
+    '',
+  ].join('\n'),
+  globex: [
+    'organization_id: globex',
+    'period: quarter',
+    'allocated_gpu_hours: 30000',
+    'initiatives:',
+    '  - { initiative_id: research, name: Research, allocated_gpu_hours: 20000 }',
+    '  - { initiative_id: platform, name: Platform, allocated_gpu_hours: 10000 }',
+    '',
+  ].join('\n'),
+};
+
+interface Slot {
+  node: string;
+  exporter: SimExporterHandle;
+  uuid: string;
+  busy: boolean;
+}
+
+interface LiveJob {
+  job: KubeObject;
+  pod: KubeObject;
+  slots: Slot[];
+  startedAt: number;
+}
+
+export interface DemoCluster {
+  name: string;
+  api: KubeApi;
+  kubeconfigPath: string;
+}
+
+export interface DemoWorld {
+  home: DemoCluster;
+  remoteDir: string;
+  exporterPort: number;
+  /** Finished, running and pending Jobs at the start. */
+  jobs: { finished: number; running: number; pending: number };
+  /** One churn step: a Job finishes (or fails), a pending one starts, a new one is submitted. */
+  step(now: number): void;
+  close(): Promise<void>;
+}
+
+/** A small seeded generator (mulberry32): the same world on every run. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+
+export async function startDemoWorld(options: { dir: string; now: number; seed?: number }): Promise<DemoWorld> {
+  const random = seeded(options.seed ?? 42);
+  const fleet = await SimDcgmFleet.start();
+  const clusters: DemoCluster[] = [];
+  const slotsByCluster = new Map<string, Slot[]>();
+  const live = new Map<string, LiveJob[]>();
+  const pending = new Map<string, KubeObject[]>();
+  let counter = 0;
+  const counts = { finished: 0, running: 0, pending: 0 };
+
+  const jobObject = (namespace: (typeof NAMESPACES)[number], gpus: number, createdAt: number): KubeObject => {
+    counter += 1;
+    const base = aGpuJob(namespace.name, `${pick(random, ['pretrain', 'finetune', 'eval', 'sweep', 'distill'])}-${counter.toString().padStart(4, '0')}`, gpus);
+    const who = pick(random, namespace.people);
+    return { ...base, metadata: { ...base.metadata, creationTimestamp: new Date(createdAt).toISOString(), labels: { 'gpucap.io/submitted-by': who, ...(random() < 0.5 ? { 'kueue.x-k8s.io/queue-name': 'default' } : {}) } } };
+  };
+
+  for (const plan of CLUSTERS) {
+    const api = await startKubeApi({ clusterName: plan.name, token: `${plan.name}-demo-token` });
+    const kubeconfigPath = join(options.dir, `${plan.name}.kubeconfig`);
+    writeFileSync(kubeconfigPath, api.kubeconfig());
+    clusters.push({ name: plan.name, api, kubeconfigPath });
+    const store = api.store;
+    store.create('namespaces', aNamespace('gpu-operator'));
+    if (clusters.length === 1) {
+      store.create('namespaces', aNamespace(CAPACITY_NAMESPACE));
+      for (const [organization, text] of Object.entries(BUDGETS)) {
+        store.create('configmaps', {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: `capacity-${organization}`, namespace: CAPACITY_NAMESPACE, labels: { 'gpucap.io/capacity': 'true' } },
+          data: { 'capacity.yaml': text },
+        });
+      }
+    }
+    for (const ns of NAMESPACES) {
+      store.create('namespaces', aNamespace(ns.name, { 'gpucap.io/organization': ns.organization, ...(ns.initiative ? { 'gpucap.io/initiative': ns.initiative } : {}) }));
+    }
+    const slots: Slot[] = [];
+    for (let n = 0; n < plan.nodes; n += 1) {
+      const node = `${plan.name}-node-${n.toString().padStart(2, '0')}`;
+      store.create('nodes', aGpuNode(node, plan.instanceType));
+      const gpus = Array.from({ length: plan.gpusPerNode }, (_, index) => ({ index, uuid: `GPU-${plan.name}-${n}-${index}`, modelName: plan.model }));
+      const exporter = await fleet.add({ hostname: node, gpus });
+      store.create('pods', anExporterPod(node, exporter.ip));
+      for (const gpu of gpus) slots.push({ node, exporter, uuid: gpu.uuid, busy: false });
+    }
+    slotsByCluster.set(plan.name, slots);
+    live.set(plan.name, []);
+    pending.set(plan.name, []);
+
+    // A month of history: Jobs that ran and completed (or failed) on the cluster's nodes.
+    const historyJobs: KubeObject[] = [];
+    const historyPods: KubeObject[] = [];
+    for (let i = 0; i < 110; i += 1) {
+      const ns = pick(random, NAMESPACES);
+      const gpus = pick(random, [1, 2, 4, plan.gpusPerNode]);
+      const created = options.now - Math.floor(random() * 30 * DAY) - 2 * HOUR;
+      const started = created + Math.floor(random() * 20 * 60_000);
+      const ended = Math.min(started + Math.floor((0.2 + random() * 10) * HOUR), options.now - 60_000);
+      const failed = random() < 0.15;
+      const job = jobObject(ns, gpus, created);
+      job.status = {
+        startTime: new Date(started).toISOString(),
+        completionTime: failed ? undefined : new Date(ended).toISOString(),
+        conditions: [{ type: failed ? 'Failed' : 'Complete', status: 'True', lastTransitionTime: new Date(ended).toISOString() }],
+        ...(failed ? { failed: 1 } : { succeeded: 1 }),
+      };
+      const pod = aGpuPod(ns.name, `${job.metadata.name}-0`, { gpus, node: pick(random, slots).node, job });
+      pod.metadata.creationTimestamp = new Date(created).toISOString();
+      pod.status = finished(started, ended, failed ? pick(random, [1, 137, 139]) : 0);
+      historyJobs.push(job);
+      historyPods.push(pod);
+    }
+    store.seed('jobs', historyJobs);
+    store.seed('pods', historyPods);
+    counts.finished += historyJobs.length;
+  }
+
+  const free = (cluster: string, gpus: number): Slot[] | null => {
+    const slots = slotsByCluster.get(cluster) ?? [];
+    // A Job's pod holds GPUs of one node, as the scheduler places it.
+    const byNode = new Map<string, Slot[]>();
+    for (const slot of slots) if (!slot.busy) byNode.set(slot.node, [...(byNode.get(slot.node) ?? []), slot]);
+    for (const nodeSlots of byNode.values()) if (nodeSlots.length >= gpus) return nodeSlots.slice(0, gpus);
+    return null;
+  };
+
+  const start = (cluster: DemoCluster, job: KubeObject, at: number): boolean => {
+    const gpus = Number((job.spec as { template: { spec: { containers: { resources: { limits: Record<string, string> } }[] } } }).template.spec.containers[0]?.resources.limits['nvidia.com/gpu'] ?? 1);
+    const slots = free(cluster.name, gpus);
+    if (slots === null) return false;
+    const store = cluster.api.store;
+    const pod = store.create('pods', aGpuPod(job.metadata.namespace ?? '', `${job.metadata.name}-0`, { gpus, node: slots[0]?.node, job }));
+    const started = store.patchStatus('pods', pod.metadata, running(at));
+    store.patchStatus('jobs', job.metadata, { startTime: new Date(at).toISOString(), active: 1 });
+    const busyness = 35 + random() * 60;
+    for (const slot of slots) {
+      slot.busy = true;
+      slot.exporter.assignPod(slot.uuid, { pod: started.metadata.name, namespace: started.metadata.namespace ?? '', container: 'main' });
+      slot.exporter.setValues(slot.uuid, utilization(busyness + random() * 5, random));
+    }
+    live.get(cluster.name)?.push({ job, pod: started, slots, startedAt: at });
+    return true;
+  };
+
+  const finish = (cluster: DemoCluster, entry: LiveJob, at: number): void => {
+    const failed = random() < 0.2;
+    const store = cluster.api.store;
+    store.patchStatus('pods', entry.pod.metadata, finished(entry.startedAt, at, failed ? 1 : 0));
+    store.patchStatus('jobs', entry.job.metadata, {
+      startTime: new Date(entry.startedAt).toISOString(),
+      ...(failed ? { failed: 1 } : { succeeded: 1, completionTime: new Date(at).toISOString() }),
+      conditions: [{ type: failed ? 'Failed' : 'Complete', status: 'True', lastTransitionTime: new Date(at).toISOString() }],
+    });
+    for (const slot of entry.slots) {
+      slot.busy = false;
+      slot.exporter.assignPod(slot.uuid, undefined);
+      slot.exporter.setValues(slot.uuid, utilization(0, random));
+    }
+  };
+
+  const submit = (cluster: DemoCluster, at: number): KubeObject => {
+    const plan = CLUSTERS.find((c) => c.name === cluster.name) as ClusterPlan;
+    const job = cluster.api.store.create('jobs', jobObject(pick(random, NAMESPACES), pick(random, [1, 2, 4, plan.gpusPerNode]), at));
+    pending.get(cluster.name)?.push(job);
+    return job;
+  };
+
+  // Fill about two thirds of the GPUs with running Jobs, and leave a few pending.
+  for (const cluster of clusters) {
+    const slots = slotsByCluster.get(cluster.name) ?? [];
+    let attempts = 0;
+    while (slots.filter((s) => s.busy).length < slots.length * 0.65 && attempts < 200) {
+      attempts += 1;
+      const job = submit(cluster, options.now - Math.floor(random() * 6 * HOUR) - 60_000);
+      pending.get(cluster.name)?.pop();
+      if (start(cluster, job, options.now - Math.floor(random() * 5 * HOUR))) counts.running += 1;
+      else pending.get(cluster.name)?.push(job);
+    }
+    for (let i = 0; i < 4; i += 1) submit(cluster, options.now - Math.floor(random() * 30 * 60_000));
+    counts.pending += pending.get(cluster.name)?.length ?? 0;
+  }
+
+  const remoteDir = join(options.dir, 'remote-clusters');
+  mkdirSync(remoteDir, { recursive: true });
+  for (const cluster of clusters.slice(1)) writeFileSync(join(remoteDir, `${cluster.name}.kubeconfig`), cluster.api.kubeconfig());
+
+  return {
+    home: clusters[0] as DemoCluster,
+    remoteDir,
+    exporterPort: fleet.port,
+    jobs: counts,
+    step(now) {
+      for (const cluster of clusters) {
+        const running = live.get(cluster.name) ?? [];
+        if (running.length > 0 && random() < 0.6) {
+          const [entry] = running.splice(Math.floor(random() * running.length), 1);
+          if (entry !== undefined) finish(cluster, entry, now);
+        }
+        const queue = pending.get(cluster.name) ?? [];
+        const next = queue[0];
+        if (next !== undefined && start(cluster, next, now)) queue.shift();
+        if (queue.length < 6) submit(cluster, now);
+        // Utilization drifts on the busy GPUs, as real jobs' phases change.
+        for (const entry of running) {
+          for (const slot of entry.slots) if (random() < 0.3) slot.exporter.setValues(slot.uuid, utilization(30 + random() * 70, random));
+        }
+      }
+    },
+    async close() {
+      await fleet.close();
+      await Promise.all(clusters.map((c) => c.api.close()));
+    },
+  };
+}
+
+/** Plausible dcgm-exporter values for a GPU busy at `percent`. */
+function utilization(percent: number, random: () => number) {
+  const util = Math.max(0, Math.min(100, Math.round(percent)));
+  const used = Math.round(2000 + (util / 100) * 70000 * (0.6 + random() * 0.4));
+  return {
+    DCGM_FI_DEV_GPU_UTIL: util,
+    DCGM_FI_PROF_GR_ENGINE_ACTIVE: Math.round(util * (0.85 + random() * 0.1)) / 100,
+    DCGM_FI_DEV_FB_USED: used,
+    DCGM_FI_DEV_FB_FREE: 81559 - used,
+    DCGM_FI_DEV_GPU_TEMP: Math.round(34 + util * 0.42 + random() * 4),
+    DCGM_FI_DEV_POWER_USAGE: Math.round((70 + util * 6.2 + random() * 20) * 1000) / 1000,
+  };
+}

@@ -1,0 +1,89 @@
+// `npm run demo` as a newcomer runs it: the process starts the simulated world and the service,
+// prints curl commands, and every printed command answers 200; Ctrl-C (SIGINT) stops it cleanly.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { waitFor } from '../support/wait-for.js';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+interface PrintedCall {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** The requests of the printed `curl -s [-H "Name: value"]... 'url'` lines, variables expanded. */
+function printedCalls(output: string, variables: Record<string, string>): PrintedCall[] {
+  const expand = (text: string) => text.replace(/\$([A-Z_]+)/g, (_, name: string) => variables[name] ?? `$${name}`);
+  return output
+    .split('\n')
+    .filter((line) => line.startsWith('curl -s') && !line.includes('$ID'))
+    .map((line) => {
+      const headers: Record<string, string> = {};
+      for (const [, name, value] of line.matchAll(/-H "([^:]+): ([^"]*)"/g)) headers[name ?? ''] = expand(value ?? '');
+      const url = /'(http[^']+)'/.exec(line)?.[1] ?? '';
+      return { url, headers };
+    });
+}
+
+describe('npm run demo', function () {
+  this.timeout(90_000);
+  let child: ChildProcess | undefined;
+  let output = '';
+
+  before(async () => {
+    child = spawn(process.execPath, ['--import', 'tsx', 'sim/demo.ts'], {
+      cwd: repoRoot,
+      env: { ...process.env, GPUCAP_LISTEN: '127.0.0.1:0', GPUCAP_ADMIN_LISTEN: '127.0.0.1:0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitFor(async () => (output.includes('Ctrl-C stops the demo.') ? true : output.includes('demo failed') ? true : undefined), {
+      what: 'the demo to print its commands',
+      timeoutMs: 60_000,
+    });
+    expect(output, output).to.not.include('demo failed');
+  });
+
+  after(() => {
+    if (child?.exitCode === null) child.kill('SIGKILL');
+  });
+
+  it('prints a token per role and curl commands that all answer 200 with JSON', async () => {
+    const variables = Object.fromEntries([...output.matchAll(/^export ([A-Z_]+)='([^']+)'/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
+    expect(Object.keys(variables)).to.have.members(['ACME_ADMIN', 'ACME_LEAD', 'ACME_MEMBER', 'GLOBEX_ADMIN']);
+    const calls = printedCalls(output, variables);
+    expect(calls.length).to.be.at.least(8);
+    for (const call of calls) {
+      const response = await fetch(call.url, { headers: call.headers });
+      expect(response.status, call.url).to.equal(200);
+      expect(await response.json(), call.url).to.be.an('object');
+    }
+  });
+
+  it('serves live workloads of both clusters, with GPU metrics, budgets and roles applied', async () => {
+    const base = /gpu-capacity-api demo: (http:\/\/[^\s]+)/.exec(output)?.[1] ?? '';
+    const token = /^export ACME_ADMIN='([^']+)'/m.exec(output)?.[1] ?? '';
+    const get = async (path: string) => (await fetch(base + path, { headers: { Authorization: `Bearer ${token}`, 'X-Organization-Id': 'acme' } })).json() as Promise<{ data: Record<string, unknown> }>;
+    const running = (await get('/v1/workloads?status=running&limit=100')).data.workloads as { workload_id: string; instance_type: string }[];
+    expect(new Set(running.map((w) => w.instance_type))).to.deep.equal(new Set(['p5.48xlarge', 'g6e.12xlarge']));
+    const first = running[0]?.workload_id ?? '';
+    const metrics = await waitFor(async () => {
+      const body = await get(`/v1/workloads/${first}/metrics`);
+      return (body.data.metrics as { gpu_utilization: { avg: number | null } }).gpu_utilization.avg === null ? undefined : body.data;
+    }, { what: 'GPU metrics of a running workload', timeoutMs: 20_000 });
+    expect(metrics.time_range).to.equal('last_1h');
+    const capacity = (await get('/v1/capacity')).data as { summary: { total_allocated_gpu_hours: number }; initiatives: { initiative_id: string }[] };
+    expect(capacity.summary.total_allocated_gpu_hours).to.equal(40000);
+    expect(capacity.initiatives.map((i) => i.initiative_id)).to.include('speech');
+  });
+
+  it('stops cleanly on Ctrl-C', async () => {
+    const exited = new Promise<number | null>((resolve) => child?.once('exit', (code) => resolve(code)));
+    child?.kill('SIGINT');
+    expect(await exited).to.equal(0);
+    expect(output).to.include('stopping');
+  });
+});
