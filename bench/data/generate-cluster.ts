@@ -5,7 +5,8 @@
 // times move with `now`, so a run's objects are recent whatever the date. Also the pod lifecycle that
 // drives the event stream (PodChurn): create → schedule and start → finish → garbage-collect.
 import type { KubeObject } from '../../sim/kube-api/resources.js';
-import { benchPopulation, mulberry32, weightedPicker, type Organization } from './generate-workloads.js';
+import { mulberry32 } from '../../sim/random.js';
+import { benchPopulation, weightedPicker, type Organization } from './generate-workloads.js';
 
 export const CLUSTER_SEED = 0x5ca1e;
 

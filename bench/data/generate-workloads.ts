@@ -12,6 +12,7 @@ import type { PodGpuInterval, WorkloadRecord, WorkloadStatus } from '../../src/d
 import { openDatabase } from '../../src/store/database.js';
 import { MIGRATIONS } from '../../src/store/migrations.js';
 import { SqliteWorkloadStore } from '../../src/store/workload-store.js';
+import { mulberry32 } from '../../sim/random.js';
 
 /** Bump when the distributions or the row shape change: cached files of another version are regenerated. */
 export const GENERATOR_VERSION = 1;
@@ -102,18 +103,6 @@ export function benchPopulation(): Organization[] {
 }
 
 // --- random helpers ------------------------------------------------------------------------------
-
-/** mulberry32: a tiny, fast, seedable 32-bit PRNG; returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A picker over weighted items taking a uniform draw in [0, 1). */
 export function weightedPicker<T>(items: readonly (readonly [T, number])[]): (u: number) => T {

@@ -8,7 +8,7 @@ import type { WorkloadStatus } from '../../src/domain/workload.js';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
 import type { KubeStore } from '../../sim/kube-api/store.js';
 import { PodFactory, uidFrom, type GeneratedCluster, type NamespaceInfo } from '../data/generate-cluster.js';
-import { mulberry32 } from '../data/generate-workloads.js';
+import { mulberry32 } from '../../sim/random.js';
 
 export type ChurnKind = 'create' | 'start' | 'finish' | 'delete';
 

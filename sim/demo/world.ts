@@ -9,6 +9,7 @@ import type { SimExporterHandle } from '../dcgm-exporter/exporter.js';
 import { aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, finished, running } from '../kube-api/objects.js';
 import type { KubeObject } from '../kube-api/resources.js';
 import { startKubeApi, type KubeApi } from '../kube-api/server.js';
+import { mulberry32 } from '../random.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -96,22 +97,10 @@ export interface DemoWorld {
   close(): Promise<void>;
 }
 
-/** A small seeded generator (mulberry32): the same world on every run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const pick = <T>(random: () => number, items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 
 export async function startDemoWorld(options: { dir: string; now: number; seed?: number }): Promise<DemoWorld> {
-  const random = seeded(options.seed ?? 42);
+  const random = mulberry32(options.seed ?? 42);
   const fleet = await SimDcgmFleet.start();
   const clusters: DemoCluster[] = [];
   const slotsByCluster = new Map<string, Slot[]>();
