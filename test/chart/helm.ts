@@ -1,0 +1,102 @@
+// Helm for the chart tests: the real binary ($HELM_BIN, else ../shared/tools/get-helm.sh, which
+// caches it), looked up once per run, and helpers that render the chart and parse what it renders.
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parseAllDocuments, parse } from 'yaml';
+import { CHART_DIR, helmBinary } from '../../scripts/render-manifests.js';
+
+const run = promisify(execFile);
+export { CHART_DIR };
+export const CI_VALUES_DIR = join(CHART_DIR, 'ci');
+
+/** Any rendered Kubernetes object. */
+export interface RenderedObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  [field: string]: unknown;
+}
+
+let helmPath: Promise<string | undefined> | undefined;
+
+/** The helm binary, or undefined when it cannot be had (CI's .ci/run then warns: these tests skip). */
+function findHelm(): Promise<string | undefined> {
+  helmPath ??= (async () => {
+    try {
+      const path = helmBinary();
+      await run(path, ['version', '--short']);
+      return path;
+    } catch (error) {
+      console.log(`      helm is not available (${(error as Error).message.split('\n')[0]}): set HELM_BIN or make ../shared/tools/get-helm.sh work`);
+      return undefined;
+    }
+  })();
+  return helmPath;
+}
+
+/** The helm binary; skips the suite when there is none (.ci/run: "tests that need it must skip"). */
+export async function helmOrSkip(context: Mocha.Context): Promise<string> {
+  const path = await findHelm();
+  if (path === undefined) context.skip();
+  return path as string;
+}
+
+export interface HelmResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs helm; resolves with its exit code and output whatever the code. */
+export async function helm(helmBin: string, args: string[]): Promise<HelmResult> {
+  try {
+    const { stdout, stderr } = await run(helmBin, args, { maxBuffer: 16 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: unknown; stdout?: string; stderr?: string };
+    return { code: typeof failed.code === 'number' ? failed.code : 1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? String(error) };
+  }
+}
+
+export const RELEASE = 'gpucap';
+export const NAMESPACE = 'gpucap-system';
+
+/** `helm template` of the chart with extra arguments (`-f file`, `--set k=v`); must succeed. */
+export async function template(helmBin: string, args: string[] = []): Promise<RenderedObject[]> {
+  const result = await helm(helmBin, ['template', RELEASE, CHART_DIR, '--namespace', NAMESPACE, ...args]);
+  if (result.code !== 0) throw new Error(`helm template ${args.join(' ')} failed: ${result.stderr}`);
+  return parseObjects(result.stdout);
+}
+
+/** The objects of a multi-document YAML stream (empty documents dropped). */
+export function parseObjects(text: string): RenderedObject[] {
+  return parseAllDocuments(text)
+    .map((document) => {
+      if (document.errors.length > 0) throw new Error(`rendered YAML does not parse: ${document.errors[0]?.message}`);
+      return document.toJS() as RenderedObject | null;
+    })
+    .filter((object): object is RenderedObject => object !== null);
+}
+
+/** The `ci/*-values.yaml` files, by name. */
+export function ciValuesFiles(): string[] {
+  return readdirSync(CI_VALUES_DIR)
+    .filter((name) => name.endsWith('-values.yaml'))
+    .sort();
+}
+
+export function readChartFile(relative: string): unknown {
+  return parse(readFileSync(join(CHART_DIR, relative), 'utf8'));
+}
+
+export function find(objects: RenderedObject[], kind: string): RenderedObject[] {
+  return objects.filter((object) => object.kind === kind);
+}
+
+export function only(objects: RenderedObject[], kind: string): RenderedObject {
+  const found = find(objects, kind);
+  if (found.length !== 1) throw new Error(`expected one ${kind}, found ${found.length}`);
+  return found[0] as RenderedObject;
+}
