@@ -136,10 +136,7 @@ describe('Capacity ConfigMaps against a real kube-apiserver (envtest v1.20), rea
       return t;
     }
 
-    async function readyz(): Promise<{ status: number; body: JsonBody }> {
-      const response = await fetch(`${service().adminUrl}/readyz`);
-      return { status: response.status, body: await response.json() };
-    }
+    const readyz = () => service().readyz();
 
     /** GET /v1/capacity as acme's ORG_ADMIN: the `data`. */
     async function capacity(): Promise<JsonBody> {

@@ -58,10 +58,7 @@ describe('The service against a real kube-apiserver (envtest v1.20), watching as
     return t;
   }
 
-  async function readyz(): Promise<{ status: number; body: JsonBody }> {
-    const response = await fetch(`${service().adminUrl}/readyz`);
-    return { status: response.status, body: await response.json() };
-  }
+  const readyz = () => service().readyz();
 
   /** GET /v1/workloads/{id} now: the record must include `expected`; returns it. */
   async function workloadIs(id: string, expected: Record<string, unknown>, as?: Caller): Promise<JsonBody> {

@@ -28,6 +28,8 @@ export interface TestService {
   dir: string;
   callers: Record<'admin' | 'lead' | 'member' | 'otherOrgAdmin' | 'noTeams', Caller>;
   get(path: string, options?: { as?: Caller | null; org?: string | null; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: JsonBody }>;
+  /** GET /readyz on the admin port: its status and JSON body. */
+  readyz(): Promise<{ status: number; body: JsonBody }>;
   stop(): Promise<void>;
 }
 
@@ -104,6 +106,10 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       const response = await fetch(url + path, { headers: all });
       const text = await response.text();
       return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    },
+    async readyz() {
+      const response = await fetch(`http://${service.adminAddress}/readyz`);
+      return { status: response.status, body: await response.json() };
     },
     async stop() {
       await service.stop();
