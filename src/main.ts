@@ -23,7 +23,7 @@ import { ConfigMapBudgets, type ConfigMap } from './capacity/configmap-budgets.j
 import { registerCapacityMetrics } from './admin/capacity-metrics.js';
 import { ConfigMapWatch } from './k8s/configmap-watch.js';
 import { noBudgets, noTelemetry } from './query/empty-sources.js';
-import type { BudgetSource, TelemetryReader } from './query/ports.js';
+import type { BudgetSource, TelemetryReader, WorkloadIndex } from './query/ports.js';
 import type { ResourceEvent } from './workloads/workload-sink.js';
 import { listen } from './runtime/http-listener.js';
 import { realDelay, runPeriodically } from './runtime/periodic.js';
@@ -31,6 +31,7 @@ import { createLogger } from './runtime/logger.js';
 import { serviceVersion } from './runtime/version.js';
 import { openDatabase } from './store/database.js';
 import { SqliteLifetimeStore } from './store/lifetime-store.js';
+import { ReadPool } from './store/read-pool.js';
 import { RetentionJob } from './store/retention.js';
 import { SqliteWorkloadStore } from './store/workload-store.js';
 import { rawSlotsFor } from './telemetry/gpu-rings.js';
@@ -155,10 +156,25 @@ function refreshCapacityReadiness(capacity: CapacityRuntime, readiness: Readines
   readiness.setFailure('capacity', failure);
 }
 
+/**
+ * Worker threads for the index reads, each with its own read-only connection (after openDatabase, which
+ * migrated the file). None with read_workers 0, or for an in-memory index, which no other connection sees.
+ */
+async function openReadPool(config: Config, deps: { metrics: ServiceMetrics; logger: Logger }): Promise<ReadPool | undefined> {
+  if (config.read_workers === 0 || config.db_path === ':memory:') return undefined;
+  const pool = await ReadPool.open({ dbPath: config.db_path, size: config.read_workers, logger: deps.logger.child({ component: 'read-pool' }) });
+  deps.metrics.gaugeFrom('gpucap_read_pool_queue_depth', 'Index reads waiting for a read worker', () => pool.status().queued);
+  deps.metrics.gaugeFrom('gpucap_read_pool_busy_workers', 'Read workers running an index read', () => pool.status().busy);
+  return pool;
+}
+
 export interface RunningService {
   apiAddress: string;
   adminAddress: string;
+  /** The index's writer (the main thread's connection); tests and benchmarks seed it directly. */
   store: SqliteWorkloadStore;
+  /** The read side the API uses: the read pool, or `store` itself with read_workers 0. */
+  index: WorkloadIndex;
   readiness: ReadinessTracker;
   metrics: ServiceMetrics;
   clusters: ClusterManager;
@@ -182,6 +198,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
   const db = openDatabase(config.db_path);
   const store = new SqliteWorkloadStore(db, { clock });
+  const readPool = await openReadPool(config, { metrics, logger }).catch((error: unknown) => {
+    db.close();
+    throw error;
+  });
+  const index: WorkloadIndex = readPool ?? store;
   metrics.gaugeFrom('gpucap_index_workloads', 'Workload rows in the SQLite index', () => store.countRows());
   const retention = new RetentionJob(store, { retentionDays: config.retention_days, intervalMs: RETENTION_INTERVAL_MS, clock, logger: logger.child({ component: 'retention' }) });
   retention.start();
@@ -262,7 +283,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
 
   const authenticator = createAuthenticator(config, { clock, logger });
   const api = createApiApp({
-    deps: { index: store, telemetry: telemetry?.reader ?? noTelemetry, budgets, health: readiness, clock, version },
+    deps: { index, telemetry: telemetry?.reader ?? noTelemetry, budgets, health: readiness, clock, version },
     readiness,
     authenticator,
     rateLimiter: new RateLimiter({ perSecond: config.rate_limit_per_second, burst: config.rate_limit_burst }, clock),
@@ -298,6 +319,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       await new Promise((resolve) => setTimeout(resolve, config.shutdown_delay_seconds * 1000));
       logger.info('draining requests');
       await apiListener.close(config.shutdown_grace_seconds * 1000);
+      await readPool?.close();
       await readinessLoop.stop();
       await remote?.stop();
       await capacity?.watch.stop();
@@ -313,7 +335,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
       metrics.registry.clear();
       logger.info('stopped');
     })());
-  return { apiAddress: apiListener.address, adminAddress: adminListener.address, store, readiness, metrics, clusters, telemetry: telemetry?.telemetry, stop };
+  return { apiAddress: apiListener.address, adminAddress: adminListener.address, store, index, readiness, metrics, clusters, telemetry: telemetry?.telemetry, stop };
 }
 
 async function main(): Promise<void> {

@@ -33,7 +33,7 @@ describe('API errors and request ids', () => {
   });
 
   it('answers 500 INTERNAL without internals when a read fails', async () => {
-    sinon.stub(t.service.store, 'list').rejects(new Error('SQLITE_CORRUPT: database disk image is malformed at /var/lib/secret.db'));
+    sinon.stub(t.service.index, 'list').rejects(new Error('SQLITE_CORRUPT: database disk image is malformed at /var/lib/secret.db'));
     const res = await t.get('/v1/workloads');
     expect(res.status).to.equal(500);
     expect(res.body.error.code).to.equal('INTERNAL');

@@ -58,6 +58,7 @@ describe('config/load', () => {
         label_instance_type: 'node.kubernetes.io/instance-type',
         label_gpu_product: 'nvidia.com/gpu.product',
         index_flush_interval_ms: 200,
+        read_workers: 2,
         telemetry_enabled: true,
         scrape_interval_seconds: 15,
         scrape_concurrency: 32,

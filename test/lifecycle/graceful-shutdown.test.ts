@@ -22,9 +22,9 @@ function tryConnect(address: string): Promise<string> {
   });
 }
 
-/** Makes the store's list take `ms`, and resolves `reached` when a request gets there. */
+/** Makes the API's list read take `ms`, and resolves `reached` when a request gets there. */
 function slowList(t: TestService, ms: number): { reached: Promise<void> } {
-  const store = t.service.store;
+  const store = t.service.index;
   const list = store.list.bind(store);
   let arrived: () => void = () => undefined;
   const reached = new Promise<void>((resolve) => {

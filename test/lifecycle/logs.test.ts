@@ -74,7 +74,7 @@ describe('logs', () => {
   });
 
   it('never writes a bearer token or other credential, whether it was accepted, rejected or the request failed', async () => {
-    sinon.stub(t.service.store, 'get').rejects(new Error('disk I/O error'));
+    sinon.stub(t.service.index, 'get').rejects(new Error('disk I/O error'));
     const requests: { as?: null; org?: string | null; headers?: Record<string, string> }[] = [
       {}, // accepted
       { org: 'globex' }, // accepted credential, wrong organization

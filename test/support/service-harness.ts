@@ -87,6 +87,9 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     // Most tests seed the index directly; those that watch a cluster turn it on with a kubeconfig.
     GPUCAP_HOME_CLUSTER_ENABLED: 'false',
     GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false',
+    // Reads on the main thread: a worker pool costs about a second to start under tsx, in every test
+    // service. test/store/read-pool-service.test.ts runs the service with its workers.
+    GPUCAP_READ_WORKERS: '0',
     ...options.env,
   });
   const service = await startService(config, { clock: options.clock === 'system' ? systemClock : clock, logger: options.logger ?? pino({ level: 'silent' }), informers: options.informers });

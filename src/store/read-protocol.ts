@@ -1,0 +1,38 @@
+// The messages between the read pool (main thread) and its read workers. Everything crosses the
+// thread boundary by structured clone, so only plain data travels: objects, arrays, Maps, and errors
+// flattened to their fields (read-errors.ts).
+import type { WorkloadIndex } from '../query/ports.js';
+
+/** The WorkloadIndex methods a worker answers; every one is a read. */
+export const READ_METHODS = ['list', 'get', 'stats', 'rankByGpuHours', 'describe', 'usage', 'activeGpus'] as const satisfies readonly (keyof WorkloadIndex)[];
+export type ReadMethod = (typeof READ_METHODS)[number];
+
+/** What a worker is started with (worker_threads `workerData`). */
+export interface ReadWorkerData {
+  dbPath: string;
+}
+
+/** An error as it crosses threads: enough to rebuild the same kind of error on the other side. */
+export interface SerializedError {
+  name: string;
+  message: string;
+  stack?: string;
+  /** SQLite's result code (`SQLITE_CORRUPT`), or the API error code of an ApiError. */
+  code?: string;
+  /** Set when the error was an ApiError, so that it keeps its HTTP status and details. */
+  api?: { details: unknown[]; headers: Record<string, string> };
+}
+
+/** Main thread → worker: one call of a read method. */
+export interface ReadRequest {
+  id: number;
+  method: ReadMethod;
+  args: unknown[];
+}
+
+/** Worker → main thread: once after start, then one reply per request. */
+export type WorkerMessage =
+  | { type: 'ready' }
+  | { type: 'failed'; error: SerializedError }
+  | { type: 'reply'; id: number; ok: true; value: unknown }
+  | { type: 'reply'; id: number; ok: false; error: SerializedError };
