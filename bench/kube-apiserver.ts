@@ -14,8 +14,9 @@
 // LIST equivalent of "initiative X" is a LIST of X's namespace; the one initiative label on pods
 // (standalone pods relabelled "<initiative>-adhoc") is compared with a cluster-wide label selector.
 // Writes bench/results/kube-apiserver[.quick].json. It never asserts speed.
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import { homedir, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startEnvtest, type Envtest } from '../test/support/envtest/envtest.js';
@@ -25,7 +26,7 @@ import { ApiServerClient } from './lib/apiserver-client.js';
 import { etcdUrlOf } from './lib/apiserver-etcd.js';
 import { ClusterLoader, type LoadedCluster, type NamespaceCounts } from './lib/apiserver-loader.js';
 import { kubeToken, serviceToken, single, sequence, summarizeRounds, timeRound, walk, type Endpoint, type Operation, type Round, type TimedRun, type TimingOptions } from './lib/apiserver-timing.js';
-import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
+import { describeEnvironment, formatBytes, REPO_DIR, writeResults } from './lib/environment.js';
 import { scrape, sumOf } from './lib/prometheus-text.js';
 import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service-process.js';
 import type { BenchOutcome } from './workloads-api.js';
@@ -34,6 +35,7 @@ export const NAME = 'kube-apiserver';
 const ORGANIZATION = 'acme';
 const CLUSTER_ID = 'envtest';
 const INSTALL_HINT = 'export ENVTEST_BIN=$(bash ../shared/envtest/install.sh)';
+const INSTALL_SCRIPT = join(REPO_DIR, '..', 'shared', 'envtest', 'install.sh');
 
 interface Settings {
   shape: ClusterShape;
@@ -135,7 +137,7 @@ export async function runKubeApiserverBench(options: KubeApiserverOptions): Prom
     `${environment.machine.cores} × ${environment.machine.cpuModel}, ${formatBytes(environment.machine.memoryBytes)}, Node ${environment.node}`);
   const [load1] = environment.loadAverageAtStart;
   if (load1 !== undefined && load1 > 1) log(`!!! WARNING: load average ${load1} before the start: other processes are busy and the figures will be noisy`);
-  requireEnvtestBinaries();
+  ensureEnvtestBinaries(log);
 
   const runStarted = performance.now();
   let envtest: Envtest | undefined;
@@ -330,11 +332,18 @@ export async function runKubeApiserverBench(options: KubeApiserverOptions): Prom
   }
 }
 
-/** The envtest binaries must be built already: install.sh would build kube-apiserver for 10-15 minutes. */
-function requireEnvtestBinaries(): void {
-  const bin = process.env.ENVTEST_BIN || join(process.env.ENVTEST_HOME ?? join(homedir(), '.cache', 'gpucap-envtest'), 'bin');
+/**
+ * ENVTEST_BIN, or ../shared/envtest/install.sh's answer: cached after its first build (10-15 minutes
+ * once, which `npm run bench` on a machine that never ran CI pays here).
+ */
+function ensureEnvtestBinaries(log: (line: string) => void): void {
+  if (process.env.ENVTEST_BIN === undefined || process.env.ENVTEST_BIN === '') {
+    log(`  ENVTEST_BIN is not set: asking ${INSTALL_SCRIPT} (cached after its first build, which takes 10-15 minutes)`);
+    process.env.ENVTEST_BIN = execFileSync('bash', [INSTALL_SCRIPT], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  }
+  const bin = process.env.ENVTEST_BIN;
   for (const name of ['etcd', 'kube-apiserver']) {
-    if (!existsSync(join(bin, name))) throw new Error(`Cannot run ${NAME}: no ${name} in "${bin}"; build the envtest binaries first (${INSTALL_HINT}, 10-15 minutes once)`);
+    if (!existsSync(join(bin, name))) throw new Error(`Cannot run ${NAME}: no ${name} in "${bin}" (${INSTALL_HINT})`);
   }
 }
 
