@@ -1,24 +1,12 @@
-// `npm run bench [-- --quick] [-- --only NAME]`: runs every benchmark registered below, one after the
+// `npm run bench [-- --quick] [-- --only NAME|ROW]`: runs every benchmark of bench/registry.ts, one after the
 // other, then prints one summary table each. Benchmarks measure and report; they never fail on
 // slowness. The exit code is non-zero only when a benchmark crashed or a request failed (non-2xx or
 // connection error), since figures over failed requests mean nothing.
-import { runParseBench } from './parse.js';
-import { runSyncIngestBench } from './sync-ingest.js';
-import { runTelemetryBench } from './telemetry.js';
-import { runWorkloadsApiBench, type BenchOutcome } from './workloads-api.js';
-
-interface BenchDefinition {
-  name: string;
-  run(options: { quick: boolean }): Promise<BenchOutcome>;
-}
-
-/** Every benchmark, in the order they run. A new one registers here. */
-const BENCHES: readonly BenchDefinition[] = [
-  { name: 'workloads-api', run: (options) => runWorkloadsApiBench(options) },
-  { name: 'sync-ingest', run: (options) => runSyncIngestBench(options) },
-  { name: 'parse', run: (options) => runParseBench(options) },
-  { name: 'telemetry', run: (options) => runTelemetryBench(options) },
-];
+import { join } from 'node:path';
+import { REPO_DIR } from './lib/environment.js';
+import { readSideBySide, readTargets, sideBySideMarkdown, targetsMarkdown, writeTargetsSection } from './lib/targets.js';
+import type { BenchOutcome } from './workloads-api.js';
+import { BENCHES } from './registry.js';
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: string | null } {
   let quick = false;
@@ -30,10 +18,12 @@ function parseArgs(argv: readonly string[]): { quick: boolean; only: string | nu
     else if (arg?.startsWith('--only=')) only = arg.slice('--only='.length);
     else throw new Error(`Unknown argument "${arg}" (known: --quick, --only NAME)`);
   }
-  if (only !== null && !BENCHES.some((b) => b.name === only)) {
-    throw new Error(`Unknown benchmark "${only}" (known: ${BENCHES.map((b) => b.name).join(', ')})`);
+  // --only takes a benchmark's name or one of its rows (`--only stats` runs workloads-api).
+  const chosen = only === null ? null : BENCHES.find((b) => b.name === only || b.rows.includes(only));
+  if (chosen === undefined) {
+    throw new Error(`Unknown benchmark "${only}" (known: ${BENCHES.map((b) => `${b.name} (${b.rows.join(', ')})`).join(', ')})`);
   }
-  return { quick, only };
+  return { quick, only: chosen?.name ?? null };
 }
 
 function printTable(header: string[], rows: string[][]): void {
@@ -66,6 +56,16 @@ async function main(): Promise<number> {
     console.log(`\n${outcome.name} → ${outcome.resultsFile}`);
     printTable(outcome.table.header, outcome.table.rows);
     for (const note of outcome.notes) console.log(`  ${note}`);
+  }
+  const targets = readTargets(quick ? '.quick' : '');
+  console.log(`\n=== Issue 7's targets (from bench/results/*${quick ? '.quick' : ''}.json${quick ? '; --quick runs a small scale, so these say nothing about the targets' : ''}) ===`);
+  console.log(targetsMarkdown(targets));
+  const sideBySide = readSideBySide(quick ? '.quick' : '');
+  console.log('\n=== Side by side (same data, one run) ===');
+  console.log(sideBySideMarkdown(sideBySide));
+  if (!quick) {
+    const doc = join(REPO_DIR, 'docs', 'performance.md');
+    console.log(writeTargetsSection(doc, targets, sideBySide) ? `\n${doc}: targets table updated` : `\n!!! ${doc} has no targets markers; table not written`);
   }
   const failedRequests = outcomes.filter((o) => o.requestErrors > 0);
   for (const outcome of failedRequests) {

@@ -1,8 +1,9 @@
-// Benchmark of the workload read endpoints over HTTP against the real service, at 100k and 1M rows
-// (--quick: 10k, the CI smoke check). Per dataset: copy the cached generated index, start the service
-// in a child process, run each scenario (warm-up, sequential run on one connection for clean latency,
-// throughput run on 8 connections), record the child's peak RSS, then explain and time the SQL the
-// store runs for each scenario. Prints figures and writes bench/results/workloads-api[.quick].json.
+// Benchmark of the workload read endpoints over HTTP against the real service, at 1M rows (--quick: 10k,
+// the CI smoke check; --sizes when run directly). Per dataset: copy the cached generated index, start the
+// service in a child process, run each scenario (warm-up, sequential run on one connection for clean
+// latency, throughput run on 8 connections), record the child's peak RSS, then explain and time the SQL
+// the store runs for each scenario. Prints figures and writes issue 7's rows list, get and stats to
+// bench/results/{list,get,stats}[.quick].json.
 // It never asserts speed; request errors are reported loudly and make the run fail.
 import { copyFileSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -36,15 +37,17 @@ interface Settings {
   sqlBudgetMs: number;
 }
 
+// Issue 7's scale only (1M rows): the whole `npm run bench` must fit in 15 minutes on a fresh clone.
+// `--sizes` (run directly) measures other sizes.
 const FULL: Settings = {
-  sizes: [100_000, 1_000_000],
+  sizes: [1_000_000],
   connections: 8,
-  warmupSeconds: 2,
-  loadSeconds: 8,
-  sequential: { maxRequests: 400, maxSeconds: 6, minRequests: 20 },
+  warmupSeconds: 1,
+  loadSeconds: 5,
+  sequential: { maxRequests: 300, maxSeconds: 4, minRequests: 20 },
   cursorPages: 100,
   sampledIds: 1000,
-  sqlBudgetMs: 1000,
+  sqlBudgetMs: 600,
 };
 
 const QUICK: Settings = {
@@ -155,7 +158,23 @@ export async function runWorkloadsApiBench(options: { quick: boolean; sizes?: nu
     targets,
     datasets,
   };
-  const resultsFile = writeResults(options.quick ? `${NAME}.quick` : NAME, results);
+  // One results file per row of issue 7's table (list, get, stats), each with its own scenarios and targets.
+  const suffix = options.quick ? '.quick' : options.sizes !== undefined ? '.custom' : '';
+  const files = (['list', 'get', 'stats'] as const).map((row) => {
+    const kinds: Kind[] = row === 'stats' ? ['stats', 'ranking'] : [row];
+    const { datasets: _all, targets: _targets, ...common } = results;
+    return writeResults(`${row}${suffix}`, {
+      ...common,
+      bench: row,
+      targets: targets.filter((t) => t.target.startsWith(row)),
+      datasets: datasets.map((d) => ({
+        ...d,
+        scenarios: d.scenarios.filter((sc) => kinds.includes(sc.kind)),
+        sql: d.sql.filter((q) => d.scenarios.some((sc) => sc.name === q.scenario && kinds.includes(sc.kind))),
+      })),
+    });
+  });
+  const resultsFile = files.join(', ');
   log(`${NAME}: results written to ${resultsFile}`);
 
   const requestErrors = datasets.reduce((sum, d) => sum + d.scenarios.reduce((s, r) => s + errorsOf(r), 0), 0);
@@ -443,7 +462,10 @@ function fixed(ms: number): string {
 
 const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
 if (invokedDirectly) {
-  runWorkloadsApiBench({ quick: process.argv.includes('--quick') }).then(
+  // `npx tsx bench/workloads-api.ts [--quick] [--sizes 100000,1000000]` (other sizes → list/get/stats.custom.json)
+  const sizesAt = process.argv.indexOf('--sizes');
+  const sizes = sizesAt < 0 ? undefined : (process.argv[sizesAt + 1] ?? '').split(',').map(Number);
+  runWorkloadsApiBench({ quick: process.argv.includes('--quick'), sizes }).then(
     (outcome) => process.exit(outcome.requestErrors > 0 ? 1 : 0),
     (error: unknown) => {
       console.error(error);

@@ -21,6 +21,19 @@ export interface ClusterShape {
 export const FULL_CLUSTER: ClusterShape = { pods: 100_000, jobs: 10_000, namespaces: 50, nodes: 1_250 };
 export const QUICK_CLUSTER: ClusterShape = { pods: 5_000, jobs: 500, namespaces: 10, nodes: 64 };
 
+/**
+ * Issue 7's reference scale, as the service meets it: 150,000 live pods (15,000 of them Jobs' parents'
+ * children) and 1,250 GPU nodes spread over 4 clusters, one home cluster and three remote ones.
+ */
+export const REFERENCE_FLEET = { clusters: 4, total: { pods: 150_000, jobs: 15_000, namespaces: 52, nodes: 1_250 } } as const;
+export const QUICK_FLEET = { clusters: 2, total: { pods: 5_000, jobs: 500, namespaces: 10, nodes: 64 } } as const;
+
+/** The shape of cluster `index` of `clusters` sharing `total` (remainders go to the first clusters). */
+export function shareOf(total: ClusterShape, clusters: number, index: number): ClusterShape {
+  const part = (n: number) => Math.floor(n / clusters) + (index < n % clusters ? 1 : 0);
+  return { pods: part(total.pods), jobs: part(total.jobs), namespaces: part(total.namespaces), nodes: part(total.nodes) };
+}
+
 /** Two node types, as a cluster with one H100 pool and one L40S pool would have. */
 export const NODE_TYPES: readonly { instanceType: string; product: string; gpus: number; share: number }[] = [
   { instanceType: 'p5.48xlarge', product: 'NVIDIA-H100-80GB-HBM3', gpus: 8, share: 0.6 },
@@ -216,8 +229,8 @@ export class PodFactory {
 }
 
 /** Every object of the cluster, fully built (about 3 KB of JSON per pod). */
-export function generateCluster(shape: ClusterShape, options: { now: number }): GeneratedCluster {
-  const random = mulberry32(CLUSTER_SEED ^ shape.pods ^ (shape.jobs << 8));
+export function generateCluster(shape: ClusterShape, options: { now: number; /** Distinguishes the clusters of one run (their uids must differ). */ seed?: number }): GeneratedCluster {
+  const random = mulberry32(CLUSTER_SEED ^ shape.pods ^ (shape.jobs << 8) ^ Math.imul(options.seed ?? 0, 0x9e3779b1));
   const now = options.now;
   const namespaceInfo = namespacesFor(shape.namespaces, benchPopulation(), random);
   const namespaces: KubeObject[] = namespaceInfo.map((ns) => ({

@@ -31,7 +31,18 @@ export interface ServiceProcess {
   memory(): ProcessMemory | null;
   /** The last lines the service printed (warnings and errors: it runs at log level warn). */
   outputTail(): string;
+  /** Heap after two full collections (needs `heapProbe: true`); null without it or off Linux. */
+  heapAfterGc(): Promise<HeapFigures | null>;
   stop(): Promise<void>;
+}
+
+/** process.memoryUsage() of the service right after two forced full collections. */
+export interface HeapFigures {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
 }
 
 export interface ProcessMemory {
@@ -63,6 +74,8 @@ export interface ServiceOptions {
   startTimeoutMs?: number;
   /** Also append everything the service prints to this file (e.g. with nodeArgs ['--trace-gc']). */
   outputFile?: string;
+  /** Preload bench/lib/heap-probe.ts (and --expose-gc) so heapAfterGc() can read the retained heap. */
+  heapProbe?: boolean;
 }
 
 /** A port free right now on 127.0.0.1 (asked from the OS, then released for the child to take). */
@@ -116,9 +129,12 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
     BENCH_CLOCK_OFFSET_MS: String(options.clockAt === undefined ? 0 : options.clockAt - Date.now()),
     ...options.env,
   });
+  const heapFile = join(options.workDir, `heap-${apiPort}.json`);
+  if (options.heapProbe === true) env['BENCH_HEAP_FILE'] = heapFile;
   const shiftClock = pathToFileURL(join(BENCH_DIR, 'lib', 'shift-clock.ts')).href;
+  const heapProbe = options.heapProbe === true ? ['--expose-gc', '--import', pathToFileURL(join(BENCH_DIR, 'lib', 'heap-probe.ts')).href] : [];
   const started = performance.now();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', '--import', shiftClock, 'src/main.ts'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', '--import', shiftClock, ...heapProbe, 'src/main.ts'], {
     cwd: REPO_DIR,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -163,6 +179,7 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
     memory: () => readMemory(pid),
     cpuSeconds: () => readCpuSeconds(pid),
     outputTail,
+    heapAfterGc: () => (options.heapProbe === true && exited === null ? readHeapAfterGc(child, heapFile) : Promise.resolve(null)),
     async stop() {
       if (exited !== null) {
         const { code, signal } = exited as { code: number | null; signal: NodeJS.Signals | null };
@@ -171,6 +188,30 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
       await stopChild(child, exit);
     },
   };
+}
+
+/** Signals the heap probe and waits (up to 120 s: a full collection of a big heap on a busy machine) for its answer. */
+async function readHeapAfterGc(child: ChildProcess, file: string): Promise<HeapFigures | null> {
+  const previous = readHeapFile(file)?.sequence ?? 0;
+  child.kill('SIGUSR2');
+  const deadline = performance.now() + 120_000;
+  while (performance.now() < deadline) {
+    const figures = readHeapFile(file);
+    if (figures !== null && figures.sequence > previous) {
+      const { sequence: _sequence, ...heap } = figures;
+      return heap;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return null;
+}
+
+function readHeapFile(file: string): (HeapFigures & { sequence: number }) | null {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as HeapFigures & { sequence: number };
+  } catch {
+    return null;
+  }
 }
 
 async function waitForOk(url: string, exited: () => unknown, timeoutMs: number): Promise<void> {

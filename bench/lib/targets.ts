@@ -1,0 +1,218 @@
+// Issue 7's table of targets, read back from the results files the benchmarks wrote: one line per row
+// with the target, the measured figure and whether it was met. `npm run bench` prints it at the end, and
+// a full run also writes it between the markers of docs/performance.md, so the document shows the
+// figures of the committed results and not a copy typed by hand.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RESULTS_DIR } from './environment.js';
+
+export interface TargetLine {
+  row: string;
+  measure: string;
+  target: string;
+  measured: string;
+  /** null when the results file is missing or holds no figure for it. */
+  met: boolean | null;
+}
+
+type Json = Record<string, unknown>;
+type Reader = (results: Json) => Omit<TargetLine, 'row'>[];
+
+const num = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+const ms = (value: number | null): string => (value === null ? 'n/a' : `${value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2)} ms`);
+const count = (value: number | null): string => (value === null ? 'n/a' : Math.round(value).toLocaleString('en-US'));
+const atMost = (value: number | null, limit: number): boolean | null => (value === null ? null : value <= limit);
+const atLeast = (value: number | null, limit: number): boolean | null => (value === null ? null : value >= limit);
+const array = (value: unknown): Json[] => (Array.isArray(value) ? (value as Json[]) : []);
+const object = (value: unknown): Json => (typeof value === 'object' && value !== null ? (value as Json) : {});
+
+/** Worst (or best) of the scenarios of the last dataset of a list/get/stats file. */
+function scenarioFigure(results: Json, pick: (scenario: Json) => number | null, worst: 'max' | 'min'): { value: number | null; scenario: string } {
+  const dataset = array(results['datasets']).at(-1);
+  let best: { value: number | null; scenario: string } = { value: null, scenario: '' };
+  for (const scenario of array(dataset?.['scenarios'])) {
+    const value = pick(scenario);
+    if (value === null) continue;
+    if (best.value === null || (worst === 'max' ? value > best.value : value < best.value)) best = { value, scenario: String(scenario['name']) };
+  }
+  return best;
+}
+
+const sequential = (field: string) => (s: Json) => num(object(s['sequential'])[field]);
+const onlyKind = (kind: string, pick: (s: Json) => number | null) => (s: Json) => (s['kind'] === kind ? pick(s) : null);
+
+const READERS: Record<string, Reader> = {
+  list: (r) => {
+    const p50 = scenarioFigure(r, sequential('p50'), 'max');
+    const p99 = scenarioFigure(r, sequential('p99'), 'max');
+    const rps = scenarioFigure(r, (s) => num(object(s['load'])['reqPerSec']), 'min');
+    return [
+      { measure: `GET /v1/workloads p50, worst scenario (${p50.scenario})`, target: '≤ 3 ms', measured: ms(p50.value), met: atMost(p50.value, 3) },
+      { measure: `… p99, worst scenario (${p99.scenario})`, target: '≤ 10 ms', measured: ms(p99.value), met: atMost(p99.value, 10) },
+      { measure: `… req/s on 8 connections, slowest scenario (${rps.scenario})`, target: '≥ 1,000', measured: count(rps.value), met: atLeast(rps.value, 1000) },
+    ];
+  },
+  get: (r) => {
+    const p99 = scenarioFigure(r, sequential('p99'), 'max');
+    return [{ measure: 'GET /v1/workloads/{id} p99', target: '≤ 5 ms', measured: ms(p99.value), met: atMost(p99.value, 5) }];
+  },
+  stats: (r) => {
+    const p99 = scenarioFigure(r, onlyKind('stats', sequential('p99')), 'max');
+    return [{ measure: `GET /v1/workloads/stats last_30_days p99, worst group_by (${p99.scenario})`, target: '≤ 50 ms', measured: ms(p99.value), met: atMost(p99.value, 50) }];
+  },
+  sync: (r) => {
+    const targets = object(r['targets']);
+    const ready = num(object(targets['readySeconds'])['measured']);
+    const retained = num(object(targets['retainedBytesPerPod'])['measured']);
+    const pods = num(targets['pods']);
+    return [
+      { measure: `initial LIST of ${count(pods)} pods (4 clusters) to ready`, target: '≤ 60 s', measured: ready === null ? 'n/a' : `${ready.toFixed(1)} s`, met: atMost(ready, 60) },
+      { measure: 'retained memory per pod (heap after full GC, minus an idle service)', target: '≤ 1 KB', measured: retained === null ? 'n/a' : `${Math.round(retained)} B`, met: atMost(retained, 1024) },
+    ];
+  },
+  ingest: (r) => {
+    const targets = object(r['targets']);
+    const rate = num(object(targets['eventsPerSecond'])['measured']);
+    const lag = object(targets['lagP99Ms']);
+    const within = num(lag['highestRateWithin']);
+    const atRates = array(lag['measuredAtEachRate']).map((x) => `${count(num(x['rate']))}: ${ms(num(x['p99']))}`).join(', ');
+    return [
+      { measure: 'watch events absorbed (highest sustained rate)', target: '≥ 10,000 ev/s', measured: `${count(rate)} ev/s`, met: atLeast(rate, 10_000) },
+      { measure: `event → visible in the API, p99 (by offered ev/s: ${atRates})`, target: '≤ 500 ms', measured: within === null ? 'no rate within' : `within up to ${count(within)} ev/s`, met: within === null ? false : within >= 10_000 },
+    ];
+  },
+  parse: (r) => {
+    const first = array(r['results'])[0];
+    const ns = num(object(first?.['ours'])['nsPerSample']);
+    const ratios = array(r['results']).map((x) => num(x['speedup'])).filter((x): x is number => x !== null);
+    const minRatio = ratios.length === 0 ? null : Math.min(...ratios);
+    return [
+      { measure: `dcgm text parse, ${String(first?.['payload'] ?? 'payload')}`, target: '≤ 400 ns/sample', measured: ns === null ? 'n/a' : `${Math.round(ns)} ns/sample`, met: atMost(ns, 400) },
+      { measure: 'speed-up over parse-prometheus-text-format, lowest of every payload', target: '≥ 5×', measured: minRatio === null ? 'n/a' : `${minRatio.toFixed(1)}×`, met: atLeast(minRatio, 5) },
+    ];
+  },
+  mixed: (r) => {
+    const targets = object(r['targets']);
+    const worst = num(object(targets['p99Ms'])['worst']);
+    const errors = num(targets['errors']);
+    const ingest = object(r['ingest']);
+    return [
+      {
+        measure: `every endpoint while ingest is offered ${count(num(ingest['offeredPerSecond']))} ev/s (absorbed ${count(num(ingest['absorbedPerSecond']))}): worst p99`,
+        target: '≤ 1 s',
+        measured: ms(worst),
+        met: atMost(worst, 1000),
+      },
+      { measure: '… failed requests', target: '0', measured: count(errors), met: errors === null ? null : errors === 0 },
+    ];
+  },
+};
+
+/** Every target line, from bench/results/<row><suffix>.json. */
+export function readTargets(suffix: '' | '.quick'): TargetLine[] {
+  return Object.entries(READERS).flatMap(([row, read]) => {
+    const file = join(RESULTS_DIR, `${row}${suffix}.json`);
+    if (!existsSync(file)) return [{ row, measure: `(no ${row}${suffix}.json)`, target: '', measured: 'n/a', met: null }];
+    return read(JSON.parse(readFileSync(file, 'utf8')) as Json).map((line) => ({ row, ...line }));
+  });
+}
+
+export function targetsMarkdown(lines: readonly TargetLine[]): string {
+  const verdict = (met: boolean | null) => (met === null ? 'n/a' : met ? 'met' : '**missed**');
+  return [
+    '| row | measure | target | measured | |',
+    '|---|---|---|---:|---|',
+    ...lines.map((l) => `| ${l.row} | ${l.measure} | ${l.target} | ${l.measured} | ${verdict(l.met)} |`),
+  ].join('\n');
+}
+
+export interface SideBySideLine {
+  comparison: string;
+  ours: string;
+  theirs: string;
+  /** theirs ÷ ours: above 1, we are faster (or smaller). */
+  ratio: string;
+}
+
+const p50p99 = (run: Json): string => `${ms(num(run['p50']))} / ${ms(num(run['p99']))}`;
+const ratioText = (value: number | null): string => (value === null ? 'n/a' : `${value.toFixed(1)}×`);
+const bytes = (value: number | null): string => (value === null ? 'n/a' : `${Math.round(value).toLocaleString('en-US')} B`);
+
+/** The side-by-side comparisons of the last full run (prometheus.json, kube-apiserver.json, parse.json). */
+export function readSideBySide(suffix: '' | '.quick'): SideBySideLine[] {
+  const load = (row: string): Json | null => {
+    const file = join(RESULTS_DIR, `${row}${suffix}.json`);
+    return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Json) : null;
+  };
+  const lines: SideBySideLine[] = [];
+  const prometheus = load('prometheus');
+  for (const pair of array(prometheus?.['pairs'])) {
+    const ratio = object(pair['ratio']);
+    if (pair['ratio'] === null || pair['ratio'] === undefined) continue;
+    lines.push({
+      comparison: `Prometheus: ${String(pair['name'])}, p50 / p99`,
+      ours: p50p99(object(object(pair['ours'])['sequential'])),
+      theirs: p50p99(object(object(pair['prometheus'])['sequential'])),
+      ratio: `${ratioText(num(ratio['p50']))} / ${ratioText(num(ratio['p99']))}`,
+    });
+  }
+  const memory = object(prometheus?.['memory']);
+  if (prometheus !== null && memory['ratio'] !== undefined) {
+    lines.push({
+      comparison: `Prometheus: memory per GPU (RSS growth, ${count(num(memory['gpus']))} GPUs)`,
+      ours: bytes(num(object(memory['ours'])['rssDeltaPerGpu'])),
+      theirs: bytes(num(object(memory['prometheus'])['rssDeltaPerGpu'])),
+      ratio: ratioText(num(object(memory['ratio'])['rssPerGpu'])),
+    });
+  }
+  const apiserver = load('kube-apiserver');
+  for (const pair of array(apiserver?.['pairs'])) {
+    lines.push({
+      comparison: `kube-apiserver: ${String(pair['name'])}, p50 / p99`,
+      ours: p50p99(object(pair['ours'])),
+      theirs: p50p99(object(pair['theirs'])),
+      ratio: `${ratioText(num(object(pair['ratio'])['p50']))} / ${ratioText(num(object(pair['ratio'])['p99']))}`,
+    });
+  }
+  const parse = load('parse');
+  for (const result of array(parse?.['results'])) {
+    lines.push({
+      comparison: `parse-prometheus-text-format: ${String(result['payload'])}, ns/sample`,
+      ours: `${count(num(object(result['ours'])['nsPerSample']))} ns`,
+      theirs: `${count(num(object(result['oracle'])['nsPerSample']))} ns`,
+      ratio: ratioText(num(result['speedup'])),
+    });
+  }
+  return lines;
+}
+
+export function sideBySideMarkdown(lines: readonly SideBySideLine[]): string {
+  return [
+    '| comparison | ours | theirs | theirs ÷ ours |',
+    '|---|---:|---:|---:|',
+    ...lines.map((l) => `| ${l.comparison} | ${l.ours} | ${l.theirs} | ${l.ratio} |`),
+  ].join('\n');
+}
+
+const BEGIN = '<!-- bench:targets:begin (written by npm run bench; do not edit by hand) -->';
+const END = '<!-- bench:targets:end -->';
+
+const SIDE_BEGIN = '<!-- bench:side-by-side:begin (written by npm run bench; do not edit by hand) -->';
+const SIDE_END = '<!-- bench:side-by-side:end -->';
+
+/** Replaces the text between two markers; false when they are missing. */
+function replaceBetween(text: string, begin: string, end: string, content: string): string | null {
+  const from = text.indexOf(begin);
+  const to = text.indexOf(end);
+  if (from < 0 || to < from) return null;
+  return `${text.slice(0, from + begin.length)}\n${content}\n${text.slice(to)}`;
+}
+
+/** Writes both tables between their markers in `docPath`; false when a pair of markers is missing. */
+export function writeTargetsSection(docPath: string, lines: readonly TargetLine[], sideBySide: readonly SideBySideLine[]): boolean {
+  const withTargets = replaceBetween(readFileSync(docPath, 'utf8'), BEGIN, END, targetsMarkdown(lines));
+  const withBoth = withTargets === null ? null : replaceBetween(withTargets, SIDE_BEGIN, SIDE_END, sideBySideMarkdown(sideBySide));
+  if (withBoth === null) return false;
+  writeFileSync(docPath, withBoth);
+  return true;
+}

@@ -1,0 +1,28 @@
+// Every benchmark of `npm run bench`, in the order they run, with the rows of issue 7's table each one
+// measures (each row has its results file, bench/results/<row>.json). A new benchmark registers here.
+import { runKubeApiserverBench } from './kube-apiserver.js';
+import { runMixedBench } from './mixed.js';
+import { runParseBench } from './parse.js';
+import { runPrometheusBench } from './prometheus.js';
+import { runSyncIngestBench } from './sync-ingest.js';
+import { runTelemetryBench } from './telemetry.js';
+import { runWorkloadsApiBench, type BenchOutcome } from './workloads-api.js';
+
+export interface BenchDefinition {
+  name: string;
+  /** The rows of issue 7's table it measures: each writes bench/results/<row>.json. */
+  rows: readonly string[];
+  run(options: { quick: boolean }): Promise<BenchOutcome>;
+}
+
+/** The two that need the 1M-row index come last: on a fresh clone the first of them generates it, and they share it. */
+export const BENCHES: readonly BenchDefinition[] = [
+  { name: 'parse', rows: ['parse'], run: (options) => runParseBench(options) },
+  { name: 'telemetry', rows: ['rings', 'metrics', 'ranking'], run: (options) => runTelemetryBench(options) },
+  { name: 'prometheus', rows: ['prometheus'], run: (options) => runPrometheusBench(options) },
+  { name: 'sync-ingest', rows: ['sync', 'ingest'], run: (options) => runSyncIngestBench(options) },
+  { name: 'kube-apiserver', rows: ['kube-apiserver'], run: (options) => runKubeApiserverBench(options) },
+  { name: 'workloads-api', rows: ['list', 'get', 'stats'], run: (options) => runWorkloadsApiBench(options) },
+  { name: 'mixed', rows: ['mixed'], run: (options) => runMixedBench(options) },
+];
+
