@@ -70,6 +70,9 @@ describe('service watching its home cluster', function () {
   });
 
   it('follows a pod from pending to running to completed, with its times and exit code', async () => {
+    // An hour before this test, not before the file loaded: GPU-hours of a running pod grow with the
+    // time the suite took to get here.
+    const startedAt = Date.now() - 3_600_000;
     const pod = sim.api.store.create('pods', aGpuPod('llm-train', 'train-1', { node: 'h100-1' }));
     await until('the pending pod', uid(pod), (w) => w.status === 'pending');
     sim.api.store.patchStatus('pods', pod.metadata, running(startedAt));
