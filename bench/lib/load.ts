@@ -119,7 +119,7 @@ export async function sequentialRun(target: Target, options: { maxRequests: numb
 }
 
 /** One GET whose body is read to the end; resolves with the status. */
-function get(agent: Agent, options: { hostname: string; port: string; path: string; headers: Record<string, string> }): Promise<number> {
+export function get(agent: Agent, options: { hostname: string; port: string; path: string; headers: Record<string, string> }): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request({ ...options, method: 'GET', agent, timeout: 30_000 }, (res) => {
       res.on('data', () => undefined);

@@ -3,8 +3,8 @@
 // others share, load comes and goes over seconds; taking turns puts both sides under the same load,
 // so their ratio holds even when the absolute figures are noisy. Same figures as sequentialRun
 // (bench/lib/load.ts): nearest-rank percentiles, non-2xx and connection errors counted.
-import { Agent, request } from 'node:http';
-import { summarize, type RunResult, type Target } from './load.js';
+import { Agent } from 'node:http';
+import { get, summarize, type RunResult, type Target } from './load.js';
 
 export interface TurnSettings {
   requests: number;
@@ -53,16 +53,3 @@ export async function interleavedRun(targets: readonly Target[], settings: TurnS
   }));
 }
 
-/** One GET whose body is read to the end; resolves with the status. */
-function get(agent: Agent, options: { hostname: string; port: string; path: string; headers: Record<string, string> }): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request({ ...options, method: 'GET', agent, timeout: 30_000 }, (res) => {
-      res.on('data', () => undefined);
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end();
-  });
-}

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { BENCH_DIR } from './environment.js';
 import { parseMetrics } from './prometheus-text.js';
+import { readCpuSeconds } from './service-process.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -220,13 +221,3 @@ function readRssBytes(pid: number): number | null {
   }
 }
 
-/** utime + stime of /proc/<pid>/stat, in clock ticks of 1/100 s. */
-function readCpuSeconds(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}

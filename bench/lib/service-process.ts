@@ -253,7 +253,7 @@ function readMemory(pid: number): ProcessMemory | null {
 }
 
 /** utime + stime of /proc/<pid>/stat (fields 14 and 15, in clock ticks of 1/100 s on Linux). */
-function readCpuSeconds(pid: number): number | null {
+export function readCpuSeconds(pid: number): number | null {
   let stat: string;
   try {
     stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
