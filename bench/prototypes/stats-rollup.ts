@@ -1,7 +1,9 @@
 // Prototype behind the statistics recommendation of docs/performance.md: daily rollups per group
 // dimension, and a rolling window read as whole days from the rollup plus the partial first day from
 // the raw rows. Builds the rollups on a copy of a cached benchmark file, checks that they give the
-// same figures as a scan of the rows, and times both. Not used by the service.
+// same figures as a scan of the rows, and times both. Not used by the service: schema v3
+// (src/store/migration-v3.ts) holds the rollups this led to; its tables are prototype_daily_* so as
+// not to touch the service's stats_daily_*.
 //   npx tsx bench/prototypes/stats-rollup.ts [--rows 1000000]
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,15 +21,15 @@ const DURATION_MS = 'CASE WHEN w.started_at IS NULL THEN 0 ELSE MAX(0, COALESCE(
 /** Figures of one (organization, day, key): linear in `now`, so unfinished workloads fit too. */
 function createRollup(db: Database, dimension: Dimension): void {
   db.exec(`
-    DROP TABLE IF EXISTS stats_daily_${dimension};
-    CREATE TABLE stats_daily_${dimension} (
+    DROP TABLE IF EXISTS prototype_daily_${dimension};
+    CREATE TABLE prototype_daily_${dimension} (
       organization_id TEXT NOT NULL, day INTEGER NOT NULL, key TEXT NOT NULL,
       workloads INTEGER NOT NULL, completed INTEGER NOT NULL, failed INTEGER NOT NULL, started INTEGER NOT NULL,
       finished_duration_ms INTEGER NOT NULL, unfinished_started INTEGER NOT NULL, unfinished_started_at_sum INTEGER NOT NULL,
       finished_gpu_seconds REAL NOT NULL, open_gpus INTEGER NOT NULL, open_start_minus_closed REAL NOT NULL,
       PRIMARY KEY (organization_id, day, key)
     ) STRICT, WITHOUT ROWID;
-    INSERT INTO stats_daily_${dimension}
+    INSERT INTO prototype_daily_${dimension}
     SELECT organization_id, submitted_at / ${DAY_MS}, ${dimension},
       COUNT(*), TOTAL(status = 'completed'), TOTAL(status = 'failed'), COUNT(started_at),
       TOTAL(CASE WHEN completed_at IS NOT NULL AND started_at IS NOT NULL THEN MAX(0, completed_at - started_at) END),
@@ -47,7 +49,7 @@ function rollupSql(dimension: Dimension, grouped: boolean): string {
       SELECT key, workloads, completed, failed, started,
         finished_duration_ms + unfinished_started * @now - unfinished_started_at_sum AS duration_ms,
         finished_gpu_seconds + open_gpus * (@now / 1000.0) - open_start_minus_closed AS gpu_seconds
-      FROM stats_daily_${dimension}
+      FROM prototype_daily_${dimension}
       WHERE organization_id = @org AND day >= ${firstFullDay} AND day <= CAST(@now / ${DAY_MS} AS INTEGER)
       UNION ALL
       SELECT w.${dimension}, 1, w.status = 'completed', w.status = 'failed', w.started_at IS NOT NULL, ${DURATION_MS}, ${GPU_SECONDS}
@@ -84,7 +86,7 @@ async function main(): Promise<void> {
     const started = performance.now();
     for (const dimension of DIMENSIONS) createRollup(db, dimension);
     console.log(`rollups built in ${((performance.now() - started) / 1000).toFixed(1)} s: ` +
-      DIMENSIONS.map((d) => `${d} ${(db.prepare(`SELECT COUNT(*) FROM stats_daily_${d}`).pluck().get() as number).toLocaleString('en-US')} rows`).join(', '));
+      DIMENSIONS.map((d) => `${d} ${(db.prepare(`SELECT COUNT(*) FROM prototype_daily_${d}`).pluck().get() as number).toLocaleString('en-US')} rows`).join(', '));
     // A window whose start is not on a day boundary, like last_30_days at any time of day.
     const params = { org: 'acme', now: BENCH_NOW, from: BENCH_NOW - 30 * DAY_MS + 7 * 3_600_000, before: BENCH_NOW + 1 };
     for (const dimension of [null, ...DIMENSIONS] as const) {

@@ -1,6 +1,7 @@
 // Schema of the index, versioned by `PRAGMA user_version`. Migrations only ever get appended: a
 // released version's SQL never changes, because files on PersistentVolumes already carry it.
 import type { Database } from 'better-sqlite3';
+import { V3 } from './migration-v3.js';
 
 export interface Migration {
   version: number;
@@ -137,6 +138,7 @@ END;
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'workloads, workload_pods, the count rollup and their indexes', sql: V1 },
   { version: 2, description: 'GPU metric totals over each workload\'s life', sql: V2 },
+  { version: 3, description: 'rollups for statistics, the GPU-hours ranking, list counts and capacity since ever', sql: V3 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

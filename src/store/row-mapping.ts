@@ -1,6 +1,6 @@
 // Rows of the workloads table to and from domain records, and the figures that depend on the time
-// of reading. The SQL twins of durationSeconds and gpuHoursAt live in workload-sql.ts; tests keep
-// the two in step.
+// of reading. The SQL twin of gpuHoursAt (GPU_HOURS_SQL) lives in workload-sql.ts; tests keep the
+// two in step. Statistics average durations in ms (DURATION_MS_SQL), not these whole seconds.
 import type { WorkloadKind, WorkloadRecord, WorkloadStatus, WorkloadView } from '../domain/workload.js';
 
 export interface WorkloadRow {

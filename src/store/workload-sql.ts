@@ -35,18 +35,33 @@ export const gpuSecondsSql = (now: string): string => `MAX(0.0, ${rawGpuSecondsS
 /** GPU-hours of `w` at @now; twin of gpuHoursAt in row-mapping.ts. */
 export const GPU_HOURS_SQL = `(${gpuSecondsSql('@now')} / 3600.0)`;
 
-/** Whole seconds run, NULL before the start (so AVG skips it); twin of durationSeconds. */
-export const DURATION_SQL =
-  `(CASE WHEN w.started_at IS NULL THEN NULL ELSE CAST(MAX(0, ${readAtMs('@now')} - w.started_at) / 1000 AS INTEGER) END)`;
+/**
+ * GPU-milliseconds of `w` at `t` (an SQL expression of epoch ms) before any floor, in exact integer
+ * arithmetic: both aggregates are sums of gpus × (ms time) / 1000.0, so rounding them to ms gives
+ * back whole numbers. Sums of these are exact in any order (below 2^53), so an aggregate over the
+ * rows and one over the rollups of schema v3 (migration-v3.ts) agree to the last bit. They differ
+ * from the floating-point GPU_HOURS_SQL of each row by its rounding, about 1e-12 relative.
+ */
+export const gpuMsAt = (t: string): string =>
+  `(ROUND(w.gpu_seconds_closed * 1000.0) - ROUND(w.open_gpu_start_sum * 1000.0) + w.open_gpus * ${t})`;
 
-/** The filter as terms over table alias `w` (workloads) or `c` (workload_counts, which has no times). */
-export function whereOf(filter: WorkloadFilter, alias: 'w' | 'c' = 'w'): SqlWhere {
+/** GPU-ms of `w` at `now`, read at its completion once finished, never negative: the figure every total sums. */
+export const gpuMsSql = (now: string): string => `MAX(0.0, ${gpuMsAt(readAtMs(now))})`;
+
+/**
+ * Milliseconds run, NULL before the start. Statistics average these, not the whole seconds of
+ * durationSeconds: a sum of whole seconds of running workloads is not linear in `now`, so no
+ * rollup could hold it (the two means differ by less than a second).
+ */
+export const DURATION_MS_SQL = `(CASE WHEN w.started_at IS NULL THEN NULL ELSE MAX(0, ${readAtMs('@now')} - w.started_at) END)`;
+
+/**
+ * The organization, the caller's scope and the initiative filter as terms over any table alias:
+ * every rollup has these columns.
+ */
+export function scopeWhere(filter: WorkloadFilter, alias: string): SqlWhere {
   const terms = [`${alias}.organization_id = @org`];
   const params: SqlParams = { org: filter.scope.organizationId };
-  const add = (term: string, name: string, value: string | number) => {
-    terms.push(`${alias}.${term} @${name}`);
-    params[name] = value;
-  };
   if (filter.scope.initiatives !== null && filter.scope.initiatives.length === 0) {
     // A team scope without teams sees nothing. `json_each('[]')` would still walk the organization's
     // index row by row (250 ms at 1M rows); a constant false term is decided once, before any scan.
@@ -56,12 +71,35 @@ export function whereOf(filter: WorkloadFilter, alias: 'w' | 'c' = 'w'): SqlWher
     terms.push(`${alias}.initiative_id IN (SELECT value FROM json_each(@scope))`);
     params['scope'] = JSON.stringify(filter.scope.initiatives);
   }
-  if (filter.initiativeId !== undefined) add('initiative_id =', 'initiative', filter.initiativeId);
+  if (filter.initiativeId !== undefined) {
+    terms.push(`${alias}.initiative_id = @initiative`);
+    params['initiative'] = filter.initiativeId;
+  }
+  return { sql: terms.join(' AND '), params };
+}
+
+/**
+ * The filter as terms over table alias `w` (workloads), or over a rollup without times: `c`
+ * (workload_counts) or `t` (workload_totals, which has neither submitter nor is_managed).
+ */
+export function whereOf(filter: WorkloadFilter, alias: 'w' | 'c' | 't' = 'w'): SqlWhere {
+  const { sql, params } = scopeWhere(filter, alias);
+  const terms = [sql];
+  const add = (term: string, name: string, value: string | number) => {
+    terms.push(`${alias}.${term} @${name}`);
+    params[name] = value;
+  };
   if (filter.status !== undefined) add('status =', 'status', filter.status);
-  if (filter.submittedBy !== undefined) add('submitted_by =', 'submittedBy', filter.submittedBy);
-  if (filter.isManaged !== undefined) add('is_managed =', 'managed', filter.isManaged ? 1 : 0);
-  if (alias === 'c' && (filter.submittedFrom !== undefined || filter.submittedBefore !== undefined)) {
-    throw new Error('Cannot filter workload_counts by submitted_at: the rollup has no times');
+  if (filter.submittedBy !== undefined) {
+    if (alias === 't') throw new Error('Cannot filter workload_totals by submitter: the rollup has none');
+    add('submitted_by =', 'submittedBy', filter.submittedBy);
+  }
+  if (filter.isManaged !== undefined) {
+    if (alias === 't') throw new Error('Cannot filter workload_totals by is_managed: the rollup has none');
+    add('is_managed =', 'managed', filter.isManaged ? 1 : 0);
+  }
+  if (alias !== 'w' && (filter.submittedFrom !== undefined || filter.submittedBefore !== undefined)) {
+    throw new Error(`Cannot filter the rollup "${alias}" by submitted_at: it has no times`);
   }
   if (filter.submittedFrom !== undefined) add('submitted_at >=', 'from', filter.submittedFrom);
   if (filter.submittedBefore !== undefined) add('submitted_at <', 'before', filter.submittedBefore);

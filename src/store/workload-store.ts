@@ -7,7 +7,8 @@ import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
 } from '../query/ports.js';
 import { RECORD_COLUMNS, toRow } from './row-mapping.js';
-import { rankByGpuHours, workloadStats } from './stats-queries.js';
+import { rankByGpuHours } from './ranking-queries.js';
+import { workloadStats } from './stats-queries.js';
 import { usageInWindow } from './usage-queries.js';
 import { activeGpus, describeWorkloads, getWorkload, listUnfinished, listWorkloads } from './workload-reads.js';
 import { StatementCache } from './workload-sql.js';

@@ -33,13 +33,18 @@ describe('store/database', () => {
       expect(existsSync(path)).to.equal(true);
       expect(schemaVersion(db)).to.equal(LATEST_VERSION);
       const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
-      expect(tables).to.deep.equal(['workload_counts', 'workload_gpu_lifetime', 'workload_pods', 'workloads']);
+      expect(tables).to.deep.equal([
+        'stats_daily_instance_type', 'stats_daily_submitter', 'workload_counts', 'workload_gpu_lifetime', 'workload_pods',
+        'workload_totals', 'workloads',
+      ]);
       const indexes = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name NOT LIKE 'sqlite_%'").pluck().all();
       expect(indexes).to.include.members([
         'workloads_org_submitted', 'workloads_org_status', 'workloads_running', 'workloads_completed', 'workload_pods_workload', 'workload_pods_finished',
+        'workloads_unfinished_horizon', 'workloads_finished_gpu_hours', 'workloads_finished_open',
       ]);
       const triggers = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger'").pluck().all();
-      expect(triggers).to.have.lengthOf(4);
+      // workload_counts (3), the lifetime cascade (1), the v3 rollups (insert, delete, and an update per rollup).
+      expect(triggers).to.have.lengthOf(4 + 2 + 3);
     } finally {
       db.close();
     }

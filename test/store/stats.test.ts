@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
-import { rankByGpuHours, workloadStats } from '../../src/store/stats-queries.js';
+import { rankByGpuHours } from '../../src/store/ranking-queries.js';
+import { workloadStats } from '../../src/store/stats-queries.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { RecordingStatements } from './recording-statements.js';
 import { at, HOUR_MS, inOrg, ORG, openTempStore, type TempStore } from './temp-store.js';
@@ -170,25 +171,45 @@ describe('store/stats-queries', () => {
 
   describe('query plans', () => {
     const filter = inOrg({ submittedFrom: NOW - 30 * 24 * HOUR_MS, submittedBefore: NOW });
-    const params = { org: ORG, from: 0, before: 0, now: NOW, limit: 10 };
+    const params = { org: ORG, from: 0, before: 0, now: NOW, limit: 10, firstDay: 0, lastDay: 0, initiative: 'llm', status: 'completed' };
+    const statementsOf = (groupBy: 'submitted_by' | 'initiative_id' | 'instance_type' | null) => {
+      const statements = new RecordingStatements(t.db);
+      workloadStats(statements, filter, groupBy, NOW);
+      return statements.texts.join('\n');
+    };
+    const plansOf = (run: (statements: RecordingStatements) => void) => {
+      const statements = new RecordingStatements(t.db);
+      run(statements);
+      return statements.plans(params).map((plan) => plan.join('\n'));
+    };
 
-    it('reads statistics over a date range from the list index alone', () => {
+    it('reads statistics from a daily rollup, the partial days and the rows below 0 from indexes', () => {
       for (const groupBy of [null, 'submitted_by', 'initiative_id', 'instance_type'] as const) {
-        const statements = new RecordingStatements(t.db);
-        workloadStats(statements, filter, groupBy, NOW);
-        for (const plan of statements.plans(params)) {
-          expect(plan.join('\n'), String(groupBy)).to.include('COVERING INDEX workloads_org_submitted');
-        }
+        const [plan] = plansOf((statements) => workloadStats(statements, filter, groupBy, NOW));
+        const table = groupBy === 'submitted_by' ? 'stats_daily_submitter' : 'stats_daily_instance_type';
+        expect(plan, String(groupBy)).to.include('SEARCH r USING PRIMARY KEY (organization_id=? AND day>? AND day<?)');
+        expect(statementsOf(groupBy)).to.include(`FROM ${table} r`);
+        expect(plan?.match(/COVERING INDEX workloads_org_submitted \(organization_id=\? AND submitted_at>\? AND submitted_at<\?\)/g), String(groupBy)).to.have.lengthOf(2);
+        expect(plan, String(groupBy)).to.include('COVERING INDEX workloads_unfinished_horizon (organization_id=? AND <expr>>?)');
+        expect(plan, String(groupBy)).not.to.match(/\bSCAN (w|r)\b/);
       }
     });
 
-    it('ranks from the list index alone and reads only the winners from the table', () => {
-      const statements = new RecordingStatements(t.db);
-      rankByGpuHours(statements, inOrg(), { order: 'desc', limit: 10, now: NOW });
-      const [ranking, overall] = statements.plans(params);
-      expect(ranking?.join('\n')).to.include('COVERING INDEX workloads_org_submitted');
-      expect(ranking?.join('\n')).to.match(/SEARCH w USING INTEGER PRIMARY KEY \(rowid=\?\)/);
-      expect(overall?.join('\n')).to.include('COVERING INDEX workloads_org_submitted');
+    it('keeps filters the rollups lack on the list index', () => {
+      const [plan] = plansOf((statements) => workloadStats(statements, { ...filter, status: 'failed' }, 'initiative_id', NOW));
+      expect(plan).to.include('COVERING INDEX workloads_org_submitted');
+      expect(plan).not.to.include('stats_daily');
+    });
+
+    it('ranks from the finished rows\' GPU-hours index and the unfinished rows\' index, and reads only the winners from the table', () => {
+      t.store.upsertWorkloads([ran(1), ran(0, { status: 'running' })]);
+      const [pairs, finished, unfinished, overall, winners] = plansOf((statements) => rankByGpuHours(statements, inOrg(), { order: 'desc', limit: 10, now: NOW }));
+      expect(pairs).to.include('SEARCH t USING PRIMARY KEY (organization_id=?)');
+      expect(finished).to.include('USING INDEX workloads_finished_gpu_hours (organization_id=? AND initiative_id=? AND status=?)');
+      expect(unfinished).to.include('COVERING INDEX workloads_unfinished_horizon (organization_id=?)');
+      expect(overall).to.include('SEARCH t USING PRIMARY KEY (organization_id=?)');
+      expect(overall).to.include('COVERING INDEX workloads_unfinished_horizon (organization_id=? AND <expr>>?)');
+      expect(winners).to.match(/SEARCH w USING INTEGER PRIMARY KEY \(rowid=\?\)/);
     });
   });
 });

@@ -1,0 +1,227 @@
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { expect } from 'chai';
+import { mulberry32 } from '../../sim/random.js';
+import type { Scope } from '../../src/domain/principal.js';
+import { WORKLOAD_STATUSES } from '../../src/domain/workload.js';
+import type { StatsGroupKey, UsageBreakdown, WorkloadFilter } from '../../src/query/ports.js';
+import { openDatabase, type Database } from '../../src/store/database.js';
+import { migrate, MIGRATIONS, schemaVersion } from '../../src/store/migrations.js';
+import { rankingOf } from '../../src/store/ranking-queries.js';
+import { rawStatsRows } from '../../src/store/stats-queries.js';
+import { rollupStatsRows } from '../../src/store/stats-rollup.js';
+import { usageInWindow } from '../../src/store/usage-queries.js';
+import { StatementCache, whereOf } from '../../src/store/workload-sql.js';
+import { SqliteWorkloadStore } from '../../src/store/workload-store.js';
+import { aPodInterval, aWorkload } from '../support/workload-builder.js';
+import { DAY_MS, history, INITIATIVES, ORGS, pick, T0, write } from './rollup-history.js';
+import { HOUR_MS, tempDir } from './temp-store.js';
+
+const GROUPS: (StatsGroupKey | null)[] = [null, 'submitted_by', 'initiative_id', 'instance_type'];
+const ROLLUP_TABLES = ['stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals'];
+
+interface Store {
+  db: Database;
+  store: SqliteWorkloadStore;
+  statements: StatementCache;
+}
+
+function usageObject(usage: UsageBreakdown): object {
+  const sorted = (m: Map<string, number>) => Object.fromEntries([...m.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
+  return { total: usage.total, byInitiative: sorted(usage.byInitiative), byInstanceType: sorted(usage.byInstanceType) };
+}
+
+/**
+ * Every aggregate read from the rollups against the same read over the rows, for `rounds` random
+ * filters, times of reading and windows: equal to the last bit.
+ */
+function expectRollupsMatchRows(s: Store, seed: number, rounds: number): void {
+  const random = mulberry32(seed);
+  for (let round = 0; round < rounds; round += 1) {
+    const now = random() < 0.15 ? T0 - Math.floor(random() * 3) * DAY_MS : T0 - 2 * DAY_MS + Math.floor(random() * 4 * DAY_MS);
+    const scopes: Scope['initiatives'][] = [null, null, ['llm', 'vision'], ['audio', 'nobody'], ['infra']];
+    const scope: Scope = { organizationId: pick(random, ORGS), initiatives: pick(random, scopes) };
+    const initiativeId = random() < 0.25 ? pick(random, INITIATIVES) : undefined;
+    const days = pick(random, [0, 1, 3, 7, 30]);
+    const from = random() < 0.15 ? undefined : random() < 0.2 ? Math.floor(now / DAY_MS) * DAY_MS - days * DAY_MS : now - days * DAY_MS - Math.floor(random() * 5000);
+    const before = random() < 0.15 ? undefined : random() < 0.6 ? now + 1 : (from ?? now) + Math.floor(random() * 4 * DAY_MS);
+    const filter: WorkloadFilter = { scope, ...(initiativeId ? { initiativeId } : {}), submittedFrom: from, submittedBefore: before };
+    const label = JSON.stringify({ round, now, filter });
+    for (const groupBy of GROUPS) {
+      expect(rollupStatsRows(s.statements, filter, groupBy, now), `${label} ${groupBy}`).to.deep.equal(rawStatsRows(s.statements, filter, groupBy, now));
+    }
+
+    const status = random() < 0.3 ? pick(random, WORKLOAD_STATUSES) : undefined;
+    const ranked: WorkloadFilter = { scope, ...(initiativeId ? { initiativeId } : {}), ...(status ? { status } : {}) };
+    const options = { order: random() < 0.7 ? ('desc' as const) : ('asc' as const), limit: 1 + Math.floor(random() * 15), now };
+    expect(rankingOf(s.statements, ranked, options, 'rollups'), `${label} ranking ${JSON.stringify({ status, options })}`)
+      .to.deep.equal(rankingOf(s.statements, ranked, options, 'rows'));
+
+    const scoped: WorkloadFilter = { scope, ...(initiativeId ? { initiativeId } : {}) };
+    expect(usageObject(usageInWindow(s.statements, scoped, { from: null, to: now })), `${label} usage`)
+      .to.deep.equal(usageObject(usageInWindow(s.statements, scoped, { from: null, to: now }, 'rows')));
+  }
+}
+
+/** The list's total_count against COUNT(*) over the rows, for random filters without dates. */
+async function expectCountsMatchRows(s: Store, seed: number, rounds: number): Promise<void> {
+  const random = mulberry32(seed);
+  for (let round = 0; round < rounds; round += 1) {
+    const filter: WorkloadFilter = {
+      scope: { organizationId: pick(random, ORGS), initiatives: pick(random, [null, ['llm', 'vision'], ['audio']]) },
+      ...(random() < 0.3 ? { initiativeId: pick(random, INITIATIVES) } : {}),
+      ...(random() < 0.4 ? { status: pick(random, WORKLOAD_STATUSES) } : {}),
+      ...(random() < 0.3 ? { isManaged: random() < 0.5 } : {}),
+      ...(random() < 0.2 ? { submittedBy: pick(random, ['alice', 'bob']) } : {}),
+    };
+    const where = whereOf(filter);
+    const counted = (s.db.prepare(`SELECT COUNT(*) FROM workloads w WHERE ${where.sql}`).pluck().get(where.params) as number);
+    expect((await s.store.list(filter, { limit: 1, after: null })).totalCount, JSON.stringify(filter)).to.equal(counted);
+  }
+}
+
+/** The rollups' rows of existing workloads; rows whose workloads are all gone must be 0 in every figure. */
+function rollupContents(db: Database): Record<string, unknown[]> {
+  const contents: Record<string, unknown[]> = {};
+  for (const table of ROLLUP_TABLES) {
+    const rows = db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2, 3, 4`).all() as Record<string, number | string>[];
+    for (const row of rows.filter((r) => r['workloads'] === 0)) {
+      const nonZero = Object.entries(row).filter(([k, v]) => typeof v === 'number' && v !== 0 && k !== 'day' && k !== 'is_managed');
+      expect(nonZero, `${table} ${JSON.stringify(row)}`).to.deep.equal([]);
+    }
+    contents[table] = rows.filter((r) => r['workloads'] !== 0);
+  }
+  return contents;
+}
+
+describe('store/rollups (schema v3)', function () {
+  this.timeout(120_000);
+  let folder: ReturnType<typeof tempDir>;
+  const opened: Database[] = [];
+
+  function open(name: string): Store {
+    const db = openDatabase(join(folder.dir, name));
+    opened.push(db);
+    return { db, store: new SqliteWorkloadStore(db, { clock: { now: () => T0 } }), statements: new StatementCache(db) };
+  }
+
+  beforeEach(() => {
+    folder = tempDir();
+  });
+  afterEach(() => {
+    for (const db of opened.splice(0)) if (db.open) db.close();
+    folder.remove();
+  });
+
+  it('gives the figures of the rows, to the last bit, through a whole history of writes', async () => {
+    const s = open('index.db');
+    const steps = history(1, 400);
+    write(s.store, steps.slice(0, Math.floor(steps.length / 2)));
+    expectRollupsMatchRows(s, 11, 50);
+    await expectCountsMatchRows(s, 21, 50);
+    write(s.store, steps.slice(Math.floor(steps.length / 2)));
+    expectRollupsMatchRows(s, 12, 100);
+    await expectCountsMatchRows(s, 22, 50);
+  });
+
+  it('stays exact through retention deletes, down to no workload at all', async () => {
+    const s = open('index.db');
+    write(s.store, history(2, 300));
+    const finished = s.db.prepare('SELECT COUNT(*) FROM workloads WHERE completed_at IS NOT NULL').pluck().get() as number;
+    // Half of the finished ones first, by completion time, as retention deletes them.
+    const median = s.db.prepare('SELECT completed_at FROM workloads WHERE completed_at IS NOT NULL ORDER BY completed_at LIMIT 1 OFFSET ?').pluck().get(Math.floor(finished / 2)) as number;
+    while (s.store.deleteFinishedBatch(median, 7) === 7);
+    expectRollupsMatchRows(s, 13, 40);
+    await expectCountsMatchRows(s, 23, 30);
+    while (s.store.deleteFinishedBatch(T0 + 30 * DAY_MS, 50) === 50);
+    expectRollupsMatchRows(s, 14, 40);
+    s.db.prepare('DELETE FROM workloads').run();
+    rollupContents(s.db);
+    expect(await s.store.stats({ scope: { organizationId: 'acme', initiatives: null }, submittedFrom: 0 }, 'submitted_by', T0)).to.deep.equal({
+      summary: { workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0 },
+      groups: [],
+    });
+    expect(await s.store.rankByGpuHours({ scope: { organizationId: 'acme', initiatives: null } }, { order: 'desc', limit: 5, now: T0 }))
+      .to.deep.equal({ entries: [], totalCount: 0, average: null });
+    expect((await s.store.usage({ scope: { organizationId: 'acme', initiatives: null } }, { from: null, to: T0 })).total).to.equal(0);
+  });
+
+  it('holds what a backfill of the same rows holds, and a v2 file migrates to it', () => {
+    const steps = history(3, 300);
+    const live = open('live.db');
+    write(live.store, steps);
+    while (live.store.deleteFinishedBatch(T0 - 6 * DAY_MS, 10) === 10);
+
+    // The same writes into a file of schema v2, as the release before the rollups left it.
+    const path = join(folder.dir, 'v2.db');
+    const old = new BetterSqlite3(path);
+    old.pragma('foreign_keys = ON');
+    migrate(old, MIGRATIONS.filter((m) => m.version <= 2));
+    const oldStore = new SqliteWorkloadStore(old, { clock: { now: () => T0 } });
+    write(oldStore, steps);
+    while (oldStore.deleteFinishedBatch(T0 - 6 * DAY_MS, 10) === 10);
+    expect(schemaVersion(old)).to.equal(2);
+    old.close();
+
+    const migrated = open('v2.db');
+    expect(schemaVersion(migrated.db)).to.equal(3);
+    expect(rollupContents(migrated.db)).to.deep.equal(rollupContents(live.db));
+    expectRollupsMatchRows(migrated, 15, 30);
+  });
+
+  it('reads running workloads at any time, before and after their pods started', async () => {
+    const s = open('index.db');
+    const start = T0 - 3 * HOUR_MS + 123;
+    const running = aWorkload({ submittedAt: start - 1000, startedAt: start, completedAt: null, status: 'running', exitCode: null, gpuCount: 8 });
+    s.store.upsertWorkloads([running]);
+    s.store.upsertPodIntervals([aPodInterval(running), aPodInterval(running, { podUid: 'late', gpus: 2, startedAt: T0 + HOUR_MS, finishedAt: null })]);
+    const filter: WorkloadFilter = { scope: { organizationId: 'acme', initiatives: null }, submittedFrom: T0 - 30 * DAY_MS };
+    for (const hours of [-4, -3, -1, 0, 0.5, 1, 2, 24]) {
+      const now = T0 + hours * HOUR_MS;
+      // 8 GPUs from `start`, 2 more from T0 + 1 h: each floored at 0 as a whole workload.
+      const expected = Math.max(0, (8 * (now - start) + 2 * (now - T0 - HOUR_MS)) / 3_600_000);
+      const { summary } = await s.store.stats({ ...filter, submittedBefore: now + 1 }, null, now);
+      expect(summary.gpuHours, `${hours} h`).to.be.closeTo(expected, 1e-9);
+      expect(summary.averageDurationSeconds, `${hours} h`).to.equal(Math.max(0, now - start) / 1000);
+      for (const groupBy of GROUPS) {
+        const window = { ...filter, submittedBefore: now + 1 };
+        expect(rollupStatsRows(s.statements, window, groupBy, now)).to.deep.equal(rawStatsRows(s.statements, window, groupBy, now));
+      }
+    }
+  });
+
+  it('puts a workload on the day of its submission, midnight included', async () => {
+    const s = open('index.db');
+    const midnight = T0 - 2 * DAY_MS;
+    const onTheDot = aWorkload({ submittedAt: midnight, submittedBy: 'on-the-dot' });
+    const justBefore = aWorkload({ submittedAt: midnight - 1, submittedBy: 'just-before' });
+    s.store.upsertWorkloads([onTheDot, justBefore]);
+    const scope: Scope = { organizationId: 'acme', initiatives: null };
+    const keys = async (from: number | undefined, before: number | undefined) =>
+      (await s.store.stats({ scope, submittedFrom: from, submittedBefore: before }, 'submitted_by', T0)).groups.map((g) => g.key).sort();
+    expect(await keys(midnight, T0)).to.deep.equal(['on-the-dot']);
+    expect(await keys(midnight - 1, T0)).to.deep.equal(['just-before', 'on-the-dot']);
+    expect(await keys(midnight - DAY_MS, midnight)).to.deep.equal(['just-before']);
+    expect(await keys(midnight - 1, midnight)).to.deep.equal(['just-before']);
+    expect(await keys(midnight, midnight + 1)).to.deep.equal(['on-the-dot']);
+    expect(await keys(midnight + 1, T0)).to.deep.equal([]);
+    expect(await keys(undefined, midnight)).to.deep.equal(['just-before']);
+    expect(await keys(midnight, undefined)).to.deep.equal(['on-the-dot']);
+  });
+
+  it('follows the GPU aggregates when pods change after a workload finished', async () => {
+    const s = open('index.db');
+    const done = aWorkload({ submittedAt: T0 - DAY_MS, startedAt: T0 - DAY_MS + HOUR_MS, completedAt: T0 - DAY_MS + 3 * HOUR_MS, gpuCount: 4 });
+    s.store.upsertWorkloads([done]);
+    s.store.upsertPodIntervals([aPodInterval(done, { finishedAt: null })]);
+    const summary = async () => (await s.store.stats({ scope: { organizationId: 'acme', initiatives: null }, submittedFrom: T0 - 7 * DAY_MS, submittedBefore: T0 }, null, T0)).summary;
+    expect((await summary()).gpuHours).to.equal(8); // the open pod counts up to the completion
+    s.store.closeOpenIntervals([done.workloadId], T0 - DAY_MS + 2 * HOUR_MS);
+    expect((await summary()).gpuHours).to.equal(4);
+    s.store.upsertPodIntervals([aPodInterval(done, { podUid: 'retry', gpus: 1, startedAt: T0 - DAY_MS + 2 * HOUR_MS, finishedAt: T0 - DAY_MS + 3 * HOUR_MS })]);
+    expect((await summary()).gpuHours).to.equal(5);
+    const ranking = await s.store.rankByGpuHours({ scope: { organizationId: 'acme', initiatives: null } }, { order: 'desc', limit: 1, now: T0 });
+    expect(ranking).to.deep.include({ totalCount: 1, average: 5 });
+    expect((await s.store.usage({ scope: { organizationId: 'acme', initiatives: null } }, { from: null, to: T0 })).total).to.equal(5);
+  });
+});
