@@ -16,6 +16,7 @@ export default defineConfig(
       'dist/',
       'coverage/',
       'bench/results/',
+      'bench/.cache/',
       'deploy/',
       'charts/',
       'data/',
