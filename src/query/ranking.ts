@@ -46,8 +46,12 @@ export async function rankWorkloads(
     };
   }
   const values = await deps.telemetry.lastHour(sortBy, now);
-  const visible = values.size === 0 ? new Map() : await deps.index.describe([...values.keys()], filter);
-  const ranked = [...visible.entries()].map(([workloadId, about]) => ({ workloadId, ...about, ...(values.get(workloadId) as { avg: number; current: number }) }));
+  const visible = values.size === 0 ? new Map<string, { name: string; initiativeId: string }>() : await deps.index.describe([...values.keys()], filter);
+  const ranked: (RankedBase & { avg: number; current: number })[] = [];
+  for (const [workloadId, about] of visible) {
+    const value = values.get(workloadId);
+    if (value !== undefined) ranked.push({ workloadId, name: about.name, initiativeId: about.initiativeId, avg: value.avg, current: value.current });
+  }
   const sign = request.order === 'asc' ? 1 : -1;
   // Ties go to the smaller workload_id in both orders, as in the GPU-hours ranking.
   ranked.sort((a, b) => sign * (a.avg - b.avg) || (a.workloadId < b.workloadId ? -1 : a.workloadId > b.workloadId ? 1 : 0));

@@ -1,8 +1,11 @@
 // Every GPU seen by any exporter, each with its rings, and which workloads used which GPU. Summaries
-// of a workload read only the rings of its GPUs and only the samples tagged with it. GPUs and
-// workload links that have seen nothing for the longest ring span (24 h) are let go.
+// of a workload read only the rings of its GPUs and only the samples tagged with it; rankings read
+// the last-hour totals every GPU's raw ring keeps up to date. GPUs and workload links that have seen
+// nothing for the longest ring span (24 h) are let go.
 import { GpuRings, RAW_SPAN_SECONDS, type Resolution } from './gpu-rings.js';
+import { LastHourTotals, type OwnerFigures } from './last-hour-totals.js';
 import { decodeMetric } from './metric-codec.js';
+import { OldestCounted } from './oldest-counted.js';
 import { OwnerIds } from './owner-ids.js';
 import type { WindowSummary } from './window-summary.js';
 
@@ -18,6 +21,8 @@ export interface GpuIdentity {
 
 interface GpuEntry extends GpuIdentity {
   rings: GpuRings;
+  /** Place in the fleet's OldestCounted. */
+  index: number;
   lastSeen: number;
   /** Owner number of the newest sample (0: none). */
   owner: number;
@@ -35,12 +40,26 @@ export function resolutionFor(spanSeconds: number): Resolution {
   return spanSeconds <= RAW_SPAN_SECONDS ? 'raw' : spanSeconds <= ONE_MINUTE_SPAN_SECONDS ? 0 : 1;
 }
 
+/** A ranked workload's figures in reported units, rounded as the API reports them. */
+function rankedFigures(slot: number, figures: OwnerFigures): { avg: number; current: number } {
+  return {
+    avg: Math.round(decodeMetric(slot, figures.sum / figures.count) * 100) / 100,
+    current: Math.round(decodeMetric(slot, figures.latestSum / figures.latestCount) * 100) / 100,
+  };
+}
+
 export class GpuFleet {
   readonly #rawSlots: number;
   readonly #gpus = new Map<string, GpuEntry>();
-  /** workload id → (GPU key → time of the workload's newest sample on it). */
-  readonly #gpusOfWorkload = new Map<string, Map<string, number>>();
+  /** workload id → (GPU → time of the workload's newest sample on it). */
+  readonly #gpusOfWorkload = new Map<string, Map<GpuEntry, number>>();
   readonly #owners = new OwnerIds();
+  readonly #lastHour = new LastHourTotals();
+  readonly #oldestCounted = new OldestCounted<GpuEntry>();
+  /** Time (s) of the newest sample recorded, on any GPU. */
+  #newestTime = -Infinity;
+  /** The latest window start the last-hour totals were trimmed to by a ranking. */
+  #trimmedTo = -Infinity;
   #ringBytes = 0;
 
   constructor(options: { rawSlots: number }) {
@@ -56,13 +75,18 @@ export class GpuFleet {
     if (entry === undefined) {
       entry = {
         key: ownCopy(gpu.key), clusterId: gpu.clusterId, hostname: ownCopy(gpu.hostname), modelName: ownCopy(gpu.modelName),
-        rings: new GpuRings({ rawSlots: this.#rawSlots }), lastSeen: sample.time, owner: 0,
+        rings: new GpuRings({ rawSlots: this.#rawSlots, totals: this.#lastHour.share() }), index: -1, lastSeen: sample.time, owner: 0,
       };
+      entry.index = this.#oldestCounted.add(entry);
       this.#gpus.set(entry.key, entry);
       this.#ringBytes += entry.rings.byteLength;
     }
     const owner = sample.workloadId === undefined ? 0 : this.#owners.numberOf(sample.workloadId);
     if (!entry.rings.record(sample.time, owner, sample.stored)) return null;
+    // No ranking can ask for a window starting before the newest sample's hour: older samples leave the totals now.
+    entry.rings.releaseBefore(sample.time - RAW_SPAN_SECONDS);
+    this.#oldestCounted.set(entry.index, entry.rings.oldestCountedTime());
+    if (sample.time > this.#newestTime) this.#newestTime = sample.time;
     entry.lastSeen = sample.time;
     entry.owner = owner;
     if (gpu.hostname !== undefined && gpu.hostname !== entry.hostname) entry.hostname = ownCopy(gpu.hostname);
@@ -70,7 +94,7 @@ export class GpuFleet {
     if (sample.workloadId !== undefined) {
       let gpus = this.#gpusOfWorkload.get(sample.workloadId);
       if (gpus === undefined) this.#gpusOfWorkload.set(sample.workloadId, (gpus = new Map()));
-      gpus.set(entry.key, sample.time);
+      gpus.set(entry, sample.time);
     }
     return entry.key;
   }
@@ -81,18 +105,36 @@ export class GpuFleet {
     const gpus = this.#gpusOfWorkload.get(workloadId);
     if (owner === undefined || gpus === undefined) return;
     const resolution = resolutionFor(window.to - window.from);
-    for (const [key, lastSeen] of gpus) {
-      if (lastSeen < window.from) continue;
-      this.#gpus.get(key)?.rings.collect(resolution, { owner, from: window.from, to: window.to }, into);
-    }
+    const ownerWindow = { owner, from: window.from, to: window.to };
+    for (const [entry, lastSeen] of gpus) if (lastSeen >= window.from) entry.rings.collect(resolution, ownerWindow, into);
   }
 
   /**
-   * Every attributed workload's mean and current value of one metric over raw samples in [from, to]:
-   * one pass over every GPU's last hour.
+   * Every attributed workload's mean and current value of one metric over the raw samples in [from, to].
+   * A last-hour window ending at or after the newest sample is read from the running totals (one entry
+   * per workload); any other window walks every GPU's raw ring.
    */
   rank(slot: number, window: { from: number; to: number }): Map<string, { avg: number; current: number }> {
-    const byOwner = new Map<number, { sum: number; count: number; latestSum: number; latestCount: number }>();
+    const fromTotals = window.to - window.from === RAW_SPAN_SECONDS && window.to >= this.#newestTime && window.from >= this.#trimmedTo;
+    if (!fromTotals) return this.#scanRank(slot, window);
+    // Samples that aged out of the hour since their GPU last reported leave the totals first.
+    this.#oldestCounted.forEachOlder(window.from, (entry, index) => {
+      entry.rings.releaseBefore(window.from);
+      this.#oldestCounted.set(index, entry.rings.oldestCountedTime());
+    });
+    this.#trimmedTo = window.from;
+    const result = new Map<string, { avg: number; current: number }>();
+    for (const [owner, figures] of this.#lastHour.figures(slot)) {
+      const workloadId = this.#owners.idOf(owner);
+      if (workloadId === undefined) continue;
+      result.set(workloadId, rankedFigures(slot, figures));
+    }
+    return result;
+  }
+
+  /** rank() by walking every GPU's raw samples in the window. */
+  #scanRank(slot: number, window: { from: number; to: number }): Map<string, { avg: number; current: number }> {
+    const byOwner = new Map<number, OwnerFigures>();
     // Owners already met on the GPU being read: only their newest run gives the GPU's latest value.
     const seen: number[] = [];
     const visit = (owner: number, sum: number, count: number, newest: number): void => {
@@ -116,10 +158,7 @@ export class GpuFleet {
     for (const [owner, totals] of byOwner) {
       const workloadId = this.#owners.idOf(owner);
       if (workloadId === undefined) continue;
-      result.set(workloadId, {
-        avg: Math.round(decodeMetric(slot, totals.sum / totals.count) * 100) / 100,
-        current: Math.round(decodeMetric(slot, totals.latestSum / totals.latestCount) * 100) / 100,
-      });
+      result.set(workloadId, rankedFigures(slot, totals));
     }
     return result;
   }
@@ -131,12 +170,14 @@ export class GpuFleet {
     let workloads = 0;
     for (const [key, entry] of this.#gpus) {
       if (entry.lastSeen >= horizon) continue;
+      entry.rings.releaseBefore(Infinity);
+      this.#oldestCounted.remove(entry.index);
       this.#gpus.delete(key);
       this.#ringBytes -= entry.rings.byteLength;
       gpus += 1;
     }
     for (const [workloadId, links] of this.#gpusOfWorkload) {
-      for (const [key, lastSeen] of links) if (lastSeen < horizon || !this.#gpus.has(key)) links.delete(key);
+      for (const [entry, lastSeen] of links) if (lastSeen < horizon || this.#gpus.get(entry.key) !== entry) links.delete(entry);
       if (links.size > 0) continue;
       this.#gpusOfWorkload.delete(workloadId);
       this.#owners.release(workloadId);
@@ -145,9 +186,10 @@ export class GpuFleet {
     return { gpus, workloads };
   }
 
-  stats(): { gpus: number; attributedGpus: number; workloads: number; ringBytes: number } {
+  /** `lastHourWorkloads`: workloads the last-hour totals hold samples of (those of the past hour, as of the latest sample or ranking). */
+  stats(): { gpus: number; attributedGpus: number; workloads: number; lastHourWorkloads: number; ringBytes: number } {
     let attributedGpus = 0;
     for (const entry of this.#gpus.values()) if (entry.owner !== 0) attributedGpus += 1;
-    return { gpus: this.#gpus.size, attributedGpus, workloads: this.#gpusOfWorkload.size, ringBytes: this.#ringBytes };
+    return { gpus: this.#gpus.size, attributedGpus, workloads: this.#gpusOfWorkload.size, lastHourWorkloads: this.#lastHour.owners, ringBytes: this.#ringBytes };
   }
 }

@@ -1,7 +1,7 @@
 // The five API metrics as the rings store them: fixed slots in METRIC_NAMES order, each value a
 // 16-bit integer in a per-metric unit (0.01 % / 0.01 °C / 0.1 W). 16 bits instead of a 64-bit double
-// is what keeps a GPU's 24 hours of history under 48 KiB at scrape intervals of 10 s and more (44 KiB
-// at the default 15 s; the raw hour grows as the interval shrinks: 53 KiB at 5 s, 73 KiB at 2 s). The
+// is what keeps a GPU's 24 hours of history under 48 KiB at scrape intervals of 10 s and more (43 KiB
+// at the default 15 s; the raw hour grows as the interval shrinks: 52 KiB at 5 s, 71 KiB at 2 s). The
 // resolution lost is far below what the sensors report (DCGM's utilization is an integer percent, its
 // power a watt with ~1 W accuracy).
 import { METRIC_NAMES, type MetricName } from '../domain/metrics.js';

@@ -89,4 +89,16 @@ describe('telemetry attribution', () => {
     const lifetime = await telemetry.summarize({ workload: workload('uid-solo'), window: { from: 0, to: NOW }, lifetime: true, metrics: ['gpu_utilization'] });
     expect(lifetime.gpu_utilization).to.deep.equal({ avg: 30, min: 20, max: 40, current: 40 });
   });
+
+  it('ranks a workload by each payload as soon as it is ingested, and no longer once its samples are over an hour old', async () => {
+    const node: SimNodeGpus = { hostname: 'n1', gpus: [{ index: 0, uuid: 'GPU-1', pod: { pod: 'solo', namespace: 'llm' }, values: { DCGM_FI_DEV_GPU_UTIL: 20 } }] };
+    const telemetry = telemetryWith([gpuPod('solo')]);
+    telemetry.ingest(TARGET, renderDcgmMetrics(node), NOW - 15_000);
+    expect(await telemetry.lastHour('gpu_utilization', NOW)).to.deep.equal(new Map([['uid-solo', { avg: 20, current: 20 }]]));
+    node.gpus[0] = { ...node.gpus[0], values: { DCGM_FI_DEV_GPU_UTIL: 60 } } as SimNodeGpus['gpus'][number];
+    telemetry.ingest(TARGET, renderDcgmMetrics(node), NOW);
+    expect(await telemetry.lastHour('gpu_utilization', NOW)).to.deep.equal(new Map([['uid-solo', { avg: 40, current: 60 }]]));
+    expect(await telemetry.lastHour('gpu_utilization', NOW + 3_600_000 - 10_000)).to.deep.equal(new Map([['uid-solo', { avg: 60, current: 60 }]]));
+    expect(await telemetry.lastHour('gpu_utilization', NOW + 3_600_000 + 1_000)).to.deep.equal(new Map());
+  });
 });
