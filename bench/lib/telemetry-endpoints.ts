@@ -11,8 +11,11 @@
 // Between 6 h and 1 h ago only every fifth one-minute bucket holds a sample, so last_6h reads all 360
 // slots of that tier but sums 120 buckets rather than 360: its figure is a little low.
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { sequentialRun, type RunResult } from './load.js';
-import { CLUSTER_ID, GPUS_PER_NODE, exporterTargetOf, gpuPodOf, planCluster, simNodeOf, workloadRecordsOf, type ClusterPlan } from './telemetry-cluster.js';
+import { METRIC_NAMES, type MetricsTimeRange, type RankedMetricName } from '../../src/domain/metrics.js';
+import { rankWorkloads } from '../../src/query/ranking.js';
+import { workloadMetrics } from '../../src/query/workload-metrics.js';
+import { sequentialRun, summarize, type LatencySummary, type RunResult } from './load.js';
+import { CLUSTER_ID, GPUS_PER_NODE, ORGANIZATION, exporterTargetOf, gpuPodOf, planCluster, simNodeOf, workloadRecordsOf, type ClusterPlan } from './telemetry-cluster.js';
 import { PayloadTemplate, gpuValueTexts } from './telemetry-payloads.js';
 import { findGc } from './telemetry-rings.js';
 import { startBenchService, type BenchService } from './telemetry-service.js';
@@ -33,11 +36,20 @@ export interface EndpointSettings {
 
 export interface EndpointScenario {
   name: string;
+  kind: 'metrics' | 'ranking';
   path: string;
   /** The perf issue's p99 target (ms), informational. */
   targetP99Ms: number | null;
   sequential: RunResult;
+  /**
+   * The same request without HTTP, in this process: `query` is the read side's function (telemetry and
+   * index), `telemetry` the telemetry port's call alone. Tells the ring walk from the rest of a request.
+   */
+  inProcess: { query: LatencySummary; telemetry: LatencySummary };
 }
+
+/** What a scenario asks, for the in-process calls. */
+type ScenarioCall = { kind: 'metrics'; workloadId: string; range: MetricsTimeRange } | { kind: 'ranking'; metric: RankedMetricName; limit: number };
 
 export interface EndpointResult {
   gpus: number;
@@ -73,16 +85,23 @@ export async function measureEndpoints(settings: EndpointSettings, log: (line: s
     log(`  endpoints: ${load.payloads.toLocaleString('en-US')} payloads ingested in ${load.seconds.toFixed(1)} s (${load.microsPerPayload} µs each); ` +
       `${telemetry.gpus} GPUs, ${telemetry.workloads} workloads, rings ${(telemetry.ringBytes / 1024 ** 2).toFixed(0)} MiB, heap ${(serviceMemory.heapUsed / 1024 ** 2).toFixed(0)} MiB`);
 
-    const metrics = (id: string, range: string) => `/v1/workloads/${id}/metrics?time_range=${range}`;
     const bigGpus = bigJob.pods * GPUS_PER_NODE;
+    const metrics = (name: string, workloadId: string, range: MetricsTimeRange, targetP99Ms: number | null) => ({
+      name, kind: 'metrics' as const, path: `/v1/workloads/${workloadId}/metrics?time_range=${range}`, targetP99Ms, call: { kind: 'metrics', workloadId, range } as ScenarioCall,
+    });
+    const ranking = (metric: RankedMetricName, limit: number) => ({
+      name: `ranking ${metric} limit ${limit}`, kind: 'ranking' as const, path: `/v1/workloads/metrics?sort_by=${metric}&limit=${limit}`, targetP99Ms: 20,
+      call: { kind: 'ranking', metric, limit } as ScenarioCall,
+    });
     const scenarios = [
-      { name: `metrics ${bigGpus}-GPU job last_1h`, path: metrics(bigJob.workloadId, 'last_1h'), targetP99Ms: null },
-      { name: `metrics ${bigGpus}-GPU job last_6h`, path: metrics(bigJob.workloadId, 'last_6h'), targetP99Ms: null },
-      { name: `metrics ${bigGpus}-GPU job last_24h`, path: metrics(bigJob.workloadId, 'last_24h'), targetP99Ms: 10 },
-      { name: `metrics ${bigGpus}-GPU job job_lifetime`, path: metrics(bigJob.workloadId, 'job_lifetime'), targetP99Ms: null },
-      ...(smallJob === undefined ? [] : [{ name: 'metrics 8-GPU job last_24h', path: metrics(smallJob.workloadId, 'last_24h'), targetP99Ms: null }]),
-      { name: 'ranking gpu_utilization limit 10', path: '/v1/workloads/metrics?sort_by=gpu_utilization&limit=10', targetP99Ms: 20 },
-      { name: 'ranking power_usage limit 100', path: '/v1/workloads/metrics?sort_by=power_usage&limit=100', targetP99Ms: 20 },
+      metrics(`metrics ${bigGpus}-GPU job last_1h`, bigJob.workloadId, 'last_1h', null),
+      metrics(`metrics ${bigGpus}-GPU job last_6h`, bigJob.workloadId, 'last_6h', null),
+      metrics(`metrics ${bigGpus}-GPU job last_24h`, bigJob.workloadId, 'last_24h', 10),
+      metrics(`metrics ${bigGpus}-GPU job job_lifetime`, bigJob.workloadId, 'job_lifetime', null),
+      ...(smallJob === undefined ? [] : [metrics('metrics 8-GPU job last_24h', smallJob.workloadId, 'last_24h', null)]),
+      ranking('gpu_utilization', 10),
+      ranking('memory_utilization', 20),
+      ranking('power_usage', 100),
     ];
     const answers: Record<string, unknown> = {};
     const problems: string[] = [];
@@ -102,9 +121,11 @@ export async function measureEndpoints(settings: EndpointSettings, log: (line: s
       const target = { url: bench.url, paths: [scenario.path], headers: bench.headers };
       await sequentialRun(target, { maxRequests: settings.warmup, minRequests: settings.warmup, maxSeconds: 60 });
       const sequential = await sequentialRun(target, { maxRequests: settings.requests, minRequests: settings.requests, maxSeconds: 120 });
+      const inProcess = await measureInProcess(bench, scenario.call, { requests: settings.requests, warmup: settings.warmup, now });
       log(`  ${scenario.name}: p50 ${sequential.p50.toFixed(2)} ms, p99 ${sequential.p99.toFixed(2)} ms, max ${sequential.max.toFixed(2)} ms (n=${sequential.requests}` +
-        `${sequential.non2xx + sequential.errors > 0 ? `, ${sequential.non2xx} non-2xx, ${sequential.errors} errors` : ''})`);
-      results.push({ ...scenario, sequential });
+        `${sequential.non2xx + sequential.errors > 0 ? `, ${sequential.non2xx} non-2xx, ${sequential.errors} errors` : ''}); ` +
+        `in process: query p50 ${inProcess.query.p50.toFixed(2)} / p99 ${inProcess.query.p99.toFixed(2)} ms, telemetry p50 ${inProcess.telemetry.p50.toFixed(2)} / p99 ${inProcess.telemetry.p99.toFixed(2)} ms`);
+      results.push({ name: scenario.name, kind: scenario.kind, path: scenario.path, targetP99Ms: scenario.targetP99Ms, sequential, inProcess });
     }
     attached.detach();
     return {
@@ -121,6 +142,43 @@ export async function measureEndpoints(settings: EndpointSettings, log: (line: s
   } finally {
     await bench.stop();
   }
+}
+
+const ADMIN_SCOPE = { organizationId: ORGANIZATION, initiatives: null };
+
+/** The scenario's request made `requests` times in this process, once through the query function, once through the telemetry port alone. */
+async function measureInProcess(
+  bench: BenchService,
+  call: ScenarioCall,
+  options: { requests: number; warmup: number; now: number },
+): Promise<EndpointScenario['inProcess']> {
+  const deps = { index: bench.service.store, telemetry: bench.telemetry };
+  const { now } = options;
+  let query: () => Promise<unknown>;
+  let telemetry: () => Promise<unknown>;
+  if (call.kind === 'metrics') {
+    const request = { workloadId: call.workloadId, timeRange: call.range };
+    const workload = await bench.service.store.get(call.workloadId, now);
+    if (workload === undefined) throw new Error(`The bench workload "${call.workloadId}" is not in the index`);
+    const hours: Record<MetricsTimeRange, number> = { last_1h: 1, last_6h: 6, last_24h: 24, job_lifetime: 0 };
+    const window = call.range === 'job_lifetime' ? { from: workload.startedAt ?? workload.submittedAt, to: now } : { from: now - hours[call.range] * HOUR_SECONDS * 1000, to: now };
+    query = () => workloadMetrics(deps, ADMIN_SCOPE, request, now);
+    telemetry = () => bench.telemetry.summarize({ workload, window, lifetime: call.range === 'job_lifetime', metrics: METRIC_NAMES });
+  } else {
+    query = () => rankWorkloads(deps, ADMIN_SCOPE, { sortBy: call.metric, order: 'desc', limit: call.limit }, now);
+    telemetry = () => bench.telemetry.lastHour(call.metric, now);
+  }
+  const time = async (fn: () => Promise<unknown>): Promise<LatencySummary> => {
+    for (let i = 0; i < options.warmup; i += 1) await fn();
+    const samples: number[] = [];
+    for (let i = 0; i < options.requests; i += 1) {
+      const began = performance.now();
+      await fn();
+      samples.push(performance.now() - began);
+    }
+    return summarize(samples);
+  };
+  return { query: await time(query), telemetry: await time(telemetry) };
 }
 
 /** Every exporter's payloads, oldest first, each stored as sampled at its time: see the scheme above. */
