@@ -43,7 +43,7 @@ interface Settings {
   seconds: number;
 }
 
-const FULL: Settings = { rows: 1_000_000, eventsPerSecond: 5_000, churnPods: 20_000, clients: 4, seconds: 30 };
+const FULL: Settings = { rows: 1_000_000, eventsPerSecond: 5_000, churnPods: 20_000, clients: 4, seconds: 20 };
 const QUICK: Settings = { rows: 10_000, eventsPerSecond: 1_000, churnPods: 2_000, clients: 2, seconds: 6 };
 
 interface Request {

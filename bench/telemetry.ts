@@ -1,6 +1,7 @@
 // Benchmark of the telemetry flow (src/telemetry/), in three parts, run in this order:
-//   rings      24 h of samples at 15 s for 10,000 GPUs (--quick: 800) in a GpuFleet: bytes per GPU as the
-//              fleet counts them and as the process sees them (ArrayBuffers, heap, RSS), record() rate.
+//   rings      24 h of samples (the last hour at 15 s) for 10,000 GPUs (--quick: 800) in a GpuFleet:
+//              bytes per GPU as the fleet counts them and as the process sees them (ArrayBuffers, heap,
+//              RSS), record() rate.
 //   tick       the sampler over 1,250 simulated 8-GPU exporters (--quick: 100) served by a child
 //              process: wall time, service CPU and samples of each tick; every scrape must succeed.
 //   endpoints  /v1/workloads/{id}/metrics of a 512-GPU job and the last-hour rankings, with 10,000 GPUs
@@ -15,7 +16,7 @@ import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
 import { measureEndpoints, type EndpointResult, type EndpointSettings } from './lib/telemetry-endpoints.js';
-import { findGc, measureRings, type RingResult, type RingSettings } from './lib/telemetry-rings.js';
+import { findGc, measureRingsInChild, type RingResult, type RingSettings } from './lib/telemetry-rings.js';
 import { measureTicks, type TickResult, type TickSettings } from './lib/telemetry-tick.js';
 import type { BenchOutcome } from './workloads-api.js';
 
@@ -60,12 +61,11 @@ export async function runTelemetryBench(options: { quick: boolean; log?: (line: 
 
   const referenceLoopNsPerRead = referenceLoop();
   let started = performance.now();
-  const rings = measureRings(settings.rings, log);
+  const rings = await measureRingsInChild(settings.rings, log);
   const ringsSeconds = (performance.now() - started) / 1000;
   log(`  rings: ${rings.perGpu.ringBytes} B per GPU (fleet), ArrayBuffers Δ ${rings.perGpu.arrayBuffersBytes} B, heap Δ ${rings.perGpu.heapBytes} B, RSS Δ ${rings.perGpu.rssBytes} B per GPU; ` +
     `${rings.samples.toLocaleString('en-US')} samples in ${rings.fillSeconds} s (${rings.blockSamplesPerSecond.toLocaleString('en-US')}/s by block of GPUs, ` +
     `${rings.sweepSamplesPerSecond.toLocaleString('en-US')}/s in the sampler's order), GC: ${rings.gc}`);
-  findGc().gc?.();
 
   started = performance.now();
   const tick = await measureTicks(settings.tick, log);
@@ -127,7 +127,7 @@ function tableOf(rings: RingResult, tick: TickResult, endpoints: EndpointResult)
   const within = (measured: number, limit: number, text: string) => `${text} ${measured <= limit ? '(met)' : '(MISSED)'}`;
   const s = tick.summary;
   const rows: string[][] = [
-    ['rings', `GPUs × 24 h at ${rings.intervalSeconds} s`, `${n(rings.gpus)} × ${n(rings.samplesPerGpu)}`, ''],
+    ['rings', `GPUs × samples (24 h: the last hour at ${rings.intervalSeconds} s, before it one a minute)`, `${n(rings.gpus)} × ${n(rings.samplesPerGpu)}`, ''],
     ['rings', 'ring bytes per GPU (fleet.stats)', `${n(rings.perGpu.ringBytes)} B`, within(rings.perGpu.ringBytes, TARGETS.ringBytesPerGpu, '≤ 48 KiB')],
     ['rings', 'ArrayBuffers Δ per GPU', `${n(rings.perGpu.arrayBuffersBytes)} B`, ''],
     ['rings', 'heap Δ per GPU (JS objects)', `${n(rings.perGpu.heapBytes)} B`, ''],

@@ -1,24 +1,34 @@
 // Part 2 of the telemetry benchmark: what 24 hours of history cost per GPU. A GpuFleet (the rings
-// alone, no service) takes 24 h of samples at the production scrape interval for every GPU, each GPU's
-// in time order. The first 23 h go in a block of GPUs at a time, which keeps their rings in the CPU's
-// cache (the sampler's order, every GPU at t then every GPU at t + 15 s, touches 17 cold cache lines per
-// sample and took nearly three minutes for 8,000 GPUs); the last hour goes in the sampler's order, and
-// both rates are reported. Owners change: each node's 8 GPUs pass from workload to workload every
-// 2–8 hours, with 5 idle minutes in between, so buckets restart and workload links come and go.
+// alone, no service) takes 24 h of samples for every GPU, each GPU's in time order: the last hour at the
+// production scrape interval (the raw ring is full), the 23 h before it at one sample a minute. The
+// rings are allocated whole when a GPU is first seen, so one sample per minute bucket writes every
+// page the tiers hold, at a quarter of the samples (the full-rate fill took 90 s of the run's 15
+// minutes). The 23 h go in a block of GPUs at a time, which keeps their rings in the CPU's cache (the
+// sampler's order, every GPU at t then every GPU at t + 15 s, touches 17 cold cache lines per sample
+// and took nearly three minutes for 8,000 GPUs); the last hour goes in the sampler's order, and both
+// rates are reported. Owners change: each node's 8 GPUs pass from workload to workload every 2–8
+// hours, with 5 idle minutes in between, so buckets restart and workload links come and go.
 //
 // Memory is read from the process (after a full GC when one can be forced): ArrayBuffers (the rings,
 // outside the V8 heap), the heap (the JS objects around them: typed-array views, map entries, owner
 // ids) and RSS, each as a delta over the fill divided by the GPUs, next to the fleet's own count.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { GpuFleet, type GpuIdentity } from '../../src/telemetry/gpu-fleet.js';
 import { rawSlotsFor } from '../../src/telemetry/gpu-rings.js';
 import { METRIC_COUNT } from '../../src/telemetry/metric-codec.js';
+import { BENCH_DIR, REPO_DIR } from './environment.js';
 import { GPUS_PER_NODE } from './telemetry-cluster.js';
 
 const DAY_SECONDS = 86_400;
 const HOUR_SECONDS = 3_600;
 const IDLE_SECONDS = 300;
+/** One sample per minute bucket before the last hour. */
+const OLDER_STEP_SECONDS = 60;
 /** Nodes filled together: 2 nodes' rings (16 × 44 KiB) fit in one core's L2 cache. */
 const BLOCK_NODES = 2;
 
@@ -96,11 +106,11 @@ export function measureRings(settings: RingSettings, log: (line: string) => void
   const sweepFrom = start + DAY_SECONDS - HOUR_SECONDS;
   let began = performance.now();
   for (let n = 0; n < nodes; n += BLOCK_NODES) {
-    for (let t = start; t < sweepFrom; t += intervalSeconds) record(t, n, Math.min(nodes, n + BLOCK_NODES));
+    for (let t = start; t < sweepFrom; t += OLDER_STEP_SECONDS) record(t, n, Math.min(nodes, n + BLOCK_NODES));
     if (n > 0 && (n / BLOCK_NODES) % Math.ceil(nodes / BLOCK_NODES / 4) === 0) log(`  rings: ${n * GPUS_PER_NODE} of ${gpus} GPUs hold 23 h`);
   }
   const blockSeconds = (performance.now() - began) / 1000;
-  const blockSamples = ((sweepFrom - start) / intervalSeconds) * gpus;
+  const blockSamples = Math.ceil((sweepFrom - start) / OLDER_STEP_SECONDS) * gpus;
   began = performance.now();
   for (let t = sweepFrom; t < start + DAY_SECONDS; t += intervalSeconds) record(t, 0, nodes);
   const sweepSeconds = (performance.now() - began) / 1000;
@@ -181,4 +191,20 @@ export function findGc(): { gc: (() => void) | null; how: RingResult['gc'] } {
     // Not every runtime lets the flag change after start: the readings are then without a forced GC.
   }
   return { gc: null, how: 'none' };
+}
+
+/** measureRings in a child process (telemetry-rings-process.ts), with a GC it can force; its log lines are passed on. */
+export async function measureRingsInChild(settings: RingSettings, log: (line: string) => void): Promise<RingResult> {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(BENCH_DIR, 'lib', 'telemetry-rings-process.ts'), String(settings.gpus), String(settings.intervalSeconds)], {
+    cwd: REPO_DIR,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    if (!line.startsWith('npm warn')) log(line);
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`The rings process exited with ${code}`);
+  return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as RingResult;
 }
