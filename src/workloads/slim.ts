@@ -26,9 +26,18 @@ function pick(map: StringMap | undefined, keys: readonly string[]): StringMap | 
   return kept;
 }
 
+/**
+ * A copy of `object` without its undefined properties. A copy and not `delete`: V8 turns an object
+ * that loses a property into a hash-table ("dictionary") object, about 5 times larger (938 B against
+ * 179 B for a slim ObjectMeta), and the cache holds several of them per pod for the pod's life.
+ */
 function defined<T extends object>(object: T): T {
-  for (const key of Object.keys(object) as (keyof T)[]) if (object[key] === undefined) delete object[key];
-  return object;
+  const kept: Partial<T> = {};
+  for (const key in object) {
+    const value = object[key];
+    if (value !== undefined) kept[key] = value;
+  }
+  return kept as T;
 }
 
 function slimOwner(ref: OwnerReference): OwnerReference {
