@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import type { Pod } from '../../src/workloads/k8s-types.js';
 import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../src/workloads/mapping-context.js';
+import { podState } from '../../src/workloads/pod-status.js';
 import { slimJob, slimPod } from '../../src/workloads/slim.js';
 import { aJob, aPod, gpuContainer } from './fixtures.js';
 
@@ -44,6 +45,23 @@ describe('workloads: slim copies', () => {
     const keys: LabelKeys = { ...DEFAULT_LABEL_KEYS, initiative: 'example.com/team' };
     const pod = aPod({ metadata: { labels: { 'example.com/team': 'vision', 'gpucap.io/initiative': 'llm' } } });
     expect(slimPod(pod, keys).metadata?.labels).to.deep.equal({ 'example.com/team': 'vision' });
+  });
+
+  it("keeps of a pod's conditions only the latest transition, which a finished pod's end falls back on", () => {
+    const conditions = [
+      { type: 'PodScheduled', status: 'True', lastTransitionTime: '2026-11-20T10:00:05Z', reason: 'Scheduled' },
+      { type: 'Ready', status: 'False', lastTransitionTime: '2026-11-20T12:30:00Z', message: 'containers not ready' },
+      { type: 'Initialized', status: 'True', lastTransitionTime: 'not a time' },
+      { type: 'ContainersReady', status: 'False', lastTransitionTime: '2026-11-20T12:29:59Z' },
+    ];
+    // No container statuses: the conditions are what tells when it finished.
+    const finished = aPod({ status: { phase: 'Succeeded', startTime: '2026-11-20T10:01:00Z', conditions } });
+    const slim = slimPod(finished, DEFAULT_LABEL_KEYS);
+    expect(slim.status?.conditions).to.deep.equal([{ type: 'Ready', status: 'False', lastTransitionTime: '2026-11-20T12:30:00Z' }]);
+    expect(podState(slim)).to.deep.equal(podState(finished));
+    expect(podState(slim)).to.include({ completedAt: Date.parse('2026-11-20T12:30:00Z') });
+    const unreadable = slimPod(aPod({ status: { phase: 'Succeeded', conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: 'soon' }] } }), DEFAULT_LABEL_KEYS);
+    expect(unreadable.status?.conditions).to.deep.equal([]);
   });
 
   it('leaves out empty parts instead of writing undefined fields', () => {
