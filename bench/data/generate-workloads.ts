@@ -345,7 +345,7 @@ export function writeWorkloadsDb(rows: number, path: string, log: (line: string)
   let records: WorkloadRecord[] = [];
   let pods: PodGpuInterval[] = [];
   let writeMs = 0;
-  let rollupSeconds = 0;
+  let rollupSeconds: number;
   let nextReport = Math.max(BATCH_SIZE, Math.floor(rows / 10));
   let written = 0;
   const progress: [number, number][] = [];
