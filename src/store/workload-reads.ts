@@ -72,6 +72,24 @@ export function getWorkload(statements: StatementCache, workloadId: string, now:
   return row === undefined ? undefined : toView(row, now);
 }
 
+/**
+ * The describe query (its `@ids` still to bind); exported for EXPLAIN QUERY PLAN in tests. One
+ * primary-key lookup per id: CROSS JOIN makes the id list the outer loop, and INDEXED BY the key's
+ * index (SQLite's name for a TEXT primary key's) keeps a filter from choosing an organization index,
+ * which would walk the organization's rows once per id. Written as `workload_id IN (json_each)`,
+ * SQLite walked the organization's index once and tested each row against the list: at 1M rows the
+ * metric rankings took 600 ms for about 1,200 ids (the mixed benchmark).
+ */
+export function describeQuery(filter: WorkloadFilter): SqlWhere {
+  const where = whereOf(filter);
+  return {
+    sql: `SELECT w.workload_id, w.name, w.initiative_id
+       FROM json_each(@ids) AS ids CROSS JOIN workloads AS w INDEXED BY sqlite_autoindex_workloads_1 ON w.workload_id = ids.value
+       WHERE ${where.sql}`,
+    params: where.params,
+  };
+}
+
 export function describeWorkloads(
   statements: StatementCache,
   workloadIds: readonly string[],
@@ -79,13 +97,10 @@ export function describeWorkloads(
 ): Map<string, { name: string; initiativeId: string }> {
   const described = new Map<string, { name: string; initiativeId: string }>();
   if (workloadIds.length === 0) return described;
-  const where = whereOf(filter);
+  const query = describeQuery(filter);
   const rows = statements
-    .get(
-      `SELECT w.workload_id, w.name, w.initiative_id FROM workloads w
-       WHERE w.workload_id IN (SELECT value FROM json_each(@ids)) AND ${where.sql}`,
-    )
-    .all({ ...where.params, ids: JSON.stringify(workloadIds) }) as Pick<WorkloadRow, 'workload_id' | 'name' | 'initiative_id'>[];
+    .get(query.sql)
+    .all({ ...query.params, ids: JSON.stringify(workloadIds) }) as Pick<WorkloadRow, 'workload_id' | 'name' | 'initiative_id'>[];
   for (const row of rows) described.set(row.workload_id, { name: row.name, initiativeId: row.initiative_id });
   return described;
 }

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import type { Keyset, ListPage, WorkloadFilter } from '../../src/query/ports.js';
-import { describeWorkloads, listQuery } from '../../src/store/workload-reads.js';
+import { describeQuery, describeWorkloads, listQuery } from '../../src/store/workload-reads.js';
 import { StatementCache, whereOf } from '../../src/store/workload-sql.js';
 import { aWorkload } from '../support/workload-builder.js';
 import { ADMIN, at, inOrg, ORG, openTempStore, type TempStore } from './temp-store.js';
@@ -306,6 +306,18 @@ describe('store/workload-reads list', () => {
       expect([...described]).to.deep.equal([[a.workloadId, { name: 'a', initiativeId: 'llm' }]]);
       const admin = await t.store.describe([a.workloadId, b.workloadId], { scope: ADMIN });
       expect([...admin.keys()]).to.have.members([a.workloadId, b.workloadId]);
+    });
+
+    it('looks each id up by its primary key, never walking the organization (a team scope included)', () => {
+      t.store.upsertWorkloads(Array.from({ length: 50 }, (_, i) => aWorkload({ name: `w${i}` })));
+      t.db.exec('ANALYZE');
+      for (const filter of [inOrg(), { scope: { organizationId: ORG, initiatives: ['llm', 'vision'] } }, inOrg({ status: 'running' })]) {
+        const query = describeQuery(filter);
+        const plan = (t.db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all({ ...query.params, ids: '["a","b"]' }) as { detail: string }[]).map((r) => r.detail);
+        expect(plan[0], plan.join('\n')).to.match(/^SCAN ids VIRTUAL TABLE/);
+        expect(plan.some((line) => /^SEARCH w USING INDEX sqlite_autoindex_workloads_1 \(workload_id=\?\)/.test(line)), plan.join('\n')).to.equal(true);
+        expect(plan.filter((line) => /workloads_org_/.test(line)), plan.join('\n')).to.deep.equal([]);
+      }
     });
 
     it('returns an empty map for no ids', () => {
