@@ -4,18 +4,15 @@
 // reading written out plainly.
 import { expect } from 'chai';
 import { METRIC_NAMES, type MetricName } from '../../src/domain/metrics.js';
-import { GpuFleet } from '../../src/telemetry/gpu-fleet.js';
 import { GpuRings, rawSlotsFor } from '../../src/telemetry/gpu-rings.js';
 import { encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../src/telemetry/metric-codec.js';
 import { WindowSummary } from '../../src/telemetry/window-summary.js';
-import { RingModel } from './ring-model.js';
+import { fleetAndModel } from './ring-model.js';
 
 // T0 is an hour boundary far from 0.
 const T0 = 1_764_003_600;
 const HOUR = 3600;
 const DAY = 24 * HOUR;
-
-const gpu = (key: string) => ({ key, clusterId: 'c1', hostname: 'node-1', modelName: 'H100' });
 
 function stored(value: number): Uint16Array {
   const values = new Uint16Array(METRIC_COUNT);
@@ -25,15 +22,10 @@ function stored(value: number): Uint16Array {
 
 /** A fleet and the model fed the same samples. */
 function pair(rawSlots = rawSlotsFor(15)) {
-  const fleet = new GpuFleet({ rawSlots });
-  const model = new RingModel(rawSlots);
+  const both = fleetAndModel(rawSlots);
+  const { fleet } = both;
   return {
-    fleet,
-    model,
-    record(key: string, time: number, owner: string | undefined, values: Uint16Array) {
-      fleet.record(gpu(key), { time, stored: values, workloadId: owner });
-      model.record(key, time, owner, values);
-    },
+    ...both,
     read(owner: string, from: number, to: number) {
       const into = new WindowSummary();
       fleet.collect(owner, { from, to }, into);

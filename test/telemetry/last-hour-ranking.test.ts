@@ -3,16 +3,13 @@
 // passes without samples, across workload switches, ring overwrites and pruning.
 import { expect } from 'chai';
 import { METRIC_NAMES, type MetricName } from '../../src/domain/metrics.js';
-import { GpuFleet } from '../../src/telemetry/gpu-fleet.js';
 import { rawSlotsFor } from '../../src/telemetry/gpu-rings.js';
 import { encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../src/telemetry/metric-codec.js';
-import { RingModel } from './ring-model.js';
+import { fleetAndModel } from './ring-model.js';
 
 const T0 = 1_764_003_600;
 const HOUR = 3600;
 const UTIL = METRIC_SLOT.gpu_utilization;
-
-const gpu = (key: string) => ({ key, clusterId: 'c1', hostname: 'node-1', modelName: 'H100' });
 
 function stored(value: number, overrides: Partial<Record<MetricName, number>> = {}): Uint16Array {
   const values = new Uint16Array(METRIC_COUNT);
@@ -21,15 +18,10 @@ function stored(value: number, overrides: Partial<Record<MetricName, number>> = 
 }
 
 function pair(rawSlots = rawSlotsFor(15)) {
-  const fleet = new GpuFleet({ rawSlots });
-  const model = new RingModel(rawSlots);
+  const both = fleetAndModel(rawSlots);
+  const { fleet } = both;
   return {
-    fleet,
-    model,
-    record(key: string, time: number, owner: string | undefined, values: Uint16Array) {
-      fleet.record(gpu(key), { time, stored: values, workloadId: owner });
-      model.record(key, time, owner, values);
-    },
+    ...both,
     rank(to: number, slot = UTIL) {
       return Object.fromEntries(fleet.rank(slot, { from: to - HOUR, to }));
     },

@@ -7,6 +7,7 @@
 // avg/min/max over every sample taken; current = mean over GPUs of each GPU's latest (newest bucket's
 // last value). Values are stored units; the summary is in reported units, as the API gives it.
 import { METRIC_NAMES, type MetricSummary } from '../../src/domain/metrics.js';
+import { GpuFleet } from '../../src/telemetry/gpu-fleet.js';
 import { decodeMetric, METRIC_COUNT, MISSING } from '../../src/telemetry/metric-codec.js';
 
 interface Sample {
@@ -118,4 +119,18 @@ export class RingModel {
     }
     return result;
   }
+}
+
+/** A GpuFleet and a RingModel fed the same samples, each GPU on one node of one cluster. */
+export function fleetAndModel(rawSlots: number) {
+  const fleet = new GpuFleet({ rawSlots });
+  const model = new RingModel(rawSlots);
+  return {
+    fleet,
+    model,
+    record(key: string, time: number, owner: string | undefined, values: Uint16Array) {
+      fleet.record({ key, clusterId: 'c1', hostname: 'node-1', modelName: 'H100' }, { time, stored: values, workloadId: owner });
+      model.record(key, time, owner, values);
+    },
+  };
 }
