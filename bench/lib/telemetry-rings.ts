@@ -204,7 +204,8 @@ export async function measureRingsInChild(settings: RingSettings, log: (line: st
   createInterface({ input: child.stderr }).on('line', (line) => {
     if (!line.startsWith('npm warn')) log(line);
   });
-  const [code] = (await once(child, 'exit')) as [number | null];
+  // 'close', not 'exit': the child's stdout may still hold the result when it exits.
+  const [code] = (await once(child, 'close')) as [number | null];
   if (code !== 0) throw new Error(`The rings process exited with ${code}`);
   return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as RingResult;
 }
