@@ -15,10 +15,9 @@
 // (standalone pods relabelled "<initiative>-adhoc") is compared with a cluster-wide label selector.
 // Writes bench/results/kube-apiserver[.quick].json. It never asserts speed.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { startEnvtest, type Envtest } from '../test/support/envtest/envtest.js';
 import { REFERENCE_FLEET, generateCluster, shareOf, type ClusterShape, type NamespaceInfo } from './data/generate-cluster.js';
 import { CACHE_DIR } from './data/generate-workloads.js';
@@ -30,6 +29,7 @@ import { describeEnvironment, formatBytes, REPO_DIR, writeResults } from './lib/
 import { scrape, sumOf } from './lib/prometheus-text.js';
 import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service-process.js';
 import type { BenchOutcome } from './workloads-api.js';
+import { fixed, isEntryPoint, round } from './lib/format.js';
 
 export const NAME = 'kube-apiserver';
 const ORGANIZATION = 'acme';
@@ -603,15 +603,7 @@ function ratio(theirs: number, ours: number): number {
   return r >= 100 ? Math.round(r) : r >= 10 ? Math.round(r * 10) / 10 : Math.round(r * 100) / 100;
 }
 
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
-}
-
-function fixed(ms: number): string {
-  return ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2);
-}
-
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+const invokedDirectly = isEntryPoint(import.meta.url);
 if (invokedDirectly) {
   // `npx tsx bench/kube-apiserver.ts [--quick] [--pods N]`
   const pods = process.argv.includes('--pods') ? Number(process.argv[process.argv.indexOf('--pods') + 1]) : undefined;

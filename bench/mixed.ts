@@ -12,9 +12,7 @@
 // and writes bench/results/mixed[.quick].json. It never asserts speed.
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { realpathSync } from 'node:fs';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { CAPACITY_NAMESPACE, startDemoWorld, type DemoWorld } from '../sim/demo/world.js';
 import { startKubeApi, type KubeApi } from '../sim/kube-api/server.js';
@@ -28,6 +26,7 @@ import { PodChurn } from './lib/pod-churn.js';
 import { scrape, sumOf } from './lib/prometheus-text.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service-process.js';
 import type { BenchOutcome } from './workloads-api.js';
+import { fixed, isEntryPoint } from './lib/format.js';
 
 export const NAME = 'mixed';
 const ORGANIZATION = 'acme';
@@ -279,11 +278,7 @@ function sampleIds(dbPath: string, count: number): string[] {
   }
 }
 
-function fixed(ms: number): string {
-  return ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2);
-}
-
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+const invokedDirectly = isEntryPoint(import.meta.url);
 if (invokedDirectly) {
   runMixedBench({ quick: process.argv.includes('--quick') }).then(
     (outcome) => process.exit(outcome.requestErrors > 0 ? 1 : 0),

@@ -6,13 +6,13 @@
 // a burst of load from another process moves it less. MB/s, samples/s, ns per sample and the speed
 // ratio; also the time of a plain charCodeAt loop, to compare machines. Prints figures and writes
 // bench/results/parse[.quick].json. It never asserts speed.
-import { readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { parseExposition } from '../src/telemetry/exposition-parser.js';
 import { describeEnvironment, formatBytes, REPO_DIR, writeResults } from './lib/environment.js';
 import type { BenchOutcome } from './workloads-api.js';
+import { fixed, isEntryPoint, round } from './lib/format.js';
 
 export const NAME = 'parse';
 const FIXTURES_DIR = join(REPO_DIR, '..', 'shared', 'fixtures');
@@ -338,15 +338,7 @@ function oracleVersion(): string {
   return manifest.version ?? 'unknown';
 }
 
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
-}
-
-function fixed(value: number): string {
-  return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
-}
-
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+const invokedDirectly = isEntryPoint(import.meta.url);
 if (invokedDirectly) {
   // `npx tsx bench/parse.ts [--quick]`
   runParseBench({ quick: process.argv.includes('--quick') }).then(

@@ -12,9 +12,7 @@
 // few minutes of samples per series (its per-series cost dominates then), ours with the 24 h rings
 // allocated up front. Writes bench/results/prometheus[.quick].json. Skipped, not failed, when no
 // Prometheus binary can be had (bench/tools/ensure-prometheus.sh).
-import { realpathSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { pathToFileURL } from 'node:url';
 import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
 import { startKubeStateMetrics } from './lib/prometheus-ksm.js';
 import { compareAnswers, measurePairs, type Answers, type PairResult, type PairSettings } from './lib/prometheus-latency.js';
@@ -25,6 +23,7 @@ import { CLUSTER_ID, GPUS_PER_NODE, exporterPodOf, gpuPodOf, planCluster, worklo
 import { startFleetProcess } from './lib/telemetry-fleet.js';
 import { startBenchService } from './lib/telemetry-service.js';
 import type { BenchOutcome } from './workloads-api.js';
+import { isEntryPoint } from './lib/format.js';
 
 export const NAME = 'prometheus';
 
@@ -300,7 +299,7 @@ function skipped(resultsName: string, environment: ReturnType<typeof describeEnv
   return { name: NAME, resultsFile, requestErrors: 0, table: { header: ['comparison', 'figure', 'value'], rows: [['prometheus', 'skipped', 'prometheus unavailable']] }, notes: [note] };
 }
 
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+const invokedDirectly = isEntryPoint(import.meta.url);
 if (invokedDirectly) {
   // `npx tsx bench/prometheus.ts [--quick]`
   runPrometheusBench({ quick: process.argv.includes('--quick') }).then(

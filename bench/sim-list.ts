@@ -5,16 +5,17 @@
 // Not part of `npm run bench`: it measures the test tool, not the service.
 //   npx tsx bench/sim-list.ts [--pods 100000] [--runs 3]
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { listAll } from '../src/k8s/list-pages.js';
 import { startKubeApi } from '../sim/kube-api/server.js';
 import { KubeStore } from '../sim/kube-api/store.js';
 import { FULL_CLUSTER, generateCluster } from './data/generate-cluster.js';
+import { isEntryPoint } from './lib/format.js';
 
 const cpuSeconds = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1e6;
 
@@ -60,7 +61,7 @@ async function main(args: string[]): Promise<void> {
   }
 }
 
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+const invokedDirectly = isEntryPoint(import.meta.url);
 if (invokedDirectly) {
   const args = process.argv.slice(2);
   const run = args[0] === '--client' ? client(args[1] ?? '') : main(args);

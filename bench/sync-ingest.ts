@@ -10,9 +10,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { realpathSync } from 'node:fs';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
 import type { KubeObject } from '../sim/kube-api/resources.js';
 import { startKubeApi, type KubeApi } from '../sim/kube-api/server.js';
 import { KubeStore } from '../sim/kube-api/store.js';
@@ -25,6 +23,7 @@ import { PodChurn } from './lib/pod-churn.js';
 import { scrape, sumOf, type Series } from './lib/prometheus-text.js';
 import { startServiceProcess, type HeapFigures, type ProcessMemory, type ServiceProcess } from './lib/service-process.js';
 import type { BenchOutcome } from './workloads-api.js';
+import { fixed, isEntryPoint, round } from './lib/format.js';
 
 export const NAME = 'sync-ingest';
 const ORGANIZATION = 'acme';
@@ -501,15 +500,7 @@ async function runStep(service: ServiceProcess, sim: KubeApi, churn: PodChurn, c
   };
 }
 
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
-}
-
-function fixed(ms: number): string {
-  return ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2);
-}
-
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+const invokedDirectly = isEntryPoint(import.meta.url);
 if (invokedDirectly) {
   // `npx tsx bench/sync-ingest.ts [--quick] [--pods N --jobs N --clusters N --rates 1000,5000 --step-seconds S]
   //    [--profile-service DIR] [--trace-gc FILE]` (the last two to look into the service)

@@ -12,13 +12,12 @@
 // bench/results/rings.json (with the tick), metrics.json and ranking.json (.quick.json in quick mode),
 // one file for each of the issue's three rows. Scrape failures, failed
 // requests and answers without data make the run fail, as in the other benchmarks.
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
 import { measureEndpoints, type EndpointResult, type EndpointSettings } from './lib/telemetry-endpoints.js';
 import { findGc, measureRingsInChild, type RingResult, type RingSettings } from './lib/telemetry-rings.js';
 import { measureTicks, type TickResult, type TickSettings } from './lib/telemetry-tick.js';
 import type { BenchOutcome } from './workloads-api.js';
+import { isEntryPoint } from './lib/format.js';
 
 export const NAME = 'telemetry';
 
@@ -194,7 +193,7 @@ function round(value: number): number {
   return Math.round(value * 10) / 10;
 }
 
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+const invokedDirectly = isEntryPoint(import.meta.url);
 if (invokedDirectly) {
   // `npx tsx bench/telemetry.ts [--quick]`
   runTelemetryBench({ quick: process.argv.includes('--quick') }).then(

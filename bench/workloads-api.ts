@@ -8,8 +8,6 @@
 import { copyFileSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import type { Scope } from '../src/domain/principal.js';
 import type { WorkloadStatus } from '../src/domain/workload.js';
 import type { Keyset, StatsGroupKey, WorkloadFilter } from '../src/query/ports.js';
@@ -21,6 +19,7 @@ import { describeEnvironment, formatBytes, writeResults } from './lib/environmen
 import { getJson, loadRun, sequentialRun, type LoadResult, type RunResult, type Target } from './lib/load.js';
 import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service-process.js';
 import { SqlRecorder, profileOperation, type OperationProfile } from './lib/sql-profile.js';
+import { fixed, isEntryPoint } from './lib/format.js';
 
 export const NAME = 'workloads-api';
 const DAY_MS = 86_400_000;
@@ -456,11 +455,7 @@ function checkTargets(dataset: DatasetResult | undefined): TargetCheck[] {
   return checks;
 }
 
-function fixed(ms: number): string {
-  return ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2);
-}
-
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+const invokedDirectly = isEntryPoint(import.meta.url);
 if (invokedDirectly) {
   // `npx tsx bench/workloads-api.ts [--quick] [--sizes 100000,1000000]` (other sizes → list/get/stats.custom.json)
   const sizesAt = process.argv.indexOf('--sizes');

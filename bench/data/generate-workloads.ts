@@ -6,14 +6,14 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { PodGpuInterval, WorkloadRecord, WorkloadStatus } from '../../src/domain/workload.js';
 import { openDatabase } from '../../src/store/database.js';
 import { MIGRATIONS, migrate } from '../../src/store/migrations.js';
 import { SqliteWorkloadStore } from '../../src/store/workload-store.js';
 import { mulberry32 } from '../../sim/random.js';
+import { isEntryPoint } from '../lib/format.js';
 
 /** Bump when the distributions or the row shape change: cached files of another version are regenerated. */
 export const GENERATOR_VERSION = 3;
@@ -412,7 +412,7 @@ export function writeWorkloadsDb(rows: number, path: string, log: (line: string)
   };
 }
 
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
+const invokedDirectly = isEntryPoint(import.meta.url);
 if (invokedDirectly) {
   const args = process.argv.slice(2);
   const rowsArg = args[args.indexOf('--rows') + 1];

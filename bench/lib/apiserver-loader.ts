@@ -19,6 +19,7 @@ import type { GeneratedCluster } from '../data/generate-cluster.js';
 import type { ApiServerClient } from './apiserver-client.js';
 import { EtcdWriter, registryKey } from './apiserver-etcd.js';
 import { StorageEncoder } from './apiserver-protobuf.js';
+import { round } from './format.js';
 
 const MERGE = 'application/merge-patch+json';
 const CONTROLLER_UID_LABELS = ['batch.kubernetes.io/controller-uid', 'controller-uid'];
@@ -340,8 +341,4 @@ async function pool<T>(items: readonly T[], concurrency: number, task: (item: T)
     for (let item = items[next++]; item !== undefined; item = items[next++]) await task(item);
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }

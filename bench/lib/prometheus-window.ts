@@ -11,6 +11,7 @@ import type { Registry } from 'prom-client';
 import type { ExporterTarget } from '../../src/telemetry/exporter-target.js';
 import type { PrometheusServer } from './prometheus-server.js';
 import type { BenchService } from './telemetry-service.js';
+import { round } from './format.js';
 
 export interface WindowResult {
   /** Seconds from the first scrape of either side to the freeze. */
@@ -158,8 +159,4 @@ async function failuresByReason(registry: Registry): Promise<Map<string, number>
     byReason.set(reason, (byReason.get(reason) ?? 0) + value);
   }
   return byReason;
-}
-
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
 }
