@@ -1,22 +1,21 @@
 // Benchmark of the exposition parser (src/telemetry/exposition-parser.ts), in-process, against the npm
 // package parse-prometheus-text-format on the same text. Payloads: a generated 8-GPU dcgm-exporter 4.x
 // scrape (labels in the exporter's order, HELP/TYPE per family, 6 of 8 GPUs attributed to pods), then
-// every fixture under ../shared/fixtures. Per payload: warm-up of both parsers, then rounds that
+// every exporter capture under test/fixtures/exporters. Per payload: warm-up of both parsers, then rounds that
 // alternate them, at least 1 s per parser in all (--quick: 0.2 s); each figure is the median round, so
 // a burst of load from another process moves it less. MB/s, samples/s, ns per sample and the speed
 // ratio; also the time of a plain charCodeAt loop, to compare machines. Prints figures and writes
 // bench/results/parse[.quick].json. It never asserts speed.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { parseExposition } from '../src/telemetry/exposition-parser.js';
 import { describeEnvironment, formatBytes, REPO_DIR, writeResults } from './lib/environment.js';
 import type { BenchOutcome } from './workloads-api.js';
 import { fixed, isEntryPoint, round } from './lib/format.js';
+import { exporterCaptures } from '../test/fixtures/exporters/exporter-fixtures.js';
 
 export const NAME = 'parse';
-const FIXTURES_DIR = join(REPO_DIR, '..', 'shared', 'fixtures');
-const FIXTURE_FOLDERS = ['dcgm', 'nvidia-smi-exporter'];
 
 interface Settings {
   warmupSeconds: number;
@@ -217,13 +216,7 @@ function referenceLoop(): number {
 }
 
 function readFixtures(): Payload[] {
-  const payloads: Payload[] = [];
-  for (const folder of FIXTURE_FOLDERS) {
-    for (const file of readdirSync(join(FIXTURES_DIR, folder)).filter((f) => f.endsWith('.txt')).sort()) {
-      payloads.push({ name: `${folder}/${file}`, text: readFileSync(join(FIXTURES_DIR, folder, file), 'utf8') });
-    }
-  }
-  return payloads;
+  return exporterCaptures().map((capture) => ({ name: capture.name, text: readFileSync(capture.path, 'utf8') }));
 }
 
 /** The oracle rejects `# HELP name` without text and drops the last sample when no newline ends the text. */

@@ -14,7 +14,7 @@ export interface PodLabelNames {
 export interface RenderOptions {
   /**
    * `v4` (default): `pci_bus_id` present, `hostname` lower-case, as dcgm-exporter 4.x.
-   * `v3`: no `pci_bus_id`, `Hostname` capitalised, as 3.x and the samples in shared/fixtures/dcgm.
+   * `v3`: no `pci_bus_id`, `Hostname` capitalised, as 3.x and the captures in test/fixtures/exporters/dcgm.
    */
   labelStyle?: 'v4' | 'v3';
   /**

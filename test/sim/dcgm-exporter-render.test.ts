@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import { LoopbackIps } from '../../sim/dcgm-exporter/loopback-ips.js';
 import { renderDcgmMetrics } from '../../sim/dcgm-exporter/render.js';
 import type { SimGpu, SimNodeGpus } from '../../sim/dcgm-exporter/types.js';
+import { readExporterCapture } from '../fixtures/exporters/exporter-fixtures.js';
 
 // The oracle: an independent exposition parser (a CommonJS package without type declarations).
 interface PromFamily {
@@ -14,7 +14,6 @@ interface PromFamily {
 }
 const parsePrometheus = createRequire(import.meta.url)('parse-prometheus-text-format') as (text: string) => PromFamily[];
 
-const FIXTURES = '/work/shared/fixtures/dcgm';
 const UUID_A = 'GPU-34319582-d595-d1c7-d1d2-179bcfa61660';
 const UUID_B = 'GPU-9ef1b6d0-3643-5dd7-b823-c0ec20dcf2d5';
 
@@ -125,7 +124,7 @@ describe('simulated dcgm-exporter: rendering', () => {
   });
 
   it('agrees with the A100 MIG capture on label order and on which fields an instance reports', () => {
-    const fixture = readFileSync(`${FIXTURES}/a100-mig-1g.5gb-dcp-metrics-cloud-native-docs.txt`, 'utf8');
+    const fixture = readExporterCapture('dcgm/a100-mig-1g.5gb-dcp-metrics-cloud-native-docs.txt');
     const text = renderDcgmMetrics({ hostname: 'ub20-a100-k8s', gpus: [{ index: 0, uuid: UUID_A, mig: [{ profile: '1g.5gb', instanceId: 13 }] }] }, { labelStyle: 'v3' });
     const instanceFields = (t: string): Set<string> =>
       new Set(t.split('\n').filter((l) => l.includes('GPU_I_ID=')).map((l) => l.slice(0, l.indexOf('{'))));
@@ -153,7 +152,7 @@ describe('simulated dcgm-exporter: rendering', () => {
       }
       return found;
     };
-    const real = headers(readFileSync(`${FIXTURES}/datadog-integrations-core-dcgm-tests-fixtures-metrics.txt`, 'utf8'));
+    const real = headers(readExporterCapture('dcgm/datadog-integrations-core-dcgm-tests-fixtures-metrics.txt'));
     const ours = headers(renderDcgmMetrics(node([{ index: 0, uuid: UUID_A }])));
     // Only the real T4 capture at the top of the file has help texts; the dummy block has none.
     const shared = [...ours.keys()].filter((name) => (real.get(name)?.help ?? '') !== '');

@@ -1,12 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { isDcgmValue, readDcgmPayload, type GpuReading } from '../../src/telemetry/dcgm-readings.js';
 import { METRIC_SLOT } from '../../src/telemetry/metric-codec.js';
+import { readExporterCapture as fixture } from '../fixtures/exporters/exporter-fixtures.js';
 
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'fixtures');
-const fixture = (path: string) => readFileSync(join(FIXTURES, path), 'utf8');
 
 function metricsOf(reading: GpuReading | undefined): Record<string, number | null> {
   if (reading === undefined) throw new Error('no reading');

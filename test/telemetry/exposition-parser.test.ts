@@ -2,16 +2,12 @@
 // package parse-prometheus-text-format as an independent oracle), then the edge cases and the hostile
 // input a scrape can bring: every rejected payload names its line, says what was expected and shows
 // the offending text.
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { ExpositionParseError, parseExposition } from '../../src/telemetry/exposition-parser.js';
+import { exporterCaptures, readExporterCapture as fixture } from '../fixtures/exporters/exporter-fixtures.js';
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const fixturesDir = join(repoRoot, '..', 'shared', 'fixtures');
-const FIXTURE_FOLDERS = ['dcgm', 'nvidia-smi-exporter'];
 
 interface Sample {
   name: string;
@@ -71,18 +67,6 @@ function forOracle(text: string): string {
   return withHelp.endsWith('\n') ? withHelp : `${withHelp}\n`;
 }
 
-function fixtureFiles(): Array<{ name: string; path: string }> {
-  return FIXTURE_FOLDERS.flatMap((folder) =>
-    readdirSync(join(fixturesDir, folder))
-      .filter((file) => file.endsWith('.txt'))
-      .sort()
-      .map((file) => ({ name: `${folder}/${file}`, path: join(fixturesDir, folder, file) })),
-  );
-}
-
-function fixture(name: string): string {
-  return readFileSync(join(fixturesDir, name), 'utf8');
-}
 
 /** The error parsing `text` throws; fails the test when nothing is thrown or the error is not the parser's. */
 function parseError(text: string): ExpositionParseError {
@@ -100,7 +84,7 @@ function parseError(text: string): ExpositionParseError {
 
 describe('parseExposition', () => {
   describe('on real exporter payloads', () => {
-    const files = fixtureFiles();
+    const files = exporterCaptures();
 
     it('finds the fixture files', () => {
       expect(files.map((f) => f.name)).to.include.members([
