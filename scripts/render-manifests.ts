@@ -2,7 +2,7 @@
 // file, deploy/manifests/gpu-capacity-api.yaml, for clusters installed without Helm.
 //   npm run manifests            rewrite deploy/manifests/gpu-capacity-api.yaml
 //   npm run manifests -- --check exit 1 when the file differs from a fresh render
-// helm: $HELM_BIN, else ../shared/tools/get-helm.sh (cached). test/chart/manifests.test.ts fails
+// helm: $HELM_BIN, else scripts/get-helm.sh (cached). test/chart/manifests.test.ts fails
 // when the committed file and a fresh render differ.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const CHART_DIR = fileURLToPath(new URL('../charts/gpu-capacity-api', import.meta.url));
 export const MANIFESTS_PATH = fileURLToPath(new URL('../deploy/manifests/gpu-capacity-api.yaml', import.meta.url));
-const GET_HELM = fileURLToPath(new URL('../../shared/tools/get-helm.sh', import.meta.url));
+const GET_HELM = fileURLToPath(new URL('./get-helm.sh', import.meta.url));
 export const RELEASE = 'gpu-capacity-api';
 export const NAMESPACE = 'gpu-capacity-api';
 
@@ -23,7 +23,7 @@ const HEADER = `# Generated from charts/gpu-capacity-api with its default values
 # (docs/authentication.md, "Deploying the file"), or every API request is rejected with 401.
 `;
 
-/** The helm binary: $HELM_BIN, else the one ../shared/tools/get-helm.sh fetches and caches. */
+/** The helm binary: $HELM_BIN, else the one scripts/get-helm.sh fetches and caches. */
 export function helmBinary(): string {
   const fromEnv = process.env.HELM_BIN;
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;

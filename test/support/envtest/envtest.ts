@@ -1,9 +1,9 @@
-// A real etcd + kube-apiserver (v1.20) for the e2e tests, through ../shared/envtest/start.sh and
+// A real etcd + kube-apiserver (v1.20) for the e2e tests, through scripts/envtest/start.sh and
 // stop.sh. One instance per test file: start it in before(), stop it in after(). Whatever happens,
 // the processes do not outlive the test run (stop() in after(), and a kill on process exit).
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -11,8 +11,9 @@ import { makeTempDir } from '../temp-dir.js';
 import { sendJson } from './admin-client.js';
 
 const run = promisify(execFile);
-const SHARED_ENVTEST = fileURLToPath(new URL('../../../../shared/envtest/', import.meta.url));
-const INSTALL_HINT = 'export ENVTEST_BIN=$(bash ../shared/envtest/install.sh)';
+const ENVTEST_SCRIPTS = fileURLToPath(new URL('../../../scripts/envtest/', import.meta.url));
+/** What a developer runs once (about 20 minutes the first time, then cached); .ci/run does it in CI. */
+export const ENVTEST_INSTALL_HINT = 'export ENVTEST_BIN=$(bash scripts/envtest/install.sh)';
 
 export interface Envtest {
   dir: string;
@@ -39,12 +40,12 @@ export interface Envtest {
 export async function startEnvtestOrSkip(context: Mocha.Context, options: { apiserverFlags?: string } = {}): Promise<Envtest> {
   const bin = process.env.ENVTEST_BIN;
   if (bin === undefined || bin === '') {
-    if (process.env.CI) throw new Error(`Cannot run the real-API e2e tests: ENVTEST_BIN is not set, and CI must run them (${INSTALL_HINT})`);
-    console.log(`      skipped: these tests need a real kube-apiserver; run \`${INSTALL_HINT}\` first`);
+    if (process.env.CI) throw new Error(`Cannot run the real-API e2e tests: ENVTEST_BIN is not set, and CI must run them (${ENVTEST_INSTALL_HINT})`);
+    console.log(`      skipped: these tests need a real kube-apiserver; run \`${ENVTEST_INSTALL_HINT}\` first`);
     context.skip();
   }
   for (const name of ['etcd', 'kube-apiserver']) {
-    if (!existsSync(join(bin, name))) throw new Error(`Cannot start envtest: ENVTEST_BIN="${bin}" has no ${name} (${INSTALL_HINT})`);
+    if (!existsSync(join(bin, name))) throw new Error(`Cannot start envtest: ENVTEST_BIN="${bin}" has no ${name} (${ENVTEST_INSTALL_HINT})`);
   }
   return startEnvtest(options);
 }
@@ -53,27 +54,24 @@ export async function startEnvtest(options: { apiserverFlags?: string } = {}): P
   const temp = makeTempDir('gpucap-envtest-');
   const dir = temp.path;
   const env: NodeJS.ProcessEnv = { ...process.env, ENVTEST_APISERVER_FLAGS: options.apiserverFlags ?? '' };
-  // start.sh finds its binaries through install.sh, in $ENVTEST_HOME/bin: point it at ENVTEST_BIN's.
-  const bin = process.env.ENVTEST_BIN;
-  if (env.ENVTEST_HOME === undefined && bin !== undefined && basename(bin) === 'bin') env.ENVTEST_HOME = dirname(bin);
   live.add(dir);
   killOnExit();
   const start = async (): Promise<void> => {
     try {
-      await run('bash', [join(SHARED_ENVTEST, 'start.sh'), dir], { env, timeout: 90_000 });
+      await run('bash', [join(ENVTEST_SCRIPTS, 'start.sh'), dir], { env, timeout: 90_000 });
     } catch (error) {
       const stderr = (error as { stderr?: string }).stderr?.trim();
       throw new Error(`Cannot start envtest in "${dir}": ${stderr || (error as Error).message}`, { cause: error });
     }
   };
   const stopApiServer = async (): Promise<void> => {
-    await run('bash', [join(SHARED_ENVTEST, 'stop.sh'), '--apiserver-only', dir], { timeout: 30_000 });
+    await run('bash', [join(ENVTEST_SCRIPTS, 'stop.sh'), '--apiserver-only', dir], { timeout: 30_000 });
   };
   let stopped = false;
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
-    await run('bash', [join(SHARED_ENVTEST, 'stop.sh'), dir], { timeout: 30_000 }).catch(() => killRecorded(dir));
+    await run('bash', [join(ENVTEST_SCRIPTS, 'stop.sh'), dir], { timeout: 30_000 }).catch(() => killRecorded(dir));
     live.delete(dir);
     reportPanics(dir);
     temp.remove();
