@@ -5,14 +5,13 @@
 // and before it holds any series.
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { BENCH_DIR } from './environment.js';
 import { parseMetrics } from './prometheus-text.js';
-import { readCpuSeconds } from './service-process.js';
+import { freePort, readCpuSeconds } from './service-process.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -199,18 +198,6 @@ async function waitReady(url: string, child: ReturnType<typeof spawn>, timeoutMs
   throw new Error(`not ready within ${timeoutMs / 1000} s`);
 }
 
-/** A port free on 127.0.0.1 right now (another process could take it before Prometheus binds: unlikely). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('Cannot find a free port: the listener reported no port');
-  return address.port;
-}
 
 function readRssBytes(pid: number): number | null {
   try {

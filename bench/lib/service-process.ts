@@ -4,11 +4,13 @@
 // (or, for a service that must first sync a cluster, only until the admin port answers).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
+import { freePort } from '../../test/support/free-port.js';
 import { BENCH_DIR, REPO_DIR } from './environment.js';
+
+export { freePort };
 
 export interface Caller {
   token: string;
@@ -78,18 +80,6 @@ export interface ServiceOptions {
   heapProbe?: boolean;
 }
 
-/** A port free right now on 127.0.0.1 (asked from the OS, then released for the child to take). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startServiceProcess(options: ServiceOptions): Promise<ServiceProcess> {
   const callers = {

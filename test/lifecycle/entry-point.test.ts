@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
+import { freePort } from '../support/free-port.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -58,13 +59,6 @@ async function listening(run: Run): Promise<{ api: string; admin: string }> {
   }
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('entry point (child process)', function () {
   this.timeout(40_000);
