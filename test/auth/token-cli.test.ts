@@ -44,28 +44,28 @@ describe('token CLI', () => {
 
   describe('parseTokenArgs', () => {
     it('parses a JWT request with defaults for sub, ttl and the dev folder', () => {
-      expect(parseTokenArgs(['--role', 'TEAM_LEAD', '--org', 'acme', '--initiatives', 'llm, vision,llm'], { cwd: '/work' })).to.deep.equal({
+      expect(parseTokenArgs(['--role', 'TEAM_LEAD', '--org', 'acme', '--initiatives', 'llm, vision,llm'], { cwd: '/home/dev/project' })).to.deep.equal({
         kind: 'jwt',
         role: 'TEAM_LEAD',
         organizationId: 'acme',
         initiatives: ['llm', 'vision'],
         subject: 'dev-user',
         ttlSeconds: 8 * 3600,
-        devDir: '/work/.gpucap-dev',
+        devDir: '/home/dev/project/.gpucap-dev',
         rotate: false,
       });
     });
 
     it('accepts --flag=value and every duration unit', () => {
-      const parsed = parseTokenArgs(['--role=MEMBER', '--org=acme', '--sub=alice', '--ttl=90s', '--dev-dir=keys', '--rotate'], { cwd: '/work' });
-      expect(parsed).to.include({ subject: 'alice', ttlSeconds: 90, devDir: '/work/keys', rotate: true });
+      const parsed = parseTokenArgs(['--role=MEMBER', '--org=acme', '--sub=alice', '--ttl=90s', '--dev-dir=keys', '--rotate'], { cwd: '/home/dev/project' });
+      expect(parsed).to.include({ subject: 'alice', ttlSeconds: 90, devDir: '/home/dev/project/keys', rotate: true });
       expect(parseTokenArgs(['--role', 'MEMBER', '--org', 'a', '--ttl', '15m'])).to.include({ ttlSeconds: 900 });
       expect(parseTokenArgs(['--role', 'MEMBER', '--org', 'a', '--ttl', '7d'])).to.include({ ttlSeconds: 7 * 86400 });
     });
 
     it('parses an API token request', () => {
       expect(
-        parseTokenArgs(['--api-token', '--id', 'grafana', '--org', 'acme', '--role', 'ORG_ADMIN', '--expires', '2027-06-30', '--append', 'tokens.yaml'], { cwd: '/work' }),
+        parseTokenArgs(['--api-token', '--id', 'grafana', '--org', 'acme', '--role', 'ORG_ADMIN', '--expires', '2027-06-30', '--append', 'tokens.yaml'], { cwd: '/home/dev/project' }),
       ).to.deep.equal({
         kind: 'api-token',
         id: 'grafana',
@@ -74,7 +74,7 @@ describe('token CLI', () => {
         initiatives: [],
         expiresAt: Date.parse('2027-06-30T00:00:00Z'),
         description: null,
-        append: '/work/tokens.yaml',
+        append: '/home/dev/project/tokens.yaml',
       });
     });
 
