@@ -194,6 +194,9 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const needsHome = config.home_cluster_enabled || config.capacity_configmaps_enabled;
   const home = needsHome ? homeKubeconfig({ file: config.kubeconfig, readFile: (path) => readFileSync(path, 'utf8') }) : undefined;
   const readiness = new ReadinessTracker(logger);
+  // Held until every other condition is declared below: without it the tracker saw all of the few
+  // conditions declared so far met and logged "service ready" before a cluster was even added.
+  readiness.require('startup');
   readiness.require('index');
 
   const db = openDatabase(config.db_path);
@@ -276,6 +279,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
     readiness.setFailure('telemetry', telemetry?.sampler.failingEverywhere() ? 'no dcgm-exporter answered the last scrape' : null);
   };
   refreshReadiness();
+  readiness.markReady('startup');
   const readinessLoop = runPeriodically(READINESS_REFRESH_MS, refreshReadiness, {
     onError: (error) => logger.error({ err: error }, 'Readiness refresh failed'),
   });

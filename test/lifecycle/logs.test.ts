@@ -5,6 +5,9 @@ import sinon from 'sinon';
 import { generateApiToken } from '../../src/auth/token-format.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
+import { FAST_INFORMERS, aNamespace, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
+import { makeTempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 import { aWorkload } from '../support/workload-builder.js';
 
 interface LogLine {
@@ -99,5 +102,31 @@ describe('logs', () => {
     for (const caller of Object.values(t.callers)) expect(text).to.not.contain(caller.token);
     // A token is not leaked in pieces either (its random part without the gca_ prefix).
     expect(text).to.not.contain(t.callers.admin.token.slice(4));
+  });
+});
+
+describe('readiness in the logs', () => {
+  const temp = makeTempDir();
+  const written: string[] = [];
+  let sim: SimCluster;
+  let t: TestService;
+  after(async () => {
+    await t?.stop();
+    await sim?.close();
+    temp.remove();
+  });
+
+  it('logs "service ready" once, after every informer of the watched cluster has listed', async () => {
+    sim = await startSimCluster(temp.path, 'logged');
+    sim.api.store.create('namespaces', aNamespace('ml', { 'gpucap.io/organization': 'acme' }));
+    const logger = createLogger({ level: 'info', version: 'test' }, { write: (line: string) => void written.push(line) });
+    t = await startTestService({ logger, clock: 'system', informers: FAST_INFORMERS, env: { GPUCAP_HOME_CLUSTER_ENABLED: 'true', GPUCAP_KUBECONFIG: sim.kubeconfigPath } });
+    await waitFor(async () => (await fetch(`${t.adminUrl}/readyz`)).status === 200, { what: 'ready', timeoutMs: 10_000 });
+    const lines = written.join('').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { msg: string; resource?: string });
+    const readiness = lines.map((line, at) => ({ msg: line.msg, at })).filter((line) => /^service (not )?ready$/.test(line.msg));
+    expect(readiness.map((line) => line.msg)).to.deep.equal(['service ready']);
+    const listed = lines.map((line, at) => ({ line, at })).filter(({ line }) => line.msg === 'Listed');
+    expect(listed.map(({ line }) => line.resource).sort()).to.deep.equal(['jobs', 'namespaces', 'nodes', 'pods']);
+    for (const { line, at } of listed) expect(at, `"Listed" ${line.resource} comes before "service ready"`).to.be.below(readiness[0]?.at ?? -1);
   });
 });
