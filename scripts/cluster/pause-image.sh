@@ -21,13 +21,7 @@ fi
 need_container_tools
 need_debian_packages gcc libc6-dev
 lock_cache pause-image
-work="$(mktemp -d "${TMPDIR:-/tmp}/gpucap-pause.XXXXXX")"
-container=""
-cleanup() {
-  [ -z "$container" ] || gpucap_buildah rm "$container" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+start_image_build pause
 
 (cd "$work" && apt-get source --download-only "kubernetes=$version" >/dev/null 2>&1 &&
   tar xzf kubernetes_*.orig.tar.gz --wildcards '*/build/pause/*') || die "could not unpack build/pause of Debian's kubernetes $version"

@@ -43,13 +43,7 @@ if [ "${GPUCAP_REBUILD_BASE:-}" != 1 ] && [ -f "$archive" ]; then
 fi
 
 need_debian_packages mmdebstrap
-work="$(mktemp -d "${TMPDIR:-/tmp}/gpucap-base.XXXXXX")"
-container=""
-cleanup() {
-  [ -z "$container" ] || gpucap_buildah rm "$container" >/dev/null 2>&1 || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+start_image_build base
 
 log "debootstrapping a minimal Debian $DEBIAN_SUITE (mmdebstrap)"
 mmdebstrap --quiet --variant=minbase --mode=root --format=tar \

@@ -49,3 +49,15 @@ gpucap_podman() {
 
 # image_exists NAME: whether the project's storage holds an image of that name.
 image_exists() { gpucap_buildah inspect --type image "$1" >/dev/null 2>&1; }
+
+# start_image_build NAME: sets `work` to a new scratch folder and `container` to "" (for the working
+# container the caller makes with `buildah from`); both are removed when the script exits.
+start_image_build() {
+  work="$(mktemp -d "${TMPDIR:-/tmp}/gpucap-$1.XXXXXX")"
+  container=""
+  trap end_image_build EXIT
+}
+end_image_build() {
+  [ -z "${container:-}" ] || gpucap_buildah rm "$container" >/dev/null 2>&1 || true
+  rm -rf "${work:-}"
+}
