@@ -28,7 +28,7 @@ SECONDS=0
 phase() { log "[$((SECONDS / 60))m$(printf %02d $((SECONDS % 60)))s] $*"; }
 
 phase "installing what the node needs from Debian"
-need_debian_packages containerd runc containernetworking-plugins etcd-server iptables conntrack openssl
+need_debian_packages containerd runc containernetworking-plugins etcd-server iptables conntrack openssl iproute2 util-linux
 kubernetes="$(bash "$here/../kubernetes/build.sh")"
 read -r pause_image pause_archive < <(bash "$here/pause-image.sh")
 

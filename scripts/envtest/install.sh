@@ -10,7 +10,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=scripts/lib.sh
 source "$here/../lib.sh"
 
-need_debian_packages etcd-server
+need_debian_packages etcd-server openssl curl
 kubernetes_bin="$(bash "$here/../kubernetes/build.sh")"
 bin="$GPUCAP_CACHE/envtest/$(basename "$(dirname "$kubernetes_bin")")/bin"
 mkdir -p "$bin"

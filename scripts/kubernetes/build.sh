@@ -19,7 +19,7 @@ source "$(dirname "$0")/../lib.sh"
 COMMANDS=(kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy kubectl)
 REFLECT2=/usr/share/gocode/src/github.com/modern-go/reflect2
 
-need_debian_packages golang-go rsync golang-github-modern-go-reflect2-dev
+need_debian_packages golang-go rsync golang-github-modern-go-reflect2-dev make gcc libc6-dev
 
 # Debian's source index: added once (deb-src lines are off by default).
 if ! apt-cache showsrc kubernetes 2>/dev/null | grep '^Package: kubernetes' >/dev/null; then
