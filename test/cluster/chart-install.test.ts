@@ -209,6 +209,14 @@ describe('the Helm chart on a real single-node cluster', function () {
     expect(await workloads()).to.deep.equal(before);
   });
 
+  it('logged no error from its start to here', async () => {
+    const pod = await currentPodName();
+    const lines = (await kubectl(['logs', pod, '-n', NAMESPACE])).split('\n').filter((line) => line.startsWith('{'));
+    expect(lines.length, 'log lines').to.be.greaterThan(0);
+    const errors = lines.filter((line) => ['error', 'fatal'].includes((JSON.parse(line) as { level: string }).level));
+    expect(errors).to.deep.equal([]);
+  });
+
   it('helm uninstall removes everything but the PVC; installing the release again takes the PVC, and its history, back', async () => {
     forward?.stop();
     forward = undefined;
@@ -225,8 +233,12 @@ describe('the Helm chart on a real single-node cluster', function () {
       const [kind = '', name = ''] = object.split('/');
       expect(await left(kind, name), `${object} after helm uninstall`).to.equal(kind === 'PersistentVolumeClaim');
     }
-    // The Deployment is gone; its pod drains (SIGTERM, then up to its grace period) and goes too.
-    await waitFor(async () => (await servicePods()).length === 0, { timeoutMs: 60_000, what: 'the release\'s pod to be gone after helm uninstall' });
+    // The Deployment is gone; its pod drains (SIGTERM, then up to its 30 s grace period) and goes too.
+    await waitFor(async () => {
+      const pods = await servicePods();
+      expect(pods.map((pod) => `${pod.metadata.name} (${(pod.status as { phase: string }).phase}${pod.metadata.deletionTimestamp ? ', terminating' : ''})`)).to.deep.equal([]);
+      return true;
+    }, { timeoutMs: 120_000, what: 'the release\'s pod to be gone after helm uninstall' });
 
     await helmRun(['install', RELEASE, CHART_DIR, '--namespace', NAMESPACE, '--values', join(temp.path, 'values.yaml'), '--wait', '--timeout', '5m']);
     await openForward();
