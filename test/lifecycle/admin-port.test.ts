@@ -34,11 +34,11 @@ describe('admin port', () => {
     expect(JSON.parse(res.text)).to.deep.equal({ status: 'ok', problems: [] });
   });
 
-  it('/readyz answers 200 with its conditions once the index is open', async () => {
+  it('/readyz answers 200 with its conditions once start-up is done and the index is open', async () => {
     const res = await admin(t, '/readyz');
     expect(res.status).to.equal(200);
     const body = JSON.parse(res.text);
-    expect(body).to.deep.include({ ready: true, degraded: false, shuttingDown: false, conditions: { index: { ready: true, failure: null, waived: false }, telemetry: { ready: true, failure: null, waived: false } } });
+    expect(body).to.deep.include({ ready: true, degraded: false, shuttingDown: false, conditions: { startup: { ready: true, failure: null, waived: false }, index: { ready: true, failure: null, waived: false }, telemetry: { ready: true, failure: null, waived: false } } });
     expect(body.components).to.be.an('object');
   });
 
@@ -47,7 +47,7 @@ describe('admin port', () => {
     try {
       const waiting = await admin(t, '/readyz');
       expect(waiting.status).to.equal(503);
-      expect(JSON.parse(waiting.text)).to.deep.include({ ready: false, conditions: { index: { ready: true, failure: null, waived: false }, telemetry: { ready: true, failure: null, waived: false }, 'informer:pods': { ready: false, failure: null, waived: false } } });
+      expect(JSON.parse(waiting.text)).to.deep.include({ ready: false, conditions: { startup: { ready: true, failure: null, waived: false }, index: { ready: true, failure: null, waived: false }, telemetry: { ready: true, failure: null, waived: false }, 'informer:pods': { ready: false, failure: null, waived: false } } });
       t.service.readiness.markReady('informer:pods');
       expect((await admin(t, '/readyz')).status).to.equal(200);
     } finally {
