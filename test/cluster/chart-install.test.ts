@@ -64,7 +64,7 @@ describe('the Helm chart on a real single-node cluster', function () {
     if (!failed) temp.remove();
   });
 
-  const kubectl = (args: string[], input?: string) => (cluster as Cluster).kubectl(args, { input });
+  const kubectl = (args: string[]) => (cluster as Cluster).kubectl(args);
   const helmRun = async (args: string[]) => {
     const result = await runCommand(helm, ['--kubeconfig', (cluster as Cluster).kubeconfig, ...args], { timeoutMs: 10 * 60_000 });
     if (result.code !== 0) throw new Error(`helm ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
@@ -156,7 +156,7 @@ describe('the Helm chart on a real single-node cluster', function () {
 
     const serviceAccount = `system:serviceaccount:${NAMESPACE}:${FULLNAME}`;
     const can = async (verb: string, resource: string, namespace?: string) =>
-      (await runCommand((cluster as Cluster).kubectlPath, ['--kubeconfig', (cluster as Cluster).kubeconfig, 'auth', 'can-i', verb, resource, '--as', serviceAccount, ...(namespace ? ['-n', namespace] : ['--all-namespaces'])])).stdout.trim();
+      (await (cluster as Cluster).kubectlResult(['auth', 'can-i', verb, resource, '--as', serviceAccount, ...(namespace ? ['-n', namespace] : ['--all-namespaces'])])).stdout.trim();
     for (const [verb, resource] of [['list', 'pods'], ['watch', 'pods'], ['list', 'jobs.batch'], ['watch', 'nodes'], ['list', 'namespaces']] as const) {
       expect(await can(verb, resource), `${verb} ${resource}`).to.equal('yes');
     }
@@ -167,11 +167,13 @@ describe('the Helm chart on a real single-node cluster', function () {
   });
 
   it('shows a capacity ConfigMap applied in its namespace in GET /v1/capacity', async () => {
-    await kubectl(['apply', '-n', NAMESPACE, '-f', '-'], JSON.stringify({
+    const file = join(temp.path, 'acme-capacity.json');
+    writeFileSync(file, JSON.stringify({
       apiVersion: 'v1', kind: 'ConfigMap',
       metadata: { name: 'acme-capacity', labels: { 'gpucap.io/capacity': 'true' } },
       data: { 'capacity.yaml': capacityYaml({ allocated: 1000, llm: 300 }) },
     }));
+    await kubectl(['apply', '-n', NAMESPACE, '-f', file]);
     const capacity = await waitFor(async () => {
       const body = (await (await api('/v1/capacity')).json()) as { data: { summary: { total_allocated_gpu_hours: number }; initiatives: Array<{ initiative_id: string; allocated_gpu_hours: number }> } };
       return body.data.summary.total_allocated_gpu_hours === 1000 && body.data;
@@ -226,8 +228,7 @@ describe('the Helm chart on a real single-node cluster', function () {
     await helmRun(['uninstall', RELEASE, '--namespace', NAMESPACE, '--wait', '--timeout', '3m']);
     const left = async (kind: string, name: string) => {
       const namespaced = !['ClusterRole', 'ClusterRoleBinding'].includes(kind);
-      const result = await runCommand((cluster as Cluster).kubectlPath, ['--kubeconfig', (cluster as Cluster).kubeconfig, 'get', kind, name, ...(namespaced ? ['-n', NAMESPACE] : []), '-o', 'name']);
-      return result.code === 0;
+      return (await (cluster as Cluster).kubectlResult(['get', kind, name, ...(namespaced ? ['-n', NAMESPACE] : []), '-o', 'name'])).code === 0;
     };
     for (const object of objects) {
       const [kind = '', name = ''] = object.split('/');

@@ -14,7 +14,10 @@ export interface Cluster {
   kubeconfig: string;
   kubectlPath: string;
   node: string;
-  kubectl(args: string[], options?: { input?: string }): Promise<string>;
+  /** kubectl as cluster-admin; resolves with its exit code and output whatever the code. */
+  kubectlResult(args: string[]): Promise<CommandResult>;
+  /** kubectl as cluster-admin, which must succeed: its stdout. */
+  kubectl(args: string[]): Promise<string>;
   /** The end of every component's log, for a failure message. */
   logTails(lines?: number): string;
   down(options: { keepLogs: boolean }): Promise<void>;
@@ -38,8 +41,9 @@ export async function upCluster(dir: string, images: string[]): Promise<Cluster>
     kubeconfig,
     kubectlPath,
     node: env.CLUSTER_NODE ?? '',
-    async kubectl(args, options = {}) {
-      const result = await runKubectl(kubectlPath, kubeconfig, args, options.input);
+    kubectlResult: (args) => runCommand(kubectlPath, ['--kubeconfig', kubeconfig, ...args]),
+    async kubectl(args) {
+      const result = await runCommand(kubectlPath, ['--kubeconfig', kubeconfig, ...args]);
       if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${result.code}: ${result.stderr.trim()}`);
       return result.stdout;
     },
@@ -62,19 +66,6 @@ export async function upCluster(dir: string, images: string[]): Promise<Cluster>
       if (result.code !== 0) throw new Error(`scripts/cluster/down.sh failed (${result.code}): ${result.stderr}`);
     },
   };
-}
-
-async function runKubectl(kubectlPath: string, kubeconfig: string, args: string[], input?: string): Promise<CommandResult> {
-  if (input === undefined) return runCommand(kubectlPath, ['--kubeconfig', kubeconfig, ...args]);
-  return new Promise((resolve) => {
-    const child = spawn(kubectlPath, ['--kubeconfig', kubeconfig, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-    child.stdin.end(input);
-  });
 }
 
 export interface PortForward {
