@@ -1,9 +1,9 @@
 // The workload index of one cluster: Namespace, Node, Job and Pod events in, rows and GPU intervals
-// out, written in micro-batches by flush(). Events are routed here; each kind of object has its
-// cache (label-cache.ts, job-pod-cache.ts, the Jobs and standalone pods below), so that a change of
-// any of them re-maps the workloads it affects (workload-mapper.ts). A relist rebuilds the caches
-// (relist.ts) and cancels what vanished meanwhile (reconcile.ts). Objects are cached as the events
-// deliver them (managedFields are dropped upstream by the Reflector).
+// out, written in micro-batches by writeStep() (flush() writes them all at once). Events are routed
+// here; each kind of object has its cache (label-cache.ts, job-pod-cache.ts, the Jobs and standalone
+// pods below), so that a change of any of them re-maps the workloads it affects (workload-mapper.ts).
+// A relist rebuilds the caches (relist.ts) and cancels what vanished meanwhile (reconcile.ts).
+// Objects are cached as the events deliver them (managedFields are dropped upstream by the Reflector).
 import type { Clock } from '../domain/clock.js';
 import { isTerminal, type WorkloadKind } from '../domain/workload.js';
 import { JobPodCache, tombstone } from './job-pod-cache.js';
@@ -172,19 +172,12 @@ export class WorkloadIndexer {
   /**
    * Writes everything queued, in one go: the rows, then the intervals (the store skips intervals of
    * rows it lacks), then the closings of open intervals (last, so that no interval reopens one).
-   * Returns what the sink reported changed. For tests and for letting go of a cluster; the service
-   * writes through writeStep() so that a large batch never holds the event loop.
+   * For tests and for letting go of a cluster; the service writes through writeStep() so that a large
+   * batch never holds the event loop. What the sink changed is counted in stats(), not returned:
+   * no caller needs it apart from the running totals there.
    */
-  flush(): { rows: number; intervals: number } {
-    const totals = { rows: 0, intervals: 0 };
-    while (this.pending > 0) {
-      const staged = this.#staged ?? this.#batch.size;
-      this.writeStep(Infinity);
-      if (typeof staged === 'number') continue;
-      totals.rows += staged.written.rows;
-      totals.intervals += staged.written.intervals;
-    }
-    return totals;
+  flush(): void {
+    while (this.pending > 0) this.writeStep(Infinity);
   }
 
   /**

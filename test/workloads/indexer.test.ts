@@ -373,6 +373,18 @@ describe('workloads/indexer', () => {
       expect(indexer.stats()).to.deep.include({ events: 4, flushes: 1, rowsFlushed: 2, rowsWritten: 2 });
     });
 
+    it('finishes a batch half written in steps, then writes what was queued meanwhile, and counts both in stats()', async () => {
+      podEvent('ADDED', runningPod('p1'));
+      podEvent('ADDED', runningPod('p2'));
+      expect(indexer.writeStep(1)).to.equal(false); // p1's row written; p2's row and both intervals staged
+      podEvent('ADDED', runningPod('p3')); // queued behind the staged batch
+      indexer.flush();
+      expect(indexer.pending).to.equal(0);
+      expect(sink.calls).to.deep.equal({ rows: [1, 1, 1], intervals: [2, 1] });
+      for (const uid of ['p1', 'p2', 'p3']) expect((await view(uid))?.status, uid).to.equal('running');
+      expect(indexer.stats()).to.deep.include({ flushes: 2, rowsFlushed: 3, rowsWritten: 3, intervalsFlushed: 3, intervalsWritten: 3 });
+    });
+
     it('keeps a batch whose write failed for the next flush', async () => {
       const failing: WorkloadSink = { ...sink, upsertWorkloads: () => { throw new Error('disk full'); } };
       const broken = new WorkloadIndexer(failing, { clusterId: 'local', defaultOrganizationId: 'default-org', clock, logger });
