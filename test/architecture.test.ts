@@ -131,6 +131,12 @@ export const architectureRules: readonly ArchitectureRule[] = [
     check: importsFrom('src/store', srcImportWithin(['src/domain', 'src/store'], ['src/query/ports.ts'])),
   },
   {
+    // The API's error contract: its codes are HTTP statuses and its errors carry response headers.
+    // The store throws its own errors, which the API maps (src/api/middleware/error-envelope.ts).
+    title: 'src/store/ does not import the API error contract (src/domain/errors.ts: ApiError)',
+    check: importsFrom('src/store', (ref) => ref.target !== 'src/domain/errors.ts'),
+  },
+  {
     title: 'src/workloads/ (pure mappers) imports only src/domain and itself, and no package',
     check: importsFrom('src/workloads', (ref) => srcImportWithin(['src/domain', 'src/workloads'])(ref) && (isRelative(ref) || ref.target.startsWith('node:'))),
   },
@@ -258,6 +264,11 @@ describe('architecture (STYLE.md layering)', () => {
         rule: 'src/store/ imports only',
         bad: module('src/store/reads.ts', '../query/cursor.js'),
         good: module('src/store/reads.ts', '../query/ports.js', '../domain/workload.js', './sql.js', 'better-sqlite3'),
+      },
+      {
+        rule: 'src/store/ does not import the API error contract',
+        bad: module('src/store/read-pool.ts', '../domain/errors.js'),
+        good: module('src/store/read-pool.ts', './index-busy-error.js', '../domain/workload.js', '../query/ports.js'),
       },
       {
         rule: 'src/telemetry/',

@@ -1,37 +1,51 @@
 // Errors thrown by a read in a worker, rebuilt on the main thread as the same kind of error the
-// main-thread store would have thrown: an SqliteError keeps its class and `code` (callers map on
-// `code`), an ApiError its code, details and headers (the error middleware maps it on `instanceof`),
-// a built-in error (TypeError, RangeError) its class, anything else is an Error with the same name
-// and message. The stack is the worker's, where the error happened.
+// main-thread store would have thrown. A structured clone would keep an error's message but drop its
+// class and its own fields, so each error crosses as its name, message, stack and data fields: an
+// SqliteError comes back an SqliteError (callers map on `code`), a built-in error (TypeError,
+// RangeError) its class, anything else an Error of the same name; each keeps its fields (`code`,
+// `details`...). The transport knows no error class of the layers above: whatever maps an error by
+// its name and fields sees the same ones from either thread. The stack is the worker's.
 import BetterSqlite3 from 'better-sqlite3';
-import { ApiError, ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../domain/errors.js';
 import type { SerializedError } from './read-protocol.js';
 
 // better-sqlite3 throws TypeError and RangeError for bad arguments (a value it cannot bind).
 const BUILTIN_ERRORS: Record<string, ErrorConstructor | undefined> = { TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
 
 export function serializeError(error: unknown): SerializedError {
-  if (!(error instanceof Error)) return { name: 'Error', message: `Non-error thrown: ${String(error)}` };
-  const flat: SerializedError = { name: error.name, message: error.message };
+  if (!(error instanceof Error)) return { name: 'Error', message: `Non-error thrown: ${String(error)}`, fields: {} };
+  const flat: SerializedError = { name: error.name, message: error.message, fields: dataFields(error) };
   if (error.stack !== undefined) flat.stack = error.stack;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string') flat.code = code;
-  if (error instanceof ApiError) flat.api = { details: error.details, headers: error.headers };
   return flat;
 }
 
 export function deserializeError(flat: SerializedError): Error {
+  const code = flat.fields.code;
   let error: Error;
-  if (flat.api !== undefined && flat.code !== undefined && flat.code in ERROR_STATUS) {
-    error = new ApiError(flat.code as ErrorCode, flat.message, { details: flat.api.details as ErrorDetail[], headers: flat.api.headers });
-  } else if (flat.name === 'SqliteError' && flat.code !== undefined) {
-    error = new BetterSqlite3.SqliteError(flat.message, flat.code);
+  if (flat.name === 'SqliteError' && typeof code === 'string') {
+    error = new BetterSqlite3.SqliteError(flat.message, code);
   } else {
     const Builtin = BUILTIN_ERRORS[flat.name] ?? Error;
     error = new Builtin(flat.message);
     error.name = flat.name;
-    if (flat.code !== undefined) Object.assign(error, { code: flat.code });
   }
+  Object.assign(error, flat.fields);
   if (flat.stack !== undefined) error.stack = flat.stack;
   return error;
+}
+
+/**
+ * The error's own enumerable fields that survive a structured clone. One that does not (a function,
+ * a class instance with private state) is left out rather than failing the reply of the whole call.
+ */
+function dataFields(error: Error): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(error)) {
+    if (key === 'name' || key === 'message' || key === 'stack') continue;
+    try {
+      fields[key] = structuredClone(value);
+    } catch {
+      // not data: stays behind
+    }
+  }
+  return fields;
 }

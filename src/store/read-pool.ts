@@ -6,17 +6,18 @@
 // writes, the HTTP work and the cloning of arguments and results, and reads use the second core.
 //
 // A worker runs one call at a time; calls beyond the idle workers wait in one FIFO queue, bounded:
-// past `maxQueue` waiting calls a new one is refused at once (503, Retry-After) rather than queued
-// for longer than any client waits. Heavy calls (statistics, rankings, usage) leave one worker to the
-// others, so that a burst of them does not hold up list pages. A worker that dies fails its call with
-// an error (a 500 through the normal error path) and is replaced at once; one that cannot start is
-// retried after a pause that doubles with each failure in a row.
+// past `maxQueue` waiting calls a new one is refused at once (IndexBusyError, which the API answers
+// with 503 and Retry-After) rather than queued for longer than any client waits. Heavy calls
+// (statistics, rankings, usage) leave one worker to the others, so that a burst of them does not hold
+// up list pages. A worker that dies fails its call with an error (a 500 through the normal error path)
+// and is replaced at once; one that cannot start is retried after a pause that doubles with each
+// failure in a row.
 import { Worker } from 'node:worker_threads';
-import { ApiError } from '../domain/errors.js';
 import type { WorkloadView } from '../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
 } from '../query/ports.js';
+import { IndexBusyError } from './index-busy-error.js';
 import { deserializeError } from './read-errors.js';
 import type { ReadMethod, ReadRequest, ReadWorkerData, WorkerMessage } from './read-protocol.js';
 import { readWorkerEntry } from './read-worker-entry.js';
@@ -67,6 +68,9 @@ interface Slot {
 }
 
 const DEFAULT_MAX_QUEUE = 128;
+// A full queue of page-sized reads drains in well under a second; a client told to wait longer would
+// stay away while workers idle.
+const RETRY_AFTER_SECONDS = 1;
 // Calls that scan many rows (tens to hundreds of ms at a million workloads). With two workers or
 // more, they never hold them all: one stays for the page-sized reads (list, get, describe,
 // activeGpus), which would otherwise wait behind a burst of statistics.
@@ -166,11 +170,7 @@ export class ReadPool implements WorkloadIndex {
       const idle = this.#idleSlot();
       if (idle !== undefined && this.#mayStart(method)) return this.#send(idle, call);
       if (this.#queue.length >= this.#options.maxQueue) {
-        return reject(
-          new ApiError('UNAVAILABLE', `The index is busy: ${this.#queue.length} reads are waiting for a worker; retry shortly`, {
-            headers: { 'Retry-After': '1' },
-          }),
-        );
+        return reject(new IndexBusyError(`The index is busy: ${this.#queue.length} reads are waiting for a worker; retry shortly`, RETRY_AFTER_SECONDS));
       }
       this.#queue.push(call);
     });

@@ -17,10 +17,8 @@ export interface SerializedError {
   name: string;
   message: string;
   stack?: string;
-  /** SQLite's result code (`SQLITE_CORRUPT`), or the API error code of an ApiError. */
-  code?: string;
-  /** Set when the error was an ApiError, so that it keeps its HTTP status and details. */
-  api?: { details: unknown[]; headers: Record<string, string> };
+  /** The error's own data fields: SQLite's result code (`code: 'SQLITE_CORRUPT'`), a layer's `details`... */
+  fields: Record<string, unknown>;
 }
 
 /** Main thread → worker: one call of a read method. */

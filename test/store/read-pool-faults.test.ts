@@ -6,6 +6,7 @@ import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { ApiError } from '../../src/domain/errors.js';
+import { IndexBusyError } from '../../src/store/index-busy-error.js';
 import { ReadPool } from '../../src/store/read-pool.js';
 import { waitFor } from '../support/wait-for.js';
 import { aWorkload } from '../support/workload-builder.js';
@@ -47,7 +48,9 @@ describe('read pool faults', function () {
       await workers[0]?.terminate();
 
       const error = await running;
-      expect(error).not.to.be.instanceOf(ApiError); // a 500 through the error middleware, not a client error
+      // A 500 through the error middleware: neither a client error nor a refusal to retry later.
+      expect(error).not.to.be.instanceOf(ApiError);
+      expect(error).not.to.be.instanceOf(IndexBusyError);
       expect(error.message).to.match(/^Cannot read the index: its worker stopped \(exit code 1\) during describe$/);
       // The waiting call is answered by the replacement.
       expect((await waiting).items.map((w) => w.workloadId)).to.have.members(['w-1', 'w-2']);

@@ -1,6 +1,9 @@
 // The real service with read workers (read_workers): the API answers from the workers, sees each
-// write of the main thread at once, reads at the service clock's time (the harness' fixed clock), exposes the pool's gauges, and stops the workers on shutdown.
+// write of the main thread at once, reads at the service clock's time (the harness' fixed clock),
+// answers 503 with Retry-After while the pool refuses reads, exposes the pool's gauges, and stops the
+// workers on shutdown.
 import { expect } from 'chai';
+import type { WorkloadFilter } from '../../src/query/ports.js';
 import { ReadPool } from '../../src/store/read-pool.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
@@ -39,6 +42,36 @@ describe('service with read workers', function () {
     expect((await t.get(`/v1/workloads/${id}`)).body.data).to.include({ duration_seconds: 3600, gpu_hours_used: 2 });
     t.clock.advance(3_600_000);
     expect((await t.get(`/v1/workloads/${id}`)).body.data).to.include({ duration_seconds: 7200, gpu_hours_used: 4 });
+  });
+
+  it('answers 503 UNAVAILABLE with Retry-After while every worker is busy and the read queue is full', async () => {
+    const pool = t.service.index as ReadPool;
+    const acme: WorkloadFilter = { scope: { organizationId: 'acme', initiatives: null } };
+    // The request must arrive while the workers still run the calls that hold them: longer calls
+    // until one does, however fast the machine is.
+    for (let ids = 50_000; ; ids *= 2) {
+      const manyIds = Array.from({ length: ids }, (_, i) => `id-${i}`);
+      const calls: Promise<unknown>[] = [pool.describe(manyIds, acme), pool.describe(manyIds, acme)];
+      expect(pool.status()).to.include({ busy: 2, queued: 0 });
+      // Fill the queue with cheap calls until the pool refuses one.
+      for (let queued = -1; pool.status().queued > queued; ) {
+        queued = pool.status().queued;
+        calls.push(pool.activeGpus(acme).catch(() => 'refused'));
+      }
+      const response = await t.get('/v1/workloads?limit=1');
+      await Promise.all(calls);
+      if (response.status === 200 && ids < 3_200_000) continue;
+      expect(response.status).to.equal(503);
+      expect(response.headers.get('retry-after')).to.equal('1');
+      expect(response.body.error).to.deep.equal({
+        code: 'UNAVAILABLE',
+        message: 'The index is busy: 128 reads are waiting for a worker; retry shortly',
+        details: [],
+      });
+      expect(response.body.request_id).to.be.a('string');
+      break;
+    }
+    expect((await t.get('/v1/workloads?limit=1')).status, 'once the queue drained').to.equal(200);
   });
 
   it('exposes the queue depth and busy workers on /metrics', async () => {

@@ -3,9 +3,9 @@
 // next read, the same errors, back-pressure, and a main thread that stays free while reads run.
 import { expect } from 'chai';
 import BetterSqlite3 from 'better-sqlite3';
-import { ApiError } from '../../src/domain/errors.js';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import type { Keyset, WorkloadFilter, WorkloadIndex } from '../../src/query/ports.js';
+import { IndexBusyError } from '../../src/store/index-busy-error.js';
 import { ReadPool } from '../../src/store/read-pool.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { at, HOUR_MS, inOrg, openTempStore, type TempStore } from './temp-store.js';
@@ -161,7 +161,7 @@ describe('read pool', function () {
   });
 
   describe('back-pressure', () => {
-    it('refuses calls past maxQueue with a 503 ApiError and Retry-After, and answers the rest', async () => {
+    it('refuses calls past maxQueue with an IndexBusyError saying when to retry, and answers the rest', async () => {
       const t = openTempStore();
       seed(t, 50);
       const pool = await ReadPool.open({ dbPath: t.path, size: 1, maxQueue: 2 });
@@ -176,9 +176,8 @@ describe('read pool', function () {
         expect(outcomes.slice(0, 3)).to.deep.equal([{ value: expected }, { value: expected }, { value: expected }]);
         for (const outcome of outcomes.slice(3)) {
           const error = (outcome as { error: unknown }).error;
-          expect(error).to.be.instanceOf(ApiError);
-          expect(error).to.include({ code: 'UNAVAILABLE', status: 503 });
-          expect((error as ApiError).headers).to.deep.equal({ 'Retry-After': '1' });
+          expect(error).to.be.instanceOf(IndexBusyError);
+          expect(error).to.include({ retryAfterSeconds: 1, message: 'The index is busy: 2 reads are waiting for a worker; retry shortly' });
         }
         expect(pool.status()).to.include({ busy: 0, queued: 0 });
       } finally {

@@ -1,8 +1,9 @@
-// First handler of every error (STYLE "HTTP errors"): ApiErrors become the contract's error body;
-// anything else is a 500 whose message says nothing internal, logged here with the request_id.
-// Also gives router-produced 404/405/501 responses (which carry no body) the same error body.
+// First handler of every error (STYLE "HTTP errors"): ApiErrors become the contract's error body, and
+// so do the errors below HTTP that mean one (asApiError); anything else is a 500 whose message says
+// nothing internal, logged here with the request_id. Also gives router-produced 404/405/501 responses
+// (which carry no body) the same error body.
 import type { Next } from 'koa';
-import { ApiError, type ErrorCode } from '../../domain/errors.js';
+import { ApiError, ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../../domain/errors.js';
 import type { ApiContext } from '../context.js';
 
 export function errorEnvelope() {
@@ -11,7 +12,8 @@ export function errorEnvelope() {
       await next();
       if (ctx.body === undefined || ctx.body === null) fillBodylessError(ctx);
     } catch (error) {
-      if (error instanceof ApiError) return respond(ctx, error);
+      const apiError = asApiError(error);
+      if (apiError !== undefined) return respond(ctx, apiError);
       const status = (error as { status?: number }).status;
       const expose = (error as { expose?: boolean }).expose === true;
       if (typeof status === 'number' && status >= 400 && status < 500 && expose) {
@@ -21,6 +23,31 @@ export function errorEnvelope() {
       respond(ctx, new ApiError('INTERNAL', 'Internal error; quote the request_id when reporting it'));
     }
   };
+}
+
+/**
+ * The contract's error an error stands for, recognized by its fields: the API does not import the
+ * store, whose errors know nothing of HTTP. Two kinds reach here without being an ApiError:
+ * - an ApiError thrown in a read worker comes back as an Error of that name with the same fields
+ *   (src/store/read-errors.ts rebuilds no class of the layers above it);
+ * - a refusal for now from below (the read pool's IndexBusyError) carries `retryAfterSeconds`, and
+ *   its message is written for the caller.
+ */
+function asApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (!(error instanceof Error)) return undefined;
+  const { code, details, headers, retryAfterSeconds } = error as Error & Record<'code' | 'details' | 'headers' | 'retryAfterSeconds', unknown>;
+  if (error.name === 'ApiError' && typeof code === 'string' && Object.hasOwn(ERROR_STATUS, code)) {
+    return new ApiError(code as ErrorCode, error.message, {
+      details: Array.isArray(details) ? (details as ErrorDetail[]) : undefined,
+      headers: typeof headers === 'object' && headers !== null ? (headers as Record<string, string>) : undefined,
+    });
+  }
+  if (typeof retryAfterSeconds === 'number' && Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0) {
+    // Retry-After takes whole seconds; rounding down could invite a retry before the pause is over.
+    return new ApiError('UNAVAILABLE', error.message, { headers: { 'Retry-After': String(Math.ceil(retryAfterSeconds)) } });
+  }
+  return undefined;
 }
 
 function fillBodylessError(ctx: ApiContext): void {
