@@ -15,7 +15,7 @@ export interface AdminOptions {
   readiness: ReadinessTracker;
   registry: Registry;
   liveness?: readonly LivenessCheck[];
-  /** Component states shown under /readyz `components` (token file, JWKS, later informers and sampler). */
+  /** Component states shown under /readyz `components` (authentication, retention, clusters, capacity, telemetry). */
   components?: () => Record<string, unknown>;
 }
 

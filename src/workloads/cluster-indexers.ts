@@ -1,6 +1,8 @@
 // One WorkloadIndexer per watched cluster, all writing to the same index. The informers hand every
-// event to attach()'s handler; flushAll() writes what the indexers have queued, one transaction per
-// cluster, on the service's flush interval. A failed write is kept and retried at the next flush.
+// event to attach()'s handler; flushAll() writes what the indexers have queued, on the service's flush
+// interval, cluster by cluster in steps (one transaction each, the event loop free in between). A
+// failed step is kept and retried at the next flush. A cluster let go (detach) is written one last
+// time; if that write fails its queued changes are dropped, since no flush will come for it.
 import type { Clock } from '../domain/clock.js';
 import type { IndexerCounters, WatchedResource } from '../domain/cluster-status.js';
 import { WorkloadIndexer } from './indexer.js';
@@ -134,7 +136,8 @@ export class ClusterIndexers {
     try {
       entry.indexer.flush();
     } catch (error) {
-      this.#failed(clusterId, entry, error);
+      entry.flushErrors += 1;
+      this.#options.logger.error({ err: error, cluster: clusterId, dropped: entry.indexer.pending }, 'Index write failed as the cluster was let go; its queued changes are dropped');
     }
   }
 

@@ -1,6 +1,7 @@
 // The indexers of all clusters, written on the service's flush interval: a large batch (the LIST of
 // a big cluster) is written in steps with the event loop free in between, so probes and requests
-// are answered while it is written, and a failing write is counted and kept.
+// are answered while it is written, and a failing write is counted and kept (dropped only when the
+// cluster is let go, and logged as such).
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { ClusterIndexers } from '../../src/workloads/cluster-indexers.js';
@@ -52,6 +53,21 @@ describe('workloads/cluster-indexers', () => {
     await all.flushAll();
     expect(t.store.countRows()).to.equal(3);
     expect(all.counters()[0]).to.include({ flushErrors: 1, pending: 0 });
+  });
+
+  it('counts and logs a failed last write of a detached cluster as dropped, not as retried', () => {
+    const log = logger();
+    const all = indexers({ stepItems: 500, yieldToLoop: () => Promise.resolve(), log });
+    const cluster = all.attach({ clusterId: 'east' });
+    cluster.onEvent('pods', { type: 'SYNC', items: pods(2) }, undefined);
+    sinon.stub(t.store, 'upsertWorkloads').throws(new Error('SQLITE_FULL: database or disk is full'));
+    cluster.detach();
+    expect(log.error.callCount).to.equal(1);
+    expect(log.error.firstCall.args[0]).to.include({ cluster: 'east', dropped: 4 });
+    expect(log.error.firstCall.args[1]).to.equal('Index write failed as the cluster was let go; its queued changes are dropped');
+    expect(all.counters()).to.deep.equal([]); // no flush will come for it
+    sinon.restore();
+    expect(t.store.countRows()).to.equal(0);
   });
 
   it('writes what a cluster still had queued when it is detached', () => {
