@@ -3,11 +3,17 @@
 
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
+  /** A request Node's HTTP parser refused (a control byte in the request line or a header): no handler saw it. */
+  BAD_REQUEST: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  /** The client did not send its headers, or its whole request, within the listener's timeouts. */
+  REQUEST_TIMEOUT: 408,
   RATE_LIMITED: 429,
+  /** The request line and headers together are over the listener's limit (src/runtime/http-listener.ts). */
+  REQUEST_TOO_LARGE: 431,
   INTERNAL: 500,
   UNAVAILABLE: 503,
 } as const;
