@@ -104,7 +104,7 @@ export function walk(paths: readonly string[], next: (path: string, token: strin
   };
 }
 
-/** The service's cursor: "next_token" in the metadata at the end of the body (null on the last page). */
+/** The service's cursor: "next_token" in the metadata at the end of the body (absent on the last page). */
 export function serviceToken(body: Buffer): string | undefined {
   return /"next_token":"([^"]+)"/.exec(body.subarray(Math.max(0, body.length - 1024)).toString('latin1'))?.[1];
 }

@@ -69,6 +69,8 @@ function errorResponses(endpoint: Endpoint) {
   const codes = new Set<ErrorCode>(endpoint.authenticated ? [...COMMON_AUTH_ERRORS, ...endpoint.errors] : endpoint.errors);
   codes.add('VALIDATION_ERROR'); // unknown query parameters, on every endpoint
   codes.add('METHOD_NOT_ALLOWED');
+  // Answered by the HTTP parser before any endpoint runs (runtime/http-listener.ts), on every path.
+  for (const code of ['BAD_REQUEST', 'REQUEST_TIMEOUT', 'REQUEST_TOO_LARGE'] as const) codes.add(code);
   const byStatus: Record<string, unknown> = {};
   for (const code of codes) {
     const status = ERROR_STATUS[code];

@@ -111,10 +111,17 @@ export interface IndexReadiness {
   isReady(): boolean;
 }
 
+/** One readiness condition: met once, failing now (what it served last is still served), or no longer awaited. */
+export interface SourceCondition {
+  ready: boolean;
+  failure: string | null;
+  waived: boolean;
+}
+
 /** Overall health for the anonymous /v1/health. */
 export interface HealthSource {
   /** False before the index is complete and once shutdown began: load balancers should go elsewhere. */
   acceptsTraffic(): boolean;
-  /** True while any source (a cluster, the sampler) is failing. */
-  degraded(): boolean;
+  /** Every condition by name: `index`, `cluster/<id>/<resource>…`, `telemetry`, `capacity`, `remote-kubeconfig/<file>`. */
+  report(): { conditions: Record<string, SourceCondition> };
 }

@@ -78,7 +78,7 @@ describe('API contract: success shapes', () => {
       started_at: '2026-11-20T11:30:00.000Z',
     });
     expect(res.body.data.workloads[0].started_at).to.equal(null);
-    expect(res.body.metadata).to.deep.equal({ next_token: null, total_count: 3 });
+    expect(res.body.metadata).to.deep.equal({ total_count: 3 }); // no next_token on the last page
     expect(res.body.request_id).to.be.a('string').and.not.empty;
   });
 
@@ -187,7 +187,9 @@ describe('API contract: success shapes', () => {
     const res = await t.get('/v1/health', { as: null });
     expect(res.status).to.equal(200);
     expectShape(res.body, healthEndpoint.response);
-    expect(res.body.data.status).to.equal('ok');
+    expect(res.body.data.status).to.equal('healthy');
     expect(res.body.data.version).to.match(/^\d+\.\d+\.\d+/);
+    expect(res.body.data.timestamp).to.equal(new Date(t.clock.now()).toISOString());
+    expect(res.body.data.checks).to.deep.include({ name: 'index', status: 'ok' });
   });
 });

@@ -41,8 +41,8 @@ describe('API errors and request ids', () => {
     expect(res.body.error.message).to.contain('request_id');
   });
 
-  it('answers 503 UNAVAILABLE with Retry-After until the index is ready, and health says degraded', async () => {
-    t.service.readiness.require('informer:test');
+  it('answers 503 UNAVAILABLE with Retry-After until the index is ready, and health says unhealthy', async () => {
+    t.service.readiness.require('cluster/east/pods');
     try {
       const res = await t.get('/v1/workloads');
       expect(res.status).to.equal(503);
@@ -50,24 +50,29 @@ describe('API errors and request ids', () => {
       expect(res.headers.get('retry-after')).to.equal('5');
       const health = await t.get('/v1/health', { as: null });
       expect(health.status).to.equal(503);
-      expect(health.body.data.status).to.equal('degraded');
+      expect(health.body.data.status).to.equal('unhealthy');
+      expect(health.body.data.checks).to.deep.include({ name: 'cluster/east', status: 'pending' });
     } finally {
-      t.service.readiness.forget('informer:test');
+      t.service.readiness.forget('cluster/east/pods');
     }
     expect((await t.get('/v1/workloads')).status).to.equal(200);
   });
 
-  it('reports health degraded (still 200) while a source fails after the first sync', async () => {
-    t.service.readiness.require('cluster:east');
-    t.service.readiness.markReady('cluster:east');
-    t.service.readiness.setFailure('cluster:east', 'connection refused');
+  it('stays healthy (200) while a source fails after the first sync, and names the source degraded in checks', async () => {
+    for (const resource of ['pods', 'jobs']) {
+      t.service.readiness.require(`cluster/east/${resource}`);
+      t.service.readiness.markReady(`cluster/east/${resource}`);
+    }
+    t.service.readiness.setFailure('cluster/east/pods', 'connection refused');
     try {
       const health = await t.get('/v1/health', { as: null });
       expect(health.status).to.equal(200);
-      expect(health.body.data).to.deep.include({ status: 'degraded' });
-      expect(JSON.stringify(health.body)).to.not.contain('east');
+      expect(health.body.data).to.deep.include({ status: 'healthy' });
+      expect(health.body.data.checks).to.deep.include({ name: 'cluster/east', status: 'degraded' });
+      expect(health.body.data.checks.filter((c: { name: string }) => c.name === 'cluster/east')).to.have.length(1);
+      expect(JSON.stringify(health.body)).to.not.contain('refused');
     } finally {
-      t.service.readiness.forget('cluster:east');
+      for (const resource of ['pods', 'jobs']) t.service.readiness.forget(`cluster/east/${resource}`);
     }
   });
 

@@ -49,7 +49,7 @@ describe('OpenAPI document', () => {
   it('marks health as needing no credentials and the rest as bearer-protected', () => {
     expect(doc.paths['/v1/health'].get.security).to.deep.equal([]);
     expect(doc.security).to.deep.equal([{ bearer: [] }]);
-    expect(doc.paths['/v1/capacity'].get.responses).to.have.keys('200', '400', '401', '403', '404', '405', '429', '500', '503');
+    expect(doc.paths['/v1/capacity'].get.responses).to.have.keys('200', '400', '401', '403', '405', '408', '429', '431', '500', '503');
   });
 
   it('declares the headers the server sends with each status', () => {
@@ -60,7 +60,9 @@ describe('OpenAPI document', () => {
     expect(responses['429'].headers).to.have.keys('X-Request-Id', 'Retry-After');
     expect(responses['503'].headers).to.have.keys('X-Request-Id', 'Retry-After');
     // Health needs no credentials but still refuses unknown parameters.
-    expect(doc.paths['/v1/health'].get.responses).to.have.keys('200', '400', '405', '503');
+    expect(doc.paths['/v1/health'].get.responses).to.have.keys('200', '400', '405', '408', '431', '503');
+    expect(doc.paths['/v1/health'].get.responses['431'].description).to.equal('REQUEST_TOO_LARGE');
+    expect(doc.components.schemas.ErrorBody.properties.error.properties.code.enum).to.include.members(['BAD_REQUEST', 'REQUEST_TIMEOUT', 'REQUEST_TOO_LARGE']);
   });
 
   it('states the shared rules (scope, organization header, unknown parameters) on authenticated endpoints', () => {

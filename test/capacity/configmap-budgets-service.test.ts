@@ -88,7 +88,9 @@ describe('capacity budgets from ConfigMaps, live', function () {
       return found.degraded ? found : undefined;
     }, { what: 'degraded', timeoutMs: 5_000 });
     expect(state.conditions.capacity?.failure).to.equal('1 capacity ConfigMap(s) rejected');
-    expect((await t.get('/v1/health')).body.data.status).to.equal('degraded');
+    const health = (await t.get('/v1/health')).body.data;
+    expect(health.status).to.equal('healthy'); // the last valid budget is still served
+    expect(health.checks).to.deep.include({ name: 'budgets', status: 'degraded' });
     configMap = sim.api.store.update('configmaps', { ...configMap, data: { 'capacity.yaml': capacityYaml({ allocated: 3000 }) } });
     await until('the fixed budget', (d) => d.summary.total_allocated_gpu_hours === 3000);
     expect(await rejected()).to.equal(0);

@@ -51,7 +51,9 @@ describe('service watching its home cluster', function () {
       return response.status === 200 ? ((await response.json()) as Record<string, unknown>) : undefined;
     }, { what: '/readyz 200', timeoutMs: 10_000 });
     expect(Object.keys(ready.conditions as object)).to.include.members(['cluster/gpu-east/namespaces', 'cluster/gpu-east/nodes', 'cluster/gpu-east/jobs', 'cluster/gpu-east/pods']);
-    expect((await t.get('/v1/health')).body.data).to.include({ status: 'ok' });
+    const health = (await t.get('/v1/health')).body.data;
+    expect(health).to.include({ status: 'healthy' });
+    expect(health.checks).to.deep.include({ name: 'cluster/gpu-east', status: 'ok' });
   });
 
   it('shows a GPU pod created in the cluster, attributed from its namespace and node', async () => {

@@ -159,8 +159,11 @@ describe('Capacity ConfigMaps against a real kube-apiserver (envtest v1.20), rea
       return sumOf(parseMetrics(text), 'gpucap_capacity_configmap_rejected', configmap === undefined ? {} : { configmap });
     }
 
+    /** The budgets' entry of /v1/health's checks (the overall status stays healthy: the index answers). */
     async function health(): Promise<string> {
-      return (await service().get('/v1/health', { as: null })).body.data.status;
+      const data = (await service().get('/v1/health', { as: null })).body.data;
+      expect(data.status).to.equal('healthy');
+      return data.checks.find((c: { name: string }) => c.name === 'budgets').status;
     }
 
     it('answers allocated 0 while only unlabelled ConfigMaps exist, then the budget of a labelled one created while it runs', async () => {

@@ -1,6 +1,9 @@
-// GET /v1/health: anonymous, so it says ok or degraded and the version, nothing internal.
-// 503 while the index is not yet synced (load balancers should not route to it); detail is on the admin port.
+// GET /v1/health: anonymous, in the shape strict generated clients expect (`healthy` | `unhealthy`).
+// Healthy whenever the index answers, even while a source fails: what is degraded is in `checks`,
+// one entry per source, without reasons (those stay on the admin port). 503 while it cannot answer.
+import { toIso } from '../../domain/time.js';
 import { defineEndpoint } from '../endpoint.js';
+import { healthChecks } from '../health-checks.js';
 import { NoQuery } from '../schemas/query.js';
 import { Envelope, Health } from '../schemas/responses.js';
 
@@ -9,8 +12,8 @@ export const healthEndpoint = defineEndpoint({
   path: '/v1/health',
   summary: 'Health',
   description:
-    'No authentication. 200 `ok` when serving normally; 200 `degraded` when serving while a source (a cluster, the sampler) is failing; ' +
-    '503 `degraded` until the workload index has synced, and once the service is shutting down.',
+    'No authentication. 200 `healthy` while the service answers from its index, also while a cluster, the exporters or the budgets fail ' +
+    '(that source\'s entry in `checks` is then `degraded`); 503 `unhealthy` until the index has synced once, and once the service is shutting down.',
   authenticated: false,
   query: NoQuery,
   response: Envelope(Health),
@@ -18,7 +21,16 @@ export const healthEndpoint = defineEndpoint({
   errors: [],
   async handle({ deps }) {
     const serving = deps.health.acceptsTraffic();
-    const status = serving && !deps.health.degraded() ? 'ok' : 'degraded';
-    return { status: serving ? 200 : 503, body: { data: { status, version: deps.version } } };
+    return {
+      status: serving ? 200 : 503,
+      body: {
+        data: {
+          status: serving ? 'healthy' : 'unhealthy',
+          version: deps.version,
+          timestamp: toIso(deps.clock.now()),
+          checks: healthChecks(deps.health.report().conditions),
+        },
+      },
+    };
   },
 });

@@ -24,7 +24,7 @@ export const listWorkloadsEndpoint = defineEndpoint({
   summary: 'List workloads',
   description:
     'Workloads visible to the caller, newest first (submitted_at descending, then workload_id descending). ' +
-    'Page with metadata.next_token, repeating the same filters; it is null on the last page. total_count counts every match.',
+    'Page with metadata.next_token, repeating the same filters; it is absent on the last page. total_count counts every match.',
   authenticated: true,
   query: ListWorkloadsQuery,
   response: Envelope(Type.Object({ workloads: Type.Array(WorkloadListItem) }, { additionalProperties: false }), ListMetadata),
@@ -44,7 +44,8 @@ export const listWorkloadsEndpoint = defineEndpoint({
     return {
       body: {
         data: { workloads: result.workloads.map(presentListItem) },
-        metadata: { next_token: result.nextToken, total_count: result.totalCount },
+        // Absent on the last page: strict clients take next_token for a string whenever it is there.
+        metadata: { ...(result.nextToken === null ? {} : { next_token: result.nextToken }), total_count: result.totalCount },
       },
     };
   },

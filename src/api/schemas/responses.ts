@@ -1,8 +1,10 @@
 // Response shapes of seed-api.md section 2, as JSON Schema: served in /v1/openapi.json and used by
 // the tests to check every response field for field.
 import { Type, type TSchema } from '@sinclair/typebox';
+import { ERROR_STATUS, type ErrorCode } from '../../domain/errors.js';
 import { METRIC_NAMES, RANKING_SORT_KEYS } from '../../domain/metrics.js';
 import { WORKLOAD_STATUSES } from '../../domain/workload.js';
+import { HEALTH_CHECK_STATES } from '../health-checks.js';
 import { Nullable, StringEnum, Timestamp } from './primitives.js';
 
 const closed = { additionalProperties: false } as const;
@@ -127,13 +129,31 @@ export const Capacity = Type.Object(
   { ...closed, $id: 'Capacity' },
 );
 
-export const Health = Type.Object({ status: StringEnum(['ok', 'degraded'] as const), version: Type.String() }, { ...closed, $id: 'Health' });
+export const HealthCheck = Type.Object(
+  {
+    name: Type.String({ description: '`index`, `cluster/<cluster_id>`, `exporters` or `budgets`.' }),
+    status: StringEnum(HEALTH_CHECK_STATES, {
+      description: '`ok`; `degraded` while the source fails (what it gave last is still served); `pending` until it is read once.',
+    }),
+  },
+  closed,
+);
+
+export const Health = Type.Object(
+  {
+    status: StringEnum(['healthy', 'unhealthy'] as const, { description: '`healthy` whenever the service answers from its index, even while a source fails.' }),
+    version: Type.String(),
+    timestamp: Timestamp('When the check ran.'),
+    checks: Type.Array(HealthCheck, { description: 'One entry per source, in this order: the index, each cluster, the exporters, the budgets.' }),
+  },
+  { ...closed, $id: 'Health' },
+);
 
 export const ErrorBody = Type.Object(
   {
     error: Type.Object(
       {
-        code: StringEnum(['VALIDATION_ERROR', 'UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'RATE_LIMITED', 'INTERNAL', 'UNAVAILABLE'] as const),
+        code: StringEnum(Object.keys(ERROR_STATUS) as ErrorCode[]),
         message: Type.String(),
         details: Type.Array(
           Type.Object({ location: StringEnum(['query', 'path', 'header'] as const), field: Type.String(), message: Type.String() }, closed),
@@ -151,5 +171,11 @@ export function Envelope(data: TSchema, metadata?: TSchema) {
   return Type.Object({ data, ...(metadata ? { metadata } : {}), request_id: Type.String() }, closed);
 }
 
-export const ListMetadata = Type.Object({ next_token: Nullable(Type.String()), total_count: Type.Integer({ minimum: 0 }) }, closed);
+export const ListMetadata = Type.Object(
+  {
+    next_token: Type.Optional(Type.String({ description: 'Opaque cursor of the next page; absent on the last page.' })),
+    total_count: Type.Integer({ minimum: 0 }),
+  },
+  closed,
+);
 export const CountMetadata = Type.Object({ total_count: Type.Integer({ minimum: 0 }) }, closed);
