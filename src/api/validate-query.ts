@@ -3,7 +3,9 @@
 import type { TObject, Static } from '@sinclair/typebox';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { validationError, type ErrorDetail } from '../domain/errors.js';
+import { METRIC_NAMES } from '../domain/metrics.js';
 import { createAjv } from './schemas/ajv.js';
+import { METRIC_LIST_PATTERN, NEXT_TOKEN_PATTERN } from './schemas/query.js';
 
 const ajv = createAjv();
 
@@ -24,7 +26,13 @@ export function queryValidator<T extends TObject>(schema: T): QueryValidator<T> 
   };
 }
 
-type Properties = Record<string, { type?: string; minimum?: number; maximum?: number }>;
+type Properties = Record<string, { type?: string; minimum?: number; maximum?: number; pattern?: string; anyOf?: unknown[] }>;
+
+const DATE_MESSAGE = 'must be an ISO 8601 date-time with offset (2026-11-01T09:30:00Z) or a date (2026-11-01)';
+const PATTERN_MESSAGES: Record<string, string> = {
+  [METRIC_LIST_PATTERN]: `must be a comma-separated list of ${METRIC_NAMES.join(', ')}`,
+  [NEXT_TOKEN_PATTERN]: 'must be the metadata.next_token of a previous page',
+};
 
 function toDetail(error: ErrorObject, query: Record<string, unknown>, properties: Properties): ErrorDetail {
   const params = error.params as Record<string, unknown>;
@@ -41,6 +49,8 @@ function toDetail(error: ErrorObject, query: Record<string, unknown>, properties
 function describe(error: ErrorObject, value: unknown, property: Properties[string] | undefined): string {
   const params = error.params as Record<string, unknown>;
   const got = typeof value === 'string' ? `, got "${value.length > 60 ? `${value.slice(0, 60)}…` : value}"` : '';
+  // A date fails inside its anyOf (pattern, format) and then the anyOf itself: one message for all.
+  if (property?.anyOf !== undefined) return `${DATE_MESSAGE}${got}`;
   switch (error.keyword) {
     case 'enum':
       return `must be one of ${(params.allowedValues as unknown[]).join(', ')}${got}`;
@@ -49,8 +59,8 @@ function describe(error: ErrorObject, value: unknown, property: Properties[strin
     case 'minimum':
     case 'maximum':
       return `must be between ${property?.minimum} and ${property?.maximum}${got}`;
-    case 'format':
-      return `must be an ISO 8601 date (2026-11-01) or date-time with offset (2026-11-01T09:30:00Z)${got}`;
+    case 'pattern':
+      return `${PATTERN_MESSAGES[String(params.pattern)] ?? `must match ${String(params.pattern)}`}${got}`;
     case 'minLength':
       return 'must not be empty';
     case 'maxLength':

@@ -2,7 +2,6 @@
 // defaults filled; `forResponses` checks a body as it is (coercion would rewrite a null into "").
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { parseIsoInstant } from '../../domain/time.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
@@ -10,7 +9,6 @@ const addFormats = addFormatsModule as unknown as typeof addFormatsModule.defaul
 export function createAjv(mode: 'forQueries' | 'forResponses' = 'forQueries'): Ajv {
   const queries = mode === 'forQueries';
   const ajv = new Ajv({ allErrors: true, coerceTypes: queries, useDefaults: queries, strict: true, strictTypes: false });
-  addFormats(ajv, ['date-time']);
-  ajv.addFormat('instant', { type: 'string', validate: (text: string) => parseIsoInstant(text) !== null });
+  addFormats(ajv, ['date', 'date-time']);
   return ajv;
 }

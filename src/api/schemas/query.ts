@@ -1,13 +1,18 @@
 // One query schema per endpoint: the validator, the TypeScript types of the handlers and the
 // OpenAPI parameters all come from these. additionalProperties: false makes a typo a VALIDATION_ERROR.
 import { Type, type Static } from '@sinclair/typebox';
-import { METRICS_TIME_RANGES, RANKING_SORT_KEYS } from '../../domain/metrics.js';
+import { METRIC_NAMES, METRICS_TIME_RANGES, RANKING_SORT_KEYS } from '../../domain/metrics.js';
 import { WORKLOAD_STATUSES } from '../../domain/workload.js';
 import { STATS_GROUP_KEYS } from '../../query/ports.js';
 import { STATS_TIME_RANGES } from '../../query/stats-range.js';
 import { IdParam, InstantParam, StringEnum } from './primitives.js';
 
 const strict = { additionalProperties: false } as const;
+
+const metricName = `(${METRIC_NAMES.join('|')})`;
+export const METRIC_LIST_PATTERN = `^${metricName}(,${metricName})*$`;
+// The cursor's own alphabet (base64url) and bound; what it encodes is checked when it is decoded.
+export const NEXT_TOKEN_PATTERN = '^[A-Za-z0-9_-]{1,512}$';
 const Status = StringEnum(WORKLOAD_STATUSES, { description: 'Workload status.' });
 
 export const ListWorkloadsQuery = Type.Object(
@@ -18,9 +23,16 @@ export const ListWorkloadsQuery = Type.Object(
     submitted_by: Type.Optional(IdParam('Only workloads submitted by this user.')),
     is_managed: Type.Optional(Type.Boolean({ description: '`true` or `false`.' })),
     start_date: Type.Optional(InstantParam('Submitted at or after this instant (inclusive).')),
-    end_date: Type.Optional(InstantParam('Submitted before this instant (exclusive).')),
+    end_date: Type.Optional(InstantParam('Submitted before this instant (exclusive); must be after start_date.')),
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Page size.' }),
-    next_token: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'metadata.next_token of the previous page, with the same filters.' })),
+    next_token: Type.Optional(
+      Type.String({
+        pattern: NEXT_TOKEN_PATTERN,
+        description:
+          'Opaque, issued by the service: metadata.next_token of the previous page, sent back unchanged with the same filters. ' +
+          'A token the service did not issue, or one sent with other filters, is VALIDATION_ERROR.',
+      }),
+    ),
   },
   strict,
 );
@@ -30,7 +42,9 @@ export const WorkloadStatsQuery = Type.Object(
   {
     time_range: Type.Optional(StringEnum(STATS_TIME_RANGES, { description: 'Default `last_30_days`. Calendar ranges start at 00:00 UTC (weeks on Monday).' })),
     start_date: Type.Optional(InstantParam('Start of a `custom` range (inclusive); required with `custom`, refused with other ranges.')),
-    end_date: Type.Optional(InstantParam('End of a `custom` range (exclusive); default now.')),
+    end_date: Type.Optional(
+      InstantParam('End of a `custom` range (exclusive), after start_date; default now (start_date must then not be in the future); refused with other ranges.'),
+    ),
     group_by: Type.Optional(StringEnum(STATS_GROUP_KEYS, { description: 'Fill `grouped`; omitted: `grouped` is `[]`.' })),
     initiative_id: Type.Optional(IdParam('Only this initiative.')),
   },
@@ -41,7 +55,9 @@ export type WorkloadStatsQuery = Static<typeof WorkloadStatsQuery>;
 export const WorkloadMetricsQuery = Type.Object(
   {
     time_range: StringEnum(METRICS_TIME_RANGES, { default: 'last_1h', description: '`job_lifetime` spans started_at to completed_at (or now).' }),
-    metrics: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Comma-separated metric names; omitted: all five.' })),
+    metrics: Type.Optional(
+      Type.String({ pattern: METRIC_LIST_PATTERN, maxLength: 200, description: `Comma-separated metric names, no spaces (${METRIC_NAMES.join(', ')}); omitted: all five.` }),
+    ),
   },
   strict,
 );
@@ -62,7 +78,7 @@ export type RankingQuery = Static<typeof RankingQuery>;
 export const CapacityQuery = Type.Object(
   {
     initiative_id: Type.Optional(IdParam('Only this initiative (narrows summary and initiatives).')),
-    pool_id: Type.Optional(IdParam('Only this capacity pool (narrows pools); unknown: NOT_FOUND.')),
+    pool_id: Type.Optional(IdParam('Only this capacity pool (narrows pools); a pool the budget does not name gives an empty pools list.')),
   },
   strict,
 );
