@@ -2,7 +2,6 @@
 // Every `used` figure covers only what the caller may see (and the initiative_id filter): pools stay
 // visible to team callers with their allocation, but an organization-wide pool `used` would reveal
 // other teams' consumption, exactly per instance type for a single-type pool.
-import { ApiError } from '../domain/errors.js';
 import { canSeeInitiative, type Scope } from '../domain/principal.js';
 import { scopedFilter } from './access.js';
 import { periodStart } from './budget-period.js';
@@ -41,10 +40,8 @@ export async function capacity(
   const [usage, currentActiveGpus] = await Promise.all([deps.index.usage(filter, { from, to: now }), deps.index.activeGpus(filter)]);
 
   const budgetPools = budget?.pools ?? [];
+  // A pool_id that names no pool narrows to nothing, like every other filter (docs/api.md "Filters").
   const pools = budgetPools.filter((p) => request.poolId === undefined || p.poolId === request.poolId);
-  if (request.poolId !== undefined && pools.length === 0) {
-    throw new ApiError('NOT_FOUND', `Capacity pool "${request.poolId}" was not found`);
-  }
 
   const initiatives = (budget?.initiatives ?? []).filter(
     (i) => canSeeInitiative(scope, i.initiativeId) && (request.initiativeId === undefined || i.initiativeId === request.initiativeId),

@@ -51,10 +51,14 @@ describe('API capacity with a budget', () => {
     expect(res.body.data.pools.map((p: { pool_id: string }) => p.pool_id)).to.deep.equal(['l40s']);
   });
 
-  it('answers 404 NOT_FOUND for an unknown pool_id', async () => {
-    const res = await t.get('/v1/capacity?pool_id=a100');
-    expect(res.status).to.equal(404);
-    expect(res.body.error).to.deep.include({ code: 'NOT_FOUND', message: 'Capacity pool "a100" was not found' });
+  it('narrows to no pool for a pool_id the budget does not name, like an initiative_id that matches nothing', async () => {
+    const pool = await t.get('/v1/capacity?pool_id=a100');
+    expect(pool.status).to.equal(200);
+    expect(pool.body.data.pools).to.deep.equal([]);
+    const initiative = await t.get('/v1/capacity?initiative_id=nope');
+    expect(initiative.status).to.equal(200);
+    expect(initiative.body.data.initiatives).to.deep.equal([]);
+    expect(initiative.body.data.summary).to.deep.include({ total_allocated_gpu_hours: 0, total_used_gpu_hours: 0 });
   });
 
   it('lets remaining go negative once used exceeds the allocation', async () => {

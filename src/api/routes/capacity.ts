@@ -15,11 +15,12 @@ export const capacityEndpoint = defineEndpoint({
     'Allocated, used and remaining GPU-hours of the current budget period (UTC month, quarter, year, or total). ' +
     'Used counts pod GPU time inside the period, running workloads up to now; remaining may be negative. ' +
     'Every role sees every pool and its allocation; every used figure covers only the caller\'s teams (everything for ORG_ADMIN). ' +
-    'An organization without a budget gets allocated 0, used as measured since ever, remaining = −used, and empty pools and initiatives.',
+    'An organization without a budget gets allocated 0, used as measured since ever, remaining = −used, and empty pools and initiatives. ' +
+    'A pool_id or initiative_id that matches nothing narrows to nothing: 200 with empty lists (and zero figures for initiative_id).',
   authenticated: true,
   query: CapacityQuery,
   response: Envelope(Capacity),
-  errors: ['VALIDATION_ERROR', 'FORBIDDEN', 'NOT_FOUND'],
+  errors: ['VALIDATION_ERROR', 'FORBIDDEN'],
   async handle({ ctx, query, deps }) {
     const result = await capacity(deps, scopeOf(principalOf(ctx)), { initiativeId: query.initiative_id, poolId: query.pool_id }, deps.clock.now());
     return { body: { data: presentCapacity(result) } };
