@@ -91,4 +91,33 @@ describe('OpenAPI document', () => {
     await check('/v1/workloads/metrics?sort_by=gpu_hours', '/v1/workloads/metrics');
     await check('/v1/capacity', '/v1/capacity');
   });
+
+  it('types as nullable only the fields docs/api.md names, each as type: [T, "null"], and never a plain string', () => {
+    const nullable: string[] = [];
+    const walk = (schema: JsonBody, at: string): void => {
+      if (schema === null || typeof schema !== 'object') return;
+      if (Array.isArray(schema.type) && schema.type.includes('null')) nullable.push(`${at} ${schema.type.join('|')}`);
+      expect(schema.anyOf?.some((s: JsonBody) => s.type === 'null') ?? false, `${at} uses anyOf with null`).to.equal(false);
+      for (const [key, value] of Object.entries(schema.properties ?? {})) walk(value, `${at}.${key}`);
+      if (schema.items) walk(schema.items, `${at}[]`);
+    };
+    for (const [path, item] of Object.entries(doc.paths)) walk((item as JsonBody).get.responses['200'].content['application/json'].schema, path);
+    walk(doc.components.schemas.MetricSummary, 'MetricSummary');
+    expect(nullable.sort()).to.deep.equal(
+      [
+        '/v1/workloads.data.workloads[].started_at string|null',
+        '/v1/workloads/metrics.data.scope_average.gpu_hours number|null',
+        '/v1/workloads/metrics.data.scope_average.gpu_utilization number|null',
+        '/v1/workloads/metrics.data.scope_average.memory_utilization number|null',
+        '/v1/workloads/metrics.data.scope_average.power_usage number|null',
+        '/v1/workloads/{workload_id}.data.completed_at string|null',
+        '/v1/workloads/{workload_id}.data.exit_code integer|null',
+        '/v1/workloads/{workload_id}.data.started_at string|null',
+        'MetricSummary.avg number|null',
+        'MetricSummary.current number|null',
+        'MetricSummary.max number|null',
+        'MetricSummary.min number|null',
+      ].sort(),
+    );
+  });
 });
