@@ -1,9 +1,16 @@
 // The Namespace and Node cache under churn: it holds the live cluster and the deleted objects a
-// cached workload still maps with, nothing more.
+// cached workload still maps with, nothing more; and a workload on a node deleted under it keeps the
+// node's instance type in the index.
 import { expect } from 'chai';
-import type { Node } from '../../src/workloads/k8s-types.js';
+import sinon from 'sinon';
+import type { WorkloadView } from '../../src/domain/workload.js';
+import { WorkloadIndexer } from '../../src/workloads/indexer.js';
+import type { Job, Namespace, Node, Pod } from '../../src/workloads/k8s-types.js';
 import { LabelCache } from '../../src/workloads/label-cache.js';
 import type { ResourceEvent } from '../../src/workloads/workload-sink.js';
+import { FixedClock } from '../support/fixed-clock.js';
+import { openTempStore, type TempStore } from '../store/temp-store.js';
+import { aJob, aJobPod, aPod, gpuContainer, ms, T0, terminated } from './fixtures.js';
 
 const INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
 const aNodeNamed = (name: string, instanceType = 'p5.48xlarge'): Node => ({ metadata: { name, labels: { [INSTANCE_TYPE]: instanceType } } });
@@ -64,5 +71,88 @@ describe('workloads/label-cache', () => {
     const changed = cache.apply({ type: 'SYNC', items: [aNodeNamed('a', 'p5e.48xlarge'), aNodeNamed('b'), aNodeNamed('c')] });
     expect([...changed].sort()).to.deep.equal(['a', 'c']);
     expect(cache.size).to.equal(3);
+  });
+});
+
+describe('workloads/label-cache through the indexer: attribution from deleted Nodes and Namespaces', () => {
+  let t: TempStore;
+  let clock: FixedClock;
+  let indexer: WorkloadIndexer;
+  const AT = (hhmm: string): string => `2026-11-20T${hhmm}:00Z`;
+  const view = async (id: string): Promise<WorkloadView | undefined> => t.store.get(id, ms(AT('20:00')));
+  const nodeEvent = (type: 'ADDED' | 'DELETED', name: string) => indexer.onNodeEvent({ type, object: aNodeNamed(name) });
+  const autoscale = (cycles: number) => {
+    for (let i = 0; i < cycles; i += 1) {
+      nodeEvent('ADDED', `spot-${i}`);
+      nodeEvent('DELETED', `spot-${i}`);
+    }
+  };
+  const running = { phase: 'Running', startTime: AT('10:00') };
+  const onGpuA = { containers: [gpuContainer(1)], nodeName: 'gpu-a' };
+  const complete = { type: 'Complete', status: 'True', lastTransitionTime: AT('11:00') };
+  const finishedJob: Job = aJob({ metadata: { uid: 'job-1' }, status: { startTime: AT('10:00'), conditions: [complete] } });
+  const finishedPod: Pod = aJobPod('job-1', { spec: onGpuA, status: { phase: 'Succeeded', startTime: AT('10:00'), containerStatuses: [terminated(0, AT('11:00'))] } });
+
+  beforeEach(() => {
+    clock = new FixedClock(ms(T0));
+    t = openTempStore({ clock });
+    const logger = { debug: sinon.spy(), info: sinon.spy(), warn: sinon.spy() };
+    indexer = new WorkloadIndexer(t.store, { clusterId: 'local', defaultOrganizationId: 'default-org', clock, logger });
+    indexer.onNodeEvent({ type: 'SYNC', items: [aNodeNamed('gpu-a')] });
+  });
+  afterEach(() => t.close());
+
+  it('a pod running on a node deleted under it, deleted itself after more node churn, keeps the instance type', async () => {
+    indexer.onPodEvent({ type: 'ADDED', object: aPod({ metadata: { uid: 'pod-1' }, spec: onGpuA, status: running }) });
+    indexer.flush();
+    clock.set(AT('11:00'));
+    nodeEvent('DELETED', 'gpu-a');
+    autoscale(20);
+    indexer.onPodEvent({ type: 'DELETED', object: aPod({ metadata: { uid: 'pod-1', resourceVersion: '8' }, spec: onGpuA, status: running }) });
+    indexer.flush();
+    expect(await view('pod-1')).to.deep.include({ status: 'cancelled', instanceType: 'p5.48xlarge', gpuHoursUsed: 1 });
+  });
+
+  it('a finished Job outliving its node and its pod keeps the instance type through later relists', async () => {
+    indexer.onJobEvent({ type: 'ADDED', object: finishedJob });
+    indexer.onPodEvent({ type: 'ADDED', object: finishedPod });
+    indexer.flush();
+    nodeEvent('DELETED', 'gpu-a');
+    indexer.onPodEvent({ type: 'DELETED', object: finishedPod }); // pod garbage collection: its node is gone
+    autoscale(20);
+    indexer.onNodeEvent({ type: 'SYNC', items: [] });
+    indexer.onJobEvent({ type: 'SYNC', items: [finishedJob] });
+    indexer.onPodEvent({ type: 'SYNC', items: [] });
+    autoscale(20);
+    indexer.onPodEvent({ type: 'SYNC', items: [] });
+    indexer.flush();
+    expect(await view('job-1')).to.deep.include({ status: 'completed', instanceType: 'p5.48xlarge', gpuHoursUsed: 1 });
+  });
+
+  it('a pod in a Namespace whose deletion is seen first keeps the Namespace\'s organization and initiative', async () => {
+    const team = (name: string): Namespace => ({ metadata: { name, labels: { 'gpucap.io/organization': 'research', 'gpucap.io/initiative': 'vision' } } });
+    indexer.onNamespaceEvent({ type: 'SYNC', items: [team('team-a')] });
+    indexer.onPodEvent({ type: 'ADDED', object: aPod({ metadata: { uid: 'pod-1' }, spec: onGpuA, status: running }) });
+    indexer.onNamespaceEvent({ type: 'DELETED', object: team('team-a') });
+    for (let i = 0; i < 20; i += 1) {
+      indexer.onNamespaceEvent({ type: 'ADDED', object: team(`ci-${i}`) });
+      indexer.onNamespaceEvent({ type: 'DELETED', object: team(`ci-${i}`) });
+    }
+    indexer.onPodEvent({ type: 'DELETED', object: aPod({ metadata: { uid: 'pod-1', resourceVersion: '8' }, spec: onGpuA, status: running }) });
+    indexer.flush();
+    expect(await view('pod-1')).to.deep.include({ status: 'cancelled', organizationId: 'research', initiativeId: 'vision' });
+  });
+
+  it('forgets a deleted node once the last workload on it is gone: the Job keeps its instance type, a pod seen on the node later has none', async () => {
+    indexer.onJobEvent({ type: 'ADDED', object: finishedJob });
+    indexer.onPodEvent({ type: 'ADDED', object: finishedPod });
+    nodeEvent('DELETED', 'gpu-a');
+    indexer.onPodEvent({ type: 'DELETED', object: finishedPod });
+    indexer.onJobEvent({ type: 'DELETED', object: finishedJob });
+    autoscale(20);
+    indexer.onPodEvent({ type: 'ADDED', object: aPod({ metadata: { uid: 'late' }, spec: onGpuA, status: running }) });
+    indexer.flush();
+    expect(await view('job-1')).to.deep.include({ status: 'completed', instanceType: 'p5.48xlarge' });
+    expect(await view('late')).to.deep.include({ status: 'running', instanceType: 'unknown' });
   });
 });
