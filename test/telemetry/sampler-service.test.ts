@@ -160,23 +160,28 @@ describe('telemetry: simulated exporters → sampler → /v1 metrics', function 
     broken.fault(null);
   });
 
-  for (const [fault, reason] of [
+  const faults = [
     [{ kind: 'status', status: 500 }, 'http_status'],
     [{ kind: 'garbage' }, 'parse'],
     [{ kind: 'truncated' }, 'parse'],
     [{ kind: 'reset' }, 'connection'],
     [{ kind: 'huge', bytes: 4 << 20 }, 'too_large'],
-  ] as const) {
+  ] as const;
+  for (const [index, [fault, reason]] of faults.entries()) {
     it(`counts an exporter answering with a ${fault.kind} fault as a ${reason} failure, and recovers`, async () => {
       const failures = async () => sumOf(await scrapeSeries(), 'gpucap_scrape_failures_total', { reason });
       const start = await failures();
       broken.fault(fault);
       await waitFor(async () => ((await failures()) > start ? true : undefined), { what: `a ${reason} failure`, timeoutMs: 10_000 });
+      // A value no earlier scrape returned, set while the exporter still fails: only a successful
+      // scrape after the fault can bring it to the API.
+      const recovered = 21 + index;
+      broken.setValues('GPU-d', values(recovered, 40, 100));
       broken.fault(null);
       await waitFor(async () => {
         const found = await metricsOf(uid(solo));
-        return found?.data?.metrics?.gpu_utilization?.avg === 10 ? true : undefined;
-      }, { what: 'the solo pod\'s samples after recovery', timeoutMs: 10_000 });
+        return found?.data?.metrics?.gpu_utilization?.current === recovered ? true : undefined;
+      }, { what: `the solo pod's current utilization to become ${recovered} after recovery`, timeoutMs: 10_000 });
     });
   }
 
