@@ -1,7 +1,9 @@
 // The demo's simulated world: two GPU clusters (H100 nodes in gpu-east, L40S nodes in gpu-west), each
 // node with a simulated dcgm-exporter, three organizations' namespaces, a month of finished Jobs,
 // Jobs running on real GPU slots, and a churn that starts, finishes and fails Jobs while the demo runs.
-// Deterministic for a given seed, so every run looks alike.
+// Deterministic for a given seed, so every run looks alike. Every Job and Pod keeps the order a real
+// cluster gives them: created, then started, then finished (test/demo/world.test.ts).
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SimDcgmFleet } from '../dcgm-exporter/fleet.js';
@@ -13,6 +15,9 @@ import { mulberry32 } from '../random.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
+const EXPORTERS_UP_FOR = 40 * DAY;
+/** Longest wait of a Job in the queue before it starts, in the seeded history and running Jobs. */
+const MAX_QUEUE_WAIT = 20 * 60_000;
 
 export const CAPACITY_NAMESPACE = 'gpu-capacity-api';
 
@@ -88,11 +93,13 @@ export interface DemoCluster {
 
 export interface DemoWorld {
   home: DemoCluster;
+  /** Every cluster, the home one first. */
+  clusters: readonly DemoCluster[];
   remoteDir: string;
   exporterPort: number;
   /** Finished, running and pending Jobs at the start. */
   jobs: { finished: number; running: number; pending: number };
-  /** One churn step: a Job finishes (or fails), a pending one starts, a new one is submitted. */
+  /** One churn step at `now` (never before the previous step's): a Job finishes (or fails), a pending one starts, a new one is submitted. */
   step(now: number): void;
   close(): Promise<void>;
 }
@@ -143,7 +150,11 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
       store.create('nodes', aGpuNode(node, plan.instanceType));
       const gpus = Array.from({ length: plan.gpusPerNode }, (_, index) => ({ index, uuid: `GPU-${plan.name}-${n}-${index}`, modelName: plan.model }));
       const exporter = await fleet.add({ hostname: node, gpus });
-      store.create('pods', anExporterPod(node, exporter.ip));
+      // Up before the month of history, as the GPU Operator's exporters are before any Job runs.
+      const exporterPod = anExporterPod(node, exporter.ip);
+      exporterPod.metadata.creationTimestamp = new Date(options.now - EXPORTERS_UP_FOR).toISOString();
+      exporterPod.status = { ...(exporterPod.status as Record<string, unknown>), startTime: new Date(options.now - EXPORTERS_UP_FOR + 60_000).toISOString() };
+      store.create('pods', exporterPod);
       for (const gpu of gpus) slots.push({ node, exporter, uuid: gpu.uuid, busy: false });
     }
     slotsByCluster.set(plan.name, slots);
@@ -157,10 +168,13 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
       const ns = pick(random, NAMESPACES);
       const gpus = pick(random, [1, 2, 4, plan.gpusPerNode]);
       const created = options.now - Math.floor(random() * 30 * DAY) - 2 * HOUR;
-      const started = created + Math.floor(random() * 20 * 60_000);
+      const started = created + Math.floor(random() * MAX_QUEUE_WAIT);
       const ended = Math.min(started + Math.floor((0.2 + random() * 10) * HOUR), options.now - 60_000);
       const failed = random() < 0.15;
       const job = jobObject(ns, gpus, created);
+      // The store gives a uid only when the Job is seeded, after its pod is built: without one now,
+      // the pod's ownerReference has none, and the service takes the pod for a workload of its own.
+      job.metadata.uid = randomUUID();
       job.status = {
         startTime: new Date(started).toISOString(),
         completionTime: failed ? undefined : new Date(ended).toISOString(),
@@ -192,7 +206,11 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
     const slots = free(cluster.name, gpus);
     if (slots === null) return false;
     const store = cluster.api.store;
-    const pod = store.create('pods', aGpuPod(job.metadata.namespace ?? '', `${job.metadata.name}-0`, { gpus, node: slots[0]?.node, job }));
+    const template = aGpuPod(job.metadata.namespace ?? '', `${job.metadata.name}-0`, { gpus, node: slots[0]?.node, job });
+    // Created when it starts, not when the store happens to be called: the seeded running Jobs
+    // started hours before the store's clock reads.
+    template.metadata.creationTimestamp = new Date(at).toISOString();
+    const pod = store.create('pods', template);
     const started = store.patchStatus('pods', pod.metadata, running(at));
     store.patchStatus('jobs', job.metadata, { startTime: new Date(at).toISOString(), active: 1 });
     const busyness = 35 + random() * 60;
@@ -234,9 +252,11 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
     let attempts = 0;
     while (slots.filter((s) => s.busy).length < slots.length * 0.65 && attempts < 200) {
       attempts += 1;
-      const job = submit(cluster, options.now - Math.floor(random() * 6 * HOUR) - 60_000);
+      const submitted = options.now - Math.floor(random() * 6 * HOUR) - 60_000;
+      const job = submit(cluster, submitted);
       pending.get(cluster.name)?.pop();
-      if (start(cluster, job, options.now - Math.floor(random() * 5 * HOUR))) counts.running += 1;
+      // Started after its submission (drawn apart, a Job could start before it was submitted), and by now.
+      if (start(cluster, job, Math.min(options.now, submitted + Math.floor(random() * MAX_QUEUE_WAIT)))) counts.running += 1;
       else pending.get(cluster.name)?.push(job);
     }
     for (let i = 0; i < 4; i += 1) submit(cluster, options.now - Math.floor(random() * 30 * 60_000));
@@ -249,6 +269,7 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
 
   return {
     home: clusters[0] as DemoCluster,
+    clusters,
     remoteDir,
     exporterPort: fleet.port,
     jobs: counts,

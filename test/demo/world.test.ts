@@ -1,0 +1,141 @@
+// The demo's simulated world keeps the order of a real cluster for every Job and Pod, with any seed
+// and through its churn: created, then started, then finished, none of it after the world's "now".
+// The service reads submitted_at, started_at and completed_at from these timestamps, so a Job that
+// started before it was submitted shows a negative queue time in the demo's answers.
+import { expect } from 'chai';
+import { startDemoWorld, type DemoWorld } from '../../sim/demo/world.js';
+import type { KubeObject } from '../../sim/kube-api/resources.js';
+import { makeTempDir } from '../support/temp-dir.js';
+
+const NOW = Date.parse('2026-11-20T12:00:00Z');
+const STEP_MS = 5_000;
+const SEEDS = [1, 7, 42, 1234, 99_999];
+
+interface Condition {
+  type: string;
+  status: string;
+  lastTransitionTime?: string;
+}
+
+interface ContainerState {
+  running?: { startedAt?: string };
+  terminated?: { startedAt?: string; finishedAt?: string };
+}
+
+/** The timestamps of one object, named, in the order they must keep; undefined where not reached. */
+type Timeline = [label: string, time: string | undefined][];
+
+function jobTimeline(job: KubeObject): Timeline {
+  const status = (job.status ?? {}) as { startTime?: string; completionTime?: string; conditions?: Condition[] };
+  const ends = (status.conditions ?? []).filter((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+  return [
+    ['creationTimestamp', job.metadata.creationTimestamp],
+    ['status.startTime', status.startTime],
+    ...ends.map((c): Timeline[number] => [`${c.type} condition`, c.lastTransitionTime]),
+    ['status.completionTime', status.completionTime],
+  ];
+}
+
+function podTimeline(pod: KubeObject): Timeline[] {
+  const status = (pod.status ?? {}) as { startTime?: string; containerStatuses?: { name: string; state?: ContainerState }[] };
+  const head: Timeline = [
+    ['creationTimestamp', pod.metadata.creationTimestamp],
+    ['status.startTime', status.startTime],
+  ];
+  const containers = (status.containerStatuses ?? []).map((container): Timeline => [
+    ...head,
+    [`${container.name} running since`, container.state?.running?.startedAt],
+    [`${container.name} started`, container.state?.terminated?.startedAt],
+    [`${container.name} finished`, container.state?.terminated?.finishedAt],
+  ]);
+  return containers.length > 0 ? containers : [head];
+}
+
+/** Each step of `timeline` that comes before the one reached just before it, or after `now`. */
+function outOfOrder(what: string, timeline: Timeline, now: number): string[] {
+  const problems: string[] = [];
+  const reached = timeline.filter((entry): entry is [string, string] => entry[1] !== undefined);
+  if (timeline[0]?.[1] === undefined) problems.push(`${what} has no creationTimestamp`);
+  const startIndex = timeline.findIndex(([label]) => label === 'status.startTime');
+  const finished = timeline.slice(startIndex + 1).some(([, time]) => time !== undefined);
+  if (finished && timeline[startIndex]?.[1] === undefined) problems.push(`${what} finished without a status.startTime`);
+  for (let i = 1; i < reached.length; i += 1) {
+    const [earlierLabel, earlier] = reached[i - 1] as [string, string];
+    const [label, time] = reached[i] as [string, string];
+    if (Date.parse(time) < Date.parse(earlier)) problems.push(`${what}: ${label} ${time} is before ${earlierLabel} ${earlier}`);
+  }
+  for (const [label, time] of reached) if (Date.parse(time) > now) problems.push(`${what}: ${label} ${time} is after the world's now`);
+  return problems;
+}
+
+/** Every ordering problem of every Job and Pod of every cluster, and how many objects were checked. */
+function checkWorld(world: DemoWorld, now: number): { problems: string[]; jobs: number; started: number; finished: number; pods: number } {
+  const problems: string[] = [];
+  let jobs = 0;
+  let started = 0;
+  let finished = 0;
+  let pods = 0;
+  for (const cluster of world.clusters) {
+    const store = cluster.api.store;
+    const jobsByUid = new Map<string, KubeObject>();
+    for (const job of store.list('jobs')) {
+      const what = `${cluster.name} Job ${job.metadata.namespace}/${job.metadata.name}`;
+      const timeline = jobTimeline(job);
+      problems.push(...outOfOrder(what, timeline, now));
+      jobsByUid.set(job.metadata.uid ?? '', job);
+      jobs += 1;
+      if (timeline[1]?.[1] !== undefined) started += 1;
+      if (timeline.slice(2).some(([, time]) => time !== undefined)) finished += 1;
+    }
+    for (const pod of store.list('pods')) {
+      const what = `${cluster.name} Pod ${pod.metadata.namespace}/${pod.metadata.name}`;
+      for (const timeline of podTimeline(pod)) problems.push(...outOfOrder(what, timeline, now));
+      pods += 1;
+      const owners = (pod.metadata.ownerReferences ?? []) as { kind: string; name: string; uid?: string }[];
+      const owner = owners.find((ref) => ref.kind === 'Job');
+      if (owner === undefined) continue;
+      const job = jobsByUid.get(owner.uid ?? '');
+      if (job === undefined) problems.push(`${what}: its Job ${owner.name} does not exist`);
+      else if (Date.parse(pod.metadata.creationTimestamp ?? '') < Date.parse(job.metadata.creationTimestamp ?? '')) {
+        problems.push(`${what}: created ${pod.metadata.creationTimestamp}, before its Job ${job.metadata.creationTimestamp}`);
+      }
+    }
+  }
+  return { problems, jobs, started, finished, pods };
+}
+
+describe('demo world', function () {
+  // Each world starts two simulated API servers and 22 exporters on loopback.
+  this.timeout(60_000);
+
+  for (const seed of SEEDS) {
+    it(`with seed ${seed}, every Job and Pod is created, then started, then finished, before and after churn`, async () => {
+      const dir = makeTempDir('gpucap-demo-world-');
+      const world = await startDemoWorld({ dir: dir.path, now: NOW, seed });
+      try {
+        const atStart = checkWorld(world, NOW);
+        expect(atStart.problems, atStart.problems.join('\n')).to.deep.equal([]);
+        const { finished, running, pending } = world.jobs;
+        expect(atStart.jobs).to.equal(finished + running + pending);
+        expect(atStart).to.include({ started: finished + running, finished });
+        expect(running, 'Jobs running at the start').to.be.greaterThan(0);
+
+        let now = NOW;
+        for (let step = 0; step < 60; step += 1) {
+          now += STEP_MS;
+          world.step(now);
+        }
+        const afterChurn = checkWorld(world, now);
+        expect(afterChurn.problems, afterChurn.problems.join('\n')).to.deep.equal([]);
+        // The churn did start, finish and submit Jobs, so their timestamps were checked too.
+        expect(afterChurn.jobs, 'Jobs submitted by the churn').to.be.greaterThan(atStart.jobs);
+        expect(afterChurn.started, 'Jobs started by the churn').to.be.greaterThan(atStart.started);
+        expect(afterChurn.finished, 'Jobs finished by the churn').to.be.greaterThan(atStart.finished);
+        expect(afterChurn.pods).to.be.greaterThan(atStart.pods);
+      } finally {
+        await world.close();
+        dir.remove();
+      }
+    });
+  }
+});
