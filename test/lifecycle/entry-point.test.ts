@@ -94,7 +94,7 @@ describe('entry point (child process)', function () {
 
     const health = await fetch(`http://127.0.0.1:${apiPort}/v1/health`);
     expect(health.status).to.equal(200);
-    expect(((await health.json()) as { data: unknown }).data).to.deep.include({ status: 'ok' });
+    expect(((await health.json()) as { data: unknown }).data).to.deep.include({ status: 'healthy' });
     const list = await fetch(`http://127.0.0.1:${apiPort}/v1/workloads`, { headers: { Authorization: `Bearer ${token}`, 'X-Organization-Id': 'acme' } });
     expect(list.status).to.equal(200);
     expect((await fetch(`http://127.0.0.1:${adminPort}/readyz`)).status).to.equal(200);
