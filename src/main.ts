@@ -25,7 +25,8 @@ import { ConfigMapWatch } from './k8s/configmap-watch.js';
 import { noBudgets, noTelemetry } from './query/empty-sources.js';
 import type { BudgetSource, TelemetryReader, WorkloadIndex } from './query/ports.js';
 import type { ResourceEvent } from './workloads/workload-sink.js';
-import { listen } from './runtime/http-listener.js';
+import { Disposables } from './runtime/disposables.js';
+import { listen, type Listener } from './runtime/http-listener.js';
 import { realDelay, runPeriodically } from './runtime/periodic.js';
 import { createLogger } from './runtime/logger.js';
 import { serviceVersion } from './runtime/version.js';
@@ -47,12 +48,16 @@ const RETENTION_INTERVAL_MS = 3_600_000;
 const READINESS_REFRESH_MS = 250;
 // A finished workload's lifetime totals leave memory this long after its last sample (read back from SQLite).
 const LIFETIME_IDLE_MS = 15 * 60_000;
+// Only probes and scrapes use the admin port, and both are short.
+const ADMIN_CLOSE_GRACE_MS = 1000;
 
 export interface ServiceOptions {
   clock?: Clock;
   logger?: Logger;
   /** Shorter reflector timeouts and backoff for tests against a simulated API. */
   informers?: { tuning?: ReflectorTuning; dependencyWaitMs?: number };
+  /** Where each part registers its undo (default: a new list); tests pass one that fails a chosen step. */
+  parts?: Disposables;
 }
 
 function labelKeys(config: Config): LabelKeys {
@@ -71,18 +76,24 @@ interface TelemetryRuntime {
   reader: TelemetryReader;
   telemetry: GpuTelemetry;
   sampler: Sampler;
-  stop(): Promise<void>;
 }
 
-/** Exporter discovery (through the pod informers), the sampler, the rings and the lifetime totals. */
-function startTelemetry(config: Config, deps: { lifetimes: LifetimeAccumulators; metrics: ServiceMetrics; clock: Clock; logger: Logger }): TelemetryRuntime {
-  const { lifetimes, metrics, clock, logger } = deps;
+/**
+ * Exporter discovery (through the pod informers), the sampler and the rings. The lifetime totals'
+ * last write is registered by the caller, before these loops, so that it runs after both stopped.
+ */
+function startTelemetry(config: Config, deps: { lifetimes: LifetimeAccumulators; metrics: ServiceMetrics; clock: Clock; logger: Logger; parts: Disposables }): TelemetryRuntime {
+  const { lifetimes, metrics, clock, logger, parts } = deps;
   const telemetry = new GpuTelemetry({
     discovery: { selectors: config.exporter_selectors, port: config.exporter_port, path: config.exporter_path },
     gpuResources: config.gpu_resources,
     rawSlots: rawSlotsFor(config.scrape_interval_seconds),
     lifetime: lifetimes,
   });
+  const flusher = runPeriodically(config.lifetime_flush_seconds * 1000, () => void lifetimes.flush(), {
+    onError: (error) => logger.error({ err: error }, 'Lifetime totals flush failed'),
+  });
+  parts.add('lifetime flush loop', () => flusher.stop());
   const sampler: Sampler = new Sampler({
     intervalMs: config.scrape_interval_seconds * 1000,
     concurrency: config.scrape_concurrency,
@@ -99,20 +110,9 @@ function startTelemetry(config: Config, deps: { lifetimes: LifetimeAccumulators;
     logger: logger.child({ component: 'sampler' }),
     afterTick: (at) => telemetry.prune(at),
   });
+  parts.add('sampler', () => sampler.stop());
   sampler.start();
-  const flusher = runPeriodically(config.lifetime_flush_seconds * 1000, () => void lifetimes.flush(), {
-    onError: (error) => logger.error({ err: error }, 'Lifetime totals flush failed'),
-  });
-  return {
-    reader: telemetry,
-    telemetry,
-    sampler,
-    async stop() {
-      await sampler.stop();
-      await flusher.stop();
-      lifetimes.flush();
-    },
-  };
+  return { reader: telemetry, telemetry, sampler };
 }
 
 interface CapacityRuntime {
@@ -124,20 +124,20 @@ interface CapacityRuntime {
 /** Budgets from the capacity ConfigMaps of the service's namespace, watched live on the home cluster's API. */
 function startCapacity(
   config: Config,
-  deps: { kubeConfig: LoadedKubeconfig['kubeConfig']; metrics: ServiceMetrics; clock: Clock; logger: Logger; tuning?: ReflectorTuning },
+  budgets: ConfigMapBudgets,
+  deps: { kubeConfig: LoadedKubeconfig['kubeConfig']; metrics: ServiceMetrics; clock: Clock; logger: Logger; tuning?: ReflectorTuning; parts: Disposables },
 ): CapacityRuntime {
-  const logger = deps.logger.child({ component: 'capacity' });
-  const budgets = new ConfigMapBudgets({ key: config.capacity_configmap_key, logger });
   const watch = new ConfigMapWatch(deps.kubeConfig, {
     namespace: config.namespace,
     labelSelector: config.capacity_label_selector,
     clock: deps.clock,
     delay: realDelay,
-    logger,
+    logger: deps.logger,
     tuning: deps.tuning,
     onEvent: (event) => budgets.onEvent(event as ResourceEvent<ConfigMap>),
   });
   registerCapacityMetrics(deps.metrics.registry, { problems: () => budgets.problems(), budgets: () => budgets.budgets().length, synced: () => budgets.synced });
+  deps.parts.add('capacity watch', () => watch.stop());
   watch.start();
   return { budgets, watch, startedAt: deps.clock.now() };
 }
@@ -160,9 +160,10 @@ function refreshCapacityReadiness(capacity: CapacityRuntime, readiness: Readines
  * Worker threads for the index reads, each with its own read-only connection (after openDatabase, which
  * migrated the file). None with read_workers 0, or for an in-memory index, which no other connection sees.
  */
-async function openReadPool(config: Config, deps: { metrics: ServiceMetrics; logger: Logger }): Promise<ReadPool | undefined> {
+async function openReadPool(config: Config, deps: { metrics: ServiceMetrics; logger: Logger; parts: Disposables }): Promise<ReadPool | undefined> {
   if (config.read_workers === 0 || config.db_path === ':memory:') return undefined;
   const pool = await ReadPool.open({ dbPath: config.db_path, size: config.read_workers, logger: deps.logger.child({ component: 'read-pool' }) });
+  deps.parts.add('read pool', () => pool.close());
   deps.metrics.gaugeFrom('gpucap_read_pool_queue_depth', 'Index reads waiting for a read worker', () => pool.status().queued);
   deps.metrics.gaugeFrom('gpucap_read_pool_busy_workers', 'Read workers running an index read', () => pool.status().busy);
   return pool;
@@ -180,19 +181,48 @@ export interface RunningService {
   clusters: ClusterManager;
   /** The telemetry state (absent with telemetry_enabled false); benchmarks load it directly. */
   telemetry: GpuTelemetry | undefined;
-  /** Drain requests (up to shutdown_grace_seconds), stop loops, close the database. Safe to call twice. */
+  /**
+   * Waits the shutdown delay, then undoes every part, newest first: drain requests (up to
+   * shutdown_grace_seconds), stop the loops, write the clusters' queued rows and the lifetime totals,
+   * close the index. A step that fails is logged and the others still run; stop() then rejects with
+   * an AggregateError of the failures. Safe to call twice.
+   */
   stop(): Promise<void>;
 }
 
+/**
+ * Starts every part, registering how to undo each as it starts (Disposables): when a step fails,
+ * what was started is undone, newest first, and the step's error is thrown. The order of the parts
+ * is the reverse of the order they stop in; see RunningService.stop.
+ */
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
   const clock = options.clock ?? systemClock;
   const version = serviceVersion();
   const logger = options.logger ?? createLogger({ level: config.log_level, version });
-  const metrics = createServiceMetrics(version);
   // Before anything is opened: a bad kubeconfig fails the start with nothing to clean up.
   // The home cluster's API also serves the capacity ConfigMaps, even when its workloads are not watched.
   const needsHome = config.home_cluster_enabled || config.capacity_configmaps_enabled;
   const home = needsHome ? homeKubeconfig({ file: config.kubeconfig, readFile: (path) => readFileSync(path, 'utf8') }) : undefined;
+  const parts = options.parts ?? new Disposables(logger);
+  try {
+    return await startParts(config, { clock, version, logger, home, parts, options });
+  } catch (error) {
+    logger.error({ err: error }, 'Start failed: stopping what was started');
+    // Each failed step is logged by Disposables; the start's own error is the one to report.
+    await parts.disposeAll().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function startParts(
+  config: Config,
+  context: { clock: Clock; version: string; logger: Logger; home: LoadedKubeconfig | undefined; parts: Disposables; options: ServiceOptions },
+): Promise<RunningService> {
+  const { clock, version, logger, home, parts, options } = context;
+  const metrics = createServiceMetrics(version);
+  // prom-client's GC observer is never disconnected and reaches the registry, whose collect
+  // callbacks reach everything else: clearing it lets a stopped service (rings included) be freed.
+  parts.add('metrics registry', () => metrics.registry.clear());
   const readiness = new ReadinessTracker(logger);
   // Held until every other condition is declared below: without it the tracker saw all of the few
   // conditions declared so far met and logged "service ready" before a cluster was even added.
@@ -200,26 +230,29 @@ export async function startService(config: Config, options: ServiceOptions = {})
   readiness.require('index');
 
   const db = openDatabase(config.db_path);
+  parts.add('index database', () => db.close());
+  // The admin server is bound at the end of the start, but closes here, just before the index: /readyz
+  // answers 503 and /metrics stays scrapable through the whole shutdown.
+  const adminSlot: { listener?: Listener } = {};
+  parts.add('admin listener', () => adminSlot.listener?.close(ADMIN_CLOSE_GRACE_MS));
   const store = new SqliteWorkloadStore(db, { clock });
-  const readPool = await openReadPool(config, { metrics, logger }).catch((error: unknown) => {
-    db.close();
-    throw error;
-  });
+  const lifetimes = new LifetimeAccumulators(new SqliteLifetimeStore(db), { clock, idleMs: LIFETIME_IDLE_MS });
+  // Runs after the sampler and the lifetime flush loop (registered later) have stopped.
+  parts.add('lifetime totals', () => lifetimes.flush());
+  const readPool = await openReadPool(config, { metrics, logger, parts });
   const index: WorkloadIndex = readPool ?? store;
   metrics.gaugeFrom('gpucap_index_workloads', 'Workload rows in the SQLite index', () => store.countRows());
   const retention = new RetentionJob(store, { retentionDays: config.retention_days, intervalMs: RETENTION_INTERVAL_MS, clock, logger: logger.child({ component: 'retention' }) });
+  parts.add('retention', () => retention.stop());
   retention.start();
   readiness.markReady('index');
 
-  const lifetimes = new LifetimeAccumulators(new SqliteLifetimeStore(db), { clock, idleMs: LIFETIME_IDLE_MS });
-  const telemetry = config.telemetry_enabled ? startTelemetry(config, { lifetimes, metrics, clock, logger }) : undefined;
+  const telemetry = config.telemetry_enabled ? startTelemetry(config, { lifetimes, metrics, clock, logger, parts }) : undefined;
   readiness.markReady('telemetry'); // never holds back readiness; marks the service degraded while no exporter answers
 
-  const capacity =
-    home !== undefined && config.capacity_configmaps_enabled
-      ? startCapacity(config, { kubeConfig: home.kubeConfig, metrics, clock, logger, tuning: options.informers?.tuning })
-      : undefined;
-  const budgets: BudgetSource = capacity?.budgets ?? noBudgets;
+  const capacityLogger = logger.child({ component: 'capacity' });
+  const capacityBudgets = home !== undefined && config.capacity_configmaps_enabled ? new ConfigMapBudgets({ key: config.capacity_configmap_key, logger: capacityLogger }) : undefined;
+  const budgets: BudgetSource = capacityBudgets ?? noBudgets;
 
   // Informers → indexers (and the telemetry's pod directory) → index. Each cluster adds its own readiness conditions as it starts.
   const indexers = new ClusterIndexers(store, {
@@ -229,9 +262,8 @@ export async function startService(config: Config, options: ServiceOptions = {})
     clock,
     logger: logger.child({ component: 'indexer' }),
     yieldToLoop: () => new Promise((resolve) => setImmediate(resolve)),
-    ...(capacity === undefined ? {} : { namespaceInitiatives: capacity.budgets }),
+    ...(capacityBudgets === undefined ? {} : { namespaceInitiatives: capacityBudgets }),
   });
-  capacity?.budgets.onChange((namespaces) => indexers.remapNamespaces(namespaces));
   const informerLogger = logger.child({ component: 'informers' });
   const clusters = new ClusterManager({
     namespaces: config.watch_namespaces,
@@ -248,9 +280,18 @@ export async function startService(config: Config, options: ServiceOptions = {})
       };
     },
   });
+  parts.add('clusters', () => clusters.stop()); // each cluster's queued rows are written as it detaches
+  // Started after the cluster manager so that it stops before the clusters: no budget change remaps
+  // workloads of a cluster that is being let go. Still started before any cluster is added.
+  const capacity =
+    home !== undefined && capacityBudgets !== undefined
+      ? startCapacity(config, capacityBudgets, { kubeConfig: home.kubeConfig, metrics, clock, logger: capacityLogger, tuning: options.informers?.tuning, parts })
+      : undefined;
+  capacity?.budgets.onChange((namespaces) => indexers.remapNamespaces(namespaces));
   const flusher = runPeriodically(config.index_flush_interval_ms, () => indexers.flushAll(), {
     onError: (error) => logger.error({ err: error }, 'Index flush failed'),
   });
+  parts.add('index flush loop', () => flusher.stop());
   if (home !== undefined && config.home_cluster_enabled) {
     clusters.add({ id: config.cluster_id, kubeConfig: home.kubeConfig, origin: home.origin, organizationId: config.cluster_organization_id });
   }
@@ -265,7 +306,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
           delay: realDelay,
           logger: informerLogger,
         });
-  await remote?.start();
+  if (remote !== undefined) {
+    parts.add('remote kubeconfigs', () => remote.stop());
+    await remote.start();
+  }
   if (clusters.ids().length === 0 && remote === undefined) logger.warn('Watching no cluster: the index serves only what it already holds');
   const clusterReadiness = new ClusterReadiness(readiness, {
     clock,
@@ -283,9 +327,11 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const readinessLoop = runPeriodically(READINESS_REFRESH_MS, refreshReadiness, {
     onError: (error) => logger.error({ err: error }, 'Readiness refresh failed'),
   });
+  parts.add('readiness loop', () => readinessLoop.stop());
   registerInformerMetrics(metrics.registry, { clusters: () => clusters.statuses(), problems: () => remote?.problems() ?? [], indexers: () => indexers.counters() });
 
   const authenticator = createAuthenticator(config, { clock, logger });
+  parts.add('authenticator', () => authenticator.close());
   const api = createApiApp({
     deps: { index, telemetry: telemetry?.reader ?? noTelemetry, budgets, health: readiness, clock, version },
     readiness,
@@ -311,7 +357,10 @@ export async function startService(config: Config, options: ServiceOptions = {})
     }),
   });
   const apiListener = await listen(api.callback(), config.listen);
+  // The newest part: the first undone, so the shutdown drains requests before anything they read stops.
+  parts.add('API listener', () => apiListener.close(config.shutdown_grace_seconds * 1000));
   const adminListener = await listen(admin.callback(), config.admin_listen);
+  adminSlot.listener = adminListener;
   logger.info({ api: apiListener.address, admin: adminListener.address, db: config.db_path }, 'listening');
 
   let stopping: Promise<void> | null = null;
@@ -322,21 +371,12 @@ export async function startService(config: Config, options: ServiceOptions = {})
       // Endpoint removal lags SIGTERM by seconds: keep answering what still arrives until it is done.
       await new Promise((resolve) => setTimeout(resolve, config.shutdown_delay_seconds * 1000));
       logger.info('draining requests');
-      await apiListener.close(config.shutdown_grace_seconds * 1000);
-      await readPool?.close();
-      await readinessLoop.stop();
-      await remote?.stop();
-      await capacity?.watch.stop();
-      await clusters.stop(); // each cluster's queued rows are written as it detaches
-      await flusher.stop();
-      await telemetry?.stop(); // lifetime totals are written before the database closes
-      retention.stop();
-      authenticator.close();
-      await adminListener.close(1000);
-      db.close();
-      // prom-client's GC observer is never disconnected and reaches the registry, whose collect
-      // callbacks reach everything else: clearing it lets a stopped service (rings included) be freed.
-      metrics.registry.clear();
+      try {
+        await parts.disposeAll();
+      } catch (error) {
+        logger.error({ err: error }, 'stopped, but not cleanly: see the failed steps above');
+        throw error;
+      }
       logger.info('stopped');
     })());
   return { apiAddress: apiListener.address, adminAddress: adminListener.address, store, index, readiness, metrics, clusters, telemetry: telemetry?.telemetry, stop };
