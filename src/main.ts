@@ -4,6 +4,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import { createAdminApp } from './admin/admin-app.js';
+import { EVENT_LOOP_WINDOW_MS, eventLoopCheck, indexWriterCheck, informersCheck, samplerCheck } from './admin/liveness-checks.js';
 import { ClusterReadiness } from './admin/cluster-readiness.js';
 import { registerInformerMetrics } from './admin/informer-metrics.js';
 import { createServiceMetrics, type ServiceMetrics } from './admin/metrics-registry.js';
@@ -27,7 +28,8 @@ import type { BudgetSource, TelemetryReader, WorkloadIndex } from './query/ports
 import type { ResourceEvent } from './workloads/workload-sink.js';
 import { Disposables } from './runtime/disposables.js';
 import { listen, type Listener } from './runtime/http-listener.js';
-import { realDelay, runPeriodically } from './runtime/periodic.js';
+import { realDelay, runPeriodically, type Delay } from './runtime/periodic.js';
+import { EventLoopLag } from './runtime/event-loop-lag.js';
 import { createLogger } from './runtime/logger.js';
 import { serviceVersion } from './runtime/version.js';
 import { openDatabase } from './store/database.js';
@@ -58,6 +60,13 @@ export interface ServiceOptions {
   informers?: { tuning?: ReflectorTuning; dependencyWaitMs?: number };
   /** Where each part registers its undo (default: a new list); tests pass one that fails a chosen step. */
   parts?: Disposables;
+  /** How every loop waits (default realDelay); tests hold one loop's waits to stall it. */
+  delay?: Delay;
+  /**
+   * The liveness checks' clock (default performance.now: monotonic, unlike `clock`), and the event
+   * loop's window and limit (liveness-checks.ts); tests move the clock and shorten the others.
+   */
+  liveness?: { now?: () => number; eventLoopWindowMs?: number; eventLoopLimitMs?: number };
 }
 
 function labelKeys(config: Config): LabelKeys {
@@ -82,8 +91,8 @@ interface TelemetryRuntime {
  * Exporter discovery (through the pod informers), the sampler and the rings. The lifetime totals'
  * last write is registered by the caller, before these loops, so that it runs after both stopped.
  */
-function startTelemetry(config: Config, deps: { lifetimes: LifetimeAccumulators; metrics: ServiceMetrics; clock: Clock; logger: Logger; parts: Disposables }): TelemetryRuntime {
-  const { lifetimes, metrics, clock, logger, parts } = deps;
+function startTelemetry(config: Config, deps: { lifetimes: LifetimeAccumulators; metrics: ServiceMetrics; clock: Clock; delay: Delay; logger: Logger; parts: Disposables }): TelemetryRuntime {
+  const { lifetimes, metrics, clock, delay, logger, parts } = deps;
   const telemetry = new GpuTelemetry({
     discovery: { selectors: config.exporter_selectors, port: config.exporter_port, path: config.exporter_path },
     gpuResources: config.gpu_resources,
@@ -91,6 +100,7 @@ function startTelemetry(config: Config, deps: { lifetimes: LifetimeAccumulators;
     lifetime: lifetimes,
   });
   const flusher = runPeriodically(config.lifetime_flush_seconds * 1000, () => void lifetimes.flush(), {
+    delay,
     onError: (error) => logger.error({ err: error }, 'Lifetime totals flush failed'),
   });
   parts.add('lifetime flush loop', () => flusher.stop());
@@ -98,7 +108,7 @@ function startTelemetry(config: Config, deps: { lifetimes: LifetimeAccumulators;
     intervalMs: config.scrape_interval_seconds * 1000,
     concurrency: config.scrape_concurrency,
     clock,
-    delay: realDelay,
+    delay,
     scrape: createHttpScrape({ timeoutMs: scrapeTimeoutSeconds(config) * 1000, maxBytes: config.scrape_max_bytes }),
     targets: () => telemetry.targets(),
     ingest: (target, text, at) => telemetry.ingest(target, text, at),
@@ -125,13 +135,13 @@ interface CapacityRuntime {
 function startCapacity(
   config: Config,
   budgets: ConfigMapBudgets,
-  deps: { kubeConfig: LoadedKubeconfig['kubeConfig']; metrics: ServiceMetrics; clock: Clock; logger: Logger; tuning?: ReflectorTuning; parts: Disposables },
+  deps: { kubeConfig: LoadedKubeconfig['kubeConfig']; metrics: ServiceMetrics; clock: Clock; delay: Delay; logger: Logger; tuning?: ReflectorTuning; parts: Disposables },
 ): CapacityRuntime {
   const watch = new ConfigMapWatch(deps.kubeConfig, {
     namespace: config.namespace,
     labelSelector: config.capacity_label_selector,
     clock: deps.clock,
-    delay: realDelay,
+    delay: deps.delay,
     logger: deps.logger,
     tuning: deps.tuning,
     onEvent: (event) => budgets.onEvent(event as ResourceEvent<ConfigMap>),
@@ -219,6 +229,7 @@ async function startParts(
   context: { clock: Clock; version: string; logger: Logger; home: LoadedKubeconfig | undefined; parts: Disposables; options: ServiceOptions },
 ): Promise<RunningService> {
   const { clock, version, logger, home, parts, options } = context;
+  const delay = options.delay ?? realDelay;
   const metrics = createServiceMetrics(version);
   // prom-client's GC observer is never disconnected and reaches the registry, whose collect
   // callbacks reach everything else: clearing it lets a stopped service (rings included) be freed.
@@ -231,6 +242,10 @@ async function startParts(
 
   const db = openDatabase(config.db_path);
   parts.add('index database', () => db.close());
+  // Measured from here, so that /livez sees a start that held the loop; stops after the admin port.
+  const eventLoop = new EventLoopLag({ windowMs: options.liveness?.eventLoopWindowMs ?? EVENT_LOOP_WINDOW_MS });
+  parts.add('event loop monitor', () => eventLoop.stop());
+  eventLoop.start();
   // The admin server is bound at the end of the start, but closes here, just before the index: /readyz
   // answers 503 and /metrics stays scrapable through the whole shutdown.
   const adminSlot: { listener?: Listener } = {};
@@ -247,7 +262,7 @@ async function startParts(
   retention.start();
   readiness.markReady('index');
 
-  const telemetry = config.telemetry_enabled ? startTelemetry(config, { lifetimes, metrics, clock, logger, parts }) : undefined;
+  const telemetry = config.telemetry_enabled ? startTelemetry(config, { lifetimes, metrics, clock, delay, logger, parts }) : undefined;
   readiness.markReady('telemetry'); // never holds back readiness; marks the service degraded while no exporter answers
 
   const capacityLogger = logger.child({ component: 'capacity' });
@@ -268,7 +283,7 @@ async function startParts(
   const clusters = new ClusterManager({
     namespaces: config.watch_namespaces,
     clock,
-    delay: realDelay,
+    delay,
     logger: informerLogger,
     tuning: options.informers?.tuning,
     dependencyWaitMs: options.informers?.dependencyWaitMs,
@@ -285,10 +300,11 @@ async function startParts(
   // workloads of a cluster that is being let go. Still started before any cluster is added.
   const capacity =
     home !== undefined && capacityBudgets !== undefined
-      ? startCapacity(config, capacityBudgets, { kubeConfig: home.kubeConfig, metrics, clock, logger: capacityLogger, tuning: options.informers?.tuning, parts })
+      ? startCapacity(config, capacityBudgets, { kubeConfig: home.kubeConfig, metrics, clock, delay, logger: capacityLogger, tuning: options.informers?.tuning, parts })
       : undefined;
   capacity?.budgets.onChange((namespaces) => indexers.remapNamespaces(namespaces));
   const flusher = runPeriodically(config.index_flush_interval_ms, () => indexers.flushAll(), {
+    delay,
     onError: (error) => logger.error({ err: error }, 'Index flush failed'),
   });
   parts.add('index flush loop', () => flusher.stop());
@@ -303,7 +319,7 @@ async function startParts(
           settings: config.remote_clusters,
           reservedIds: config.home_cluster_enabled ? [config.cluster_id] : [],
           intervalMs: config.remote_kubeconfig_reload_seconds * 1000,
-          delay: realDelay,
+          delay,
           logger: informerLogger,
         });
   if (remote !== undefined) {
@@ -325,6 +341,7 @@ async function startParts(
   refreshReadiness();
   readiness.markReady('startup');
   const readinessLoop = runPeriodically(READINESS_REFRESH_MS, refreshReadiness, {
+    delay,
     onError: (error) => logger.error({ err: error }, 'Readiness refresh failed'),
   });
   parts.add('readiness loop', () => readinessLoop.stop());
@@ -341,9 +358,20 @@ async function startParts(
     logger,
     observeRequest: metrics.observeRequest,
   });
+  const livenessNow = options.liveness?.now ?? (() => performance.now());
   const admin = createAdminApp({
     readiness,
     registry: metrics.registry,
+    liveness: [
+      eventLoopCheck(eventLoop, options.liveness?.eventLoopLimitMs),
+      ...(telemetry === undefined ? [] : [samplerCheck(telemetry.sampler, { intervalMs: config.scrape_interval_seconds * 1000, now: livenessNow })]),
+      indexWriterCheck(() => indexers.writerProgress(), { flushIntervalMs: config.index_flush_interval_ms, now: livenessNow }),
+      informersCheck(() => {
+        const dead = clusters.deadLoops().map((loop) => ({ where: `cluster ${loop.clusterId}, ${loop.loop}`, message: loop.message }));
+        const capacityEnded = capacity?.watch.status().loopEnded;
+        return capacityEnded === undefined ? dead : [...dead, { where: 'capacity ConfigMaps', message: capacityEnded.message }];
+      }),
+    ],
     components: () => ({
       auth: authenticator.status(),
       retention: retention.status(),

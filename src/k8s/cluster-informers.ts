@@ -48,6 +48,8 @@ export class ClusterInformers {
   readonly #informers: Informer[];
   readonly #stop = new AbortController();
   #since = 0;
+  /** Why the loop that starts Jobs and Pods ended early, if it did (a bug): they would never start. */
+  #starterEnded: string | undefined;
 
   constructor(kubeConfig: KubeConfig, options: ClusterInformersOptions) {
     this.#options = options;
@@ -82,7 +84,10 @@ export class ClusterInformers {
     this.#since = this.#options.clock.now();
     const [first, rest] = partition(this.#informers, (i) => i.resource === 'namespaces' || i.resource === 'nodes');
     for (const informer of first) this.#startOne(informer);
-    void this.#startWhenLabelsSynced(first, rest);
+    this.#startWhenLabelsSynced(first, rest).catch((error: unknown) => {
+      this.#starterEnded = error instanceof Error ? error.message : String(error);
+      this.#options.logger.error({ err: error, cluster: this.#options.clusterId }, 'Starting the Jobs and Pods informers failed');
+    });
   }
 
   async stop(): Promise<void> {
@@ -93,6 +98,16 @@ export class ClusterInformers {
   /** Every informer that was started has synced once. */
   get synced(): boolean {
     return this.#informers.every((informer) => informer.reflector.synced);
+  }
+
+  /** Loops of this cluster that ended while they should run: each one's informer is stale for good. */
+  deadLoops(): { loop: string; message: string }[] {
+    const dead = this.#informers.flatMap((informer) => {
+      const ended = informer.reflector.status().loopEnded;
+      return ended === undefined ? [] : [{ loop: informer.namespace === undefined ? informer.resource : `${informer.resource} in ${informer.namespace}`, message: ended.message }];
+    });
+    if (this.#starterEnded !== undefined) dead.push({ loop: 'start of the Jobs and Pods informers', message: this.#starterEnded });
+    return dead;
   }
 
   status(): ClusterStatus {

@@ -85,6 +85,11 @@ export class ClusterManager {
     return [...this.#clusters.keys()];
   }
 
+  /** Informer loops that ended while their cluster is still watched (see Reflector's loopEnded). */
+  deadLoops(): { clusterId: string; loop: string; message: string }[] {
+    return [...this.#clusters].flatMap(([clusterId, running]) => running.informers.deadLoops().map((dead) => ({ clusterId, ...dead })));
+  }
+
   statuses(): ClusterStatus[] {
     return [...this.#clusters.values()].map((running) => running.informers.status());
   }

@@ -59,6 +59,11 @@ export interface ReflectorStatus {
   eventsByType: Record<'ADDED' | 'MODIFIED' | 'DELETED', number>;
   /** The last LIST or WATCH attempt failed and no success came since (the source is down or refusing). */
   failing: boolean;
+  /**
+   * Set once the loop itself ended without stop() (a bug: run() handles every failure it expects).
+   * Nothing restarts it; the informer stays stale, so /livez fails on it and the kubelet restarts us.
+   */
+  loopEnded?: { message: string; at: number };
 }
 
 export class Reflector<T extends ReflectedObject> {
@@ -80,6 +85,7 @@ export class Reflector<T extends ReflectedObject> {
   private watchStartedAt: number | undefined;
   private watchWasActive = false;
   private watchWasOpened = false;
+  private loopEnded: ReflectorStatus['loopEnded'];
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -109,7 +115,9 @@ export class Reflector<T extends ReflectedObject> {
     const controller = new AbortController();
     this.controller = controller;
     this.running = this.run(controller.signal).catch((error: unknown) => {
-      // run() handles every failure itself; reaching here is a bug, logged rather than left unhandled.
+      // run() handles every failure itself; reaching here is a bug, logged rather than left unhandled,
+      // and kept for status(): a loop that ended quietly would leave the index stale for good.
+      this.loopEnded = { message: error instanceof Error ? error.message : String(error), at: this.options.clock.now() };
       this.log.error({ err: error }, 'Reflector loop crashed');
     });
   }
@@ -132,6 +140,7 @@ export class Reflector<T extends ReflectedObject> {
       events: this.events,
       eventsByType: { ...this.eventsByType },
       failing: this.failing,
+      ...(this.loopEnded === undefined ? {} : { loopEnded: { ...this.loopEnded } }),
     };
   }
 

@@ -21,6 +21,14 @@ export interface ExporterStatus extends ExporterTarget {
   lastGpus: number;
 }
 
+/** The loop's heartbeat, for liveness: ticks it started, and whether it stopped on purpose or crashed. */
+export interface SamplerLoopStatus {
+  ticks: number;
+  stopped: boolean;
+  /** Why the loop ended without stop(), if it did: no scrape happens any more. */
+  ended: string | null;
+}
+
 /** The latest tick whose scrapes all settled. */
 export interface TickReport {
   at: string;
@@ -76,13 +84,20 @@ export class Sampler {
   readonly #stopping = new AbortController();
   #lastTickFailedAll = false;
   #lastTick: TickReport | null = null;
+  #loopTicks = 0;
+  #loopEnded: string | null = null;
 
   constructor(options: SamplerOptions) {
     this.#options = options;
   }
 
   start(): void {
-    this.#loop ??= this.#run();
+    // #run catches what a tick throws; what reaches here is a bug in the loop itself. Kept for
+    // loopStatus() so that liveness fails, rather than telemetry going stale without a word.
+    this.#loop ??= this.#run().catch((error: unknown) => {
+      this.#loopEnded = error instanceof Error ? error.message : String(error);
+      this.#options.logger.warn({ err: error }, 'sampler loop crashed: no more scrapes until the process restarts');
+    });
   }
 
   /** Stops ticking; resolves once the scrapes in flight have settled (each is bounded by its timeout). */
@@ -114,6 +129,10 @@ export class Sampler {
     this.#options.afterTick?.(at);
   }
 
+  loopStatus(): SamplerLoopStatus {
+    return { ticks: this.#loopTicks, stopped: this.#stopping.signal.aborted, ended: this.#loopEnded };
+  }
+
   lastTick(): TickReport | null {
     return this.#lastTick;
   }
@@ -131,6 +150,7 @@ export class Sampler {
     const { clock, delay, intervalMs, logger } = this.#options;
     while (!this.#stopping.signal.aborted) {
       const started = clock.now();
+      this.#loopTicks += 1;
       // Not awaited: a tick whose scrapes run long must not push the next one back.
       this.tick().catch((error: unknown) => logger.warn({ err: error }, 'sampler tick failed'));
       await delay(Math.max(0, intervalMs - (clock.now() - started)), this.#stopping.signal);

@@ -37,6 +37,8 @@ const DEFAULT_STEP_ITEMS = 500;
 interface Entry {
   indexer: WorkloadIndexer;
   flushErrors: number;
+  /** Write steps that did not fail, those that found nothing to write included. */
+  progress: number;
 }
 
 export class ClusterIndexers {
@@ -66,7 +68,7 @@ export class ClusterIndexers {
       clock,
       logger,
     });
-    const entry: Entry = { indexer, flushErrors: 0 };
+    const entry: Entry = { indexer, flushErrors: 0, progress: 0 };
     this.#entries.set(cluster.clusterId, entry);
     return {
       // The objects are the API server's JSON: the mappers read every field defensively.
@@ -106,6 +108,7 @@ export class ClusterIndexers {
           this.#failed(clusterId, entry, error);
           break;
         }
+        entry.progress += 1;
         if (complete) break;
         await this.#options.yieldToLoop();
       }
@@ -130,6 +133,15 @@ export class ClusterIndexers {
         pending: indexer.pending,
       };
     });
+  }
+
+  /**
+   * Each cluster's writer, for liveness: what waits to be written, and a count that moves with every
+   * write step that succeeds. A count standing still while changes wait means the writes fail, or
+   * the flush loop stopped calling flushAll().
+   */
+  writerProgress(): { clusterId: string; pending: number; progress: number }[] {
+    return [...this.#entries].map(([clusterId, { indexer, progress }]) => ({ clusterId, pending: indexer.pending, progress }));
   }
 
   #flushOne(clusterId: string, entry: Entry): void {

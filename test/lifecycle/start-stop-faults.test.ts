@@ -40,6 +40,7 @@ const STOP_ORDER = [
   'read pool',
   'lifetime totals',
   'admin listener',
+  'event loop monitor',
   'index database',
   'metrics registry',
 ];

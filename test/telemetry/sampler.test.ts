@@ -130,4 +130,41 @@ describe('sampler', function () {
     await s.stop();
     expect(ticks).to.be.at.least(1);
   });
+
+  it('reports its loop: one tick counted per wait, stopped after stop()', async () => {
+    let waits = 0;
+    let release: () => void = () => undefined;
+    const s = aSampler({
+      targets: () => [],
+      delay: (_ms, signal) => {
+        waits += 1;
+        return new Promise<void>((resolve) => {
+          release = resolve;
+          signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+      },
+    });
+    expect(s.loopStatus()).to.deep.equal({ ticks: 0, stopped: false, ended: null });
+    s.start();
+    await waitFor(() => waits === 1, { what: 'the first wait', timeoutMs: 2_000 });
+    expect(s.loopStatus()).to.deep.equal({ ticks: 1, stopped: false, ended: null });
+    release();
+    await waitFor(() => waits === 2, { what: 'the second wait', timeoutMs: 2_000 });
+    expect(s.loopStatus().ticks).to.equal(2);
+    await s.stop();
+    expect(s.loopStatus()).to.deep.equal({ ticks: 2, stopped: true, ended: null });
+  });
+
+  it('reports a loop that crashed (a wait that threw), instead of going quiet', async () => {
+    const warnings: string[] = [];
+    const s = aSampler({
+      targets: () => [],
+      delay: () => Promise.reject(new Error('timer broke')),
+      logger: { ...silent, warn: (_obj, msg) => void warnings.push(msg ?? '') },
+    });
+    s.start();
+    await waitFor(() => s.loopStatus().ended !== null, { what: 'the loop to end', timeoutMs: 2_000 });
+    expect(s.loopStatus()).to.deep.equal({ ticks: 1, stopped: false, ended: 'timer broke' });
+    expect(warnings).to.include('sampler loop crashed: no more scrapes until the process restarts');
+  });
 });

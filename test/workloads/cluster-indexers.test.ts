@@ -70,6 +70,22 @@ describe('workloads/cluster-indexers', () => {
     expect(t.store.countRows()).to.equal(0);
   });
 
+  it('moves a cluster\'s write count with every flush that succeeds, empty ones too, and holds it while writes fail', async () => {
+    const all = indexers({ stepItems: 500, yieldToLoop: () => new Promise((resolve) => setImmediate(resolve)) });
+    const cluster = all.attach({ clusterId: 'east' });
+    expect(all.writerProgress()).to.deep.equal([{ clusterId: 'east', pending: 0, progress: 0 }]);
+    await all.flushAll();
+    expect(all.writerProgress()).to.deep.equal([{ clusterId: 'east', pending: 0, progress: 1 }]);
+    cluster.onEvent('pods', { type: 'SYNC', items: pods(3) }, undefined);
+    const upsert = sinon.stub(t.store, 'upsertWorkloads').throws(new Error('SQLITE_FULL: database or disk is full'));
+    await all.flushAll();
+    await all.flushAll();
+    expect(all.writerProgress()).to.deep.equal([{ clusterId: 'east', pending: 6, progress: 1 }]);
+    upsert.restore();
+    await all.flushAll();
+    expect(all.writerProgress()).to.deep.equal([{ clusterId: 'east', pending: 0, progress: 2 }]);
+  });
+
   it('writes what a cluster still had queued when it is detached', () => {
     const all = indexers({ stepItems: 500, yieldToLoop: () => Promise.resolve() });
     const cluster = all.attach({ clusterId: 'east' });
