@@ -131,10 +131,9 @@ describe('/livez', function () {
     expect((await livez(s)).status).to.equal(200);
     const until = Date.now() + 500;
     while (Date.now() < until); // a synchronous stall of the whole process: no timer, no request runs
-    await sleep(20); // the delay is recorded when the loop's next timers run
     const problem = await failing(s, 'event-loop');
     expect(problem).to.match(/^the event loop was held up for (\d+) ms in the last 0\.4 s \(limit 300 ms\)$/);
-    expect(Number(/for (\d+) ms/.exec(problem)?.[1])).to.be.within(450, 2_000);
+    expect(Number(/for (\d+) ms/.exec(problem)?.[1])).to.be.within(400, 2_000); // the stall less up to one timer period
     await healthy(s, '/livez 200 once the stall left the window');
   });
 
