@@ -263,7 +263,9 @@ async function startParts(
   readiness.markReady('index');
 
   const telemetry = config.telemetry_enabled ? startTelemetry(config, { lifetimes, metrics, clock, delay, logger, parts }) : undefined;
-  readiness.markReady('telemetry'); // never holds back readiness; marks the service degraded while no exporter answers
+  // Never holds back readiness; marks the service degraded while no exporter answers. Declared only
+  // when telemetry runs, so /v1/health shows no `exporters` check for a feed that is turned off.
+  if (telemetry !== undefined) readiness.markReady('telemetry');
 
   const capacityLogger = logger.child({ component: 'capacity' });
   const capacityBudgets = home !== undefined && config.capacity_configmaps_enabled ? new ConfigMapBudgets({ key: config.capacity_configmap_key, logger: capacityLogger }) : undefined;
@@ -336,7 +338,7 @@ async function startParts(
   const refreshReadiness = () => {
     clusterReadiness.update(clusters.statuses(), remote?.problems() ?? []);
     if (capacity !== undefined) refreshCapacityReadiness(capacity, readiness, { now: clock.now(), unreachableAfterMs: config.cluster_unreachable_after_seconds * 1000 });
-    readiness.setFailure('telemetry', telemetry?.sampler.failingEverywhere() ? 'no dcgm-exporter answered the last scrape' : null);
+    if (telemetry !== undefined) readiness.setFailure('telemetry', telemetry.sampler.failingEverywhere() ? 'no dcgm-exporter answered the last scrape' : null);
   };
   refreshReadiness();
   readiness.markReady('startup');

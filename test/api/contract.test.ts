@@ -190,6 +190,9 @@ describe('API contract: success shapes', () => {
     expect(res.body.data.status).to.equal('healthy');
     expect(res.body.data.version).to.match(/^\d+\.\d+\.\d+/);
     expect(res.body.data.timestamp).to.equal(new Date(t.clock.now()).toISOString());
-    expect(res.body.data.checks).to.deep.include({ name: 'index', status: 'ok' });
+    expect(res.body.data.checks).to.deep.equal([
+      { name: 'index', status: 'ok' },
+      { name: 'exporters', status: 'ok' }, // telemetry on, no exporter discovered: nothing failing
+    ]);
   });
 });
