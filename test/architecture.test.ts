@@ -268,7 +268,7 @@ describe('architecture (STYLE.md layering)', () => {
       {
         rule: 'src/store/ does not import the API error contract',
         bad: module('src/store/read-pool.ts', '../domain/errors.js'),
-        good: module('src/store/read-pool.ts', './index-busy-error.js', '../domain/workload.js', '../query/ports.js'),
+        good: module('src/store/read-pool.ts', './read-protocol.js', '../domain/workload.js', '../query/ports.js'),
       },
       {
         rule: 'src/telemetry/',

@@ -125,3 +125,18 @@ export interface HealthSource {
   /** Every condition by name: `index`, `cluster/<id>/<resource>…`, `telemetry`, `capacity`, `remote-kubeconfig/<file>`. */
   report(): { conditions: Record<string, SourceCondition> };
 }
+
+/**
+ * An index's refusal of a read for now (every reader busy, the queue full): an error of the port, not
+ * of HTTP, which the API answers 503 with Retry-After.
+ */
+export class IndexBusyError extends Error {
+  /** How long the caller should wait before trying again: the queue drains in about that time. */
+  readonly retryAfterSeconds: number;
+
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message);
+    this.name = 'IndexBusyError';
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}

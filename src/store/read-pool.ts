@@ -17,7 +17,7 @@ import type { WorkloadView } from '../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
 } from '../query/ports.js';
-import { IndexBusyError } from './index-busy-error.js';
+import { IndexBusyError } from '../query/ports.js';
 import { deserializeError } from './read-errors.js';
 import type { ReadMethod, ReadRequest, ReadWorkerData, WorkerMessage } from './read-protocol.js';
 import { readWorkerEntry } from './read-worker-entry.js';

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import BetterSqlite3 from 'better-sqlite3';
 import sinon from 'sinon';
 import { ApiError } from '../../src/domain/errors.js';
-import { IndexBusyError } from '../../src/store/index-busy-error.js';
+import { IndexBusyError } from '../../src/query/ports.js';
 import { deserializeError, serializeError } from '../../src/store/read-errors.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
 

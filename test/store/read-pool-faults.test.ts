@@ -6,7 +6,7 @@ import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { ApiError } from '../../src/domain/errors.js';
-import { IndexBusyError } from '../../src/store/index-busy-error.js';
+import { IndexBusyError } from '../../src/query/ports.js';
 import { ReadPool } from '../../src/store/read-pool.js';
 import { waitFor } from '../support/wait-for.js';
 import { aWorkload } from '../support/workload-builder.js';

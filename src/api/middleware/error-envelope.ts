@@ -4,6 +4,7 @@
 // (which carry no body) the same error body.
 import type { Next } from 'koa';
 import { ApiError, ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../../domain/errors.js';
+import { IndexBusyError } from '../../query/ports.js';
 import type { ApiContext } from '../context.js';
 
 export function errorEnvelope() {
@@ -30,22 +31,22 @@ export function errorEnvelope() {
  * store, whose errors know nothing of HTTP. Two kinds reach here without being an ApiError:
  * - an ApiError thrown in a read worker comes back as an Error of that name with the same fields
  *   (src/store/read-errors.ts rebuilds no class of the layers above it);
- * - a refusal for now from below (the read pool's IndexBusyError) carries `retryAfterSeconds`, and
- *   its message is written for the caller.
+ * - the index's refusal for now (IndexBusyError, an error of the query ports), whose message is
+ *   written for the caller.
  */
 function asApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
   if (!(error instanceof Error)) return undefined;
-  const { code, details, headers, retryAfterSeconds } = error as Error & Record<'code' | 'details' | 'headers' | 'retryAfterSeconds', unknown>;
+  const { code, details, headers } = error as Error & Record<'code' | 'details' | 'headers', unknown>;
   if (error.name === 'ApiError' && typeof code === 'string' && Object.hasOwn(ERROR_STATUS, code)) {
     return new ApiError(code as ErrorCode, error.message, {
       details: Array.isArray(details) ? (details as ErrorDetail[]) : undefined,
       headers: typeof headers === 'object' && headers !== null ? (headers as Record<string, string>) : undefined,
     });
   }
-  if (typeof retryAfterSeconds === 'number' && Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0) {
+  if (error instanceof IndexBusyError) {
     // Retry-After takes whole seconds; rounding down could invite a retry before the pause is over.
-    return new ApiError('UNAVAILABLE', error.message, { headers: { 'Retry-After': String(Math.ceil(retryAfterSeconds)) } });
+    return new ApiError('UNAVAILABLE', error.message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } });
   }
   return undefined;
 }
