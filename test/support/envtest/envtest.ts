@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
+import { cleanUpOnExit, forgetCleanup, readEnvFile, signal } from '../exit-cleanup.js';
 import { makeTempDir } from '../temp-dir.js';
 import { sendJson } from './admin-client.js';
 
@@ -54,8 +55,10 @@ export async function startEnvtest(options: { apiserverFlags?: string } = {}): P
   const temp = makeTempDir('gpucap-envtest-');
   const dir = temp.path;
   const env: NodeJS.ProcessEnv = { ...process.env, ENVTEST_APISERVER_FLAGS: options.apiserverFlags ?? '' };
-  live.add(dir);
-  killOnExit();
+  cleanUpOnExit(dir, () => {
+    killRecorded(dir);
+    rmSync(dir, { recursive: true, force: true });
+  });
   const start = async (): Promise<void> => {
     try {
       await run('bash', [join(ENVTEST_SCRIPTS, 'start.sh'), dir], { env, timeout: 90_000 });
@@ -72,7 +75,7 @@ export async function startEnvtest(options: { apiserverFlags?: string } = {}): P
     if (stopped) return;
     stopped = true;
     await run('bash', [join(ENVTEST_SCRIPTS, 'stop.sh'), dir], { timeout: 30_000 }).catch(() => killRecorded(dir));
-    live.delete(dir);
+    forgetCleanup(dir);
     reportPanics(dir);
     temp.remove();
   };
@@ -85,7 +88,7 @@ export async function startEnvtest(options: { apiserverFlags?: string } = {}): P
   }
   return {
     dir,
-    url: readEnv(dir).ENVTEST_APISERVER_URL ?? '',
+    url: readEnvFile(dir).ENVTEST_APISERVER_URL ?? '',
     adminKubeconfig: join(dir, 'kubeconfig'),
     readerKubeconfig: join(dir, 'kubeconfig-reader'),
     stopApiServer,
@@ -129,48 +132,7 @@ function reportPanics(dir: string): void {
   console.warn(`      envtest: the kube-apiserver logged ${panics} panic(s); the first:\n  ${first}`);
 }
 
-/** Folders whose processes may still run: killed on exit or Ctrl-C if an after() hook never ran. */
-const live = new Set<string>();
-let hooked = false;
-
-function killOnExit(): void {
-  if (hooked) return;
-  hooked = true;
-  const killAll = (): void => {
-    for (const dir of live) {
-      killRecorded(dir);
-      rmSync(dir, { recursive: true, force: true });
-    }
-  };
-  process.on('exit', killAll);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => {
-      killAll();
-      // No other listener: end the process of this signal, as it would have without this one.
-      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-    });
-  }
-}
-
 function killRecorded(dir: string): void {
-  const env = readEnv(dir);
-  for (const pid of [env.ENVTEST_APISERVER_PID, env.ENVTEST_ETCD_PID]) {
-    if (pid === undefined) continue;
-    try {
-      process.kill(Number(pid), 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
-function readEnv(dir: string): Record<string, string | undefined> {
-  const file = join(dir, 'env');
-  if (!existsSync(file)) return {};
-  return Object.fromEntries(
-    readFileSync(file, 'utf8')
-      .split('\n')
-      .filter((line) => line.includes('='))
-      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
+  const env = readEnvFile(dir);
+  for (const pid of [env.ENVTEST_APISERVER_PID, env.ENVTEST_ETCD_PID]) signal(pid, 'SIGKILL');
 }
