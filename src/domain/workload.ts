@@ -4,6 +4,9 @@
 export const WORKLOAD_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type WorkloadStatus = (typeof WORKLOAD_STATUSES)[number];
 
+/** The value of a text field that no label gives (submitted_by, instance_type): never empty, never null. */
+export const UNKNOWN = 'unknown';
+
 export const TERMINAL_STATUSES: readonly WorkloadStatus[] = ['completed', 'failed', 'cancelled'];
 
 export function isTerminal(status: WorkloadStatus): boolean {

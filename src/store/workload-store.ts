@@ -2,7 +2,7 @@
 // WorkloadIndex port of the read side. Reads are synchronous SQL behind the port's promises.
 import type { Database } from 'better-sqlite3';
 import { systemClock, type Clock } from '../domain/clock.js';
-import type { PodGpuInterval, WorkloadRecord, WorkloadView } from '../domain/workload.js';
+import { UNKNOWN, type PodGpuInterval, type WorkloadRecord, type WorkloadView } from '../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
 } from '../query/ports.js';
@@ -15,6 +15,15 @@ import { StatementCache } from './workload-sql.js';
 
 const MUTABLE_COLUMNS = RECORD_COLUMNS.filter((c) => c !== 'workload_id');
 
+// What an update writes to each column. A known instance type is never replaced by `unknown`: a
+// finished Job whose pods and node are gone (garbage-collected, or deleted while the service was down)
+// maps again at every relist, and after a restart, with no node to read; rewriting its instance type
+// would also move its GPU-hours out of the capacity pool that counted them.
+const UPDATED_VALUE: Record<(typeof MUTABLE_COLUMNS)[number], string> = Object.fromEntries(
+  MUTABLE_COLUMNS.map((c) => [c, `excluded.${c}`]),
+) as Record<(typeof MUTABLE_COLUMNS)[number], string>;
+UPDATED_VALUE.instance_type = `CASE WHEN excluded.instance_type = '${UNKNOWN}' THEN workloads.instance_type ELSE excluded.instance_type END`;
+
 // A relist or resync delivers every object again; rewriting identical rows would churn the WAL and
 // every index. The resourceVersion alone is not enough to skip a row: initiative, organization and
 // instance type come from the Namespace and the Node, which change without the Job or Pod changing.
@@ -23,9 +32,9 @@ const UPSERT_WORKLOAD = `
   INSERT INTO workloads (${RECORD_COLUMNS.join(', ')}, updated_at)
   VALUES (${RECORD_COLUMNS.map((c) => `@${c}`).join(', ')}, @updated_at)
   ON CONFLICT (workload_id) DO UPDATE SET
-    ${MUTABLE_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}, updated_at = excluded.updated_at
+    ${MUTABLE_COLUMNS.map((c) => `${c} = ${UPDATED_VALUE[c]}`).join(', ')}, updated_at = excluded.updated_at
   WHERE excluded.resource_version = ''
-     OR (${MUTABLE_COLUMNS.map((c) => `excluded.${c}`).join(', ')}) IS NOT (${MUTABLE_COLUMNS.map((c) => `workloads.${c}`).join(', ')})`;
+     OR (${MUTABLE_COLUMNS.map((c) => UPDATED_VALUE[c]).join(', ')}) IS NOT (${MUTABLE_COLUMNS.map((c) => `workloads.${c}`).join(', ')})`;
 
 const FINISHED = "('completed', 'failed', 'cancelled')";
 

@@ -1,9 +1,10 @@
 // Attribution of a workload (DECISIONS "Where a workload comes from"): each field reads its labels in
 // a fixed order of precedence and ends at a fallback, so every row has a value.
+import { UNKNOWN } from '../domain/workload.js';
 import type { Namespace, Node, ObjectMeta, StringMap } from './k8s-types.js';
 import type { LabelKeys, NamespaceInitiatives } from './mapping-context.js';
 
-export const UNKNOWN = 'unknown';
+export { UNKNOWN };
 
 /** A non-empty value of a label or annotation, else undefined (an empty label means "not set"). */
 function valueOf(map: StringMap | undefined, key: string): string | undefined {

@@ -51,6 +51,19 @@ describe('store/workload-store writes', () => {
       expect((await t.store.get(record.workloadId, 0))?.initiativeId).to.equal('vision');
     });
 
+    it('keeps a known instance type when the workload is mapped again without a node (its pods and node are gone)', async () => {
+      const finished = aWorkload({ resourceVersion: '7', instanceType: 'p5.48xlarge' });
+      t.store.upsertWorkloads([finished]);
+      // After a restart or a relist, the Job maps with no pod left to name a node.
+      expect(t.store.upsertWorkloads([{ ...finished, instanceType: 'unknown' }]), 'nothing to write').to.equal(0);
+      expect(t.store.upsertWorkloads([{ ...finished, instanceType: 'unknown', resourceVersion: '8', initiativeId: 'vision' }])).to.equal(1);
+      const view = await t.store.get(finished.workloadId, 0);
+      expect(view).to.include({ instanceType: 'p5.48xlarge', initiativeId: 'vision' });
+      // A node that says otherwise still wins.
+      t.store.upsertWorkloads([{ ...finished, instanceType: 'a3-highgpu-8g', resourceVersion: '9' }]);
+      expect((await t.store.get(finished.workloadId, 0))?.instanceType).to.equal('a3-highgpu-8g');
+    });
+
     it('always rewrites rows that do not come from Kubernetes (empty resourceVersion)', () => {
       const record = aWorkload({ resourceVersion: '' });
       t.store.upsertWorkloads([record]);
