@@ -57,15 +57,12 @@ type Verdict = { accepted: true } | { accepted: false; parameter: string } | { f
  * organization_id other than the caller's (403); then the rules the descriptions state in words (400).
  */
 function verdict(operationId: string, parameters: Parameter[], request: GeneratedRequest, now: number): Verdict {
-  const refused = refusedParameter(operationId, parameters, request, now);
-  if (refused.bySchema !== null) return { accepted: false, parameter: refused.bySchema };
+  const bySchema = refusedBySchema(parameters, request);
+  if (bySchema !== null) return { accepted: false, parameter: bySchema };
   const organization = request.query.organization_id;
   if (organization !== undefined && organization !== 'acme') return { forbidden: true };
-  return refused.byRule === null ? { accepted: true } : { accepted: false, parameter: refused.byRule };
-}
-
-function refusedParameter(operationId: string, parameters: Parameter[], request: GeneratedRequest, now: number): { bySchema: string | null; byRule: string | null } {
-  return { bySchema: refusedBySchema(parameters, request), byRule: refusedByRule(operationId, request, now) };
+  const byRule = refusedByRule(operationId, request, now);
+  return byRule === null ? { accepted: true } : { accepted: false, parameter: byRule };
 }
 
 function refusedBySchema(parameters: Parameter[], request: GeneratedRequest): string | null {
