@@ -157,8 +157,12 @@ export const architectureRules: readonly ArchitectureRule[] = [
     ),
   },
   {
-    title: 'only src/store/ imports better-sqlite3',
-    check: packageOnlyIn(['better-sqlite3'], ['src/store']),
+    title: 'only src/store/sqlite/ imports better-sqlite3',
+    check: packageOnlyIn(['better-sqlite3'], ['src/store/sqlite']),
+  },
+  {
+    title: 'only src/store/postgres/ imports pg',
+    check: packageOnlyIn(['pg'], ['src/store/postgres']),
   },
   {
     title: 'src/query/ imports only src/domain and itself, and knows neither HTTP nor SQL nor Kubernetes',
@@ -281,9 +285,14 @@ describe('architecture (STYLE.md layering)', () => {
         good: module('src/capacity/source.ts', '../domain/errors.js', '../query/ports.js', './capacity-file.js', 'yaml', 'ajv'),
       },
       {
-        rule: 'only src/store/ imports better-sqlite3',
-        bad: module('src/admin/readiness.ts', 'better-sqlite3'),
-        good: module('src/store/database.ts', 'better-sqlite3'),
+        rule: 'only src/store/sqlite/ imports better-sqlite3',
+        bad: module('src/store/postgres/database.ts', 'better-sqlite3'),
+        good: module('src/store/sqlite/database.ts', 'better-sqlite3'),
+      },
+      {
+        rule: 'only src/store/postgres/ imports pg',
+        bad: module('src/store/sqlite/database.ts', 'pg'),
+        good: module('src/store/postgres/database.ts', 'pg'),
       },
       {
         rule: 'src/query/',

@@ -9,9 +9,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { PodGpuInterval, WorkloadRecord, WorkloadStatus } from '../../src/domain/workload.js';
-import { openDatabase } from '../../src/store/database.js';
-import { MIGRATIONS, migrate } from '../../src/store/migrations.js';
-import { SqliteWorkloadStore } from '../../src/store/workload-store.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
+import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.js';
+import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { mulberry32 } from '../../sim/random.js';
 import { isEntryPoint } from '../lib/format.js';
 

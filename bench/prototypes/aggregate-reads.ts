@@ -5,8 +5,8 @@
 //   npx tsx bench/prototypes/aggregate-reads.ts <index.db> [--budget-ms 1500] [--only name,name]
 import type { Scope } from '../../src/domain/principal.js';
 import type { StatsGroupKey, WorkloadFilter } from '../../src/query/ports.js';
-import { openDatabase } from '../../src/store/database.js';
-import { SqliteWorkloadStore } from '../../src/store/workload-store.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
+import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { BENCH_NOW } from '../data/generate-workloads.js';
 import { timeIt } from '../lib/sql-profile.js';
 

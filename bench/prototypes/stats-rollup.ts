@@ -7,7 +7,7 @@
 //   npx tsx bench/prototypes/stats-rollup.ts [--rows 1000000]
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase, type Database } from '../../src/store/database.js';
+import { openDatabase, type Database } from '../../src/store/sqlite/database.js';
 import { BENCH_NOW, CACHE_DIR, ensureWorkloadsDb } from '../data/generate-workloads.js';
 import { timeIt } from '../lib/sql-profile.js';
 

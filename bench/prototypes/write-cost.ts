@@ -13,8 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.js';
-import { openDatabase } from '../../src/store/database.js';
-import { SqliteWorkloadStore } from '../../src/store/workload-store.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
+import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { BENCH_NOW, generateWorkloads } from '../data/generate-workloads.js';
 
 /** CPU time of this process so far, ms. */

@@ -18,7 +18,7 @@ import { ClusterManager } from '../../src/k8s/cluster-manager.js';
 import { RemoteClusters } from '../../src/k8s/remote-clusters.js';
 import { startService, type RunningService } from '../../src/main.js';
 import { Disposables, type Dispose } from '../../src/runtime/disposables.js';
-import { ReadPool } from '../../src/store/read-pool.js';
+import { ReadPool } from '../../src/store/sqlite/read-pool.js';
 import { Sampler } from '../../src/telemetry/sampler.js';
 import { freePort } from '../support/free-port.js';
 import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';

@@ -2,9 +2,9 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
-import { openDatabase } from '../../src/store/database.js';
-import { LATEST_VERSION, migrate, schemaVersion, type Migration } from '../../src/store/migrations.js';
-import { SqliteWorkloadStore } from '../../src/store/workload-store.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
+import { LATEST_VERSION, migrate, schemaVersion, type Migration } from '../../src/store/sqlite/migrations.js';
+import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { aWorkload } from '../support/workload-builder.js';
 import { tempDir } from './temp-store.js';
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import type { Keyset, ListPage, WorkloadFilter } from '../../src/query/ports.js';
-import { describeQuery, describeWorkloads, listQuery } from '../../src/store/workload-reads.js';
-import { StatementCache, whereOf } from '../../src/store/workload-sql.js';
+import { describeQuery, describeWorkloads, listQuery } from '../../src/store/sqlite/workload-reads.js';
+import { StatementCache, whereOf } from '../../src/store/sqlite/workload-sql.js';
 import { aWorkload } from '../support/workload-builder.js';
 import { ADMIN, at, inOrg, ORG, openTempStore, type TempStore } from './temp-store.js';
 

@@ -5,7 +5,7 @@
 // their workload completed, 0-GPU pods, workloads moved to another initiative or instance type.
 import { mulberry32 } from '../../sim/random.js';
 import type { PodGpuInterval, WorkloadRecord, WorkloadStatus } from '../../src/domain/workload.js';
-import type { SqliteWorkloadStore } from '../../src/store/workload-store.js';
+import type { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { at, HOUR_MS } from './temp-store.js';
 
 export const DAY_MS = 24 * HOUR_MS;

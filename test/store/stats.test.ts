@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
-import { rankByGpuHours } from '../../src/store/ranking-queries.js';
-import { workloadStats } from '../../src/store/stats-queries.js';
+import { rankByGpuHours } from '../../src/store/sqlite/ranking-queries.js';
+import { workloadStats } from '../../src/store/sqlite/stats-queries.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { RecordingStatements } from './recording-statements.js';
 import { at, HOUR_MS, inOrg, ORG, openTempStore, type TempStore } from './temp-store.js';

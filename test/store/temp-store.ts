@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import type { Clock } from '../../src/domain/clock.js';
 import type { Scope } from '../../src/domain/principal.js';
 import type { WorkloadFilter } from '../../src/query/ports.js';
-import { openDatabase, type Database } from '../../src/store/database.js';
-import { SqliteWorkloadStore } from '../../src/store/workload-store.js';
+import { openDatabase, type Database } from '../../src/store/sqlite/database.js';
+import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 
 export interface TempStore {
   dir: string;

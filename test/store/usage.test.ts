@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
-import { usageQueries } from '../../src/store/usage-queries.js';
-import { rawGpuSecondsSql } from '../../src/store/workload-sql.js';
-import { activeGpus } from '../../src/store/workload-reads.js';
+import { usageQueries } from '../../src/store/sqlite/usage-queries.js';
+import { rawGpuSecondsSql } from '../../src/store/sqlite/workload-sql.js';
+import { activeGpus } from '../../src/store/sqlite/workload-reads.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { RecordingStatements } from './recording-statements.js';
 import { at, HOUR_MS, inOrg, ORG, openTempStore, type TempStore } from './temp-store.js';

@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { METRIC_NAMES } from '../../src/domain/metrics.js';
 import { LifetimeAccumulators, summarizeTotals } from '../../src/telemetry/lifetime.js';
 import { METRIC_COUNT, METRIC_SLOT } from '../../src/telemetry/metric-codec.js';
-import { openDatabase } from '../../src/store/database.js';
-import { SqliteLifetimeStore } from '../../src/store/lifetime-store.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
+import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { tempDir } from '../store/temp-store.js';
 

@@ -1,7 +1,7 @@
 // The row-level reads: a page of the list, one workload, names for rankings built elsewhere, active GPUs.
-import type { WorkloadRecord, WorkloadView } from '../domain/workload.js';
-import type { Keyset, ListPage, WorkloadFilter } from '../query/ports.js';
-import { toRecord, toView, type GpuAggregates, type WorkloadRow } from './row-mapping.js';
+import type { WorkloadRecord, WorkloadView } from '../../domain/workload.js';
+import type { Keyset, ListPage, WorkloadFilter } from '../../query/ports.js';
+import { toRecord, toView, type GpuAggregates, type WorkloadRow } from '../row-mapping.js';
 import { RECORD_SELECT, VIEW_SELECT, whereAfter, whereOf, type SqlWhere, type StatementCache } from './workload-sql.js';
 
 const LIST_ORDER = 'ORDER BY w.submitted_at DESC, w.workload_id DESC';

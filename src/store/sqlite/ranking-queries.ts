@@ -6,7 +6,7 @@
 // percent) are read at `now` from their own partial index. The count and the mean come from
 // workload_totals. Filters those cannot hold (submitter, managed, submission times) take the
 // query over the rows, which gives the same figures.
-import type { GpuHoursRanking, WorkloadFilter } from '../query/ports.js';
+import type { GpuHoursRanking, WorkloadFilter } from '../../query/ports.js';
 import { belowZeroAt, gpuMsFloorAt, HORIZON_INDEX, rollupsHold, totalsGpuMs } from './rollup-sql.js';
 import { GPU_HOURS_SQL, gpuMsSql, whereOf, type StatementCache } from './workload-sql.js';
 

@@ -2,8 +2,8 @@
 // Filters only add named parameters, never values, to the SQL text, so the number of distinct texts
 // is small and every one of them is prepared once (StatementCache).
 import type { Database, Statement } from 'better-sqlite3';
-import type { Keyset, WorkloadFilter } from '../query/ports.js';
-import { AGGREGATE_COLUMNS, RECORD_COLUMNS } from './row-mapping.js';
+import type { Keyset, WorkloadFilter } from '../../query/ports.js';
+import { AGGREGATE_COLUMNS, RECORD_COLUMNS } from '../row-mapping.js';
 
 export type SqlParams = Record<string, string | number | null>;
 

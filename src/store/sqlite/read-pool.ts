@@ -13,11 +13,11 @@
 // and is replaced at once; one that cannot start is retried after a pause that doubles with each
 // failure in a row.
 import { Worker } from 'node:worker_threads';
-import type { WorkloadView } from '../domain/workload.js';
+import type { WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
-} from '../query/ports.js';
-import { IndexBusyError } from '../query/ports.js';
+} from '../../query/ports.js';
+import { IndexBusyError } from '../../query/ports.js';
 import { deserializeError } from './read-errors.js';
 import type { ReadMethod, ReadRequest, ReadWorkerData, WorkerMessage } from './read-protocol.js';
 import { readWorkerEntry } from './read-worker-entry.js';

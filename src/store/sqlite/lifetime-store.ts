@@ -1,7 +1,7 @@
 // The LifetimeRepository of the telemetry flow: each workload's GPU metric totals, in SQLite.
 import type { Database, Statement } from 'better-sqlite3';
-import { METRIC_NAMES, type MetricName } from '../domain/metrics.js';
-import type { LifetimeRepository, LifetimeTotals } from '../domain/telemetry.js';
+import { METRIC_NAMES, type MetricName } from '../../domain/metrics.js';
+import type { LifetimeRepository, LifetimeTotals } from '../../domain/telemetry.js';
 
 interface LifetimeRow {
   metric: string;

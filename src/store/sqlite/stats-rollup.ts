@@ -2,8 +2,8 @@
 // and last days corrected from the rows (day-window.ts), and the floors of the rare unfinished rows
 // that read below 0 added back. The figures are those of the query over the rows (stats-queries.ts)
 // to the last bit: every part is a sum of whole ms and GPU-ms.
-import type { StatsGroupKey, WorkloadFilter } from '../query/ports.js';
-import { planDays } from './day-window.js';
+import type { StatsGroupKey, WorkloadFilter } from '../../query/ports.js';
+import { planDays } from '../day-window.js';
 import {
   belowZeroAt, DAILY_DURATION_MS, DAILY_GPU_MS, durationMsFloorAt, gpuMsFloorAt, HORIZON_INDEX, openGpuMs,
 } from './rollup-sql.js';

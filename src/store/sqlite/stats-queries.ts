@@ -2,7 +2,7 @@
 // `now`, finished ones at their completion (gpuMsSql, DURATION_MS_SQL). The daily rollups answer
 // every filter the API sends (stats-rollup.ts); the query over the rows remains for the others and
 // gives the same figures to the last bit.
-import type { StatsFigures, StatsGroupKey, StatsResult, WorkloadFilter } from '../query/ports.js';
+import type { StatsFigures, StatsGroupKey, StatsResult, WorkloadFilter } from '../../query/ports.js';
 import { rollupsHold } from './rollup-sql.js';
 import { rollupStatsRows, type FiguresRow } from './stats-rollup.js';
 import { DURATION_MS_SQL, gpuMsSql, whereOf, type StatementCache } from './workload-sql.js';

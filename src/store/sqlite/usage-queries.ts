@@ -1,7 +1,7 @@
 // GPU-hours consumed inside a window (capacity periods), from the pod intervals clipped to the window.
 // Throughout, a pod ends at its finish, else at its workload's completion (as GPU_HOURS_SQL reads
 // it), else it is still running and counts up to the window end. A workload never counts less than 0.
-import type { UsageBreakdown, WorkloadFilter } from '../query/ports.js';
+import type { UsageBreakdown, WorkloadFilter } from '../../query/ports.js';
 import { belowZeroAt, gpuMsFloorAt, HORIZON_INDEX, rollupsHold, totalsGpuMs } from './rollup-sql.js';
 import { gpuMsAt, gpuMsSql, scopeWhere, whereOf, type SqlParams, type StatementCache } from './workload-sql.js';
 

@@ -1,7 +1,7 @@
 // Reading the rollups of schema v3 (migration-v3.ts): their figures at a time of reading, and the
 // rows whose floors the rollups cannot hold. Every figure here is in whole ms or GPU-ms, so sums
 // over rollups and over rows are exact and agree to the last bit (gpuMsAt in workload-sql.ts).
-import type { WorkloadFilter } from '../query/ports.js';
+import type { WorkloadFilter } from '../../query/ports.js';
 import { gpuMsAt } from './workload-sql.js';
 
 export const DAY_MS = 86_400_000;

@@ -1,12 +1,12 @@
 // The SQLite index of workloads: the write side used by the indexer (and tests, benchmarks), and the
 // WorkloadIndex port of the read side. Reads are synchronous SQL behind the port's promises.
 import type { Database } from 'better-sqlite3';
-import { systemClock, type Clock } from '../domain/clock.js';
-import { UNKNOWN, type PodGpuInterval, type WorkloadRecord, type WorkloadView } from '../domain/workload.js';
+import { systemClock, type Clock } from '../../domain/clock.js';
+import { UNKNOWN, type PodGpuInterval, type WorkloadRecord, type WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
-} from '../query/ports.js';
-import { RECORD_COLUMNS, toRow } from './row-mapping.js';
+} from '../../query/ports.js';
+import { RECORD_COLUMNS, toRow } from '../row-mapping.js';
 import { rankByGpuHours } from './ranking-queries.js';
 import { workloadStats } from './stats-queries.js';
 import { usageInWindow } from './usage-queries.js';

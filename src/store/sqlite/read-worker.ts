@@ -3,7 +3,7 @@
 // read transaction, so a call of several statements (a list page and its count, statistics and
 // their groups) sees one snapshot, as it does on the main thread where no write can come between.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import type { Clock } from '../domain/clock.js';
+import type { Clock } from '../../domain/clock.js';
 import { openDatabase, type Database } from './database.js';
 import { serializeError } from './read-errors.js';
 import { READ_METHODS, type ReadRequest, type ReadWorkerData, type WorkerMessage } from './read-protocol.js';
