@@ -79,7 +79,7 @@ export function loadConfig(env: Env = process.env, readFile: (path: string) => s
     const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'const');
     problems.push(...new Set(errors.map((error) => describe(error, sourceOf, file, values))));
   }
-  problems.push(...crossKeyProblems(values, (key) => keyName(key, sourceOf, file)));
+  problems.push(...crossKeyProblems(values, (key) => keyName(key, sourceOf, file), (key) => sourceOf.has(key)));
   if (problems.length > 0) throw new ConfigError(problems);
   return deepFreeze(values) as Config;
 }
@@ -149,8 +149,9 @@ function allowedValues(key: string, error: ErrorObject): string {
   return options ? options.map((o) => String(o.const)).join(', ') : (error.message ?? '');
 }
 
-function crossKeyProblems(values: Record<string, unknown>, name: (key: string) => string): string[] {
+function crossKeyProblems(values: Record<string, unknown>, name: (key: string) => string, isSet: (key: string) => boolean): string[] {
   const problems: string[] = [];
+  problems.push(...databaseProblems(values, name, isSet));
   const jwtOn = values.jwks_url !== undefined || values.jwks_file !== undefined;
   if (values.jwks_url !== undefined && values.jwks_file !== undefined) {
     problems.push(`${name('jwks_url')} and ${name('jwks_file')}: set one, not both`);
@@ -170,6 +171,16 @@ function crossKeyProblems(values: Record<string, unknown>, name: (key: string) =
   if (typeof values.listen === 'string' && values.listen === values.admin_listen && !values.listen.endsWith(':0')) {
     problems.push(`${name('admin_listen')}: must differ from ${name('listen')}`);
   }
+  return problems;
+}
+
+// db_path has a default, so only a db_path the operator set conflicts with db_url.
+function databaseProblems(values: Record<string, unknown>, name: (key: string) => string, isSet: (key: string) => boolean): string[] {
+  const url = typeof values.db_url === 'string' ? values.db_url : undefined;
+  const problems: string[] = [];
+  if (url !== undefined && isSet('db_path')) problems.push(`${name('db_url')} and ${name('db_path')}: set one, not both`);
+  const onPostgres = url !== undefined && !url.startsWith('sqlite:');
+  if (!onPostgres && values.db_read_url !== undefined) problems.push(`${name('db_read_url')}: needs a PostgreSQL ${name('db_url')}`);
   return problems;
 }
 

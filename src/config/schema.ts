@@ -21,7 +21,13 @@ export const ConfigSchema = Type.Object(
   {
     listen: HostPort('0.0.0.0:8080', 'Address of the API (`/v1`).'),
     admin_listen: HostPort('0.0.0.0:9090', 'Address of the admin server (`/livez`, `/readyz`, `/metrics`). Keep it off the public Service.'),
-    db_path: Type.String({ default: './data/index.db', minLength: 1, description: 'SQLite index file. Its folder is created when missing. The image sets `/var/lib/gpu-capacity-api/index.db`.' }),
+    db_path: Type.String({ default: './data/index.db', minLength: 1, description: 'SQLite index file. Its folder is created when missing. The image sets `/var/lib/gpu-capacity-api/index.db`. Ignored when `db_url` names PostgreSQL.' }),
+    db_url: Type.Optional(Type.String({ pattern: '^(sqlite:.+|postgres(ql)?://.+)$', description: 'The index database: `sqlite:PATH` (one pod; the same as `db_path`) or a PostgreSQL URL `postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=…` (many replicas, and many clusters sharing one database; docs/scaling.md). Unset: `sqlite:` + `db_path`. Set one of `db_url` and `db_path`, not both.' })),
+    db_read_url: Type.Optional(Type.String({ pattern: '^postgres(ql)?://.+$', description: 'PostgreSQL only: a read-only URL (a hot standby) for reads; writes and leases stay on `db_url`. A standby lags the primary, so answers may trail the latest flush by its replication lag.' })),
+    db_pool_size: Type.Integer({ default: 4, minimum: 1, maximum: 64, description: 'PostgreSQL only: connections of the read pool. Each cluster this replica writes adds one more connection, which holds its write lock.' }),
+    instance_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$', description: 'Name of this replica in the writer leases (`/readyz`, `/metrics`, and PostgreSQL\'s `application_name`). Unset: `$HOSTNAME`, the pod name in Kubernetes.' })),
+    ha_lease_seconds: Seconds(10, 3, 300, 'PostgreSQL only: a cluster\'s writer whose heartbeat is older than this is presumed dead; a standby then ends its database session, which releases the write lock, and takes over.'),
+    ha_retry_seconds: Seconds(2, 1, 60, 'PostgreSQL only: how often a standby tries to take a cluster\'s write lock (with 20 % jitter), and the writer\'s heartbeat period.'),
     retention_days: Seconds(400, 1, 36500, 'Days a finished workload stays in the index after it completed.'),
     cluster_id: ClusterId('Id of the home cluster, shown as `cluster_id` of its workloads.', 'local'),
     kubeconfig: OptionalPath('Kubeconfig of the home cluster. Unset: the in-cluster service account, else `$KUBECONFIG`, else `~/.kube/config`.'),
@@ -107,4 +113,33 @@ export type Config = Readonly<Static<typeof ConfigSchema>>;
 /** The scrape timeout in force: the setting, else 10 s capped below the interval. */
 export function scrapeTimeoutSeconds(config: Pick<Config, 'scrape_interval_seconds' | 'scrape_timeout_seconds'>): number {
   return config.scrape_timeout_seconds ?? Math.min(10, config.scrape_interval_seconds - 1);
+}
+
+/** Where the index lives: db_url when set, else the SQLite file db_path. */
+export type DatabaseLocation =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string; readUrl: string | undefined };
+
+export function databaseLocation(config: Pick<Config, 'db_url' | 'db_path' | 'db_read_url'>): DatabaseLocation {
+  const url = config.db_url;
+  if (url === undefined) return { kind: 'sqlite', path: config.db_path };
+  if (url.startsWith('sqlite:')) return { kind: 'sqlite', path: url.slice('sqlite:'.length) };
+  return { kind: 'postgres', url, readUrl: config.db_read_url };
+}
+
+/** The location for logs and errors: a PostgreSQL URL without its password. */
+export function describeDatabase(location: DatabaseLocation): string {
+  if (location.kind === 'sqlite') return location.path;
+  try {
+    const url = new URL(location.url);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
+/** This replica's name in writer leases: instance_id, else $HOSTNAME (the pod name), else the host name. */
+export function instanceIdOf(config: Pick<Config, 'instance_id'>, env: NodeJS.ProcessEnv, hostname: string): string {
+  return config.instance_id ?? (env.HOSTNAME !== undefined && env.HOSTNAME !== '' ? env.HOSTNAME : hostname);
 }

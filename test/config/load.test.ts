@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
-import { scrapeTimeoutSeconds, type Config } from '../../src/config/schema.js';
+import { databaseLocation, describeDatabase, instanceIdOf, scrapeTimeoutSeconds, type Config } from '../../src/config/schema.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const FILE = '/etc/gpucap/config.yaml';
@@ -42,6 +42,9 @@ describe('config/load', () => {
         listen: '0.0.0.0:8080',
         admin_listen: '0.0.0.0:9090',
         db_path: './data/index.db',
+        db_pool_size: 4,
+        ha_lease_seconds: 10,
+        ha_retry_seconds: 2,
         retention_days: 400,
         cluster_id: 'local',
         home_cluster_enabled: true,
@@ -87,7 +90,7 @@ describe('config/load', () => {
         shutdown_grace_seconds: 10,
         log_level: 'info',
       });
-      for (const optional of ['kubeconfig', 'remote_kubeconfig_dir', 'cluster_organization_id', 'jwks_url', 'jwks_file', 'jwt_issuer', 'jwt_audience', 'scrape_timeout_seconds'] as const) {
+      for (const optional of ['db_url', 'db_read_url', 'instance_id', 'kubeconfig', 'remote_kubeconfig_dir', 'cluster_organization_id', 'jwks_url', 'jwks_file', 'jwt_issuer', 'jwt_audience', 'scrape_timeout_seconds'] as const) {
         expect(config[optional], optional).to.equal(undefined);
       }
     });
@@ -322,6 +325,16 @@ describe('config/load', () => {
   });
 
   describe('cross-key rules', () => {
+    it('rejects db_url together with an explicit db_path, and a read URL without PostgreSQL', () => {
+      expect(problemsOf({ ...BASE, GPUCAP_DB_URL: 'postgres://gpucap@db:5432/gpucap', GPUCAP_DB_PATH: '/data/index.db' })).to.deep.equal([
+        'GPUCAP_DB_URL and GPUCAP_DB_PATH: set one, not both',
+      ]);
+      expect(problemsOf({ ...BASE, GPUCAP_DB_READ_URL: 'postgres://gpucap@db-ro:5432/gpucap' })).to.deep.equal([
+        'GPUCAP_DB_READ_URL: needs a PostgreSQL GPUCAP_DB_URL',
+      ]);
+      expect(problemsOf({ ...BASE, GPUCAP_DB_URL: 'mysql://db/gpucap' })[0]).to.match(/^GPUCAP_DB_URL: must match pattern .*got "mysql:\/\/db\/gpucap"/);
+    });
+
     it('rejects jwks_url together with jwks_file', () => {
       const problems = problemsOf({ GPUCAP_JWKS_URL: 'https://idp.example.com/jwks', GPUCAP_JWKS_FILE: '/jwks.json', GPUCAP_JWT_ISSUER: 'https://idp.example.com', GPUCAP_JWT_AUDIENCE: 'gpucap' });
       expect(problems).to.deep.equal(['GPUCAP_JWKS_URL and GPUCAP_JWKS_FILE: set one, not both']);
@@ -384,6 +397,27 @@ describe('config/load', () => {
       expect(first.jwt_algorithms).to.deep.equal(['RS256', 'ES256']);
       expect(second.jwt_algorithms).to.deep.equal(['EdDSA']);
       expect(loadConfig(BASE).jwt_algorithms).to.not.equal(first.jwt_algorithms);
+    });
+  });
+
+  describe('the database location', () => {
+    it('is the SQLite file db_path unless db_url is set', () => {
+      expect(databaseLocation(loadConfig({ ...BASE, GPUCAP_DB_PATH: '/data/index.db' }))).to.deep.equal({ kind: 'sqlite', path: '/data/index.db' });
+      expect(databaseLocation(loadConfig({ ...BASE, GPUCAP_DB_URL: 'sqlite:/data/other.db' }))).to.deep.equal({ kind: 'sqlite', path: '/data/other.db' });
+      const postgres = databaseLocation(loadConfig({ ...BASE, GPUCAP_DB_URL: 'postgresql://app:s3cret@db:5432/gpucap', GPUCAP_DB_READ_URL: 'postgres://app:s3cret@db-ro/gpucap' }));
+      expect(postgres).to.deep.equal({ kind: 'postgres', url: 'postgresql://app:s3cret@db:5432/gpucap', readUrl: 'postgres://app:s3cret@db-ro/gpucap' });
+    });
+
+    it('is described without the password', () => {
+      expect(describeDatabase({ kind: 'postgres', url: 'postgres://app:s3cret@db:5432/gpucap?sslmode=require', readUrl: undefined }))
+        .to.equal('postgres://app:***@db:5432/gpucap?sslmode=require');
+      expect(describeDatabase({ kind: 'sqlite', path: '/data/index.db' })).to.equal('/data/index.db');
+    });
+
+    it('names this replica by instance_id, else $HOSTNAME, else the host name', () => {
+      expect(instanceIdOf({ instance_id: 'replica-a' }, { HOSTNAME: 'pod-1' }, 'host')).to.equal('replica-a');
+      expect(instanceIdOf({}, { HOSTNAME: 'pod-1' }, 'host')).to.equal('pod-1');
+      expect(instanceIdOf({}, {}, 'host')).to.equal('host');
     });
   });
 });
