@@ -12,7 +12,7 @@ import { CHART_DIR, CI_VALUES_DIR, NAMESPACE, RELEASE, ciValuesFiles, find, helm
 const FULLNAME = `${RELEASE}-gpu-capacity-api`;
 const SELECTOR = { 'app.kubernetes.io/name': 'gpu-capacity-api', 'app.kubernetes.io/instance': RELEASE };
 /** Settings the chart sets itself, so `config` may not. */
-const CHART_SET_KEYS = ['listen', 'admin_listen', 'db_path', 'namespace', 'api_tokens_file', 'remote_kubeconfig_dir', 'remote_clusters', 'jwks_url', 'jwt_issuer', 'jwt_audience'];
+const CHART_SET_KEYS = ['listen', 'admin_listen', 'db_path', 'db_url', 'db_read_url', 'db_pool_size', 'instance_id', 'namespace', 'api_tokens_file', 'remote_kubeconfig_dir', 'remote_clusters', 'jwks_url', 'jwt_issuer', 'jwt_audience'];
 
 function as<T>(object: RenderedObject): T {
   return object as unknown as T;
