@@ -4,10 +4,10 @@
 import { expect } from 'chai';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import type { V1ClusterRoleBinding, V1Container, V1Deployment, V1EnvVar, V1NetworkPolicy, V1PersistentVolumeClaim, V1PodDisruptionBudget, V1Role, V1Secret, V1Service } from '@kubernetes/client-node';
+import type { V1ClusterRoleBinding, V1Deployment, V1NetworkPolicy, V1PersistentVolumeClaim, V1PodDisruptionBudget, V1Role, V1Secret, V1Service } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { ConfigSchema } from '../../src/config/schema.js';
-import { CHART_DIR, CI_VALUES_DIR, NAMESPACE, RELEASE, ciValuesFiles, find, helm, helmOrSkip, only, readChartFile, template, type RenderedObject } from './helm.js';
+import { CHART_DIR, CI_VALUES_DIR, NAMESPACE, RELEASE, ciValuesFiles, container, env, envValue, find, helm, helmOrSkip, only, readChartFile, template, type RenderedObject } from './helm.js';
 
 const FULLNAME = `${RELEASE}-gpu-capacity-api`;
 const SELECTOR = { 'app.kubernetes.io/name': 'gpu-capacity-api', 'app.kubernetes.io/instance': RELEASE };
@@ -16,20 +16,6 @@ const CHART_SET_KEYS = ['listen', 'admin_listen', 'db_path', 'db_url', 'db_read_
 
 function as<T>(object: RenderedObject): T {
   return object as unknown as T;
-}
-
-function container(objects: RenderedObject[]): V1Container {
-  const containers = as<V1Deployment>(only(objects, 'Deployment')).spec?.template.spec?.containers ?? [];
-  expect(containers).to.have.length(1);
-  return containers[0] as V1Container;
-}
-
-function env(objects: RenderedObject[]): Map<string, V1EnvVar> {
-  return new Map((container(objects).env ?? []).map((variable) => [variable.name, variable]));
-}
-
-function envValue(objects: RenderedObject[], name: string): string | undefined {
-  return env(objects).get(name)?.value;
 }
 
 describe('Helm chart charts/gpu-capacity-api', function () {
@@ -50,7 +36,7 @@ describe('Helm chart charts/gpu-capacity-api', function () {
 
     it('passes with each ci/*-values.yaml', async () => {
       const files = ciValuesFiles();
-      expect(files).to.include.members(['servicemonitor-values.yaml', 'networkpolicy-values.yaml', 'pdb-values.yaml', 'emptydir-values.yaml', 'remote-clusters-values.yaml', 'jwt-values.yaml']);
+      expect(files).to.include.members(['servicemonitor-values.yaml', 'networkpolicy-values.yaml', 'pdb-values.yaml', 'emptydir-values.yaml', 'remote-clusters-values.yaml', 'jwt-values.yaml', 'postgres-values.yaml']);
       for (const file of files) {
         const result = await helm(helmBin, ['lint', CHART_DIR, '--strict', '-f', join(CI_VALUES_DIR, file)]);
         expect(result.code, `${file}: ${result.stdout}${result.stderr}`).to.equal(0);
@@ -284,8 +270,10 @@ describe('Helm chart charts/gpu-capacity-api', function () {
       expect(await refused(['--set', 'jwt.jwksUrl=https://idp.example.com/jwks'])).to.include('jwt.issuer and jwt.audience are required');
     });
 
-    it('two replicas writing one SQLite file', async () => {
-      expect(await refused(['--set', 'replicaCount=2'])).to.include('two writers on one SQLite file');
+    it('two replicas writing one SQLite file, naming the database values that allow more', async () => {
+      const message = await refused(['--set', 'replicaCount=2']);
+      expect(message).to.include('two writers on one SQLite file');
+      expect(message).to.include('database.url or database.existingSecret');
       await template(helmBin, ['--set', 'replicaCount=2', '--set', 'persistence.enabled=false']);
     });
 

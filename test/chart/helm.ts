@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { V1Container, V1Deployment, V1EnvVar } from '@kubernetes/client-node';
 import { parseAllDocuments, parse } from 'yaml';
 import { CHART_DIR, helmBinary } from '../../scripts/render-manifests.js';
 
@@ -108,4 +109,26 @@ export function only(objects: RenderedObject[], kind: string): RenderedObject {
   const found = find(objects, kind);
   if (found.length !== 1) throw new Error(`expected one ${kind}, found ${found.length}`);
   return found[0] as RenderedObject;
+}
+
+/** The one Deployment of a render. */
+export function deployment(objects: RenderedObject[]): V1Deployment {
+  return only(objects, 'Deployment') as unknown as V1Deployment;
+}
+
+/** The one container of the Deployment's pod. */
+export function container(objects: RenderedObject[]): V1Container {
+  const containers = deployment(objects).spec?.template.spec?.containers ?? [];
+  if (containers.length !== 1) throw new Error(`expected one container, found ${containers.length}`);
+  return containers[0] as V1Container;
+}
+
+/** The container's environment variables, by name. */
+export function env(objects: RenderedObject[]): Map<string, V1EnvVar> {
+  return new Map((container(objects).env ?? []).map((variable) => [variable.name, variable]));
+}
+
+/** `value` of one environment variable of the container (undefined when absent or from valueFrom). */
+export function envValue(objects: RenderedObject[], name: string): string | undefined {
+  return env(objects).get(name)?.value;
 }

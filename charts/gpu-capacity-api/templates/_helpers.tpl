@@ -72,6 +72,36 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
 {{/*
+"true" when the index is in PostgreSQL (database.url or database.existingSecret), else empty: the HA
+mode (many replicas, one elected writer per cluster, no PVC) against today's single pod on SQLite.
+*/}}
+{{- define "gpu-capacity-api.database" -}}
+{{- if or .Values.database.url .Values.database.existingSecret }}true{{ end }}
+{{- end }}
+
+{{/* Number of pods: replicaCount when set, else 3 with a database and 1 on SQLite. */}}
+{{- define "gpu-capacity-api.replicas" -}}
+{{- if kindIs "invalid" .Values.replicaCount }}
+{{- if include "gpu-capacity-api.database" . }}3{{ else }}1{{ end }}
+{{- else }}
+{{- int .Values.replicaCount }}
+{{- end }}
+{{- end }}
+
+{{/* Name of the Secret the chart creates for database.url and database.readOnlyUrl. */}}
+{{- define "gpu-capacity-api.databaseSecretName" -}}
+{{- printf "%s-database" (include "gpu-capacity-api.fullname" .) }}
+{{- end }}
+
+{{/* Whether the PodDisruptionBudget is rendered: podDisruptionBudget.enabled when set, else on with a database. */}}
+{{- define "gpu-capacity-api.pdbEnabled" -}}
+{{- if kindIs "invalid" .Values.podDisruptionBudget.enabled }}
+{{- include "gpu-capacity-api.database" . }}
+{{- else if .Values.podDisruptionBudget.enabled }}true
+{{- end }}
+{{- end }}
+
+{{/*
 A `config` value as an environment variable value (docs/configuration.md): strings as they are, a list
 of strings comma-separated, anything else (numbers, booleans, remote_clusters objects) as JSON.
 */}}
@@ -99,14 +129,24 @@ Checks across values that the schema cannot express; each fails the render with 
 {{- fail "jwt.jwksUrl is set: jwt.issuer and jwt.audience are required too" }}
 {{- end }}
 {{- end }}
-{{- if and .Values.persistence.enabled (gt (int .Values.replicaCount) 1) }}
-{{- fail "replicaCount > 1 with persistence.enabled=true would put two writers on one SQLite file: keep replicaCount=1, or set persistence.enabled=false (each replica then keeps its own index in an emptyDir)" }}
+{{- $database := include "gpu-capacity-api.database" . }}
+{{- if and (not $database) .Values.persistence.enabled (gt (int (include "gpu-capacity-api.replicas" .)) 1) }}
+{{- fail "replicaCount > 1 with persistence.enabled=true would put two writers on one SQLite file: keep replicaCount=1, or put the index in PostgreSQL (database.url or database.existingSecret; many replicas, one elected writer), or set persistence.enabled=false (each replica then keeps its own index in an emptyDir)" }}
+{{- end }}
+{{- if and (not $database) (or .Values.database.readOnlyUrl .Values.database.readOnlySecret) }}
+{{- fail "database.readOnlyUrl or database.readOnlySecret is set without database.url or database.existingSecret: a read-only URL only serves reads beside a PostgreSQL primary" }}
 {{- end }}
 {{- $delay := 5 }}
 {{- if hasKey .Values.config "shutdown_delay_seconds" }}{{ $delay = int .Values.config.shutdown_delay_seconds }}{{ end }}
 {{- $grace := 10 }}
 {{- if hasKey .Values.config "shutdown_grace_seconds" }}{{ $grace = int .Values.config.shutdown_grace_seconds }}{{ end }}
-{{- if lt (int .Values.terminationGracePeriodSeconds) (add $delay $grace 5) }}
+{{- if $database }}
+{{- /* Kubernetes counts the grace period from before the preStop hook, so the hook's sleep is part of it. */}}
+{{- $preStop := int .Values.ha.preStopSeconds }}
+{{- if lt (int .Values.terminationGracePeriodSeconds) (add $preStop $delay $grace 5) }}
+{{- fail (printf "terminationGracePeriodSeconds (%d) must be at least ha.preStopSeconds + config.shutdown_delay_seconds + config.shutdown_grace_seconds + 5 = %d, or the pod is killed while draining" (int .Values.terminationGracePeriodSeconds) (add $preStop $delay $grace 5)) }}
+{{- end }}
+{{- else if lt (int .Values.terminationGracePeriodSeconds) (add $delay $grace 5) }}
 {{- fail (printf "terminationGracePeriodSeconds (%d) must be at least config.shutdown_delay_seconds + config.shutdown_grace_seconds + 5 = %d, or the pod is killed while draining" (int .Values.terminationGracePeriodSeconds) (add $delay $grace 5)) }}
 {{- end }}
 {{- end }}
