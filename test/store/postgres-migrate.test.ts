@@ -1,0 +1,150 @@
+// The PostgreSQL migrator (src/store/postgres/migrate.ts) against a real server: an empty database
+// gets the whole schema and this month's partitions; a second run, or a second replica at the same
+// moment, changes nothing; a newer schema is refused unless it stays compatible with this build.
+import { expect } from 'chai';
+import pg from 'pg';
+import { openDatabase } from '../../src/store/sqlite/database.js';
+import { migrate, schemaVersion } from '../../src/store/postgres/migrate.js';
+import { LATEST_VERSION, MIGRATIONS, type Migration } from '../../src/store/postgres/migrations.js';
+import { listPartitions } from '../../src/store/postgres/partitions.js';
+import { freshDatabase, sharedPostgres, type TestDatabase } from '../support/postgres-database.js';
+
+const NOW = Date.UTC(2026, 10, 17, 12); // 2026-11-17
+
+describe('PostgreSQL migrations', function () {
+  this.timeout(60_000);
+  let db: TestDatabase;
+  const clients: pg.Client[] = [];
+  before(async function () {
+    await sharedPostgres(this);
+  });
+  beforeEach(async function () {
+    db = await freshDatabase(this, { migrated: false });
+  });
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.end().catch(() => undefined);
+    await db?.drop();
+  });
+
+  async function connect(): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    clients.push(client);
+    return client;
+  }
+
+  const tables = async (client: pg.Client) =>
+    (await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE '%\\_p______' ORDER BY 1")).rows.map((r) => r.name);
+
+  it('gives an empty database the whole schema, recorded as version 1', async () => {
+    const client = await connect();
+    expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: 1 });
+    expect(await tables(client)).to.deep.equal([
+      'clusters', 'schema_migrations', 'stats_daily_instance_type', 'stats_daily_submitter', 'workload_counts',
+      'workload_gpu_lifetime', 'workload_pods', 'workload_totals', 'workloads', 'writer_leases',
+    ]);
+    const { rows: parents } = await client.query("SELECT relname FROM pg_class WHERE relkind = 'p' ORDER BY 1");
+    expect(parents).to.deep.equal([{ relname: 'workload_pods' }, { relname: 'workloads' }]);
+    const { rows } = await client.query('SELECT version, description, compatible_since FROM schema_migrations');
+    expect(rows).to.deep.equal([{ version: 1, description: MIGRATIONS[0]?.description, compatible_since: 1 }]);
+  });
+
+  it('creates the partitions of this month and the next two, and no DEFAULT partition', async () => {
+    const client = await connect();
+    await migrate(client, { now: NOW });
+    const months = (await listPartitions(client)).map(({ month, start, workloads, pods }) => ({ month, start, workloads, pods }));
+    expect(months).to.deep.equal([
+      { month: '202611', start: Date.UTC(2026, 10, 1), workloads: true, pods: true },
+      { month: '202612', start: Date.UTC(2026, 11, 1), workloads: true, pods: true },
+      { month: '202701', start: Date.UTC(2027, 0, 1), workloads: true, pods: true },
+    ]);
+    const { rows } = await client.query("SELECT count(*)::int AS n FROM pg_partitioned_table WHERE partdefid <> 0");
+    expect(rows).to.deep.equal([{ n: 0 }]);
+  });
+
+  it('changes nothing when run again, and adds the partitions a later month needs', async () => {
+    const client = await connect();
+    await migrate(client, { now: NOW });
+    const before = await client.query("SELECT count(*)::int AS n FROM pg_class WHERE relnamespace = 'public'::regnamespace");
+    expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: 1 });
+    const after = await client.query("SELECT count(*)::int AS n FROM pg_class WHERE relnamespace = 'public'::regnamespace");
+    expect(after.rows).to.deep.equal(before.rows);
+    expect((await client.query('SELECT count(*)::int AS n FROM schema_migrations')).rows).to.deep.equal([{ n: 1 }]);
+
+    await migrate(client, { now: Date.UTC(2027, 0, 5) });
+    expect((await listPartitions(client)).map((p) => p.month)).to.deep.equal(['202611', '202612', '202701', '202702', '202703']);
+  });
+
+  it('lets two replicas migrate at once: one applies each version, the other waits and finds it done', async () => {
+    const [first, second] = [await connect(), await connect()];
+    const results = await Promise.all([migrate(first, { now: NOW }), migrate(second, { now: NOW })]);
+    expect(results).to.deep.equal([
+      { version: LATEST_VERSION, compatibleSince: 1 },
+      { version: LATEST_VERSION, compatibleSince: 1 },
+    ]);
+    expect((await first.query('SELECT version FROM schema_migrations')).rows).to.deep.equal([{ version: 1 }]);
+    expect((await listPartitions(first)).length).to.equal(3);
+  });
+
+  it('applies a later migration after version 1, each in order', async () => {
+    const client = await connect();
+    await migrate(client, { now: NOW });
+    const later: Migration[] = [
+      ...MIGRATIONS,
+      { version: 3, description: 'third', compatibleSince: 1, sql: 'ALTER TABLE probe ADD COLUMN b int' },
+      { version: 2, description: 'second', compatibleSince: 1, sql: 'CREATE TABLE probe (a int)' },
+    ];
+    expect(await migrate(client, { now: NOW, migrations: later })).to.deep.equal({ version: 3, compatibleSince: 1 });
+    const { rows } = await client.query("SELECT column_name FROM information_schema.columns WHERE table_name = 'probe' ORDER BY 1");
+    expect(rows).to.deep.equal([{ column_name: 'a' }, { column_name: 'b' }]);
+  });
+
+  it('leaves nothing of a migration that fails half-way, and records no version for it', async () => {
+    const client = await connect();
+    await migrate(client, { now: NOW });
+    const broken: Migration[] = [...MIGRATIONS, { version: 2, description: 'broken', compatibleSince: 1, sql: 'CREATE TABLE half (a int); SELECT no_such_function()' }];
+    const error = await migrate(client, { now: NOW, migrations: broken }).then(() => undefined, (e: unknown) => e);
+    expect(error).to.have.property('code', '42883');
+    expect((await client.query("SELECT to_regclass('half') IS NULL AS gone")).rows).to.deep.equal([{ gone: true }]);
+    expect(await schemaVersion(client)).to.deep.equal({ version: 1, compatibleSince: 1 });
+  });
+
+  it('refuses a database whose newer schema needs a newer build, naming both versions', async () => {
+    const client = await connect();
+    await migrate(client, { now: NOW });
+    await client.query("INSERT INTO schema_migrations (version, description, compatible_since) VALUES (7, 'from the future', 6)");
+    const error = await migrate(client, { now: NOW }).then(() => undefined, (e: unknown) => e);
+    expect((error as Error | undefined)?.message).to.equal(
+      `Cannot use index database "${db.name}": its schema version 7 is newer than this build knows (${LATEST_VERSION}) ` +
+        'and needs a build of schema version 6 or newer; run a newer gpu-capacity-api or point db_url (GPUCAP_DB_URL) at another database',
+    );
+  });
+
+  it('runs on a newer schema that a rolling upgrade kept compatible with this build', async () => {
+    const client = await connect();
+    await migrate(client, { now: NOW });
+    await client.query(`INSERT INTO schema_migrations (version, description, compatible_since) VALUES (2, 'adds only', ${LATEST_VERSION})`);
+    expect(await migrate(client, { now: NOW })).to.deep.equal({ version: 2, compatibleSince: LATEST_VERSION });
+  });
+
+  it('reads version 0 from an empty database', async () => {
+    expect(await schemaVersion(await connect())).to.deep.equal({ version: 0, compatibleSince: 0 });
+  });
+
+  it('has SQLite\'s columns in workloads and in each rollup table (plus the pods\' submitted_at)', async () => {
+    const client = await connect();
+    await migrate(client, { now: NOW });
+    const sqlite = openDatabase(':memory:');
+    try {
+      for (const table of ['workloads', 'workload_pods', 'workload_gpu_lifetime', 'workload_counts', 'workload_totals', 'stats_daily_submitter', 'stats_daily_instance_type']) {
+        const { rows } = await client.query<{ name: string }>('SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position', [table]);
+        const expected = (sqlite.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name);
+        if (table === 'workload_pods') expected.splice(2, 0, 'submitted_at');
+        if (table === 'workload_gpu_lifetime') expected.push('last_minute');
+        expect(rows.map((r) => r.name), table).to.deep.equal(expected);
+      }
+    } finally {
+      sqlite.close();
+    }
+  });
+});
