@@ -64,7 +64,7 @@ export async function runMixedBench(options: { quick: boolean; log?: (line: stri
   const environment = describeEnvironment();
   log(`${NAME}: every endpoint at ${settings.rows.toLocaleString('en-US')} rows while ${settings.eventsPerSecond.toLocaleString('en-US')} events/s are ingested, ` +
     `${settings.clients} clients × ${settings.seconds} s${options.quick ? ' (quick)' : ''}`);
-  const dataset = ensureWorkloadsDb(settings.rows, { log });
+  const dataset = await ensureWorkloadsDb(settings.rows, { log });
   const workDir = join(CACHE_DIR, `${NAME}-${process.pid}`);
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });

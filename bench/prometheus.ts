@@ -112,8 +112,8 @@ export async function runPrometheusBench(options: { quick: boolean; log?: (line:
     });
     cleanups.push(() => bench.stop());
     const { records, intervals } = workloadRecordsOf(plan, Date.now() - 60_000);
-    bench.service.store.upsertWorkloads(records);
-    bench.service.store.upsertPodIntervals(intervals);
+    await bench.service.store.upsertWorkloads(records);
+    await bench.service.store.upsertPodIntervals(intervals);
 
     let prometheus: PrometheusServer;
     try {

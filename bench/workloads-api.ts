@@ -205,7 +205,7 @@ async function runDataset(
   choices: { leadInitiatives: string[]; filteredInitiative: string; filteredStatus: WorkloadStatus },
   log: (line: string) => void,
 ): Promise<DatasetResult> {
-  const dataset = ensureWorkloadsDb(rows, { log });
+  const dataset = await ensureWorkloadsDb(rows, { log });
   const workDir = join(CACHE_DIR, `run-${process.pid}-${rows}`);
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });

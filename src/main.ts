@@ -17,7 +17,7 @@ import { ConfigError, loadConfig } from './config/load.js';
 import { scrapeTimeoutSeconds, type Config } from './config/schema.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { ReflectorTuning } from './k8s/cluster-informers.js';
-import { ClusterManager } from './k8s/cluster-manager.js';
+import { ClusterManager, type AttachedCluster } from './k8s/cluster-manager.js';
 import { homeKubeconfig, type LoadedKubeconfig } from './k8s/kubeconfig.js';
 import { RemoteClusters } from './k8s/remote-clusters.js';
 import { ConfigMapBudgets, type ConfigMap } from './capacity/configmap-budgets.js';
@@ -290,10 +290,12 @@ async function startParts(
     tuning: options.informers?.tuning,
     dependencyWaitMs: options.informers?.dependencyWaitMs,
     attach: (cluster) => {
-      const consumers = [indexers.attach(cluster), ...(telemetry === undefined ? [] : [telemetry.telemetry.attach(cluster)])];
+      const consumers: AttachedCluster[] = [indexers.attach(cluster), ...(telemetry === undefined ? [] : [telemetry.telemetry.attach(cluster)])];
       return {
         onEvent: (resource, event, namespace) => consumers.forEach((consumer) => consumer.onEvent(resource, event, namespace)),
-        detach: () => consumers.forEach((consumer) => consumer.detach()),
+        detach: async () => {
+          for (const consumer of consumers) await consumer.detach();
+        },
       };
     },
   });

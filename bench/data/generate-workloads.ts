@@ -301,7 +301,7 @@ function removeStaleDatasets(rows: number, keep: string, log: (line: string) => 
 }
 
 /** The cached file for N rows, generated first when missing, stale or `force`d. */
-export function ensureWorkloadsDb(rows: number, options: { force?: boolean; log?: (line: string) => void } = {}): Dataset {
+export async function ensureWorkloadsDb(rows: number, options: { force?: boolean; log?: (line: string) => void } = {}): Promise<Dataset> {
   const log = options.log ?? (() => undefined);
   const path = cachedDatasetPath(rows);
   const metaPath = `${path}.json`;
@@ -315,13 +315,13 @@ export function ensureWorkloadsDb(rows: number, options: { force?: boolean; log?
   mkdirSync(CACHE_DIR, { recursive: true });
   removeStaleDatasets(rows, path, log);
   log(`dataset ${rows.toLocaleString('en-US')} rows: generating ${path}`);
-  const info = writeWorkloadsDb(rows, path, log);
+  const info = await writeWorkloadsDb(rows, path, log);
   writeFileSync(metaPath, `${JSON.stringify(info, null, 2)}\n`);
   return { path, info, cached: false };
 }
 
 /** Generates N rows into a new SQLite file at `path` (replaced atomically); returns what was written. */
-export function writeWorkloadsDb(rows: number, path: string, log: (line: string) => void = () => undefined): DatasetInfo {
+export async function writeWorkloadsDb(rows: number, path: string, log: (line: string) => void = () => undefined): Promise<DatasetInfo> {
   const temporary = `${path}.partial`;
   for (const suffix of ['', '-wal', '-shm']) rmSync(temporary + suffix, { force: true });
   // The rows go in at the schema before the rollups (v2), and the rollup migration then builds them
@@ -350,10 +350,10 @@ export function writeWorkloadsDb(rows: number, path: string, log: (line: string)
   let written = 0;
   const progress: [number, number][] = [];
 
-  const flush = () => {
+  const flush = async ()  => {
     const started = performance.now();
-    store.upsertWorkloads(records);
-    store.upsertPodIntervals(pods);
+    await store.upsertWorkloads(records);
+    await store.upsertPodIntervals(pods);
     writeMs += performance.now() - started;
     written += records.length;
     podCount += pods.length;
@@ -376,9 +376,9 @@ export function writeWorkloadsDb(rows: number, path: string, log: (line: string)
       byStatus[record.status] = (byStatus[record.status] ?? 0) + 1;
       byOrganization[record.organizationId] = (byOrganization[record.organizationId] ?? 0) + 1;
       if (record.submittedAt >= BENCH_NOW - 30 * DAY_MS) lastThirtyDaysRows += 1;
-      if (records.length >= BATCH_SIZE) flush();
+      if (records.length >= BATCH_SIZE) await flush();
     }
-    if (records.length > 0) flush();
+    if (records.length > 0) await flush();
     const started = performance.now();
     migrate(db);
     rollupSeconds = (performance.now() - started) / 1000;
@@ -421,6 +421,6 @@ if (invokedDirectly) {
     console.error(`Cannot generate: "--rows" must be a positive integer, got "${rowsArg ?? ''}"`);
     process.exit(2);
   }
-  const dataset = ensureWorkloadsDb(rows, { force: args.includes('--force'), log: (line) => console.log(line) });
+  const dataset = await ensureWorkloadsDb(rows, { force: args.includes('--force'), log: (line) => console.log(line) });
   console.log(JSON.stringify(dataset.info, null, 2));
 }

@@ -78,8 +78,8 @@ export async function measureEndpoints(settings: EndpointSettings, log: (line: s
   const bench = await startBenchService({ env: { GPUCAP_SCRAPE_INTERVAL_SECONDS: String(RAW_STEP_SECONDS) }, clock: { now: () => now } });
   try {
     const { records, intervals } = workloadRecordsOf(plan, now - 30 * HOUR_SECONDS * 1000);
-    bench.service.store.upsertWorkloads(records);
-    bench.service.store.upsertPodIntervals(intervals);
+    await bench.service.store.upsertWorkloads(records);
+    await bench.service.store.upsertPodIntervals(intervals);
     const attached = bench.telemetry.attach({ clusterId: CLUSTER_ID });
     attached.onEvent('pods', { type: 'SYNC', items: plan.nodes.map(gpuPodOf) }, undefined);
     const load = await loadHistory(bench, plan, now / 1000, log);

@@ -76,7 +76,7 @@ type Figures = { key?: string; workload_count: number; gpu_hours: number; averag
 async function main(): Promise<void> {
   const rowsArg = process.argv[process.argv.indexOf('--rows') + 1];
   const rows = process.argv.includes('--rows') && rowsArg !== undefined ? Number(rowsArg) : 1_000_000;
-  const dataset = ensureWorkloadsDb(rows, { log: (line) => console.log(line) });
+  const dataset = await ensureWorkloadsDb(rows, { log: (line) => console.log(line) });
   const workDir = join(CACHE_DIR, `prototype-${process.pid}`);
   mkdirSync(workDir, { recursive: true });
   const path = join(workDir, 'index.db');

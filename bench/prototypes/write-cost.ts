@@ -33,7 +33,7 @@ function option(name: string, fallback: number): number {
   return args.includes(name) ? Number(args[args.indexOf(name) + 1]) : fallback;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const workloads = option('--workloads', 20_000);
   const batch = option('--batch', 500);
   const prefill = option('--prefill', 100_000);
@@ -52,8 +52,8 @@ function main(): void {
         pods.push(...recordPods);
         filled += 1;
         if (records.length >= 10_000) {
-          store.upsertWorkloads(records);
-          store.upsertPodIntervals(pods);
+          await store.upsertWorkloads(records);
+          await store.upsertPodIntervals(pods);
           records = [];
           pods = [];
         }
@@ -61,28 +61,28 @@ function main(): void {
         lives.push({ final: record, pods: recordPods });
       }
     }
-    store.upsertWorkloads(records);
-    store.upsertPodIntervals(pods);
+    await store.upsertWorkloads(records);
+    await store.upsertPodIntervals(pods);
     const timings = { pending: 0, running: 0, finished: 0, deleted: 0 };
     for (let i = 0; i < lives.length; i += batch) {
       const slice = lives.slice(i, i + batch);
       let started = cpuMs();
-      store.upsertWorkloads(slice.map(({ final }) => ({ ...final, status: 'pending', startedAt: null, completedAt: null, exitCode: null, resourceVersion: '1' })));
-      store.upsertPodIntervals(slice.flatMap(({ pods: p }) => p.slice(0, 1).map((pod) => ({ ...pod, startedAt: null, finishedAt: null }))));
+      await store.upsertWorkloads(slice.map(({ final }) => ({ ...final, status: 'pending', startedAt: null, completedAt: null, exitCode: null, resourceVersion: '1' })));
+      await store.upsertPodIntervals(slice.flatMap(({ pods: p }) => p.slice(0, 1).map((pod) => ({ ...pod, startedAt: null, finishedAt: null }))));
       timings.pending += cpuMs() - started;
       started = cpuMs();
-      store.upsertWorkloads(slice.map(({ final }) => ({ ...final, status: 'running', completedAt: null, exitCode: null, resourceVersion: '2' })));
-      store.upsertPodIntervals(slice.flatMap(({ pods: p }) => p.map((pod) => ({ ...pod, finishedAt: null }))));
+      await store.upsertWorkloads(slice.map(({ final }) => ({ ...final, status: 'running', completedAt: null, exitCode: null, resourceVersion: '2' })));
+      await store.upsertPodIntervals(slice.flatMap(({ pods: p }) => p.map((pod) => ({ ...pod, finishedAt: null }))));
       timings.running += cpuMs() - started;
       started = cpuMs();
-      store.upsertWorkloads(slice.map(({ final }) => ({ ...final, resourceVersion: '3' })));
-      store.upsertPodIntervals(slice.flatMap(({ pods: p }) => p));
+      await store.upsertWorkloads(slice.map(({ final }) => ({ ...final, resourceVersion: '3' })));
+      await store.upsertPodIntervals(slice.flatMap(({ pods: p }) => p));
       timings.finished += cpuMs() - started;
     }
     const deleteStarted = cpuMs();
     let deleted = 0;
     for (; !process.argv.includes('--no-delete') && lives.length > 0;) {
-      const n = store.deleteFinishedBatch(BENCH_NOW + 30 * 86_400_000, batch);
+      const n = await store.deleteFinishedBatch(BENCH_NOW + 30 * 86_400_000, batch);
       deleted += n;
       if (n < batch || deleted >= lives.length) break;
     }
@@ -97,4 +97,4 @@ function main(): void {
   }
 }
 
-main();
+await main();

@@ -17,7 +17,7 @@ export interface ClusterSpec {
 /** A cluster's consumer (its workload indexer); detached after its informers stopped. */
 export interface AttachedCluster {
   onEvent: ClusterEventHandler;
-  detach(): void;
+  detach(): void | Promise<void>;
 }
 
 export interface ClusterManagerOptions {
@@ -73,7 +73,7 @@ export class ClusterManager {
     if (running === undefined) return;
     this.#clusters.delete(id);
     await running.informers.stop();
-    running.attached.detach();
+    await running.attached.detach();
     this.#options.logger.info({ cluster: id }, 'Stopped watching cluster');
   }
 

@@ -13,7 +13,7 @@ const DAY_MS = 86_400_000;
 /** The part of the store retention needs. */
 export interface FinishedWorkloadPurger {
   /** Deletes up to `limit` workloads finished before `cutoffMs`; fewer than `limit` means none is left. */
-  deleteFinishedBatch(cutoffMs: number, limit: number): number;
+  deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number>;
 }
 
 /** pino-compatible subset. */
@@ -118,7 +118,7 @@ export class RetentionJob {
   runOnce(): Promise<number> {
     if (this.#pass !== null) return this.#pass.done;
     const state: Pass = { halted: false, wake: null };
-    // #run deletes its first batch before it returns; a pass only ends after a later turn (async).
+    // #run starts its first batch before it returns; a pass only ends after a later turn (async).
     const done = this.#run(state).finally(() => {
       if (this.#pass?.state === state) this.#pass = null;
     });
@@ -137,7 +137,7 @@ export class RetentionJob {
     let deleted = 0;
     let batches = 0;
     for (;;) {
-      const batch = this.#store.deleteFinishedBatch(cutoff, batchSize);
+      const batch = await this.#store.deleteFinishedBatch(cutoff, batchSize);
       deleted += batch;
       batches += 1;
       if (batch < batchSize) break;

@@ -27,7 +27,7 @@ export interface ClusterIndexersOptions {
 /** The handler the informers of one cluster call, and how to let go of the cluster. */
 export interface AttachedIndexer {
   onEvent(resource: WatchedResource, event: ResourceEvent<unknown>, namespace: string | undefined): void;
-  detach(): void;
+  detach(): Promise<void>;
 }
 
 // About 30-60 ms of SQLite work (rows with their triggers and indexes): short enough for a request
@@ -86,8 +86,8 @@ export class ClusterIndexers {
             return indexer.onPodEvent(event as ResourceEvent<Pod>);
         }
       },
-      detach: () => {
-        this.#flushOne(cluster.clusterId, entry);
+      detach: async () => {
+        await this.#flushOne(cluster.clusterId, entry);
         if (this.#entries.get(cluster.clusterId) === entry) this.#entries.delete(cluster.clusterId);
       },
     };
@@ -103,7 +103,7 @@ export class ClusterIndexers {
       for (;;) {
         let complete: boolean;
         try {
-          complete = entry.indexer.writeStep(budget);
+          complete = await entry.indexer.writeStep(budget);
         } catch (error) {
           this.#failed(clusterId, entry, error);
           break;
@@ -144,9 +144,9 @@ export class ClusterIndexers {
     return [...this.#entries].map(([clusterId, { indexer, progress }]) => ({ clusterId, pending: indexer.pending, progress }));
   }
 
-  #flushOne(clusterId: string, entry: Entry): void {
+  async #flushOne(clusterId: string, entry: Entry): Promise<void> {
     try {
-      entry.indexer.flush();
+      await entry.indexer.flush();
     } catch (error) {
       entry.flushErrors += 1;
       this.#options.logger.error({ err: error, cluster: clusterId, dropped: entry.indexer.pending }, 'Index write failed as the cluster was let go; its queued changes are dropped');

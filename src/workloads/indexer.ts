@@ -56,6 +56,8 @@ export class WorkloadIndexer {
   readonly #batch = new WriteBatch();
   /** The batch being written in steps, if any, and how many snapshots (SYNCs) it holds the result of. */
   #staged: StagedWrite | null = null;
+  /** The write step in progress, if any: the next one waits for it. */
+  #writing: Promise<unknown> = Promise.resolve();
   #stagedSyncs = 0;
   /** Snapshots received, and how many of them are fully written: readiness waits for the latter. */
   #syncsReceived = 0;
@@ -176,16 +178,23 @@ export class WorkloadIndexer {
    * batch never holds the event loop. What the sink changed is counted in stats(), not returned:
    * no caller needs it apart from the running totals there.
    */
-  flush(): void {
-    while (this.pending > 0) this.writeStep(Infinity);
+  async flush(): Promise<void> {
+    while (this.pending > 0) await this.writeStep(Infinity);
   }
 
   /**
    * Writes up to `budget` items of the batch being written, taking the queued batch when none is;
    * returns true once that batch is complete (events since then wait for the next call). A throw
-   * leaves the batch where it was: the next call writes the same items again.
+   * leaves the batch where it was: the next call writes the same items again. Calls run one at a
+   * time, in order: the flush loop and a cluster being let go may both write.
    */
-  writeStep(budget: number): boolean {
+  writeStep(budget: number): Promise<boolean> {
+    const step = this.#writing.then(() => this.#writeStep(budget));
+    this.#writing = step.catch(() => undefined);
+    return step;
+  }
+
+  async #writeStep(budget: number): Promise<boolean> {
     if (this.#staged === null) {
       if (this.#batch.size === 0) {
         this.#syncsWritten = this.#syncsReceived;
@@ -195,7 +204,7 @@ export class WorkloadIndexer {
       this.#stagedSyncs = this.#syncsReceived;
     }
     const staged = this.#staged;
-    staged.step(this.#sink, budget);
+    await staged.step(this.#sink, budget);
     if (!staged.done) return false;
     this.#staged = null;
     this.#syncsWritten = this.#stagedSyncs;

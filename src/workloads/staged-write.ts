@@ -45,20 +45,23 @@ export class StagedWrite {
   /**
    * Writes up to `budget` items, each part in its own transaction. A sink that throws leaves the
    * position where it was, so the next step writes the same items again (every write is idempotent).
+   * The position moves only once the sink has answered; the caller never runs two steps at once.
    */
-  step(sink: WorkloadSink, budget: number): void {
+  async step(sink: WorkloadSink, budget: number): Promise<void> {
     const { rows, intervals, closings } = this.contents;
     let left = budget;
     if (this.#rowsAt < rows.length && left > 0) {
       const chunk = rows.slice(this.#rowsAt, this.#rowsAt + left);
-      this.written.rows += sink.upsertWorkloads(chunk);
+      const written = await sink.upsertWorkloads(chunk);
+      this.written.rows += written;
       this.#rowsAt += chunk.length;
       left -= chunk.length;
     }
     if (this.#rowsAt < rows.length) return;
     if (this.#intervalsAt < intervals.length && left > 0) {
       const chunk = intervals.slice(this.#intervalsAt, this.#intervalsAt + left);
-      this.written.intervals += sink.upsertPodIntervals(chunk);
+      const written = await sink.upsertPodIntervals(chunk);
+      this.written.intervals += written;
       this.#intervalsAt += chunk.length;
       left -= chunk.length;
     }
@@ -66,7 +69,8 @@ export class StagedWrite {
     // A closing is one statement however many workloads it names (a relist may cancel thousands).
     while (this.#closingsAt < closings.length && left > 0) {
       const { workloadIds, at } = closings[this.#closingsAt] as BatchContents['closings'][number];
-      this.written.closed += sink.closeOpenIntervals(workloadIds, at);
+      const closed = await sink.closeOpenIntervals(workloadIds, at);
+      this.written.closed += closed;
       this.#closingsAt += 1;
       left -= 1;
     }

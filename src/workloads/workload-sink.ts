@@ -5,17 +5,17 @@ import type { PodGpuInterval, WorkloadRecord } from '../domain/workload.js';
 /** Where the indexer writes rows and intervals, and reads what it must reconcile after a relist. */
 export interface WorkloadSink {
   /** Upserts rows in one transaction; returns how many changed. */
-  upsertWorkloads(records: readonly WorkloadRecord[]): number;
+  upsertWorkloads(records: readonly WorkloadRecord[]): Promise<number>;
   /**
    * Upserts pod intervals in one transaction; intervals of workloads not in the index are skipped,
    * and an interval of a finished workload that is closed stays closed.
    */
-  upsertPodIntervals(intervals: readonly PodGpuInterval[]): number;
+  upsertPodIntervals(intervals: readonly PodGpuInterval[]): Promise<number>;
   /**
    * Ends every still open pod interval of these workloads at `at`, in one transaction; returns how
    * many it closed. Reaches the intervals of pods this process never saw (stored by an earlier run).
    */
-  closeOpenIntervals(workloadIds: readonly string[], at: number): number;
+  closeOpenIntervals(workloadIds: readonly string[], at: number): Promise<number>;
   /** Pending and running rows of one cluster. */
   listUnfinished(clusterId: string): WorkloadRecord[];
 }

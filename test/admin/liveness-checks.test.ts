@@ -62,7 +62,7 @@ describe('admin/liveness-checks', () => {
       await indexers.flushAll();
       checksClock.advance(30_001);
       expect(check.problem()).to.equal('cluster east: 2 changes waiting, nothing written for 30 s (limit 30 s)');
-      east.detach(); // its last write fails too: dropped, and the cluster is no longer a writer
+      await east.detach(); // its last write fails too: dropped, and the cluster is no longer a writer
       expect(check.problem()).to.equal(null);
     });
   });

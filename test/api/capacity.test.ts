@@ -27,8 +27,8 @@ describe('API capacity with a budget', () => {
     const straddling = aWorkload({ instanceType: 'p5.48xlarge', gpuCount: 8, submittedAt: Date.parse('2026-10-31T21:00:00Z'), startedAt: Date.parse('2026-10-31T22:00:00Z'), completedAt: Date.parse('2026-11-01T02:00:00Z') });
     // 2 GPUs running since Nov 20 10:00: 4 GPU-hours up to now.
     const running = aWorkload({ instanceType: 'g6e.12xlarge', gpuCount: 2, status: 'running', submittedAt: Date.parse('2026-11-20T09:00:00Z'), startedAt: Date.parse('2026-11-20T10:00:00Z'), completedAt: null, exitCode: null });
-    t.service.store.upsertWorkloads([straddling, running]);
-    t.service.store.upsertPodIntervals([aPodInterval(straddling), aPodInterval(running)]);
+    await t.service.store.upsertWorkloads([straddling, running]);
+    await t.service.store.upsertPodIntervals([aPodInterval(straddling), aPodInterval(running)]);
   });
   after(async () => {
     sinon.restore();

@@ -56,8 +56,8 @@ describe('API contract: success shapes', () => {
   let t: TestService;
   before(async () => {
     t = await startTestService();
-    t.service.store.upsertWorkloads([finished, running, pending]);
-    t.service.store.upsertPodIntervals([aPodInterval(finished), aPodInterval(running)]);
+    await t.service.store.upsertWorkloads([finished, running, pending]);
+    await t.service.store.upsertPodIntervals([aPodInterval(finished), aPodInterval(running)]);
   });
   after(() => t.stop());
 

@@ -74,8 +74,8 @@ describe('OpenAPI document', () => {
 
   it('has response schemas that the real responses satisfy', async () => {
     const w = aWorkload({ workloadId: 'd0000000-0000-4000-8000-000000000001' });
-    t.service.store.upsertWorkloads([w]);
-    t.service.store.upsertPodIntervals([aPodInterval(w)]);
+    await t.service.store.upsertWorkloads([w]);
+    await t.service.store.upsertPodIntervals([aPodInterval(w)]);
     const ajv = createAjv('forResponses');
     for (const [name, schema] of Object.entries(doc.components.schemas)) ajv.addSchema(schema as object, `doc#/components/schemas/${name}`);
     const check = async (path: string, docPath: string) => {

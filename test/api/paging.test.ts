@@ -15,7 +15,7 @@ describe('API paging', () => {
     rows = Array.from({ length: 250 }, (_, i) =>
       aWorkload({ workloadId: `b${String(i).padStart(4, '0')}-0000-4000-8000-000000000000`, submittedAt: BASE + Math.floor(i / 2) * 60_000, status: i % 3 === 0 ? 'running' : 'completed' }),
     );
-    t.service.store.upsertWorkloads(rows);
+    await t.service.store.upsertWorkloads(rows);
   });
   after(() => t.stop());
 
@@ -39,10 +39,10 @@ describe('API paging', () => {
 
   it('returns each of 250 rows exactly once, in list order, while new rows are inserted between pages', async () => {
     let added = 0;
-    const seen = await pageThrough('limit=100', () => {
+    const seen = await pageThrough('limit=100', async ()  => {
       added += 1;
       // Newer rows sort before the cursor: they belong to a fresh listing, not to the pages already being read.
-      t.service.store.upsertWorkloads([aWorkload({ workloadId: `c${added}-new`, submittedAt: BASE + 365 * 86_400_000 })]);
+      await t.service.store.upsertWorkloads([aWorkload({ workloadId: `c${added}-new`, submittedAt: BASE + 365 * 86_400_000 })]);
     });
     const expected = [...rows].sort((a, b) => b.submittedAt - a.submittedAt || (a.workloadId < b.workloadId ? 1 : -1)).map((r) => r.workloadId);
     expect(seen).to.deep.equal(expected);

@@ -177,8 +177,8 @@ describe('API roles: what each caller sees on every endpoint', () => {
   before(async () => {
     // Telemetry off: the ranking reads noTelemetry, stubbed below with figures for every workload.
     t = await startTestService({ env: { GPUCAP_TELEMETRY_ENABLED: 'false' } });
-    t.service.store.upsertWorkloads(ALL);
-    t.service.store.upsertPodIntervals(ALL.map((w) => aPodInterval(w)));
+    await t.service.store.upsertWorkloads(ALL);
+    await t.service.store.upsertPodIntervals(ALL.map((w) => aPodInterval(w)));
     // Give the (empty) telemetry and capacity sources data, so the ranking and the budgets have
     // something to filter by role; the sampler's own path is tested in test/telemetry/.
     sandbox.stub(noTelemetry, 'lastHour').resolves(TELEMETRY);

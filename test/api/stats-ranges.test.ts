@@ -119,8 +119,8 @@ describe('API statistics: figures and time ranges', () => {
 
   before(async () => {
     t = await startTestService();
-    t.service.store.upsertWorkloads([...SUMMARY_WORKLOADS, ...MARKERS]);
-    t.service.store.upsertPodIntervals(SUMMARY_PODS);
+    await t.service.store.upsertWorkloads([...SUMMARY_WORKLOADS, ...MARKERS]);
+    await t.service.store.upsertPodIntervals(SUMMARY_PODS);
   });
   after(() => t.stop());
 

@@ -95,7 +95,7 @@ describe('API validation', () => {
   });
 
   it('applies the defaults when parameters are omitted (limit 20)', async () => {
-    t.service.store.upsertWorkloads(Array.from({ length: 25 }, (_, i) => aWorkload({ submittedAt: Date.parse('2026-11-01T00:00:00Z') + i * 1000 })));
+    await t.service.store.upsertWorkloads(Array.from({ length: 25 }, (_, i) => aWorkload({ submittedAt: Date.parse('2026-11-01T00:00:00Z') + i * 1000 })));
     const res = await t.get('/v1/workloads');
     expect(res.body.data.workloads).to.have.length(20);
     expect(res.body.metadata.total_count).to.equal(25);

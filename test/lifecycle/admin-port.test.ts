@@ -23,8 +23,8 @@ describe('admin port', () => {
   before(async () => {
     t = await startTestService();
     const workloads = [aWorkload({ workloadId: WORKLOAD_ID }), aWorkload(), aWorkload({ organizationId: 'globex' })];
-    t.service.store.upsertWorkloads(workloads);
-    t.service.store.upsertPodIntervals(workloads.map((w) => aPodInterval(w)));
+    await t.service.store.upsertWorkloads(workloads);
+    await t.service.store.upsertPodIntervals(workloads.map((w) => aPodInterval(w)));
   });
   after(() => t.stop());
 

@@ -45,7 +45,7 @@ describe('graceful shutdown', () => {
     let t: TestService;
     before(async () => {
       t = await startTestService(); // shutdown_grace_seconds = 2
-      t.service.store.upsertWorkloads([workload]);
+      await t.service.store.upsertWorkloads([workload]);
     });
     after(async () => {
       sinon.restore();
@@ -80,7 +80,7 @@ describe('graceful shutdown', () => {
     let t: TestService;
     before(async () => {
       t = await startTestService({ env: { GPUCAP_SHUTDOWN_DELAY_SECONDS: '1' } });
-      t.service.store.upsertWorkloads([workload]);
+      await t.service.store.upsertWorkloads([workload]);
     });
     after(() => t.stop());
 
@@ -104,7 +104,7 @@ describe('graceful shutdown', () => {
     let t: TestService;
     before(async () => {
       t = await startTestService(); // shutdown_grace_seconds = 2
-      t.service.store.upsertWorkloads([workload]);
+      await t.service.store.upsertWorkloads([workload]);
     });
     after(async () => {
       sinon.restore();

@@ -34,7 +34,7 @@ describe('logs', () => {
     // trace: the most the service can write, debug lines about rejected credentials included.
     const logger = createLogger({ level: 'trace', version: 'test' }, { write: (line: string) => void written.push(line) });
     t = await startTestService({ logger });
-    t.service.store.upsertWorkloads([aWorkload({ workloadId: 'lo000000-0000-4000-8000-000000000001' })]);
+    await t.service.store.upsertWorkloads([aWorkload({ workloadId: 'lo000000-0000-4000-8000-000000000001' })]);
   });
   after(async () => {
     sinon.restore();

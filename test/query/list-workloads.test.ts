@@ -5,9 +5,9 @@ import { openTempStore, type TempStore } from '../store/temp-store.js';
 
 describe('query/list-workloads cursor', () => {
   let t: TempStore;
-  beforeEach(() => {
+  beforeEach(async ()  => {
     t = openTempStore();
-    t.store.upsertWorkloads(Array.from({ length: 6 }, (_, i) => aWorkload({ initiativeId: i % 2 ? 'llm' : 'vision', submittedAt: Date.parse('2026-11-01T00:00:00Z') + i })));
+    await t.store.upsertWorkloads(Array.from({ length: 6 }, (_, i) => aWorkload({ initiativeId: i % 2 ? 'llm' : 'vision', submittedAt: Date.parse('2026-11-01T00:00:00Z') + i })));
   });
   afterEach(() => t.close());
 

@@ -12,9 +12,9 @@ function telemetryOf(values: Record<string, number>): TelemetryReader {
 
 describe('query/ranking by a GPU metric', () => {
   let t: TempStore;
-  beforeEach(() => {
+  beforeEach(async ()  => {
     t = openTempStore();
-    t.store.upsertWorkloads(['w-a', 'w-b', 'w-c', 'w-d'].map((workloadId) => aWorkload({ workloadId })));
+    await t.store.upsertWorkloads(['w-a', 'w-b', 'w-c', 'w-d'].map((workloadId) => aWorkload({ workloadId })));
   });
   afterEach(() => t.close());
 

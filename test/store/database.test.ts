@@ -1,3 +1,4 @@
+import { rejectionOf } from '../support/rejection.js';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -63,10 +64,10 @@ describe('store/database', () => {
     }
   });
 
-  it('re-opens an up-to-date file without changing it', () => {
+  it('re-opens an up-to-date file without changing it', async () => {
     const path = join(dir, 'index.db');
     const first = openDatabase(path);
-    new SqliteWorkloadStore(first).upsertWorkloads([aWorkload(), aWorkload()]);
+    await new SqliteWorkloadStore(first).upsertWorkloads([aWorkload(), aWorkload()]);
     first.close();
 
     const second = openDatabase(path);
@@ -99,13 +100,13 @@ describe('store/database', () => {
     expect(error.message).to.include(path);
   });
 
-  it('opens a current file read-only and refuses writes through it', () => {
+  it('opens a current file read-only and refuses writes through it', async () => {
     const path = join(dir, 'index.db');
     openDatabase(path).close();
     const db = openDatabase(path, { readonly: true });
     try {
       expect(schemaVersion(db)).to.equal(LATEST_VERSION);
-      expect(() => new SqliteWorkloadStore(db).upsertWorkloads([aWorkload()])).to.throw(/readonly/i);
+      expect((await rejectionOf(new SqliteWorkloadStore(db).upsertWorkloads([aWorkload()]))).message).to.match(/readonly/i);
     } finally {
       db.close();
     }

@@ -38,7 +38,7 @@ describe('store/workload-reads list', () => {
       aWorkload({ workloadId: 'z', submittedAt: sameTime - 1 }),
       aWorkload({ workloadId: 'y', submittedAt: sameTime + 1 }),
     ];
-    t.store.upsertWorkloads(records);
+    await t.store.upsertWorkloads(records);
     expect(await all(inOrg())).to.deep.equal(['y', 'c', 'b', 'a', 'z']);
   });
 
@@ -46,14 +46,14 @@ describe('store/workload-reads list', () => {
     const base = at('2026-11-10T00:00:00Z');
     let llm: WorkloadRecord, vision: WorkloadRecord, running: WorkloadRecord, bob: WorkloadRecord, unmanaged: WorkloadRecord, otherOrg: WorkloadRecord;
 
-    beforeEach(() => {
+    beforeEach(async ()  => {
       llm = aWorkload({ initiativeId: 'llm', submittedAt: base });
       vision = aWorkload({ initiativeId: 'vision', submittedAt: base + 1000 });
       running = aWorkload({ status: 'running', completedAt: null, exitCode: null, submittedAt: base + 2000 });
       bob = aWorkload({ submittedBy: 'bob', submittedAt: base + 3000 });
       unmanaged = aWorkload({ isManaged: false, submittedAt: base + 4000 });
       otherOrg = aWorkload({ organizationId: 'globex', submittedAt: base + 5000 });
-      t.store.upsertWorkloads([llm, vision, running, bob, unmanaged, otherOrg]);
+      await t.store.upsertWorkloads([llm, vision, running, bob, unmanaged, otherOrg]);
     });
 
     it('keeps to the scope\'s organization', async () => {
@@ -113,7 +113,7 @@ describe('store/workload-reads list', () => {
     const scoped = Array.from({ length: 90 }, (_, i) =>
       aWorkload({ initiativeId: teams[i % 3] ?? 'llm', submittedAt: at('2026-11-01T00:00:00Z') + Math.floor(i / 4) * 60_000, status: i % 5 === 0 ? 'running' : 'completed' }),
     );
-    t.store.upsertWorkloads([...scoped, aWorkload({ initiativeId: 'audio', submittedAt: at('2026-11-01T00:00:30Z') })]);
+    await t.store.upsertWorkloads([...scoped, aWorkload({ initiativeId: 'audio', submittedAt: at('2026-11-01T00:00:30Z') })]);
     const scope = { organizationId: ORG, initiatives: ['llm', 'vision', 'speech', 'llm'] };
     for (const [filter, expected] of [
       [{ scope }, scoped],
@@ -136,10 +136,10 @@ describe('store/workload-reads list', () => {
     const start = at('2026-11-01T00:00:00Z');
     let records: WorkloadRecord[];
 
-    beforeEach(() => {
+    beforeEach(async ()  => {
       // Pairs share a submitted_at so that the cursor must break ties on workload_id.
       records = Array.from({ length: 250 }, (_, i) => aWorkload({ submittedAt: start + Math.floor(i / 2) * 60_000 }));
-      t.store.upsertWorkloads(records);
+      await t.store.upsertWorkloads(records);
     });
 
     it('returns each row exactly once over pages of 100, with totalCount and hasMore', async () => {
@@ -164,7 +164,7 @@ describe('store/workload-reads list', () => {
     it('does not show rows submitted after paging began (they sort before the cursor)', async () => {
       const first = await t.store.list(inOrg(), { limit: 100, after: null });
       const newer = Array.from({ length: 30 }, (_, i) => aWorkload({ submittedAt: start + 10 * 86_400_000 + i }));
-      t.store.upsertWorkloads(newer);
+      await t.store.upsertWorkloads(newer);
 
       const second = await t.store.list(inOrg(), { limit: 100, after: cursorAfter(first) });
       const third = await t.store.list(inOrg(), { limit: 100, after: cursorAfter(second) });
@@ -235,22 +235,22 @@ describe('store/workload-reads list', () => {
           expect(page.totalCount, `${stage}: ${JSON.stringify(filter)}`).to.equal(counted(filter));
         }
       };
-      t.store.upsertWorkloads(records);
+      await t.store.upsertWorkloads(records);
       await check('after insert');
 
-      t.store.upsertWorkloads(records.filter((_, i) => i % 3 === 0).map((r, i) => ({
+      await t.store.upsertWorkloads(records.filter((_, i) => i % 3 === 0).map((r, i) => ({
         ...r, resourceVersion: '2', status: statuses[(i + 2) % 5], initiativeId: 'audio', submittedBy: 'carol', isManaged: !r.isManaged,
         organizationId: i % 5 === 0 ? 'globex' : r.organizationId,
       })));
-      t.store.upsertWorkloads(records.filter((_, i) => i % 3 === 1).map((r) => ({ ...r, resourceVersion: '3', name: 'renamed' })));
+      await t.store.upsertWorkloads(records.filter((_, i) => i % 3 === 1).map((r) => ({ ...r, resourceVersion: '3', name: 'renamed' })));
       await check('after update');
 
-      expect(t.store.deleteFinishedBatch(at('2026-11-03T00:00:00Z'), 1000)).to.be.greaterThan(0);
+      expect(await t.store.deleteFinishedBatch(at('2026-11-03T00:00:00Z'), 1000)).to.be.greaterThan(0);
       await check('after retention');
     });
 
     it('counts with dates from the table itself', async () => {
-      t.store.upsertWorkloads([aWorkload({ submittedAt: at('2026-11-01T00:00:00Z') }), aWorkload({ submittedAt: at('2026-11-05T00:00:00Z') })]);
+      await t.store.upsertWorkloads([aWorkload({ submittedAt: at('2026-11-01T00:00:00Z') }), aWorkload({ submittedAt: at('2026-11-05T00:00:00Z') })]);
       const page = await t.store.list(inOrg({ submittedBefore: at('2026-11-02T00:00:00Z') }), { limit: 5, after: null });
       expect(page.totalCount).to.equal(1);
     });
@@ -301,15 +301,15 @@ describe('store/workload-reads list', () => {
       const a = aWorkload({ name: 'a', initiativeId: 'llm' });
       const b = aWorkload({ name: 'b', initiativeId: 'vision' });
       const c = aWorkload({ name: 'c', organizationId: 'globex' });
-      t.store.upsertWorkloads([a, b, c, aWorkload()]);
+      await t.store.upsertWorkloads([a, b, c, aWorkload()]);
       const described = await t.store.describe([a.workloadId, b.workloadId, c.workloadId, 'unknown'], { scope: { organizationId: ORG, initiatives: ['llm'] } });
       expect([...described]).to.deep.equal([[a.workloadId, { name: 'a', initiativeId: 'llm' }]]);
       const admin = await t.store.describe([a.workloadId, b.workloadId], { scope: ADMIN });
       expect([...admin.keys()]).to.have.members([a.workloadId, b.workloadId]);
     });
 
-    it('looks each id up by its primary key, never walking the organization (a team scope included)', () => {
-      t.store.upsertWorkloads(Array.from({ length: 50 }, (_, i) => aWorkload({ name: `w${i}` })));
+    it('looks each id up by its primary key, never walking the organization (a team scope included)', async ()  => {
+      await t.store.upsertWorkloads(Array.from({ length: 50 }, (_, i) => aWorkload({ name: `w${i}` })));
       t.db.exec('ANALYZE');
       for (const filter of [inOrg(), { scope: { organizationId: ORG, initiatives: ['llm', 'vision'] } }, inOrg({ status: 'running' })]) {
         const query = describeQuery(filter);

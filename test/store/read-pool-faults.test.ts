@@ -31,9 +31,9 @@ describe('read pool faults', function () {
   this.timeout(60_000);
   let t: TempStore;
 
-  beforeEach(() => {
+  beforeEach(async ()  => {
     t = openTempStore();
-    t.store.upsertWorkloads([aWorkload({ workloadId: 'w-1' }), aWorkload({ workloadId: 'w-2' })]);
+    await t.store.upsertWorkloads([aWorkload({ workloadId: 'w-1' }), aWorkload({ workloadId: 'w-2' })]);
   });
   afterEach(() => t.close());
 

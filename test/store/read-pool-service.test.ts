@@ -22,8 +22,8 @@ describe('service with read workers', function () {
     expect(t.service.index).to.be.instanceOf(ReadPool);
     for (let i = 0; i < 5; i++) {
       const workload = aWorkload({ workloadId: `aaaaaaaa-0000-4000-8000-00000000000${i}`, submittedAt: Date.parse('2026-11-19T00:00:00Z') + i });
-      t.service.store.upsertWorkloads([workload]);
-      t.service.store.upsertPodIntervals([aPodInterval(workload)]);
+      await t.service.store.upsertWorkloads([workload]);
+      await t.service.store.upsertPodIntervals([aPodInterval(workload)]);
       const list = await t.get('/v1/workloads?limit=1');
       expect(list.status).to.equal(200);
       expect(list.body.data.workloads[0].workload_id).to.equal(workload.workloadId);
@@ -37,8 +37,8 @@ describe('service with read workers', function () {
     const id = 'bbbbbbbb-0000-4000-8000-000000000001';
     const started = t.clock.now() - 3_600_000;
     const running = aWorkload({ workloadId: id, status: 'running', gpuCount: 2, submittedAt: started, startedAt: started, completedAt: null, exitCode: null });
-    t.service.store.upsertWorkloads([running]);
-    t.service.store.upsertPodIntervals([aPodInterval(running)]);
+    await t.service.store.upsertWorkloads([running]);
+    await t.service.store.upsertPodIntervals([aPodInterval(running)]);
     expect((await t.get(`/v1/workloads/${id}`)).body.data).to.include({ duration_seconds: 3600, gpu_hours_used: 2 });
     t.clock.advance(3_600_000);
     expect((await t.get(`/v1/workloads/${id}`)).body.data).to.include({ duration_seconds: 7200, gpu_hours_used: 4 });

@@ -15,7 +15,7 @@ const TEAM = { organizationId: 'acme', initiatives: ['llm', 'vision'] };
 const STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 
 /** A mixed index: two organizations, three teams, every status, open and closed pods. */
-function seed(t: TempStore, count: number): WorkloadRecord[] {
+async function seed(t: TempStore, count: number): Promise<WorkloadRecord[]> {
   const workloads = Array.from({ length: count }, (_, i) => {
     const status = STATUSES[i % STATUSES.length] ?? 'completed';
     const submittedAt = at('2026-10-01T00:00:00Z') + i * 7 * 60_000;
@@ -35,8 +35,8 @@ function seed(t: TempStore, count: number): WorkloadRecord[] {
       exitCode: status === 'failed' ? 1 : status === 'completed' ? 0 : null,
     });
   });
-  t.store.upsertWorkloads(workloads);
-  t.store.upsertPodIntervals(workloads.filter((w) => w.startedAt !== null).map((w) => aPodInterval(w)));
+  await t.store.upsertWorkloads(workloads);
+  await t.store.upsertPodIntervals(workloads.filter((w) => w.startedAt !== null).map((w) => aPodInterval(w)));
   return workloads;
 }
 
@@ -70,7 +70,7 @@ describe('read pool', function () {
 
     before(async () => {
       t = openTempStore();
-      workloads = seed(t, 300);
+      workloads = await seed(t, 300);
       pool = await ReadPool.open({ dbPath: t.path, size: 2 });
     });
     after(async () => {
@@ -132,8 +132,8 @@ describe('read pool', function () {
     it('every write committed on the main thread is seen by the next read through the pool', async () => {
       for (let i = 0; i < 20; i++) {
         const workload = aWorkload({ workloadId: `fresh-${i}`, status: 'running', submittedAt: NOW + i, completedAt: null, exitCode: null });
-        t.store.upsertWorkloads([workload]);
-        t.store.upsertPodIntervals([aPodInterval(workload)]);
+        await t.store.upsertWorkloads([workload]);
+        await t.store.upsertPodIntervals([aPodInterval(workload)]);
         const [page, view] = await Promise.all([pool.list(inOrg(), { limit: 1, after: null }), pool.get(workload.workloadId, NOW + HOUR_MS)]);
         expect(page.items[0]?.workloadId).to.equal(workload.workloadId);
         expect(view?.gpuHoursUsed).to.be.greaterThan(0);
@@ -163,7 +163,7 @@ describe('read pool', function () {
   describe('back-pressure', () => {
     it('refuses calls past maxQueue with an IndexBusyError saying when to retry, and answers the rest', async () => {
       const t = openTempStore();
-      seed(t, 50);
+      await seed(t, 50);
       const pool = await ReadPool.open({ dbPath: t.path, size: 1, maxQueue: 2 });
       try {
         const calls = Array.from({ length: 5 }, () => pool.stats(inOrg(), 'submitted_by', NOW).then(
@@ -190,7 +190,7 @@ describe('read pool', function () {
   describe('heavy reads', () => {
     it('never hold every worker: a list page overtakes waiting statistics', async () => {
       const t = openTempStore();
-      seed(t, 50);
+      await seed(t, 50);
       const pool = await ReadPool.open({ dbPath: t.path, size: 2 });
       try {
         const heavy = [pool.stats(inOrg(), null, NOW), pool.rankByGpuHours(inOrg(), { order: 'desc', limit: 5, now: NOW }), pool.usage(inOrg(), { from: null, to: NOW })];
@@ -213,7 +213,7 @@ describe('read pool', function () {
 
     before(async () => {
       t = openTempStore();
-      seed(t, 4000);
+      await seed(t, 4000);
       pool = await ReadPool.open({ dbPath: t.path, size: 1, maxQueue: 4096 });
     });
     after(async () => {
@@ -236,7 +236,7 @@ describe('read pool', function () {
         // A write while the worker is busy: it commits at once, without waiting for the reads.
         await new Promise((resolve) => setTimeout(resolve, 5));
         const busy = pool.status().busy;
-        t.store.upsertWorkloads([aWorkload({ workloadId: `written-during-${tag}`, submittedAt: NOW + count })]);
+        await t.store.upsertWorkloads([aWorkload({ workloadId: `written-during-${tag}`, submittedAt: NOW + count })]);
         const queuedAfterWrite = pool.status().queued;
         const results = await reads;
         return { readsMs: performance.now() - started, maxGapMs, busy, queuedAfterWrite, answered: results.length };

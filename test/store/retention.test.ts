@@ -37,9 +37,9 @@ function fakeLogger() {
 
 /** A purger whose calls return `batches` in turn, then 0. */
 function purgerOf(batches: number[]) {
-  const stub = sinon.stub<[number, number], number>();
-  batches.forEach((n, i) => stub.onCall(i).returns(n));
-  stub.returns(0);
+  const stub = sinon.stub<[number, number], Promise<number>>();
+  batches.forEach((n, i) => stub.onCall(i).resolves(n));
+  stub.resolves(0);
   return { deleteFinishedBatch: stub };
 }
 
@@ -66,6 +66,7 @@ describe('store/retention', () => {
 
     const pass = job.runOnce();
     expect(store.deleteFinishedBatch.callCount).to.equal(1);
+    await settle();
     expect(timers.delays()).to.deep.equal([15]);
     expect(job.runOnce(), 'a second call while the pass runs').to.equal(pass);
 
@@ -100,8 +101,8 @@ describe('store/retention', () => {
 
   it('logs a failed run and retries it at the next interval', async () => {
     const store = purgerOf([]);
-    store.deleteFinishedBatch.onFirstCall().throws(new Error('database is locked'));
-    store.deleteFinishedBatch.onSecondCall().returns(2);
+    store.deleteFinishedBatch.onFirstCall().rejects(new Error('database is locked'));
+    store.deleteFinishedBatch.onSecondCall().resolves(2);
     const logger = fakeLogger();
     const timers = manualTimers();
     const job = new RetentionJob(store, base({ intervalMs: 1000, logger, setTimer: timers.setTimer }));
@@ -162,8 +163,8 @@ describe('store/retention', () => {
       try {
         const expired = aWorkload({ completedAt: NOW - 31 * DAY_MS });
         const kept = aWorkload({ completedAt: NOW - 29 * DAY_MS });
-        t.store.upsertWorkloads([expired, kept]);
-        t.store.upsertPodIntervals([aPodInterval(expired), aPodInterval(kept)]);
+        await t.store.upsertWorkloads([expired, kept]);
+        await t.store.upsertPodIntervals([aPodInterval(expired), aPodInterval(kept)]);
         const job = new RetentionJob(t.store, base({ retentionDays: 30 }));
 
         expect(await job.runOnce()).to.equal(1);
@@ -177,7 +178,7 @@ describe('store/retention', () => {
     it('lets other work run between its batches: reads on the event loop see the pass half done', async () => {
       const t = openTempStore();
       try {
-        t.store.upsertWorkloads(Array.from({ length: 11 }, () => aWorkload({ completedAt: NOW - 31 * DAY_MS })));
+        await t.store.upsertWorkloads(Array.from({ length: 11 }, () => aWorkload({ completedAt: NOW - 31 * DAY_MS })));
         // The default timer, as in the service: whatever the event loop has queued runs in the pauses.
         const job = new RetentionJob(t.store, base({ retentionDays: 30, batchSize: 3, batchPauseMs: 1 }));
         const seen: number[] = [];

@@ -110,7 +110,7 @@ function life(random: () => number, n: number): Step[] {
 }
 
 /** Applies the steps in batches of about `batch` steps, workloads of a batch before its pods (like a flush). */
-export function write(store: SqliteWorkloadStore, steps: readonly Step[], batch = 25): void {
+export async function write(store: SqliteWorkloadStore, steps: readonly Step[], batch = 25): Promise<void> {
   for (let i = 0; i < steps.length; i += batch) {
     const slice = steps.slice(i, i + batch);
     // Later steps of the same workload within a batch win, as in the indexer's coalescing buffer.
@@ -120,7 +120,7 @@ export function write(store: SqliteWorkloadStore, steps: readonly Step[], batch 
       if ('workloads' in step) for (const w of step.workloads) workloads.set(w.workloadId, w);
       else for (const p of step.pods) pods.set(p.podUid, p);
     }
-    store.upsertWorkloads([...workloads.values()]);
-    store.upsertPodIntervals([...pods.values()]);
+    await store.upsertWorkloads([...workloads.values()]);
+    await store.upsertPodIntervals([...pods.values()]);
   }
 }

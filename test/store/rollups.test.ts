@@ -116,24 +116,24 @@ describe('store/rollups (schema v3)', function () {
   it('gives the figures of the rows, to the last bit, through a whole history of writes', async () => {
     const s = open('index.db');
     const steps = history(1, 400);
-    write(s.store, steps.slice(0, Math.floor(steps.length / 2)));
+    await write(s.store, steps.slice(0, Math.floor(steps.length / 2)));
     expectRollupsMatchRows(s, 11, 50);
     await expectCountsMatchRows(s, 21, 50);
-    write(s.store, steps.slice(Math.floor(steps.length / 2)));
+    await write(s.store, steps.slice(Math.floor(steps.length / 2)));
     expectRollupsMatchRows(s, 12, 100);
     await expectCountsMatchRows(s, 22, 50);
   });
 
   it('stays exact through retention deletes, down to no workload at all', async () => {
     const s = open('index.db');
-    write(s.store, history(2, 300));
+    await write(s.store, history(2, 300));
     const finished = s.db.prepare('SELECT COUNT(*) FROM workloads WHERE completed_at IS NOT NULL').pluck().get() as number;
     // Half of the finished ones first, by completion time, as retention deletes them.
     const median = s.db.prepare('SELECT completed_at FROM workloads WHERE completed_at IS NOT NULL ORDER BY completed_at LIMIT 1 OFFSET ?').pluck().get(Math.floor(finished / 2)) as number;
-    while (s.store.deleteFinishedBatch(median, 7) === 7);
+    while ((await s.store.deleteFinishedBatch(median, 7)) === 7);
     expectRollupsMatchRows(s, 13, 40);
     await expectCountsMatchRows(s, 23, 30);
-    while (s.store.deleteFinishedBatch(T0 + 30 * DAY_MS, 50) === 50);
+    while ((await s.store.deleteFinishedBatch(T0 + 30 * DAY_MS, 50)) === 50);
     expectRollupsMatchRows(s, 14, 40);
     s.db.prepare('DELETE FROM workloads').run();
     rollupContents(s.db);
@@ -146,11 +146,11 @@ describe('store/rollups (schema v3)', function () {
     expect((await s.store.usage({ scope: { organizationId: 'acme', initiatives: null } }, { from: null, to: T0 })).total).to.equal(0);
   });
 
-  it('holds what a backfill of the same rows holds, and a v2 file migrates to it', () => {
+  it('holds what a backfill of the same rows holds, and a v2 file migrates to it', async () => {
     const steps = history(3, 300);
     const live = open('live.db');
-    write(live.store, steps);
-    while (live.store.deleteFinishedBatch(T0 - 6 * DAY_MS, 10) === 10);
+    await write(live.store, steps);
+    while ((await live.store.deleteFinishedBatch(T0 - 6 * DAY_MS, 10)) === 10);
 
     // The same writes into a file of schema v2, as the release before the rollups left it.
     const path = join(folder.dir, 'v2.db');
@@ -158,8 +158,8 @@ describe('store/rollups (schema v3)', function () {
     old.pragma('foreign_keys = ON');
     migrate(old, MIGRATIONS.filter((m) => m.version <= 2));
     const oldStore = new SqliteWorkloadStore(old, { clock: { now: () => T0 } });
-    write(oldStore, steps);
-    while (oldStore.deleteFinishedBatch(T0 - 6 * DAY_MS, 10) === 10);
+    await write(oldStore, steps);
+    while ((await oldStore.deleteFinishedBatch(T0 - 6 * DAY_MS, 10)) === 10);
     expect(schemaVersion(old)).to.equal(2);
     old.close();
 
@@ -173,8 +173,8 @@ describe('store/rollups (schema v3)', function () {
     const s = open('index.db');
     const start = T0 - 3 * HOUR_MS + 123;
     const running = aWorkload({ submittedAt: start - 1000, startedAt: start, completedAt: null, status: 'running', exitCode: null, gpuCount: 8 });
-    s.store.upsertWorkloads([running]);
-    s.store.upsertPodIntervals([aPodInterval(running), aPodInterval(running, { podUid: 'late', gpus: 2, startedAt: T0 + HOUR_MS, finishedAt: null })]);
+    await s.store.upsertWorkloads([running]);
+    await s.store.upsertPodIntervals([aPodInterval(running), aPodInterval(running, { podUid: 'late', gpus: 2, startedAt: T0 + HOUR_MS, finishedAt: null })]);
     const filter: WorkloadFilter = { scope: { organizationId: 'acme', initiatives: null }, submittedFrom: T0 - 30 * DAY_MS };
     for (const hours of [-4, -3, -1, 0, 0.5, 1, 2, 24]) {
       const now = T0 + hours * HOUR_MS;
@@ -195,7 +195,7 @@ describe('store/rollups (schema v3)', function () {
     const midnight = T0 - 2 * DAY_MS;
     const onTheDot = aWorkload({ submittedAt: midnight, submittedBy: 'on-the-dot' });
     const justBefore = aWorkload({ submittedAt: midnight - 1, submittedBy: 'just-before' });
-    s.store.upsertWorkloads([onTheDot, justBefore]);
+    await s.store.upsertWorkloads([onTheDot, justBefore]);
     const scope: Scope = { organizationId: 'acme', initiatives: null };
     const keys = async (from: number | undefined, before: number | undefined) =>
       (await s.store.stats({ scope, submittedFrom: from, submittedBefore: before }, 'submitted_by', T0)).groups.map((g) => g.key).sort();
@@ -212,13 +212,13 @@ describe('store/rollups (schema v3)', function () {
   it('follows the GPU aggregates when pods change after a workload finished', async () => {
     const s = open('index.db');
     const done = aWorkload({ submittedAt: T0 - DAY_MS, startedAt: T0 - DAY_MS + HOUR_MS, completedAt: T0 - DAY_MS + 3 * HOUR_MS, gpuCount: 4 });
-    s.store.upsertWorkloads([done]);
-    s.store.upsertPodIntervals([aPodInterval(done, { finishedAt: null })]);
+    await s.store.upsertWorkloads([done]);
+    await s.store.upsertPodIntervals([aPodInterval(done, { finishedAt: null })]);
     const summary = async () => (await s.store.stats({ scope: { organizationId: 'acme', initiatives: null }, submittedFrom: T0 - 7 * DAY_MS, submittedBefore: T0 }, null, T0)).summary;
     expect((await summary()).gpuHours).to.equal(8); // the open pod counts up to the completion
-    s.store.closeOpenIntervals([done.workloadId], T0 - DAY_MS + 2 * HOUR_MS);
+    await s.store.closeOpenIntervals([done.workloadId], T0 - DAY_MS + 2 * HOUR_MS);
     expect((await summary()).gpuHours).to.equal(4);
-    s.store.upsertPodIntervals([aPodInterval(done, { podUid: 'retry', gpus: 1, startedAt: T0 - DAY_MS + 2 * HOUR_MS, finishedAt: T0 - DAY_MS + 3 * HOUR_MS })]);
+    await s.store.upsertPodIntervals([aPodInterval(done, { podUid: 'retry', gpus: 1, startedAt: T0 - DAY_MS + 2 * HOUR_MS, finishedAt: T0 - DAY_MS + 3 * HOUR_MS })]);
     expect((await summary()).gpuHours).to.equal(5);
     const ranking = await s.store.rankByGpuHours({ scope: { organizationId: 'acme', initiatives: null } }, { order: 'desc', limit: 1, now: T0 });
     expect(ranking).to.deep.include({ totalCount: 1, average: 5 });

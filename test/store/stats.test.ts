@@ -29,14 +29,14 @@ describe('store/stats-queries', () => {
   });
   afterEach(() => t.close());
 
-  function load(records: WorkloadRecord[]): void {
-    t.store.upsertWorkloads(records);
-    t.store.upsertPodIntervals(records.filter((r) => r.startedAt !== null).map((r) => aPodInterval(r)));
+  async function load(records: WorkloadRecord[]): Promise<void> {
+    await t.store.upsertWorkloads(records);
+    await t.store.upsertPodIntervals(records.filter((r) => r.startedAt !== null).map((r) => aPodInterval(r)));
   }
 
   describe('stats', () => {
     it('sums workloads, GPU-hours, average duration and success rate', async () => {
-      load([
+      await load([
         ran(1, { gpuCount: 2, status: 'completed' }), // 2 GPU-h, 3600 s
         ran(2, { gpuCount: 1, status: 'failed', exitCode: 1 }), // 2 GPU-h, 7200 s
         ran(3, { gpuCount: 4, status: 'completed' }), // 12 GPU-h, 10800 s
@@ -52,16 +52,16 @@ describe('store/stats-queries', () => {
     });
 
     it('counts running workloads up to now', async () => {
-      load([ran(0, { gpuCount: 8, status: 'running' })]); // started 4 h before NOW
+      await load([ran(0, { gpuCount: 8, status: 'running' })]); // started 4 h before NOW
       const { summary } = await t.store.stats(inOrg(), null, NOW);
       expect(summary.gpuHours).to.be.closeTo(32, 1e-9);
       expect(summary.averageDurationSeconds).to.equal(4 * 3600);
     });
 
     it('gives success rate 0 when nothing completed or failed, and 1 when all completed', async () => {
-      load([ran(1, { status: 'cancelled' }), ran(0, { status: 'running' })]);
+      await load([ran(1, { status: 'cancelled' }), ran(0, { status: 'running' })]);
       expect((await t.store.stats(inOrg(), null, NOW)).summary.successRate).to.equal(0);
-      load([ran(1, { status: 'completed' })]);
+      await load([ran(1, { status: 'completed' })]);
       expect((await t.store.stats(inOrg(), null, NOW)).summary.successRate).to.equal(1);
     });
 
@@ -73,12 +73,12 @@ describe('store/stats-queries', () => {
     });
 
     it('gives average duration 0 when no workload started', async () => {
-      load([ran(0, { status: 'pending', startedAt: null, completedAt: null, exitCode: null })]);
+      await load([ran(0, { status: 'pending', startedAt: null, completedAt: null, exitCode: null })]);
       expect((await t.store.stats(inOrg(), null, NOW)).summary.averageDurationSeconds).to.equal(0);
     });
 
     it('groups by submitted_by, initiative_id and instance_type, by GPU-hours descending then key', async () => {
-      load([
+      await load([
         ran(1, { submittedBy: 'alice', initiativeId: 'llm', instanceType: 'p5' }),
         ran(3, { submittedBy: 'bob', initiativeId: 'llm', instanceType: 'a3', status: 'failed', exitCode: 2 }),
         ran(2, { submittedBy: 'carol', initiativeId: 'vision', instanceType: 'p5' }),
@@ -95,7 +95,7 @@ describe('store/stats-queries', () => {
     });
 
     it('gives the same summary whether or not the groups are asked', async () => {
-      load([
+      await load([
         ran(1, { submittedBy: 'alice', gpuCount: 3 }),
         ran(2, { submittedBy: 'bob', status: 'failed', exitCode: 1 }),
         ran(0, { submittedBy: 'bob', status: 'running' }),
@@ -112,7 +112,7 @@ describe('store/stats-queries', () => {
     });
 
     it('keeps to the filter: submitted range, initiative and scope', async () => {
-      load([
+      await load([
         ran(1, { initiativeId: 'llm', submittedAt: at('2026-11-01T00:00:00Z') }),
         ran(2, { initiativeId: 'vision', submittedAt: at('2026-11-05T00:00:00Z') }),
         ran(4, { initiativeId: 'llm', submittedAt: at('2026-11-09T00:00:00Z') }),
@@ -131,13 +131,13 @@ describe('store/stats-queries', () => {
   describe('rankByGpuHours', () => {
     let small: WorkloadRecord, large: WorkloadRecord, tieA: WorkloadRecord, tieB: WorkloadRecord, live: WorkloadRecord;
 
-    beforeEach(() => {
+    beforeEach(async () => {
       small = ran(1, { workloadId: 'w-small', name: 'small' });
       large = ran(10, { workloadId: 'w-large', name: 'large', initiativeId: 'vision' });
       tieB = ran(3, { workloadId: 'w-tie-b' });
       tieA = ran(3, { workloadId: 'w-tie-a' });
       live = ran(0, { workloadId: 'w-live', status: 'running', gpuCount: 2 }); // 8 GPU-h at NOW
-      load([small, large, tieB, tieA, live]);
+      await load([small, large, tieB, tieA, live]);
     });
 
     it('ranks by GPU-hours descending with ties on workload_id, and reports count and average', async () => {
@@ -201,8 +201,8 @@ describe('store/stats-queries', () => {
       expect(plan).not.to.include('stats_daily');
     });
 
-    it('ranks from the finished rows\' GPU-hours index and the unfinished rows\' index, and reads only the winners from the table', () => {
-      t.store.upsertWorkloads([ran(1), ran(0, { status: 'running' })]);
+    it('ranks from the finished rows\' GPU-hours index and the unfinished rows\' index, and reads only the winners from the table', async ()  => {
+      await t.store.upsertWorkloads([ran(1), ran(0, { status: 'running' })]);
       const [pairs, finished, unfinished, overall, winners] = plansOf((statements) => rankByGpuHours(statements, inOrg(), { order: 'desc', limit: 10, now: NOW }));
       expect(pairs).to.include('SEARCH t USING PRIMARY KEY (organization_id=?)');
       expect(finished).to.include('USING INDEX workloads_finished_gpu_hours (organization_id=? AND initiative_id=? AND status=?)');

@@ -19,7 +19,7 @@ describe('store/usage-queries', () => {
   afterEach(() => t.close());
 
   /** A workload with one pod of `gpus` GPUs from `start` to `end` (null: still running). */
-  function podRun(start: number, end: number | null, overrides: Partial<WorkloadRecord> = {}): WorkloadRecord {
+  async function podRun(start: number, end: number | null, overrides: Partial<WorkloadRecord> = {}): Promise<WorkloadRecord> {
     const record = aWorkload({
       gpuCount: 1,
       submittedAt: start - 60_000,
@@ -29,8 +29,8 @@ describe('store/usage-queries', () => {
       exitCode: end === null ? null : 0,
       ...overrides,
     });
-    t.store.upsertWorkloads([record]);
-    t.store.upsertPodIntervals([aPodInterval(record)]);
+    await t.store.upsertWorkloads([record]);
+    await t.store.upsertPodIntervals([aPodInterval(record)]);
     return record;
   }
 
@@ -38,58 +38,58 @@ describe('store/usage-queries', () => {
     t.store.usage(filter, window);
 
   it('counts a pod inside the window in full', async () => {
-    podRun(FROM + h(1), FROM + h(3), { gpuCount: 4 });
+    await podRun(FROM + h(1), FROM + h(3), { gpuCount: 4 });
     expect((await usage()).total).to.be.closeTo(8, 1e-9);
   });
 
   it('clips a pod straddling the window start', async () => {
-    podRun(FROM - h(5), FROM + h(2), { gpuCount: 2 });
+    await podRun(FROM - h(5), FROM + h(2), { gpuCount: 2 });
     expect((await usage()).total).to.be.closeTo(4, 1e-9);
   });
 
   it('clips a pod straddling the window end', async () => {
-    podRun(TO - h(1), TO + h(10), { gpuCount: 2 });
+    await podRun(TO - h(1), TO + h(10), { gpuCount: 2 });
     expect((await usage()).total).to.be.closeTo(2, 1e-9);
   });
 
   it('counts a running pod up to the window end', async () => {
-    podRun(TO - h(3), null, { gpuCount: 8 });
+    await podRun(TO - h(3), null, { gpuCount: 8 });
     expect((await usage()).total).to.be.closeTo(24, 1e-9);
     expect((await usage({ from: FROM, to: TO - h(1) })).total).to.be.closeTo(16, 1e-9);
   });
 
   it('counts an open pod of a finished workload only up to the workload\'s completion', async () => {
-    const record = podRun(FROM + h(1), FROM + h(2), { gpuCount: 1 });
-    t.store.upsertPodIntervals([aPodInterval(record, { finishedAt: null })]);
+    const record = await podRun(FROM + h(1), FROM + h(2), { gpuCount: 1 });
+    await t.store.upsertPodIntervals([aPodInterval(record, { finishedAt: null })]);
     expect((await usage()).total).to.be.closeTo(1, 1e-9);
   });
 
   it('leaves out pods that ended before the window or start at its end', async () => {
-    podRun(FROM - h(10), FROM);
-    podRun(TO, TO + h(1));
-    podRun(FROM - h(2), null, { status: 'pending', startedAt: null });
+    await podRun(FROM - h(10), FROM);
+    await podRun(TO, TO + h(1));
+    await podRun(FROM - h(2), null, { status: 'pending', startedAt: null });
     const result = await usage();
     expect(result.total).to.equal(0);
     expect(result.byInitiative.size).to.equal(0);
   });
 
   it('counts everything before the end when the window has no start', async () => {
-    podRun(FROM - h(100), FROM - h(90), { gpuCount: 1 });
-    podRun(FROM + h(1), FROM + h(2), { gpuCount: 1 });
-    podRun(TO - h(1), null, { gpuCount: 1 });
+    await podRun(FROM - h(100), FROM - h(90), { gpuCount: 1 });
+    await podRun(FROM + h(1), FROM + h(2), { gpuCount: 1 });
+    await podRun(TO - h(1), null, { gpuCount: 1 });
     expect((await usage({ from: null, to: TO })).total).to.be.closeTo(12, 1e-9);
   });
 
   it('sums every pod of a multi-pod workload', async () => {
-    const job = podRun(FROM + h(1), FROM + h(3), { gpuCount: 2 });
-    t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'second', gpus: 2, startedAt: FROM - h(1), finishedAt: FROM + h(1) })]);
+    const job = await podRun(FROM + h(1), FROM + h(3), { gpuCount: 2 });
+    await t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'second', gpus: 2, startedAt: FROM - h(1), finishedAt: FROM + h(1) })]);
     expect((await usage()).total).to.be.closeTo(4 + 2, 1e-9);
   });
 
   it('breaks usage down by initiative and by instance type', async () => {
-    podRun(FROM + h(1), FROM + h(2), { initiativeId: 'llm', instanceType: 'p5', gpuCount: 1 });
-    podRun(FROM + h(1), FROM + h(3), { initiativeId: 'llm', instanceType: 'a3', gpuCount: 1 });
-    podRun(FROM + h(1), FROM + h(5), { initiativeId: 'vision', instanceType: 'a3', gpuCount: 1 });
+    await podRun(FROM + h(1), FROM + h(2), { initiativeId: 'llm', instanceType: 'p5', gpuCount: 1 });
+    await podRun(FROM + h(1), FROM + h(3), { initiativeId: 'llm', instanceType: 'a3', gpuCount: 1 });
+    await podRun(FROM + h(1), FROM + h(5), { initiativeId: 'vision', instanceType: 'a3', gpuCount: 1 });
     const result = await usage();
     expect(result.total).to.be.closeTo(7, 1e-9);
     expect(Object.fromEntries(result.byInitiative)).to.deep.equal({ llm: 3, vision: 4 });
@@ -97,9 +97,9 @@ describe('store/usage-queries', () => {
   });
 
   it('keeps to the organization, the scope and the initiative filter', async () => {
-    podRun(FROM + h(1), FROM + h(2), { initiativeId: 'llm' });
-    podRun(FROM + h(1), FROM + h(3), { initiativeId: 'vision' });
-    podRun(FROM + h(1), FROM + h(9), { organizationId: 'globex' });
+    await podRun(FROM + h(1), FROM + h(2), { initiativeId: 'llm' });
+    await podRun(FROM + h(1), FROM + h(3), { initiativeId: 'vision' });
+    await podRun(FROM + h(1), FROM + h(9), { organizationId: 'globex' });
     expect((await usage()).total).to.be.closeTo(3, 1e-9);
     expect((await usage(undefined, { scope: { organizationId: ORG, initiatives: ['vision'] } })).total).to.be.closeTo(2, 1e-9);
     expect((await usage(undefined, inOrg({ initiativeId: 'llm' }))).total).to.be.closeTo(1, 1e-9);
@@ -114,11 +114,11 @@ describe('store/usage-queries', () => {
       const start = FROM + Math.floor(random() * h(24 * 40));
       const status = random() < 0.3 ? 'running' : 'completed';
       const end = status === 'running' ? null : start + Math.floor(random() * h(48));
-      const record = podRun(start, end, { initiativeId: `i${i % 3}`, instanceType: `t${i % 2}`, gpuCount: 1 + (i % 4) });
+      const record = await podRun(start, end, { initiativeId: `i${i % 3}`, instanceType: `t${i % 2}`, gpuCount: 1 + (i % 4) });
       if (random() < 0.4) {
         const retryStart = start + Math.floor(random() * h(10));
         const retryEnd = random() < 0.5 ? null : retryStart + Math.floor(random() * h(30));
-        t.store.upsertPodIntervals([aPodInterval(record, { podUid: `${record.workloadId}-retry`, gpus: 1, startedAt: retryStart, finishedAt: retryEnd })]);
+        await t.store.upsertPodIntervals([aPodInterval(record, { podUid: `${record.workloadId}-retry`, gpus: 1, startedAt: retryStart, finishedAt: retryEnd })]);
       }
     }
     for (const to of [FROM + h(24 * 10), FROM + h(24 * 20) + 1234, FROM + h(24 * 45), TO + h(24 * 30)]) {
@@ -135,19 +135,19 @@ describe('store/usage-queries', () => {
     const rawAggregate = (workloadId: string, now: number) =>
       t.db.prepare(`SELECT ${rawGpuSecondsSql('@now')} FROM workloads w WHERE w.workload_id = @id`).pluck().get({ id: workloadId, now });
     /** 8 GPUs for 2 h on the day before, so that no pod of it reaches the reading times below. */
-    const sixteenHours = () => podRun(at('2026-11-09T08:00:00Z'), at('2026-11-09T10:00:00Z'), { gpuCount: 8 });
+    const sixteenHours = async () => await podRun(at('2026-11-09T08:00:00Z'), at('2026-11-09T10:00:00Z'), { gpuCount: 8 });
 
     it('adds nothing for a workload at 0 whose aggregate rounds slightly below 0, as statistics do', async () => {
       // Pods of 3 and 4 GPUs started in this very millisecond: 7 × (T / 1000) - (3 × T / 1000 + 4 × T / 1000)
       // rounds to -1.9e-6 s instead of 0.
       const T = at('2026-11-10T10:01:00.068Z');
       const fresh = aWorkload({ status: 'running', startedAt: T, completedAt: null, exitCode: null, gpuCount: 7 });
-      t.store.upsertWorkloads([fresh]);
-      t.store.upsertPodIntervals([
+      await t.store.upsertWorkloads([fresh]);
+      await t.store.upsertPodIntervals([
         aPodInterval(fresh, { podUid: 'three', gpus: 3, finishedAt: null }),
         aPodInterval(fresh, { podUid: 'four', gpus: 4, finishedAt: null }),
       ]);
-      sixteenHours();
+      await sixteenHours();
       expect(rawAggregate(fresh.workloadId, T), 'the aggregate of the fresh workload').to.be.lessThan(0);
 
       const sinceEver = await usage({ from: null, to: T });
@@ -160,9 +160,9 @@ describe('store/usage-queries', () => {
       // Read at the workload's completion, the open pod counts 4 GPUs × -1 h in the aggregate. Flooring
       // the aggregate before taking back what it counts past the window would turn that into +4 h.
       const late = aWorkload({ gpuCount: 4, startedAt: at('2026-11-10T10:00:00Z'), completedAt: at('2026-11-10T11:00:00Z') });
-      t.store.upsertWorkloads([late]);
-      t.store.upsertPodIntervals([aPodInterval(late, { startedAt: at('2026-11-10T12:00:00Z'), finishedAt: null })]);
-      sixteenHours();
+      await t.store.upsertWorkloads([late]);
+      await t.store.upsertPodIntervals([aPodInterval(late, { startedAt: at('2026-11-10T12:00:00Z'), finishedAt: null })]);
+      await sixteenHours();
       expect(rawAggregate(late.workloadId, TO)).to.equal(-4 * 3600);
 
       for (const window of [{ from: null, to: TO }, { from: FROM, to: TO }, { from: null, to: at('2026-11-10T11:30:00Z') }]) {
@@ -187,11 +187,11 @@ describe('store/usage-queries', () => {
 
   describe('activeGpus', () => {
     it('sums gpu_count of running workloads in the filter', async () => {
-      podRun(FROM, null, { gpuCount: 8, initiativeId: 'llm' });
-      podRun(FROM, null, { gpuCount: 4, initiativeId: 'vision' });
-      podRun(FROM, FROM + h(1), { gpuCount: 16 });
-      podRun(FROM, null, { gpuCount: 2, status: 'pending', startedAt: null });
-      podRun(FROM, null, { gpuCount: 32, organizationId: 'globex' });
+      await podRun(FROM, null, { gpuCount: 8, initiativeId: 'llm' });
+      await podRun(FROM, null, { gpuCount: 4, initiativeId: 'vision' });
+      await podRun(FROM, FROM + h(1), { gpuCount: 16 });
+      await podRun(FROM, null, { gpuCount: 2, status: 'pending', startedAt: null });
+      await podRun(FROM, null, { gpuCount: 32, organizationId: 'globex' });
       expect(await t.store.activeGpus(inOrg())).to.equal(12);
       expect(await t.store.activeGpus({ scope: { organizationId: ORG, initiatives: ['vision'] } })).to.equal(4);
       expect(await t.store.activeGpus(inOrg({ status: 'pending' }))).to.equal(0);

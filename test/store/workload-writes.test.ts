@@ -1,3 +1,4 @@
+import { rejectionOf } from '../support/rejection.js';
 import { expect } from 'chai';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { ADMIN, at, HOUR_MS, inOrg, openTempStore, type TempStore } from './temp-store.js';
@@ -16,7 +17,7 @@ describe('store/workload-store writes', () => {
         kind: 'Pod', status: 'running', completedAt: null, exitCode: null, isManaged: false, resourceVersion: '',
       });
       const pending = aWorkload({ status: 'pending', startedAt: null, completedAt: null, exitCode: null });
-      expect(t.store.upsertWorkloads([job, pod, pending])).to.equal(3);
+      expect(await t.store.upsertWorkloads([job, pod, pending])).to.equal(3);
       expect(t.store.countRows()).to.equal(3);
 
       for (const record of [job, pod, pending]) {
@@ -25,63 +26,63 @@ describe('store/workload-store writes', () => {
       }
     });
 
-    it('returns 0 and writes nothing for an empty batch', () => {
-      expect(t.store.upsertWorkloads([])).to.equal(0);
+    it('returns 0 and writes nothing for an empty batch', async ()  => {
+      expect(await t.store.upsertWorkloads([])).to.equal(0);
     });
 
     it('updates a row whose resourceVersion changed', async () => {
       const running = aWorkload({ status: 'running', completedAt: null, exitCode: null, resourceVersion: '10' });
-      t.store.upsertWorkloads([running]);
+      await t.store.upsertWorkloads([running]);
       const done = { ...running, status: 'failed' as const, completedAt: at('2026-11-10T11:00:00Z'), exitCode: 137, resourceVersion: '11' };
-      expect(t.store.upsertWorkloads([done])).to.equal(1);
+      expect(await t.store.upsertWorkloads([done])).to.equal(1);
       expect(await t.store.get(running.workloadId, 0)).to.deep.include(done);
     });
 
-    it('skips a row whose resourceVersion and content are unchanged', () => {
+    it('skips a row whose resourceVersion and content are unchanged', async ()  => {
       const records = [aWorkload({ resourceVersion: '5' }), aWorkload({ resourceVersion: '6' })];
-      t.store.upsertWorkloads(records);
-      expect(t.store.upsertWorkloads(records.map((r) => ({ ...r })))).to.equal(0);
+      await t.store.upsertWorkloads(records);
+      expect(await t.store.upsertWorkloads(records.map((r) => ({ ...r })))).to.equal(0);
     });
 
     it('rewrites a row whose resourceVersion is unchanged when a field from its Namespace or Node changed', async () => {
       const record = aWorkload({ resourceVersion: '5' });
-      t.store.upsertWorkloads([record]);
+      await t.store.upsertWorkloads([record]);
       const relabelled = { ...record, initiativeId: 'vision', instanceType: 'a3-highgpu-8g' };
-      expect(t.store.upsertWorkloads([relabelled])).to.equal(1);
+      expect(await t.store.upsertWorkloads([relabelled])).to.equal(1);
       expect((await t.store.get(record.workloadId, 0))?.initiativeId).to.equal('vision');
     });
 
     it('keeps a known instance type when the workload is mapped again without a node (its pods and node are gone)', async () => {
       const finished = aWorkload({ resourceVersion: '7', instanceType: 'p5.48xlarge' });
-      t.store.upsertWorkloads([finished]);
+      await t.store.upsertWorkloads([finished]);
       // After a restart or a relist, the Job maps with no pod left to name a node.
-      expect(t.store.upsertWorkloads([{ ...finished, instanceType: 'unknown' }]), 'nothing to write').to.equal(0);
-      expect(t.store.upsertWorkloads([{ ...finished, instanceType: 'unknown', resourceVersion: '8', initiativeId: 'vision' }])).to.equal(1);
+      expect(await t.store.upsertWorkloads([{ ...finished, instanceType: 'unknown' }]), 'nothing to write').to.equal(0);
+      expect(await t.store.upsertWorkloads([{ ...finished, instanceType: 'unknown', resourceVersion: '8', initiativeId: 'vision' }])).to.equal(1);
       const view = await t.store.get(finished.workloadId, 0);
       expect(view).to.include({ instanceType: 'p5.48xlarge', initiativeId: 'vision' });
       // A node that says otherwise still wins.
-      t.store.upsertWorkloads([{ ...finished, instanceType: 'a3-highgpu-8g', resourceVersion: '9' }]);
+      await t.store.upsertWorkloads([{ ...finished, instanceType: 'a3-highgpu-8g', resourceVersion: '9' }]);
       expect((await t.store.get(finished.workloadId, 0))?.instanceType).to.equal('a3-highgpu-8g');
     });
 
-    it('always rewrites rows that do not come from Kubernetes (empty resourceVersion)', () => {
+    it('always rewrites rows that do not come from Kubernetes (empty resourceVersion)', async ()  => {
       const record = aWorkload({ resourceVersion: '' });
-      t.store.upsertWorkloads([record]);
-      expect(t.store.upsertWorkloads([record])).to.equal(1);
+      await t.store.upsertWorkloads([record]);
+      expect(await t.store.upsertWorkloads([record])).to.equal(1);
     });
 
-    it('rolls the whole batch back when one row is invalid', () => {
+    it('rolls the whole batch back when one row is invalid', async () => {
       const good = aWorkload();
       const bad = aWorkload({ gpuCount: 1.5 });
-      expect(() => t.store.upsertWorkloads([good, bad])).to.throw();
+      await rejectionOf(t.store.upsertWorkloads([good, bad]));
       expect(t.store.countRows()).to.equal(0);
     });
 
     it('keeps the GPU-hour aggregates when the row itself is updated', async () => {
       const record = aWorkload({ resourceVersion: '1' });
-      t.store.upsertWorkloads([record]);
-      t.store.upsertPodIntervals([aPodInterval(record)]);
-      t.store.upsertWorkloads([{ ...record, name: 'renamed', resourceVersion: '2' }]);
+      await t.store.upsertWorkloads([record]);
+      await t.store.upsertPodIntervals([aPodInterval(record)]);
+      await t.store.upsertWorkloads([{ ...record, name: 'renamed', resourceVersion: '2' }]);
       expect((await t.store.get(record.workloadId, 0))?.gpuHoursUsed).to.be.closeTo(16, 1e-9);
     });
   });
@@ -91,15 +92,15 @@ describe('store/workload-store writes', () => {
 
     it('counts a finished pod as gpus × its running hours', async () => {
       const record = aWorkload({ gpuCount: 8 }); // runs 10:01 → 12:01
-      t.store.upsertWorkloads([record]);
-      expect(t.store.upsertPodIntervals([aPodInterval(record)])).to.equal(1);
+      await t.store.upsertWorkloads([record]);
+      expect(await t.store.upsertPodIntervals([aPodInterval(record)])).to.equal(1);
       expect((await t.store.get(record.workloadId, now))?.gpuHoursUsed).to.be.closeTo(16, 1e-9);
     });
 
     it('counts a running pod up to now', async () => {
       const record = aWorkload({ gpuCount: 4, status: 'running', completedAt: null, exitCode: null });
-      t.store.upsertWorkloads([record]);
-      t.store.upsertPodIntervals([aPodInterval(record)]);
+      await t.store.upsertWorkloads([record]);
+      await t.store.upsertPodIntervals([aPodInterval(record)]);
       const view = await t.store.get(record.workloadId, now); // 10:01 → 14:01
       expect(view?.gpuHoursUsed).to.be.closeTo(16, 1e-9);
       expect(view?.durationSeconds).to.equal(4 * 3600);
@@ -108,8 +109,8 @@ describe('store/workload-store writes', () => {
 
     it('sums the pods of a Job: parallel pods and a retried pod each count for their own time', async () => {
       const job = aWorkload({ gpuCount: 4, status: 'running', completedAt: null, exitCode: null });
-      t.store.upsertWorkloads([job]);
-      t.store.upsertPodIntervals([
+      await t.store.upsertWorkloads([job]);
+      await t.store.upsertPodIntervals([
         // first attempt failed after 30 min, its retry is still running; a parallel pod ran 1 h
         aPodInterval(job, { podUid: 'a-0', gpus: 2, startedAt: at('2026-11-10T10:00:00Z'), finishedAt: at('2026-11-10T10:30:00Z') }),
         aPodInterval(job, { podUid: 'a-1', gpus: 2, startedAt: at('2026-11-10T11:00:00Z'), finishedAt: null }),
@@ -122,8 +123,8 @@ describe('store/workload-store writes', () => {
 
     it('stops counting at completion: a finished workload never grows, even with a pod left open', async () => {
       const record = aWorkload({ gpuCount: 2 }); // completed 12:01
-      t.store.upsertWorkloads([record]);
-      t.store.upsertPodIntervals([aPodInterval(record, { finishedAt: null })]);
+      await t.store.upsertWorkloads([record]);
+      await t.store.upsertPodIntervals([aPodInterval(record, { finishedAt: null })]);
       const later = await t.store.get(record.workloadId, at('2026-12-01T00:00:00Z'));
       expect(later?.gpuHoursUsed).to.be.closeTo(4, 1e-9);
       expect(later?.durationSeconds).to.equal(2 * 3600);
@@ -131,24 +132,24 @@ describe('store/workload-store writes', () => {
 
     it('refreshes the aggregates when a running pod finishes', async () => {
       const record = aWorkload({ gpuCount: 8, status: 'running', completedAt: null, exitCode: null });
-      t.store.upsertWorkloads([record]);
-      t.store.upsertPodIntervals([aPodInterval(record)]);
-      t.store.upsertPodIntervals([aPodInterval(record, { finishedAt: at('2026-11-10T11:01:00Z') })]);
+      await t.store.upsertWorkloads([record]);
+      await t.store.upsertPodIntervals([aPodInterval(record)]);
+      await t.store.upsertPodIntervals([aPodInterval(record, { finishedAt: at('2026-11-10T11:01:00Z') })]);
       expect((await t.store.get(record.workloadId, now))?.gpuHoursUsed).to.be.closeTo(8, 1e-9);
     });
 
-    it('does not rewrite an unchanged interval', () => {
+    it('does not rewrite an unchanged interval', async ()  => {
       const record = aWorkload();
-      t.store.upsertWorkloads([record]);
-      t.store.upsertPodIntervals([aPodInterval(record)]);
-      expect(t.store.upsertPodIntervals([aPodInterval(record)])).to.equal(0);
+      await t.store.upsertWorkloads([record]);
+      await t.store.upsertPodIntervals([aPodInterval(record)]);
+      expect(await t.store.upsertPodIntervals([aPodInterval(record)])).to.equal(0);
     });
 
     it('skips intervals of workloads not in the index yet and keeps the rest of the batch', async () => {
       const known = aWorkload();
-      t.store.upsertWorkloads([known]);
+      await t.store.upsertWorkloads([known]);
       const unknown = aWorkload();
-      expect(t.store.upsertPodIntervals([aPodInterval(unknown), aPodInterval(known)])).to.equal(1);
+      expect(await t.store.upsertPodIntervals([aPodInterval(unknown), aPodInterval(known)])).to.equal(1);
       expect((await t.store.get(known.workloadId, now))?.gpuHoursUsed).to.be.closeTo(16, 1e-9);
     });
 
@@ -158,10 +159,10 @@ describe('store/workload-store writes', () => {
       it('stops counting for the workload it left and counts for the one it joined, in every figure', async () => {
         const left = aWorkload({ gpuCount: 8 }); // 10:01 → 12:01
         const joined = aWorkload({ gpuCount: 8 });
-        t.store.upsertWorkloads([left, joined]);
-        t.store.upsertPodIntervals([aPodInterval(left)]);
+        await t.store.upsertWorkloads([left, joined]);
+        await t.store.upsertPodIntervals([aPodInterval(left)]);
 
-        expect(t.store.upsertPodIntervals([aPodInterval(left, { workloadId: joined.workloadId })])).to.equal(1);
+        expect(await t.store.upsertPodIntervals([aPodInterval(left, { workloadId: joined.workloadId })])).to.equal(1);
 
         expect(await hoursOf(left.workloadId)).to.equal(0);
         expect(await hoursOf(joined.workloadId)).to.be.closeTo(16, 1e-9);
@@ -173,10 +174,10 @@ describe('store/workload-store writes', () => {
 
       it('refreshes every workload a pod passed through within one batch', async () => {
         const [first, second, third] = [aWorkload(), aWorkload(), aWorkload()];
-        t.store.upsertWorkloads([first, second, third]);
-        t.store.upsertPodIntervals([aPodInterval(first)]);
+        await t.store.upsertWorkloads([first, second, third]);
+        await t.store.upsertPodIntervals([aPodInterval(first)]);
 
-        t.store.upsertPodIntervals([
+        await t.store.upsertPodIntervals([
           aPodInterval(first, { workloadId: second.workloadId }),
           aPodInterval(first, { workloadId: third.workloadId }),
         ]);
@@ -188,10 +189,10 @@ describe('store/workload-store writes', () => {
 
       it('keeps the pod and its hours where they were when the new workload is not in the index yet', async () => {
         const known = aWorkload();
-        t.store.upsertWorkloads([known]);
-        t.store.upsertPodIntervals([aPodInterval(known)]);
+        await t.store.upsertWorkloads([known]);
+        await t.store.upsertPodIntervals([aPodInterval(known)]);
 
-        expect(t.store.upsertPodIntervals([aPodInterval(known, { workloadId: 'not-indexed-yet' })])).to.equal(0);
+        expect(await t.store.upsertPodIntervals([aPodInterval(known, { workloadId: 'not-indexed-yet' })])).to.equal(0);
 
         expect(await hoursOf(known.workloadId)).to.be.closeTo(16, 1e-9);
       });
@@ -199,7 +200,7 @@ describe('store/workload-store writes', () => {
 
     it('reports 0 GPU-hours for a workload with no pod interval', async () => {
       const record = aWorkload();
-      t.store.upsertWorkloads([record]);
+      await t.store.upsertWorkloads([record]);
       expect((await t.store.get(record.workloadId, now))?.gpuHoursUsed).to.equal(0);
     });
   });
@@ -215,8 +216,8 @@ describe('store/workload-store writes', () => {
     it('ends the open intervals of the given workloads at `at` and returns how many it closed', async () => {
       const job = running();
       const other = running();
-      t.store.upsertWorkloads([job, other]);
-      t.store.upsertPodIntervals([
+      await t.store.upsertWorkloads([job, other]);
+      await t.store.upsertPodIntervals([
         aPodInterval(job, { podUid: 'a', finishedAt: null }),
         aPodInterval(job, { podUid: 'b', finishedAt: null }),
         aPodInterval(job, { podUid: 'done', finishedAt: at('2026-11-10T11:00:00Z') }),
@@ -224,7 +225,7 @@ describe('store/workload-store writes', () => {
         aPodInterval(other, { podUid: 'elsewhere', finishedAt: null }),
       ]);
 
-      expect(t.store.closeOpenIntervals([job.workloadId, 'unknown'], noon)).to.equal(3);
+      expect(await t.store.closeOpenIntervals([job.workloadId, 'unknown'], noon)).to.equal(3);
 
       expect(openPods(job.workloadId)).to.deep.equal([]);
       expect([finishOf('a'), finishOf('b'), finishOf('done')]).to.deep.equal([noon, noon, at('2026-11-10T11:00:00Z')]);
@@ -233,10 +234,10 @@ describe('store/workload-store writes', () => {
 
     it('stops the GPU-hours of a workload still marked running from growing, in every figure', async () => {
       const job = running();
-      t.store.upsertWorkloads([job]);
-      t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null }), aPodInterval(job, { podUid: 'b', finishedAt: null })]);
+      await t.store.upsertWorkloads([job]);
+      await t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null }), aPodInterval(job, { podUid: 'b', finishedAt: null })]);
 
-      t.store.closeOpenIntervals([job.workloadId], noon);
+      await t.store.closeOpenIntervals([job.workloadId], noon);
 
       const later = at('2026-11-20T00:00:00Z');
       expect((await t.store.get(job.workloadId, later))?.gpuHoursUsed).to.be.closeTo(2 * 2 * 2, 1e-9);
@@ -245,41 +246,41 @@ describe('store/workload-store writes', () => {
       expect((await t.store.usage(inOrg(), { from: noon, to: later })).total).to.equal(0);
     });
 
-    it('returns 0 and changes nothing for an empty list or workloads without open intervals', () => {
+    it('returns 0 and changes nothing for an empty list or workloads without open intervals', async ()  => {
       const done = aWorkload();
-      t.store.upsertWorkloads([done]);
-      t.store.upsertPodIntervals([aPodInterval(done)]);
-      expect(t.store.closeOpenIntervals([], noon)).to.equal(0);
-      expect(t.store.closeOpenIntervals([done.workloadId], noon)).to.equal(0);
+      await t.store.upsertWorkloads([done]);
+      await t.store.upsertPodIntervals([aPodInterval(done)]);
+      expect(await t.store.closeOpenIntervals([], noon)).to.equal(0);
+      expect(await t.store.closeOpenIntervals([done.workloadId], noon)).to.equal(0);
       expect(finishOf(`${done.workloadId}-pod-0`)).to.equal(done.completedAt);
     });
 
     it('keeps an interval closed when a later upsert shows its pod running after its workload finished', async () => {
       const job = running();
-      t.store.upsertWorkloads([job]);
-      t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null })]);
-      t.store.upsertWorkloads([{ ...job, status: 'cancelled', completedAt: noon, exitCode: 0, resourceVersion: '' }]);
-      t.store.closeOpenIntervals([job.workloadId], noon);
+      await t.store.upsertWorkloads([job]);
+      await t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null })]);
+      await t.store.upsertWorkloads([{ ...job, status: 'cancelled', completedAt: noon, exitCode: 0, resourceVersion: '' }]);
+      await t.store.closeOpenIntervals([job.workloadId], noon);
 
-      expect(t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null })])).to.equal(0);
+      expect(await t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null })])).to.equal(0);
 
       expect(finishOf('a')).to.equal(noon);
       expect((await t.store.get(job.workloadId, at('2026-11-20T00:00:00Z')))?.gpuHoursUsed).to.be.closeTo(4, 1e-9);
     });
 
-    it('still takes a later finish time, and an open interval while the workload is unfinished', () => {
+    it('still takes a later finish time, and an open interval while the workload is unfinished', async ()  => {
       const job = running();
-      t.store.upsertWorkloads([job]);
-      t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null })]);
-      t.store.closeOpenIntervals([job.workloadId], noon);
+      await t.store.upsertWorkloads([job]);
+      await t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null })]);
+      await t.store.closeOpenIntervals([job.workloadId], noon);
 
       // Unfinished: Kubernetes has the last word (the pod runs).
-      expect(t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null })])).to.equal(1);
+      expect(await t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null })])).to.equal(1);
       expect(finishOf('a')).to.equal(null);
 
-      t.store.upsertWorkloads([{ ...job, status: 'cancelled', completedAt: noon, exitCode: 0, resourceVersion: '' }]);
+      await t.store.upsertWorkloads([{ ...job, status: 'cancelled', completedAt: noon, exitCode: 0, resourceVersion: '' }]);
       const podGone = at('2026-11-10T12:05:00Z');
-      expect(t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: podGone })])).to.equal(1);
+      expect(await t.store.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: podGone })])).to.equal(1);
       expect(finishOf('a')).to.equal(podGone);
     });
   });
@@ -291,14 +292,14 @@ describe('store/workload-store writes', () => {
 
     it('returns a workload of any organization (the caller checks the scope)', async () => {
       const other = aWorkload({ organizationId: 'globex' });
-      t.store.upsertWorkloads([other]);
+      await t.store.upsertWorkloads([other]);
       expect((await t.store.get(other.workloadId, 0))?.organizationId).to.equal('globex');
     });
 
     it('gives duration 0 before the start and whole seconds after', async () => {
       const pending = aWorkload({ status: 'pending', startedAt: null, completedAt: null, exitCode: null });
       const running = aWorkload({ status: 'running', startedAt: at('2026-11-10T10:00:00Z'), completedAt: null, exitCode: null });
-      t.store.upsertWorkloads([pending, running]);
+      await t.store.upsertWorkloads([pending, running]);
       expect((await t.store.get(pending.workloadId, at('2026-11-11T00:00:00Z')))?.durationSeconds).to.equal(0);
       expect((await t.store.get(running.workloadId, at('2026-11-10T10:00:01.999Z')))?.durationSeconds).to.equal(1);
     });
@@ -307,42 +308,43 @@ describe('store/workload-store writes', () => {
   describe('deleteFinishedBatch', () => {
     const cutoff = at('2026-11-01T00:00:00Z');
 
-    it('deletes only finished rows completed before the cutoff, with their pod intervals', () => {
+    it('deletes only finished rows completed before the cutoff, with their pod intervals', async ()  => {
       const old = ['completed', 'failed', 'cancelled'].map((status) =>
         aWorkload({ status: status as 'completed', completedAt: at('2026-10-01T00:00:00Z') }));
       const recent = aWorkload({ completedAt: at('2026-11-01T00:00:00Z') });
       const oldRunning = aWorkload({ status: 'running', submittedAt: at('2025-01-01T00:00:00Z'), completedAt: null, exitCode: null });
-      t.store.upsertWorkloads([...old, recent, oldRunning]);
-      t.store.upsertPodIntervals([...old, recent, oldRunning].map((r) => aPodInterval(r)));
+      await t.store.upsertWorkloads([...old, recent, oldRunning]);
+      await t.store.upsertPodIntervals([...old, recent, oldRunning].map((r) => aPodInterval(r)));
 
-      expect(t.store.deleteFinishedBatch(cutoff, 100)).to.equal(3);
+      expect(await t.store.deleteFinishedBatch(cutoff, 100)).to.equal(3);
       const left = t.db.prepare('SELECT workload_id FROM workloads ORDER BY workload_id').pluck().all();
       expect(left).to.deep.equal([recent.workloadId, oldRunning.workloadId].sort());
       const pods = t.db.prepare('SELECT workload_id FROM workload_pods ORDER BY workload_id').pluck().all();
       expect(pods).to.deep.equal(left);
     });
 
-    it('deletes at most `limit` rows per call, and fewer once nothing expired is left', () => {
+    it('deletes at most `limit` rows per call, and fewer once nothing expired is left', async ()  => {
       const old = Array.from({ length: 11 }, () => aWorkload({ completedAt: at('2026-10-01T00:00:00Z') }));
-      t.store.upsertWorkloads(old);
-      const batches = Array.from({ length: 5 }, () => t.store.deleteFinishedBatch(cutoff, 3));
+      await t.store.upsertWorkloads(old);
+      const batches: number[] = [];
+      for (let i = 0; i < 5; i++) batches.push(await t.store.deleteFinishedBatch(cutoff, 3));
       expect(batches).to.deep.equal([3, 3, 3, 2, 0]);
       expect(t.store.countRows()).to.equal(0);
     });
 
-    it('rejects a limit that is not a positive integer', () => {
+    it('rejects a limit that is not a positive integer', async () => {
       for (const limit of [0, -1, 2.5, Number.NaN]) {
-        expect(() => t.store.deleteFinishedBatch(cutoff, limit), String(limit)).to.throw(/"limit" must be a positive integer/);
+        expect((await rejectionOf(t.store.deleteFinishedBatch(cutoff, limit))).message, String(limit)).to.match(/"limit" must be a positive integer/);
       }
     });
   });
 
   describe('listUnfinished', () => {
-    it('returns the pending and running workloads of one cluster', () => {
+    it('returns the pending and running workloads of one cluster', async ()  => {
       const running = aWorkload({ status: 'running', completedAt: null, exitCode: null });
       const pending = aWorkload({ status: 'pending', startedAt: null, completedAt: null, exitCode: null });
       const elsewhere = aWorkload({ status: 'running', clusterId: 'remote', completedAt: null, exitCode: null });
-      t.store.upsertWorkloads([running, pending, elsewhere, aWorkload()]);
+      await t.store.upsertWorkloads([running, pending, elsewhere, aWorkload()]);
       const ids = t.store.listUnfinished('local').map((r) => r.workloadId);
       expect(ids).to.have.members([running.workloadId, pending.workloadId]);
     });
@@ -350,8 +352,8 @@ describe('store/workload-store writes', () => {
 
   it('computes the same GPU-hours in SQL (stats, ranking) as in get', async () => {
     const running = aWorkload({ gpuCount: 3, status: 'running', startedAt: at('2026-11-10T10:00:00.123Z'), completedAt: null, exitCode: null });
-    t.store.upsertWorkloads([running]);
-    t.store.upsertPodIntervals([aPodInterval(running), aPodInterval(running, { podUid: 'x', gpus: 1, finishedAt: at('2026-11-10T10:17:00.456Z') })]);
+    await t.store.upsertWorkloads([running]);
+    await t.store.upsertPodIntervals([aPodInterval(running), aPodInterval(running, { podUid: 'x', gpus: 1, finishedAt: at('2026-11-10T10:17:00.456Z') })]);
     const now = at('2026-11-10T13:33:33.333Z');
     const view = await t.store.get(running.workloadId, now);
     if (view === undefined) throw new Error('The workload was not stored');

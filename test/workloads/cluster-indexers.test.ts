@@ -55,13 +55,13 @@ describe('workloads/cluster-indexers', () => {
     expect(all.counters()[0]).to.include({ flushErrors: 1, pending: 0 });
   });
 
-  it('counts and logs a failed last write of a detached cluster as dropped, not as retried', () => {
+  it('counts and logs a failed last write of a detached cluster as dropped, not as retried', async () => {
     const log = logger();
     const all = indexers({ stepItems: 500, yieldToLoop: () => Promise.resolve(), log });
     const cluster = all.attach({ clusterId: 'east' });
     cluster.onEvent('pods', { type: 'SYNC', items: pods(2) }, undefined);
     sinon.stub(t.store, 'upsertWorkloads').throws(new Error('SQLITE_FULL: database or disk is full'));
-    cluster.detach();
+    await cluster.detach();
     expect(log.error.callCount).to.equal(1);
     expect(log.error.firstCall.args[0]).to.include({ cluster: 'east', dropped: 4 });
     expect(log.error.firstCall.args[1]).to.equal('Index write failed as the cluster was let go; its queued changes are dropped');
@@ -86,11 +86,11 @@ describe('workloads/cluster-indexers', () => {
     expect(all.writerProgress()).to.deep.equal([{ clusterId: 'east', pending: 0, progress: 2 }]);
   });
 
-  it('writes what a cluster still had queued when it is detached', () => {
+  it('writes what a cluster still had queued when it is detached', async () => {
     const all = indexers({ stepItems: 500, yieldToLoop: () => Promise.resolve() });
     const cluster = all.attach({ clusterId: 'east' });
     cluster.onEvent('pods', { type: 'SYNC', items: pods(2) }, undefined);
-    cluster.detach();
+    await cluster.detach();
     expect(t.store.countRows()).to.equal(2);
     expect(all.counters()).to.deep.equal([]);
   });

@@ -1,3 +1,4 @@
+import { rejectionOf } from '../support/rejection.js';
 import { expect } from 'chai';
 import sinon from 'sinon';
 import type { WorkloadView } from '../../src/domain/workload.js';
@@ -61,16 +62,16 @@ describe('workloads/indexer', () => {
 
     it('follows a GPU pod from pending through running to completed, with its GPU-hours', async () => {
       podEvent('ADDED', gpuPod('1', { phase: 'Pending' }));
-      indexer.flush();
+      await indexer.flush();
       expect(await view('pod-1')).to.deep.include({ status: 'pending', kind: 'Pod', gpuCount: 2, startedAt: null, gpuHoursUsed: 0 });
 
       podEvent('MODIFIED', gpuPod('2', { phase: 'Running', startTime: AT('10:00') }));
-      indexer.flush();
+      await indexer.flush();
       expect(await view('pod-1', ms(AT('11:00')))).to.deep.include({ status: 'running', startedAt: ms(AT('10:00')), gpuHoursUsed: 2 });
 
       const done = { phase: 'Succeeded', startTime: AT('10:00'), containerStatuses: [terminated(0, AT('13:00'))] };
       podEvent('MODIFIED', gpuPod('3', done));
-      indexer.flush();
+      await indexer.flush();
       expect(await view('pod-1', ms(AT('20:00')))).to.deep.include({
         status: 'completed', completedAt: ms(AT('13:00')), exitCode: 0, gpuHoursUsed: 6, durationSeconds: 3 * 3600,
       });
@@ -78,10 +79,10 @@ describe('workloads/indexer', () => {
 
     it('makes a running pod that is deleted cancelled at the deletion, its GPU time ended', async () => {
       podEvent('ADDED', gpuPod('2', { phase: 'Running', startTime: AT('10:00') }));
-      indexer.flush();
+      await indexer.flush();
       clock.set(AT('12:00'));
       podEvent('DELETED', gpuPod('3', { phase: 'Running', startTime: AT('10:00') }));
-      indexer.flush();
+      await indexer.flush();
       const later = await view('pod-1', ms(AT('18:00')));
       expect(later).to.deep.include({ status: 'cancelled', completedAt: ms(AT('12:00')), exitCode: 0, gpuHoursUsed: 4 });
     });
@@ -89,28 +90,28 @@ describe('workloads/indexer', () => {
     it('keeps the row of a finished pod that is deleted as it was', async () => {
       const done = { phase: 'Failed', startTime: AT('10:00'), containerStatuses: [terminated(3, AT('11:00'))] };
       podEvent('ADDED', gpuPod('2', done));
-      indexer.flush();
+      await indexer.flush();
       clock.set(AT('15:00'));
       podEvent('DELETED', gpuPod('3', { ...done, phase: 'Failed' }));
-      indexer.flush();
+      await indexer.flush();
       expect(await view('pod-1')).to.deep.include({ status: 'failed', completedAt: ms(AT('11:00')), exitCode: 3, resourceVersion: '2' });
     });
 
-    it('ignores pods that request no GPU', () => {
+    it('ignores pods that request no GPU', async ()  => {
       podEvent('ADDED', aPod({ metadata: { uid: 'cpu-1' }, spec: { containers: [aContainer({ requests: { cpu: '2' } })] } }));
       indexer.onPodEvent({ type: 'SYNC', items: [aPod({ metadata: { uid: 'cpu-2' }, spec: { containers: [aContainer()] } })] });
-      indexer.flush();
+      await indexer.flush();
       expect(t.store.countRows()).to.equal(0);
       expect(sink.calls.rows).to.deep.equal([]);
     });
 
     it('cancels a running pod missing from a relist, its interval closed at now', async () => {
       podEvent('ADDED', gpuPod('2', { phase: 'Running', startTime: AT('10:00') }));
-      indexer.flush();
+      await indexer.flush();
       clock.set(AT('13:00'));
       const restarted = newIndexer();
       restarted.onPodEvent({ type: 'SYNC', items: [] });
-      restarted.flush();
+      await restarted.flush();
       expect(await view('pod-1', ms(AT('20:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('13:00')), gpuHoursUsed: 6 });
       expect(restarted.stats().cancelledByReconcile).to.equal(1);
     });
@@ -133,7 +134,7 @@ describe('workloads/indexer', () => {
       podEvent('ADDED', finishedPod('pod-a', AT('09:59'), AT('12:00')));
       podEvent('ADDED', finishedPod('pod-b', AT('09:58'), AT('11:00'), 2));
       jobEvent('ADDED', aTrainingJob('5', complete));
-      indexer.flush();
+      await indexer.flush();
       expect(await view('job-1', ms(AT('20:00')))).to.deep.include({
         kind: 'Job', status: 'completed', gpuCount: 4, instanceType: 'p4d.24xlarge',
         completedAt: ms(AT('12:00')), exitCode: 0, gpuHoursUsed: 2 * 2 + 2 * 1,
@@ -144,50 +145,50 @@ describe('workloads/indexer', () => {
     it('counts a running Job pod by pod and re-maps the Job when a pod changes', async () => {
       jobEvent('ADDED', aTrainingJob('5', { startTime: AT('10:00') }));
       podEvent('ADDED', runningPod('pod-a', AT('10:00')));
-      indexer.flush();
+      await indexer.flush();
       expect(await view('job-1', ms(AT('11:00')))).to.deep.include({ status: 'running', gpuHoursUsed: 2, instanceType: 'unknown' });
       indexer.onNodeEvent({ type: 'ADDED', object: aNode({ 'nvidia.com/gpu.product': 'A100' }) });
       podEvent('MODIFIED', finishedPod('pod-a', AT('10:00'), AT('11:30'), 1, '2'));
       jobEvent('MODIFIED', aTrainingJob('6', { startTime: AT('10:00'), conditions: [{ type: 'Failed', status: 'True', lastTransitionTime: AT('11:30') }] }));
-      indexer.flush();
+      await indexer.flush();
       expect(await view('job-1', ms(AT('20:00')))).to.deep.include({ status: 'failed', exitCode: 1, gpuHoursUsed: 3, instanceType: 'A100' });
     });
 
     it('keeps the GPU time of a pod deleted while its Job runs, and of one missing from a relist', async () => {
       jobEvent('ADDED', aTrainingJob('5', { startTime: AT('10:00') }));
       podEvent('ADDED', runningPod('pod-a', AT('10:00')));
-      indexer.flush();
+      await indexer.flush();
       clock.set(AT('11:00'));
       podEvent('DELETED', runningPod('pod-a', AT('10:00')));
       podEvent('ADDED', runningPod('pod-b', AT('11:00')));
       podEvent('ADDED', runningPod('pod-c', AT('11:00')));
-      indexer.flush();
+      await indexer.flush();
       expect((await view('job-1', ms(AT('13:00'))))?.gpuHoursUsed).to.equal(2 * 1 + 2 * 2 + 2 * 2);
       clock.set(AT('12:00'));
       indexer.onPodEvent({ type: 'SYNC', items: [runningPod('pod-b', AT('11:00'))] }); // pod-c vanished
-      indexer.flush();
+      await indexer.flush();
       expect(await view('job-1', ms(AT('13:00')))).to.deep.include({ status: 'running', gpuHoursUsed: 2 * 1 + 2 * 2 + 2 * 1 });
     });
 
     it('keeps the row of a finished Job that is deleted, pods included', async () => {
       jobEvent('ADDED', aTrainingJob('5', complete));
       podEvent('ADDED', finishedPod('pod-a', AT('10:00'), AT('12:00')));
-      indexer.flush();
+      await indexer.flush();
       const before = await view('job-1', ms(AT('20:00')));
       clock.set(AT('18:00'));
       podEvent('DELETED', finishedPod('pod-a', AT('10:00'), AT('12:00')));
       jobEvent('DELETED', aTrainingJob('7', complete));
-      indexer.flush();
+      await indexer.flush();
       expect(await view('job-1', ms(AT('20:00')))).to.deep.equal(before);
     });
 
     it('cancels a running Job that is deleted and ends its pods at the deletion', async () => {
       jobEvent('ADDED', aTrainingJob('5', { startTime: AT('10:00') }));
       podEvent('ADDED', runningPod('pod-a', AT('10:00')));
-      indexer.flush();
+      await indexer.flush();
       clock.set(AT('11:00'));
       jobEvent('DELETED', aTrainingJob('6', { startTime: AT('10:00') }));
-      indexer.flush();
+      await indexer.flush();
       expect(await view('job-1', ms(AT('20:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('11:00')), gpuHoursUsed: 2 });
     });
 
@@ -195,10 +196,10 @@ describe('workloads/indexer', () => {
       jobEvent('ADDED', aTrainingJob('5', { startTime: AT('10:00') }));
       jobEvent('ADDED', aJob({ metadata: { uid: 'job-2', name: 'other' }, status: { startTime: AT('10:00') } }));
       podEvent('ADDED', runningPod('pod-a', AT('10:00')));
-      indexer.flush();
+      await indexer.flush();
       clock.set(AT('14:00'));
       indexer.onJobEvent({ type: 'SYNC', items: [aJob({ metadata: { uid: 'job-2', name: 'other' }, status: { startTime: AT('10:00') } })] });
-      indexer.flush();
+      await indexer.flush();
       expect(await view('job-1', ms(AT('20:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('14:00')), gpuHoursUsed: 8 });
       expect((await view('job-2'))?.status).to.equal('running');
       expect(indexer.stats().cancelledByReconcile).to.equal(1);
@@ -230,21 +231,21 @@ describe('workloads/indexer', () => {
       aJobPod('job-1', { metadata: { uid, resourceVersion: rv }, spec: { containers: [gpuContainer(2)] }, status: { phase: 'Running', startTime: AT('10:00') } });
 
     /** The first run sees job-1 running with two 2-GPU pods since 10:00, and is gone at 11:00. */
-    const firstRunSeesRunningJob = (): void => {
+    const firstRunSeesRunningJob = async (): Promise<void> => {
       jobEvent('ADDED', runningJob);
       podEvent('ADDED', runningJobPod('pod-a'));
       podEvent('ADDED', runningJobPod('pod-b'));
-      indexer.flush();
+      await indexer.flush();
       expect(openIntervals('job-1')).to.have.length(2);
     };
 
     it('a Job that vanished while the service was down stops accruing GPU-hours', async () => {
-      firstRunSeesRunningJob();
+      await firstRunSeesRunningJob();
       clock.set(AT('12:00'));
       const second = nextRun();
       second.indexer.onJobEvent({ type: 'SYNC', items: [] });
       second.indexer.onPodEvent({ type: 'SYNC', items: [] });
-      second.indexer.flush();
+      await second.indexer.flush();
 
       const expected = 2 * 2 * 2; // two pods × 2 GPUs × 10:00 → 12:00
       expect(await second.store.get('job-1', ms(AT('12:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('12:00')), gpuHoursUsed: expected });
@@ -256,11 +257,11 @@ describe('workloads/indexer', () => {
 
     it('a standalone Pod that vanished while the service was down stops accruing GPU-hours', async () => {
       podEvent('ADDED', aPod({ metadata: { uid: 'pod-1', resourceVersion: '2' }, spec: { containers: [gpuContainer(4)] }, status: { phase: 'Running', startTime: AT('10:00') } }));
-      indexer.flush();
+      await indexer.flush();
       clock.set(AT('11:30'));
       const second = nextRun();
       second.indexer.onPodEvent({ type: 'SYNC', items: [] });
-      second.indexer.flush();
+      await second.indexer.flush();
 
       expect(await second.store.get('pod-1', ms(AT('23:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('11:30')), gpuHoursUsed: 6 });
       expect(await usageSinceEver(second.store, ms(AT('23:00')))).to.be.closeTo(6, 1e-9);
@@ -270,27 +271,27 @@ describe('workloads/indexer', () => {
     it('keeps the intervals of a vanished Job closed while its pods are still listed and change', async () => {
       // The Job is gone but the garbage collector has not deleted its pods yet: the relist of Pods
       // and the events after it still show them running.
-      firstRunSeesRunningJob();
+      await firstRunSeesRunningJob();
       clock.set(AT('12:00'));
       const second = nextRun();
       second.indexer.onJobEvent({ type: 'SYNC', items: [] });
       second.indexer.onPodEvent({ type: 'SYNC', items: [runningJobPod('pod-a'), runningJobPod('pod-b')] });
-      second.indexer.flush();
+      await second.indexer.flush();
       clock.set(AT('12:30'));
       second.indexer.onPodEvent({ type: 'MODIFIED', object: runningJobPod('pod-a', '2') });
-      second.indexer.flush();
+      await second.indexer.flush();
 
       expect(openIntervals('job-1')).to.deep.equal([]);
       expect(await second.store.get('job-1', ms(AT('23:00')))).to.deep.include({ status: 'cancelled', gpuHoursUsed: 8 });
     });
 
     it('closes the intervals whether the Pods or the Jobs are relisted first', async () => {
-      firstRunSeesRunningJob();
+      await firstRunSeesRunningJob();
       clock.set(AT('12:00'));
       const second = nextRun();
       second.indexer.onPodEvent({ type: 'SYNC', items: [runningJobPod('pod-a')] });
       second.indexer.onJobEvent({ type: 'SYNC', items: [] });
-      second.indexer.flush();
+      await second.indexer.flush();
 
       expect(openIntervals('job-1')).to.deep.equal([]);
       expect(await second.store.get('job-1', ms(AT('23:00')))).to.deep.include({ status: 'cancelled', gpuHoursUsed: 8 });
@@ -302,17 +303,17 @@ describe('workloads/indexer', () => {
       indexer.onNamespaceEvent({ type: 'SYNC', items: [aNamespace({ 'gpucap.io/initiative': 'vision' })] });
       podEvent('ADDED', aPod({ metadata: { uid: 'pod-1' } }));
       jobEvent('ADDED', aJob({ metadata: { uid: 'job-1' } }));
-      indexer.flush();
+      await indexer.flush();
       expect((await view('pod-1'))?.initiativeId).to.equal('vision');
       indexer.onNamespaceEvent({ type: 'MODIFIED', object: aNamespace({ 'gpucap.io/initiative': 'nlp', 'gpucap.io/organization': 'research' }) });
-      indexer.flush();
+      await indexer.flush();
       for (const id of ['pod-1', 'job-1']) expect(await view(id)).to.deep.include({ initiativeId: 'nlp', organizationId: 'research' });
     });
 
-    it('re-maps nothing when a namespace is delivered again with the same labels', () => {
+    it('re-maps nothing when a namespace is delivered again with the same labels', async ()  => {
       indexer.onNamespaceEvent({ type: 'ADDED', object: aNamespace({ 'gpucap.io/initiative': 'vision' }) });
       podEvent('ADDED', aPod({ metadata: { uid: 'pod-1' } }));
-      indexer.flush();
+      await indexer.flush();
       indexer.onNamespaceEvent({ type: 'MODIFIED', object: aNamespace({ 'gpucap.io/initiative': 'vision' }) });
       expect(indexer.pending).to.equal(0);
     });
@@ -328,13 +329,13 @@ describe('workloads/indexer', () => {
       indexer.onJobEvent({ type: 'SYNC', items: [jobIn('b', 'job-b')], namespace: 'b' });
       indexer.onPodEvent({ type: 'SYNC', items: [runningIn('a', 'pod-a'), aJobPod('job-a', { metadata: { uid: 'pa', namespace: 'a' }, status: { phase: 'Running', startTime: AT('10:00') } })], namespace: 'a' });
       indexer.onPodEvent({ type: 'SYNC', items: [runningIn('b', 'pod-b'), aJobPod('job-b', { metadata: { uid: 'pb', namespace: 'b' }, status: { phase: 'Running', startTime: AT('10:00') } })], namespace: 'b' });
-      indexer.flush();
+      await indexer.flush();
       for (const id of ['pod-a', 'pod-b', 'job-a', 'job-b']) expect((await view(id))?.status, id).to.equal('running');
 
       clock.set(AT('12:00'));
       indexer.onJobEvent({ type: 'SYNC', items: [], namespace: 'a' });
       indexer.onPodEvent({ type: 'SYNC', items: [], namespace: 'a' });
-      indexer.flush();
+      await indexer.flush();
       expect(await view('pod-a')).to.deep.include({ status: 'cancelled', completedAt: ms(AT('12:00')) });
       expect(await view('job-a')).to.deep.include({ status: 'cancelled', completedAt: ms(AT('12:00')) });
       expect((await view('pod-b'))?.status).to.equal('running');
@@ -350,7 +351,7 @@ describe('workloads/indexer', () => {
       // The Job changes, and the node's label: both are re-mapped from the pods cached for namespace b.
       indexer.onJobEvent({ type: 'MODIFIED', object: { ...jobIn('b', 'job-b'), metadata: { ...jobIn('b', 'job-b').metadata, resourceVersion: '2' } } });
       indexer.onNodeEvent({ type: 'MODIFIED', object: aNode({ 'node.kubernetes.io/instance-type': 'p5e.48xlarge' }) });
-      indexer.flush();
+      await indexer.flush();
       expect(await view('job-b')).to.deep.include({ status: 'running', instanceType: 'p5e.48xlarge' });
       expect(await view('pod-b')).to.deep.include({ status: 'running', instanceType: 'p5e.48xlarge' });
     });
@@ -365,10 +366,10 @@ describe('workloads/indexer', () => {
       podEvent('ADDED', aPod({ metadata: { uid: 'pod-2' } }));
       podEvent('MODIFIED', running('2', '10:45')); // same resourceVersion: a resync, skipped
       expect(sink.calls.rows).to.deep.equal([]);
-      indexer.flush();
+      await indexer.flush();
       expect(sink.calls).to.deep.equal({ rows: [2], intervals: [2] });
       expect((await view('pod-1'))?.startedAt).to.equal(ms(AT('10:30')));
-      indexer.flush();
+      await indexer.flush();
       expect(sink.calls.rows).to.have.length(1);
       expect(indexer.stats()).to.deep.include({ events: 4, flushes: 1, rowsFlushed: 2, rowsWritten: 2 });
     });
@@ -376,9 +377,9 @@ describe('workloads/indexer', () => {
     it('finishes a batch half written in steps, then writes what was queued meanwhile, and counts both in stats()', async () => {
       podEvent('ADDED', runningPod('p1'));
       podEvent('ADDED', runningPod('p2'));
-      expect(indexer.writeStep(1)).to.equal(false); // p1's row written; p2's row and both intervals staged
+      expect(await indexer.writeStep(1)).to.equal(false); // p1's row written; p2's row and both intervals staged
       podEvent('ADDED', runningPod('p3')); // queued behind the staged batch
-      indexer.flush();
+      await indexer.flush();
       expect(indexer.pending).to.equal(0);
       expect(sink.calls).to.deep.equal({ rows: [1, 1, 1], intervals: [2, 1] });
       for (const uid of ['p1', 'p2', 'p3']) expect((await view(uid))?.status, uid).to.equal('running');
@@ -389,7 +390,7 @@ describe('workloads/indexer', () => {
       const failing: WorkloadSink = { ...sink, upsertWorkloads: () => { throw new Error('disk full'); } };
       const broken = new WorkloadIndexer(failing, { clusterId: 'local', defaultOrganizationId: 'default-org', clock, logger });
       broken.onPodEvent({ type: 'ADDED', object: aPod({ metadata: { uid: 'pod-1' } }) });
-      expect(() => broken.flush()).to.throw('disk full');
+      expect((await rejectionOf(broken.flush())).message).to.equal('disk full');
       expect(broken.pending).to.equal(2);
     });
 
@@ -397,48 +398,48 @@ describe('workloads/indexer', () => {
 
     it('writes in steps of at most the budget: every row first, then the intervals', async () => {
       for (const uid of ['p1', 'p2', 'p3']) podEvent('ADDED', runningPod(uid));
-      expect(indexer.writeStep(2)).to.equal(false);
+      expect(await indexer.writeStep(2)).to.equal(false);
       expect(sink.calls).to.deep.equal({ rows: [2], intervals: [] });
       expect(await view('p3')).to.equal(undefined);
-      expect(indexer.writeStep(2)).to.equal(false);
+      expect(await indexer.writeStep(2)).to.equal(false);
       expect(sink.calls).to.deep.equal({ rows: [2, 1], intervals: [1] });
-      expect(indexer.writeStep(2)).to.equal(true);
+      expect(await indexer.writeStep(2)).to.equal(true);
       expect(sink.calls).to.deep.equal({ rows: [2, 1], intervals: [1, 2] });
       for (const uid of ['p1', 'p2', 'p3']) expect(await view(uid, ms(AT('11:00'))), uid).to.deep.include({ status: 'running', gpuHoursUsed: 1 });
       expect(indexer.pending).to.equal(0);
     });
 
-    it('leaves events that arrive during a stepped write for the next one', () => {
+    it('leaves events that arrive during a stepped write for the next one', async () => {
       podEvent('ADDED', runningPod('p1'));
       podEvent('ADDED', runningPod('p2'));
-      expect(indexer.writeStep(1)).to.equal(false);
+      expect(await indexer.writeStep(1)).to.equal(false);
       podEvent('ADDED', runningPod('p3'));
       expect(indexer.pending).to.equal(5); // staged: p2's row and both intervals; queued: p3's row and interval
-      while (!indexer.writeStep(1));
+      while (!(await indexer.writeStep(1)));
       expect(indexer.pending).to.equal(2);
-      expect(indexer.writeStep(10)).to.equal(true);
+      expect(await indexer.writeStep(10)).to.equal(true);
       expect(indexer.pending).to.equal(0);
     });
 
-    it('says the snapshots are written only once everything a LIST led to is in the store', () => {
+    it('says the snapshots are written only once everything a LIST led to is in the store', async () => {
       expect(indexer.snapshotsWritten).to.equal(true);
       indexer.onPodEvent({ type: 'SYNC', items: [runningPod('p1'), runningPod('p2')] });
       expect(indexer.snapshotsWritten).to.equal(false);
-      expect(indexer.writeStep(1)).to.equal(false);
+      expect(await indexer.writeStep(1)).to.equal(false);
       expect(indexer.snapshotsWritten).to.equal(false);
       podEvent('ADDED', runningPod('p3')); // a watch event after the LIST: not part of the snapshot
-      while (!indexer.writeStep(1));
+      while (!(await indexer.writeStep(1)));
       expect(indexer.snapshotsWritten).to.equal(true);
       expect(indexer.pending).to.equal(2);
     });
 
     it('cancels, on a relist, workloads that were queued or half written but not in the store yet', async () => {
       for (const uid of ['p1', 'p2', 'p3']) podEvent('ADDED', runningPod(uid));
-      indexer.writeStep(1); // p1 written; p2 and p3 only staged
+      await indexer.writeStep(1); // p1 written; p2 and p3 only staged
       podEvent('ADDED', runningPod('p4')); // queued
       clock.set(AT('12:00'));
       indexer.onPodEvent({ type: 'SYNC', items: [runningPod('p2')] });
-      indexer.flush();
+      await indexer.flush();
       for (const uid of ['p1', 'p3', 'p4']) expect(await view(uid), uid).to.deep.include({ status: 'cancelled', completedAt: ms(AT('12:00')) });
       expect((await view('p2'))?.status).to.equal('running');
     });

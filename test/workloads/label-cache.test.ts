@@ -104,19 +104,19 @@ describe('workloads/label-cache through the indexer: attribution from deleted No
 
   it('a pod running on a node deleted under it, deleted itself after more node churn, keeps the instance type', async () => {
     indexer.onPodEvent({ type: 'ADDED', object: aPod({ metadata: { uid: 'pod-1' }, spec: onGpuA, status: running }) });
-    indexer.flush();
+    await indexer.flush();
     clock.set(AT('11:00'));
     nodeEvent('DELETED', 'gpu-a');
     autoscale(20);
     indexer.onPodEvent({ type: 'DELETED', object: aPod({ metadata: { uid: 'pod-1', resourceVersion: '8' }, spec: onGpuA, status: running }) });
-    indexer.flush();
+    await indexer.flush();
     expect(await view('pod-1')).to.deep.include({ status: 'cancelled', instanceType: 'p5.48xlarge', gpuHoursUsed: 1 });
   });
 
   it('a finished Job outliving its node and its pod keeps the instance type through later relists', async () => {
     indexer.onJobEvent({ type: 'ADDED', object: finishedJob });
     indexer.onPodEvent({ type: 'ADDED', object: finishedPod });
-    indexer.flush();
+    await indexer.flush();
     nodeEvent('DELETED', 'gpu-a');
     indexer.onPodEvent({ type: 'DELETED', object: finishedPod }); // pod garbage collection: its node is gone
     autoscale(20);
@@ -125,7 +125,7 @@ describe('workloads/label-cache through the indexer: attribution from deleted No
     indexer.onPodEvent({ type: 'SYNC', items: [] });
     autoscale(20);
     indexer.onPodEvent({ type: 'SYNC', items: [] });
-    indexer.flush();
+    await indexer.flush();
     expect(await view('job-1')).to.deep.include({ status: 'completed', instanceType: 'p5.48xlarge', gpuHoursUsed: 1 });
   });
 
@@ -139,7 +139,7 @@ describe('workloads/label-cache through the indexer: attribution from deleted No
       indexer.onNamespaceEvent({ type: 'DELETED', object: team(`ci-${i}`) });
     }
     indexer.onPodEvent({ type: 'DELETED', object: aPod({ metadata: { uid: 'pod-1', resourceVersion: '8' }, spec: onGpuA, status: running }) });
-    indexer.flush();
+    await indexer.flush();
     expect(await view('pod-1')).to.deep.include({ status: 'cancelled', organizationId: 'research', initiativeId: 'vision' });
   });
 
@@ -151,7 +151,7 @@ describe('workloads/label-cache through the indexer: attribution from deleted No
     indexer.onJobEvent({ type: 'DELETED', object: finishedJob });
     autoscale(20);
     indexer.onPodEvent({ type: 'ADDED', object: aPod({ metadata: { uid: 'late' }, spec: onGpuA, status: running }) });
-    indexer.flush();
+    await indexer.flush();
     expect(await view('job-1')).to.deep.include({ status: 'completed', instanceType: 'p5.48xlarge' });
     expect(await view('late')).to.deep.include({ status: 'running', instanceType: 'unknown' });
   });

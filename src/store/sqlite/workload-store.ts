@@ -126,7 +126,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
   }
 
   /** Inserts or updates rows in one transaction; returns how many were written (unchanged rows are not). */
-  upsertWorkloads(records: readonly WorkloadRecord[]): number {
+  async upsertWorkloads(records: readonly WorkloadRecord[]): Promise<number> {
     return records.length === 0 ? 0 : this.#upsertWorkloads(records);
   }
 
@@ -135,7 +135,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
    * workloads, and of the workload a pod moved away from. Intervals of workloads not in the index yet
    * are skipped. Returns the intervals written.
    */
-  upsertPodIntervals(intervals: readonly PodGpuInterval[]): number {
+  async upsertPodIntervals(intervals: readonly PodGpuInterval[]): Promise<number> {
     return intervals.length === 0 ? 0 : this.#upsertPods(intervals);
   }
 
@@ -145,7 +145,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
    * while the service was away: their pods' intervals may come from an earlier run of the service,
    * whose pods this run never sees, so only the store can close them.
    */
-  closeOpenIntervals(workloadIds: readonly string[], at: number): number {
+  async closeOpenIntervals(workloadIds: readonly string[], at: number): Promise<number> {
     return workloadIds.length === 0 ? 0 : this.#closeOpenPods(workloadIds, at);
   }
 
@@ -154,7 +154,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
    * how many it deleted. Fewer than `limit` means none is left. One batch, so that the caller can
    * yield between batches (RetentionJob).
    */
-  deleteFinishedBatch(cutoffMs: number, limit: number): number {
+  async deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number> {
     if (!(Number.isInteger(limit) && limit > 0)) throw new Error(`Cannot delete finished workloads: "limit" must be a positive integer, got ${limit}`);
     return this.#statements.get(DELETE_FINISHED_BATCH).run({ cutoff: cutoffMs, batchSize: limit }).changes;
   }
