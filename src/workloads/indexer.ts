@@ -51,7 +51,10 @@ export interface IndexerStats {
 }
 
 export class WorkloadIndexer {
-  readonly #sink: WorkloadSink;
+  /** Where rows go; null while another replica writes this cluster (standby): caches stay warm, nothing is written. */
+  #sink: WorkloadSink | null;
+  /** The scopes a LIST of Jobs and of Pods has covered: the whole cluster (null) or namespaces. */
+  readonly #listed = { jobs: new Set<string | null>(), pods: new Set<string | null>() };
   readonly #options: WorkloadIndexerOptions;
   readonly #batch = new WriteBatch();
   /** The batch being written in steps, if any, and how many snapshots (SYNCs) it holds the result of. */
@@ -134,7 +137,10 @@ export class WorkloadIndexer {
     this.#stats.events += 1;
     if (received.type === 'SYNC') this.#syncsReceived += 1;
     const event = slimEvent(received, this.#slimJob);
-    if (event.type === 'SYNC') return this.#syncJobs(event.items, event.namespace);
+    if (event.type === 'SYNC') {
+      this.#listed.jobs.add(event.namespace ?? null);
+      return this.#syncJobs(event.items, event.namespace);
+    }
     const uid = event.object.metadata?.uid ?? '';
     if (uid === '') return;
     const previous = this.#jobs.get(uid);
@@ -149,7 +155,10 @@ export class WorkloadIndexer {
     this.#stats.events += 1;
     if (received.type === 'SYNC') this.#syncsReceived += 1;
     const event = slimEvent(received, this.#slimPod);
-    if (event.type === 'SYNC') return this.#syncPods(event.items, event.namespace);
+    if (event.type === 'SYNC') {
+      this.#listed.pods.add(event.namespace ?? null);
+      return this.#syncPods(event.items, event.namespace);
+    }
     const pod = event.object;
     const uid = pod.metadata?.uid ?? '';
     if (uid === '') return;
@@ -195,6 +204,14 @@ export class WorkloadIndexer {
   }
 
   async #writeStep(budget: number): Promise<boolean> {
+    const sink = this.#sink;
+    if (sink === null) {
+      // Standby: the writer of this cluster writes what these events led to.
+      this.#batch.take();
+      this.#staged = null;
+      this.#syncsWritten = this.#syncsReceived;
+      return true;
+    }
     if (this.#staged === null) {
       if (this.#batch.size === 0) {
         this.#syncsWritten = this.#syncsReceived;
@@ -204,7 +221,7 @@ export class WorkloadIndexer {
       this.#stagedSyncs = this.#syncsReceived;
     }
     const staged = this.#staged;
-    await staged.step(this.#sink, budget);
+    await staged.step(sink, budget);
     if (!staged.done) return false;
     this.#staged = null;
     this.#syncsWritten = this.#stagedSyncs;
@@ -218,6 +235,51 @@ export class WorkloadIndexer {
     stats.intervalsClosedByReconcile += written.closed;
     this.#options.logger.debug({ clusterId: this.#options.clusterId, ...written }, 'Workload batch written');
     return true;
+  }
+
+  /** Whether this indexer writes its cluster (false: standby, another replica does). */
+  get writing(): boolean {
+    return this.#sink !== null;
+  }
+
+  /**
+   * Stops writing: another replica holds this cluster's write lock, or this one lost it. What is
+   * queued or half written is dropped (the writer writes it); the caches keep following the
+   * informers, so that a takeover needs no LIST.
+   */
+  standby(): void {
+    this.#sink = null;
+    this.#batch.take();
+    this.#staged = null;
+  }
+
+  /**
+   * Starts writing through `sink` (this replica took the cluster's write lock), and writes the whole
+   * picture the caches hold, as a relist would: a writer that died may not have written its last
+   * changes, and rows whose object vanished meanwhile are cancelled. Rows that did not change write
+   * nothing. Without a LIST yet, the LIST to come does the reconciling.
+   */
+  becomeWriter(sink: WorkloadSink): void {
+    this.#sink = sink;
+    this.#batch.take();
+    this.#staged = null;
+    this.resync();
+  }
+
+  /** Queues every cached workload again and cancels the unfinished rows the caches lack. */
+  resync(): void {
+    if (this.#sink === null) return;
+    this.#remapWhere(() => true, () => true);
+    for (const [jobUid, pods] of this.#jobPods.byJob()) {
+      if (this.#jobs.has(jobUid)) continue;
+      for (const seen of pods.values()) {
+        this.#batch.addInterval(this.#mapper.podInterval(seen.object, { workloadId: jobUid, observedAt: seen.observedAt }));
+      }
+    }
+    const jobs = new Set(this.#jobs.keys());
+    const pods = new Set(this.#pods.keys());
+    for (const scope of this.#listed.jobs) this.#cancelVanished('Job', jobs, scope ?? undefined);
+    for (const scope of this.#listed.pods) this.#cancelVanished('Pod', pods, scope ?? undefined);
   }
 
   /**
@@ -312,6 +374,7 @@ export class WorkloadIndexer {
   }
 
   #cancelVanished(kind: WorkloadKind, present: ReadonlySet<string>, namespace: string | undefined): void {
+    if (this.#sink === null) return; // the writer reconciles
     const { clusterId, clock, logger } = this.#options;
     // Rows not written yet count as known: the store lacks them, the relist must still judge them.
     const unwritten = [...(this.#staged?.unwrittenRows() ?? []), ...this.#batch.rows()];

@@ -1,0 +1,112 @@
+// Two replicas follow the same cluster; only the one holding its write lock writes. A standby keeps
+// its caches warm and writes nothing; once it becomes the writer it writes the picture its caches
+// hold, as a relist would, so what a dead writer never flushed is not lost.
+import { expect } from 'chai';
+import sinon from 'sinon';
+import { WorkloadIndexer } from '../../src/workloads/indexer.js';
+import type { Job, Pod } from '../../src/workloads/k8s-types.js';
+import type { WorkloadSink } from '../../src/workloads/workload-sink.js';
+import { FixedClock } from '../support/fixed-clock.js';
+import { openTempStore, type TempStore } from '../store/temp-store.js';
+import { aJob, aJobPod, aPod, gpuContainer, ms, T0 } from './fixtures.js';
+
+const AT = (hhmm: string): string => `2026-11-20T${hhmm}:00Z`;
+
+/** Counts the writes that reach the store through it. */
+function countingSink(store: WorkloadSink): WorkloadSink & { writes: () => number } {
+  let writes = 0;
+  return {
+    writes: () => writes,
+    upsertWorkloads: (records) => {
+      writes += 1;
+      return store.upsertWorkloads(records);
+    },
+    upsertPodIntervals: (intervals) => {
+      writes += 1;
+      return store.upsertPodIntervals(intervals);
+    },
+    closeOpenIntervals: (ids, at) => {
+      writes += 1;
+      return store.closeOpenIntervals(ids, at);
+    },
+    listUnfinished: (clusterId) => store.listUnfinished(clusterId),
+  };
+}
+
+describe('workloads/indexer takeover', () => {
+  let t: TempStore;
+  let clock: FixedClock;
+  let replicas: WorkloadIndexer[];
+  let sinks: ReturnType<typeof countingSink>[];
+
+  const logger = () => ({ debug: sinon.spy(), info: sinon.spy(), warn: sinon.spy() });
+  const runningJob = (uid: string): Job =>
+    aJob({ metadata: { uid, name: uid, resourceVersion: '2' }, podSpec: { containers: [gpuContainer(1)] }, status: { startTime: AT('10:00') } });
+  const runningPod = (uid: string, rv = '2'): Pod =>
+    aPod({ metadata: { uid, name: uid, resourceVersion: rv }, spec: { containers: [gpuContainer(2)] }, status: { phase: 'Running', startTime: AT('10:00') } });
+  /** Every replica's informers deliver every event. */
+  const everyone = (deliver: (indexer: WorkloadIndexer) => void) => replicas.forEach(deliver);
+
+  beforeEach(() => {
+    clock = new FixedClock(ms(T0));
+    t = openTempStore({ clock });
+    sinks = [countingSink(t.store), countingSink(t.store)];
+    replicas = sinks.map((sink) => new WorkloadIndexer(sink, { clusterId: 'local', defaultOrganizationId: 'acme', clock, logger: logger() }));
+    const [, standby] = replicas;
+    standby?.standby();
+  });
+  afterEach(() => t.close());
+
+  it('a standby follows every event but writes nothing, and says it is not writing', async () => {
+    const [writer, standby] = replicas as [WorkloadIndexer, WorkloadIndexer];
+    everyone((i) => i.onJobEvent({ type: 'SYNC', items: [runningJob('job-1')] }));
+    everyone((i) => i.onPodEvent({ type: 'SYNC', items: [aJobPod('job-1', { metadata: { uid: 'p-1' }, spec: { containers: [gpuContainer(1)] }, status: { phase: 'Running', startTime: AT('10:00') } })] }));
+    await writer.flush();
+    await standby.flush();
+    expect(sinks[1]?.writes()).to.equal(0);
+    expect(standby.pending).to.equal(0);
+    expect([writer.writing, standby.writing]).to.deep.equal([true, false]);
+    expect((await t.store.get('job-1', ms(AT('11:00'))))?.gpuHoursUsed).to.equal(1);
+  });
+
+  it('a new writer writes what the dead writer had not flushed, and cancels what vanished meanwhile', async () => {
+    const [writer, standby] = replicas as [WorkloadIndexer, WorkloadIndexer];
+    everyone((i) => i.onJobEvent({ type: 'SYNC', items: [] }));
+    everyone((i) => i.onPodEvent({ type: 'SYNC', items: [runningPod('pod-a'), runningPod('pod-b')] }));
+    await writer.flush();
+    // The writer dies with these events queued: pod-c starts, pod-a is deleted, pod-b finishes.
+    clock.set(ms(AT('11:00')));
+    everyone((i) => i.onPodEvent({ type: 'ADDED', object: runningPod('pod-c') }));
+    everyone((i) => i.onPodEvent({ type: 'DELETED', object: runningPod('pod-a', '3') }));
+    const finished = aPod({ metadata: { uid: 'pod-b', name: 'pod-b', resourceVersion: '4' }, spec: { containers: [gpuContainer(2)] },
+      status: { phase: 'Failed', startTime: AT('10:00'), containerStatuses: [{ name: 'main', image: 'x', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 3, finishedAt: AT('10:30') } } }] } });
+    everyone((i) => i.onPodEvent({ type: 'MODIFIED', object: finished }));
+    writer.standby();
+
+    clock.set(ms(AT('11:05')));
+    standby.becomeWriter(sinks[1] as WorkloadSink);
+    await standby.flush();
+    const read = ms(AT('12:00'));
+    expect(await t.store.get('pod-c', read)).to.deep.include({ status: 'running', gpuHoursUsed: 4 });
+    // pod-a vanished from the new writer's cache: cancelled at the takeover, as a relist would.
+    expect(await t.store.get('pod-a', read)).to.deep.include({ status: 'cancelled', completedAt: ms(AT('11:05')) });
+    expect(await t.store.get('pod-b', read)).to.deep.include({ status: 'failed', exitCode: 3, completedAt: ms(AT('10:30')), gpuHoursUsed: 1 });
+  });
+
+  it('a takeover that changes nothing writes no row, and one before any LIST cancels nothing', async () => {
+    const [writer, standby] = replicas as [WorkloadIndexer, WorkloadIndexer];
+    everyone((i) => i.onJobEvent({ type: 'SYNC', items: [] }));
+    everyone((i) => i.onPodEvent({ type: 'SYNC', items: [runningPod('pod-a')] }));
+    await writer.flush();
+    writer.standby();
+    standby.becomeWriter(sinks[1] as WorkloadSink);
+    await standby.flush();
+    expect(standby.stats()).to.deep.include({ rowsFlushed: 1, rowsWritten: 0, cancelledByReconcile: 0 });
+
+    const fresh = new WorkloadIndexer(t.store, { clusterId: 'local', defaultOrganizationId: 'acme', clock, logger: logger() });
+    fresh.becomeWriter(t.store);
+    await fresh.flush();
+    expect(fresh.stats().cancelledByReconcile).to.equal(0);
+    expect((await t.store.get('pod-a', clock.now()))?.status).to.equal('running');
+  });
+});
