@@ -137,6 +137,11 @@ export const architectureRules: readonly ArchitectureRule[] = [
     check: importsFrom('src/store', (ref) => ref.target !== 'src/domain/errors.ts'),
   },
   {
+    // The rollup math both backends share (issue 17): pure numbers, no driver, no SQL text.
+    title: 'src/store/rollups/ imports only src/domain and itself, and no package',
+    check: importsFrom('src/store/rollups', (ref) => srcImportWithin(['src/domain', 'src/store/rollups'])(ref) && isRelative(ref)),
+  },
+  {
     title: 'src/workloads/ (pure mappers) imports only src/domain and itself, and no package',
     check: importsFrom('src/workloads', (ref) => srcImportWithin(['src/domain', 'src/workloads'])(ref) && (isRelative(ref) || ref.target.startsWith('node:'))),
   },
@@ -298,6 +303,11 @@ describe('architecture (STYLE.md layering)', () => {
         rule: 'src/query/',
         bad: module('src/query/list.ts', 'koa'),
         good: module('src/query/list.ts', './ports.js', '../domain/errors.js'),
+      },
+      {
+        rule: 'src/store/rollups/',
+        bad: module('src/store/rollups/deltas.ts', '../sqlite/workload-sql.js'),
+        good: module('src/store/rollups/deltas.ts', './figures.js', '../../domain/workload.js'),
       },
       {
         rule: 'src/workloads/',

@@ -1,0 +1,70 @@
+// The rollup tables of the index, as both backends declare them: SQLite's workload_counts (schema v1)
+// and the three tables of schema v3 (migration-v3.ts), PostgreSQL's twins of them. Names and column
+// order are SQLite's, word for word; test/store/rollup-definitions.test.ts reads them back from a
+// migrated file. Each rollup row is the sum of figures.ts over the workloads rows of its key.
+
+/** The columns of a workloads row that the keys and figures read: what a writer reads before and after a write. */
+export const ROLLUP_SOURCE_COLUMNS = [
+  'organization_id', 'initiative_id', 'status', 'submitted_by', 'is_managed', 'instance_type',
+  'submitted_at', 'started_at', 'completed_at', 'gpu_seconds_closed', 'open_gpus', 'open_gpu_start_sum',
+] as const;
+
+/** Those columns of one workloads row, as a driver returns them (times in epoch ms, is_managed 0 or 1). */
+export interface RollupSource {
+  organization_id: string;
+  initiative_id: string;
+  status: string;
+  submitted_by: string;
+  is_managed: number;
+  instance_type: string;
+  submitted_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  gpu_seconds_closed: number;
+  open_gpus: number;
+  open_gpu_start_sum: number;
+}
+
+/** A key column: a text or flag column of the row, or `day`, the UTC day of submission (figures.ts). */
+export type RollupKeyColumn = 'organization_id' | 'initiative_id' | 'status' | 'submitted_by' | 'is_managed' | 'instance_type' | 'day';
+
+export const ROLLUP_VALUE_COLUMNS = [
+  'n', 'workloads', 'completed', 'failed', 'started', 'open_started', 'duration_base_ms', 'open_gpus', 'open_gpu_days', 'gpu_base_ms',
+] as const;
+export type RollupValueColumn = (typeof ROLLUP_VALUE_COLUMNS)[number];
+
+/** How a column is stored: SQLite TEXT / INTEGER / REAL, PostgreSQL text / bigint (smallint for is_managed) / float8. */
+export type RollupColumnType = 'text' | 'integer' | 'real';
+
+export const ROLLUP_COLUMN_TYPES: Readonly<Record<RollupKeyColumn | RollupValueColumn, RollupColumnType>> = {
+  organization_id: 'text', initiative_id: 'text', status: 'text', submitted_by: 'text', instance_type: 'text',
+  is_managed: 'integer', day: 'integer',
+  n: 'integer', workloads: 'integer', completed: 'integer', failed: 'integer', started: 'integer', open_started: 'integer',
+  open_gpus: 'integer', open_gpu_days: 'integer', duration_base_ms: 'real', gpu_base_ms: 'real',
+};
+
+export type RollupTable = 'workload_counts' | 'stats_daily_submitter' | 'stats_daily_instance_type' | 'workload_totals';
+
+export interface RollupDefinition {
+  readonly table: RollupTable;
+  /** The primary key, in the table's column order. */
+  readonly keys: readonly RollupKeyColumn[];
+  /** The summed columns, in the table's column order after the keys. */
+  readonly values: readonly RollupValueColumn[];
+}
+
+const DAILY_VALUES: readonly RollupValueColumn[] = [
+  'workloads', 'completed', 'failed', 'started', 'open_started', 'duration_base_ms', 'open_gpus', 'gpu_base_ms',
+];
+
+/** Every rollup, in the order writers apply them (on PostgreSQL, the order its row locks are taken in). */
+export const ROLLUPS: readonly RollupDefinition[] = [
+  // total_count of a list without dates.
+  { table: 'workload_counts', keys: ['organization_id', 'initiative_id', 'status', 'submitted_by', 'is_managed'], values: ['n'] },
+  // Statistics by submitter per day of submission; the initiative serves team scopes.
+  { table: 'stats_daily_submitter', keys: ['organization_id', 'day', 'initiative_id', 'submitted_by'], values: DAILY_VALUES },
+  // Statistics by instance type or initiative, and the summary, per day of submission.
+  { table: 'stats_daily_instance_type', keys: ['organization_id', 'day', 'initiative_id', 'instance_type'], values: DAILY_VALUES },
+  // Every workload ever without the submitter: total_count, the GPU-hours ranking, capacity since ever.
+  { table: 'workload_totals', keys: ['organization_id', 'initiative_id', 'status', 'instance_type'], values: ['workloads', 'open_gpus', 'open_gpu_days', 'gpu_base_ms'] },
+];

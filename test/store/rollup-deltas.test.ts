@@ -1,0 +1,59 @@
+import { expect } from 'chai';
+import type { RollupSource } from '../../src/store/rollups/definitions.js';
+import { rollupDeltas, type RollupDelta } from '../../src/store/rollups/deltas.js';
+import { DAY_MS } from '../../src/store/rollups/figures.js';
+
+const DAY = 20_400;
+const row = (overrides: Partial<RollupSource> = {}): RollupSource => ({
+  organization_id: 'acme', initiative_id: 'llm', status: 'running', submitted_by: 'alice', is_managed: 1, instance_type: 'p5',
+  submitted_at: DAY * DAY_MS + 1000, started_at: DAY * DAY_MS + 2000, completed_at: null,
+  gpu_seconds_closed: 0, open_gpus: 2, open_gpu_start_sum: (2 * (DAY * DAY_MS + 2000)) / 1000,
+  ...overrides,
+});
+const table = (deltas: RollupDelta[], name: string) => deltas.find((d) => d.table === name);
+
+describe('store/rollups rollupDeltas', () => {
+  it('adds an inserted row to every rollup, keyed in the order of the key columns', () => {
+    const deltas = rollupDeltas([], [row()]);
+    expect(deltas.map((d) => d.table)).to.deep.equal(['workload_counts', 'stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals']);
+    expect(table(deltas, 'workload_counts')?.rows).to.deep.equal([{ key: ['acme', 'llm', 'running', 'alice', 1], values: [1] }]);
+    expect(table(deltas, 'stats_daily_submitter')?.rows).to.deep.equal([{
+      key: ['acme', DAY, 'llm', 'alice'],
+      // workloads, completed, failed, started, open_started, duration_base_ms, open_gpus, gpu_base_ms
+      values: [1, 0, 0, 1, 1, -2000, 2, -4000],
+    }]);
+  });
+
+  it('takes a deleted row out again, to exactly nothing', () => {
+    expect(rollupDeltas([row()], [row()])).to.deep.equal([]);
+    const removed = rollupDeltas([row()], []);
+    const added = rollupDeltas([], [row()]);
+    expect(removed.map((d) => d.rows.map((r) => r.values))).to.deep.equal(added.map((d) => d.rows.map((r) => r.values.map((v) => -v + 0))));
+  });
+
+  it('moves a relabelled row between keys and leaves out the tables it does not move in', () => {
+    const deltas = rollupDeltas([row()], [row({ submitted_by: 'bob' })]);
+    expect(deltas.map((d) => d.table)).to.deep.equal(['workload_counts', 'stats_daily_submitter']);
+    expect(table(deltas, 'workload_counts')?.rows).to.deep.equal([
+      { key: ['acme', 'llm', 'running', 'alice', 1], values: [-1] },
+      { key: ['acme', 'llm', 'running', 'bob', 1], values: [1] },
+    ]);
+  });
+
+  it('sums the rows of one key into one delta row, and sorts the keys (numbers by value, text by code unit)', () => {
+    const before = [row({ submitted_at: (DAY + 10) * DAY_MS }), row({ submitted_at: (DAY + 9) * DAY_MS })];
+    const after = [row({ organization_id: 'Zed' }), row({ organization_id: 'Zed' }), row({ organization_id: 'zed' }), ...before];
+    const counts = table(rollupDeltas(before, after), 'workload_counts')?.rows ?? [];
+    expect(counts).to.deep.equal([{ key: ['Zed', 'llm', 'running', 'alice', 1], values: [2] }, { key: ['zed', 'llm', 'running', 'alice', 1], values: [1] }]);
+    const days = table(rollupDeltas([], before), 'stats_daily_submitter')?.rows.map((r) => r.key[1]);
+    expect(days).to.deep.equal([DAY + 9, DAY + 10]);
+  });
+
+  it('keeps a key whose count is unchanged while another figure changes (a finished row whose pod closed)', () => {
+    const done = { status: 'completed', completed_at: DAY * DAY_MS + 3_602_000, open_gpus: 0, open_gpu_start_sum: 0 };
+    const deltas = rollupDeltas([row({ ...done, gpu_seconds_closed: 0 })], [row({ ...done, gpu_seconds_closed: 7200 })]);
+    expect(deltas.map((d) => d.table)).to.deep.equal(['stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals']);
+    // workloads, open_gpus, open_gpu_days, gpu_base_ms
+    expect(table(deltas, 'workload_totals')?.rows).to.deep.equal([{ key: ['acme', 'llm', 'completed', 'p5'], values: [0, 0, 0, 7_200_000] }]);
+  });
+});
