@@ -1,143 +1,26 @@
-// GPU-hours consumed inside a window (capacity periods), from the pod intervals clipped to the window.
-// Throughout, a pod ends at its finish, else at its workload's completion (as GPU_HOURS_SQL reads
-// it), else it is still running and counts up to the window end. A workload never counts less than 0.
+// GPU-hours consumed inside a window on SQLite: the queries of src/store/shared/usage-queries.ts, run
+// one after the other on the caller's connection (one snapshot: the read worker's transaction, or the
+// main thread, where no write comes between).
 import type { UsageBreakdown, WorkloadFilter } from '../../query/ports.js';
-import { belowZeroAt, gpuMsFloorAt, HORIZON_INDEX, rollupsHold, totalsGpuMs } from './rollup-sql.js';
-import { gpuMsAt, gpuMsSql, scopeWhere, whereOf, type SqlParams, type StatementCache } from './workload-sql.js';
+import { SQLITE } from '../shared/dialect.js';
+import * as shared from '../shared/usage-queries.js';
+import type { StatementCache } from './workload-sql.js';
 
-interface UsageRow {
-  initiative_id: string;
-  instance_type: string;
-  gpu_ms: number;
-}
-
-type Window = { from: number | null; to: number };
-type Source = 'any' | 'rows';
-
-/** One query of a usage read, giving GPU-ms per (initiative, instance type), added or subtracted. */
-export interface UsageQuery {
-  sql: string;
-  params: SqlParams;
-  sign: 1 | -1;
-}
-
-const POD_END = 'COALESCE(p.finished_at, w.completed_at, @windowTo)';
-
-/**
- * The started pods whose time may reach past @windowFrom (finished after it, or not finished), with
- * their workloads. Two ranges of workload_pods_finished joined by UNION ALL rather than an OR: SQLite
- * runs an OR as a rowid set and then reads the pods table, while each range alone reads only the
- * covering index. CROSS JOIN keeps SQLite driving from these pods (a slice of the history) instead
- * of from every workload of the organization.
- */
-const PODS_REACHING_FROM = `(
-    SELECT workload_id, gpus, started_at, finished_at FROM workload_pods
-    WHERE finished_at > @windowFrom AND started_at IS NOT NULL AND started_at < @windowTo
-    UNION ALL
-    SELECT workload_id, gpus, started_at, finished_at FROM workload_pods
-    WHERE finished_at IS NULL AND started_at IS NOT NULL AND started_at < @windowTo
-  ) AS p CROSS JOIN workloads w ON w.workload_id = p.workload_id`;
-
-/**
- * The started pods that a workload's aggregate, read at @windowTo, counts differently from their
- * time up to @windowTo (see `beyond` below): those finished after it, the open ones started after
- * it, and the open ones of a finished workload (read at its completion, they may have started after
- * it, or the completion may lie past @windowTo). Every other pod counts the same either way, to the
- * last bit. Normally a handful, all from indexes: where the open pods of running workloads are
- * many (150k live pods), none of them is read.
- */
-const PODS_PAST_END = `(
-    SELECT workload_id, gpus, started_at, finished_at FROM workload_pods
-    WHERE finished_at > @windowTo AND started_at IS NOT NULL
-    UNION ALL
-    SELECT workload_id, gpus, started_at, finished_at FROM workload_pods
-    WHERE finished_at IS NULL AND started_at > @windowTo
-    UNION ALL
-    SELECT p.workload_id, p.gpus, p.started_at, p.finished_at
-    FROM workloads f INDEXED BY workloads_finished_open
-      CROSS JOIN workload_pods p INDEXED BY workload_pods_workload ON p.workload_id = f.workload_id
-    WHERE f.organization_id = @org AND f.completed_at IS NOT NULL AND f.open_gpus > 0
-      AND p.finished_at IS NULL AND p.started_at IS NOT NULL AND p.started_at <= @windowTo
-  ) AS p CROSS JOIN workloads w ON w.workload_id = p.workload_id`;
-
-export function usageInWindow(statements: StatementCache, filter: WorkloadFilter, window: Window, source: Source = 'any'): UsageBreakdown {
-  const byGroup = new Map<string, UsageRow>();
-  for (const query of usageQueries(filter, window, source)) {
-    for (const row of statements.get(query.sql).all(query.params) as UsageRow[]) {
-      const key = JSON.stringify([row.initiative_id, row.instance_type]);
-      const group = byGroup.get(key) ?? { ...row, gpu_ms: 0 };
-      group.gpu_ms += query.sign * row.gpu_ms;
-      byGroup.set(key, group);
-    }
-  }
-  const usage: UsageBreakdown = { total: 0, byInitiative: new Map(), byInstanceType: new Map() };
-  for (const group of byGroup.values()) {
-    // Subtracting the corrections of a bounded window leaves rounding residue around 0; usage is never negative.
-    const hours = Math.max(0, group.gpu_ms) / 3_600_000;
-    usage.total += hours;
-    usage.byInitiative.set(group.initiative_id, (usage.byInitiative.get(group.initiative_id) ?? 0) + hours);
-    usage.byInstanceType.set(group.instance_type, (usage.byInstanceType.get(group.instance_type) ?? 0) + hours);
-  }
-  return usage;
+export function usageInWindow(
+  statements: StatementCache,
+  filter: WorkloadFilter,
+  window: shared.UsageWindow,
+  source: shared.UsageSource = 'any',
+): UsageBreakdown {
+  return shared.usageBreakdown(
+    usageQueries(filter, window, source).map((query) => ({ rows: statements.get(query.sql).all(query.params) as shared.UsageRow[], sign: query.sign })),
+  );
 }
 
 /**
  * The queries of a usage read, each giving GPU-ms per (initiative, instance type). Exported for
  * EXPLAIN QUERY PLAN in tests; `source` 'rows' keeps usage since ever off the rollups, to compare.
  */
-export function usageQueries(filter: WorkloadFilter, window: Window, source: Source = 'any'): UsageQuery[] {
-  // A team scope without teams sees nothing (and SQLite finds no plan for INDEXED BY under a false WHERE).
-  if (filter.scope.initiatives?.length === 0) return [];
-  const where = whereOf(filter);
-  const params = { ...where.params, windowTo: window.to };
-  if (window.from !== null) {
-    return [{
-      sql: `SELECT w.initiative_id, w.instance_type,
-              TOTAL(p.gpus * MAX(0, MIN(${POD_END}, @windowTo) - MAX(p.started_at, @windowFrom))) AS gpu_ms
-            FROM ${PODS_REACHING_FROM}
-            WHERE ${where.sql}
-            GROUP BY w.initiative_id, w.instance_type`,
-      params: { ...params, windowFrom: window.from },
-      sign: 1,
-    }];
-  }
-  // Since ever (budgets of period `total`): each workload's GPU-ms read at @windowTo from its
-  // aggregates, floored at 0 as every per-workload figure is (gpuMsSql), instead of joining every
-  // pod of the history (two lookups per pod). The aggregate may count pods differently from their
-  // time up to @windowTo (PODS_PAST_END); for each workload with such pods, `beyond` takes back that
-  // floored figure and puts in its place its aggregate minus those pods' time past @windowTo, floored
-  // after the subtraction: an open pod that started after the reading time counts negative in the
-  // aggregate and as much in the correction, so flooring before it would count the pod twice.
-  // Per pod: its share in the aggregate (see REFRESH_AGGREGATES) minus its share up to @windowTo.
-  const beyond = `
-    SELECT initiative_id, instance_type, TOTAL(MAX(0.0, aggregate_ms) - MAX(0.0, aggregate_ms - beyond_ms)) AS gpu_ms
-    FROM (
-      SELECT w.initiative_id, w.instance_type, ${gpuMsAt('COALESCE(w.completed_at, @windowTo)')} AS aggregate_ms,
-        TOTAL(p.gpus * (
-          CASE WHEN p.finished_at IS NOT NULL THEN MAX(0, p.finished_at - p.started_at)
-               ELSE COALESCE(w.completed_at, @windowTo) - p.started_at END
-          - MAX(0, MIN(${POD_END}, @windowTo) - p.started_at))) AS beyond_ms
-      FROM ${PODS_PAST_END}
-      WHERE ${where.sql}
-      GROUP BY w.workload_id)
-    GROUP BY initiative_id, instance_type`;
-  if (source === 'rows' || !rollupsHold(filter)) {
-    const aggregate = `
-      SELECT w.initiative_id, w.instance_type, TOTAL(${gpuMsSql('@windowTo')}) AS gpu_ms
-      FROM workloads w WHERE ${where.sql}
-      GROUP BY w.initiative_id, w.instance_type`;
-    return [{ sql: aggregate, params, sign: 1 }, { sql: beyond, params, sign: -1 }];
-  }
-  // The same aggregate from workload_totals (linear in @windowTo), with the floors of the rare
-  // unfinished rows below 0 at @windowTo added back.
-  const totals = scopeWhere(filter, 't');
-  const rollup = `
-    SELECT t.initiative_id, t.instance_type, TOTAL(${totalsGpuMs('t', '@windowTo')}) AS gpu_ms
-    FROM workload_totals t WHERE ${totals.sql}
-    GROUP BY t.initiative_id, t.instance_type HAVING SUM(t.workloads) > 0`;
-  const floors = `
-    SELECT w.initiative_id, w.instance_type, TOTAL(${gpuMsFloorAt('@windowTo')}) AS gpu_ms
-    FROM workloads w INDEXED BY ${HORIZON_INDEX} WHERE ${where.sql} AND ${belowZeroAt('@windowTo')}
-    GROUP BY w.initiative_id, w.instance_type`;
-  return [{ sql: rollup, params, sign: 1 }, { sql: floors, params, sign: 1 }, { sql: beyond, params, sign: -1 }];
+export function usageQueries(filter: WorkloadFilter, window: shared.UsageWindow, source: shared.UsageSource = 'any'): shared.UsageQuery[] {
+  return shared.usageQueries(SQLITE, filter, { window, source });
 }

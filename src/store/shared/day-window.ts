@@ -3,7 +3,7 @@
 // of the rollup days and its part inside the window added from the rows, or kept and its part
 // outside the window subtracted, whichever holds fewer rows: a day's rows are judged by the time
 // they span before `now` (later rows are rare: only clock skew puts them there).
-import { DAY_MS } from './sqlite/rollup-sql.js';
+import { DAY_MS } from './rollup-sql.js';
 
 export interface RawRange {
   from: number;

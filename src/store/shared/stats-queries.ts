@@ -1,0 +1,81 @@
+// Statistics (summary and groups) over the workloads of a filter. Running workloads are read at
+// `now`, finished ones at their completion (gpuMsSql, durationMsSql). The daily rollups answer
+// every filter the API sends (stats-rollup.ts); the query over the rows remains for the others and
+// gives the same figures to the last bit. Each backend runs the one query and hands its rows to
+// statsResult.
+import type { StatsFigures, StatsGroupKey, StatsResult, WorkloadFilter } from '../../query/ports.js';
+import type { SqlDialect } from './dialect.js';
+import { rollupsHold } from './rollup-sql.js';
+import { rollupStatsQuery } from './stats-rollup.js';
+import { durationMsSql, gpuMsSql, whereOf, type SqlWhere } from './workload-sql.js';
+
+/** Figures as sums, so that groups add up to the summary. */
+export interface FiguresRow {
+  workload_count: number;
+  gpu_hours: number;
+  duration_sum: number;
+  started: number;
+  completed: number;
+  failed: number;
+}
+
+export type StatsRow = FiguresRow & { key?: string };
+
+// The group key is spliced into SQL, so it comes from this closed map, never from the caller.
+const GROUP_COLUMNS: Record<StatsGroupKey, string> = {
+  submitted_by: 'w.submitted_by',
+  initiative_id: 'w.initiative_id',
+  instance_type: 'w.instance_type',
+};
+
+// Sums rather than averages, so that the summary can be added up from the groups (one pass over the
+// rows instead of two). durationMsSql is NULL exactly when started_at is.
+const figuresSelect = (d: SqlDialect) => `
+  COUNT(*) AS workload_count,
+  ${d.total(gpuMsSql(d, '@now'))} / ${d.float('3600000.0')} AS gpu_hours,
+  ${d.total(durationMsSql(d))} / ${d.float('1000.0')} AS duration_sum,
+  COUNT(w.started_at) AS started,
+  ${d.total(d.asInt("w.status = 'completed'"))} AS completed,
+  ${d.total(d.asInt("w.status = 'failed'"))} AS failed`;
+
+const FIGURE_KEYS = ['workload_count', 'gpu_hours', 'duration_sum', 'started', 'completed', 'failed'] as const;
+
+/** The statistics query: from the daily rollups when they hold the filter, else over the rows. */
+export function statsQuery(d: SqlDialect, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; now: number }): SqlWhere {
+  return rollupsHold(filter, { times: true }) ? rollupStatsQuery(d, filter, options) : rawStatsQuery(d, filter, options);
+}
+
+/** The statistics query over the rows of the filter (the covering list index workloads_org_submitted). */
+export function rawStatsQuery(d: SqlDialect, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; now: number }): SqlWhere {
+  const where = whereOf(d, filter);
+  const params = { ...where.params, now: options.now };
+  if (options.groupBy === null) return { sql: `SELECT ${figuresSelect(d)} FROM workloads w WHERE ${where.sql}`, params };
+  const column = GROUP_COLUMNS[options.groupBy];
+  return {
+    sql: `SELECT ${column} AS key, ${figuresSelect(d)} FROM workloads w WHERE ${where.sql}
+       GROUP BY ${column} ORDER BY gpu_hours DESC, key ASC`,
+    params,
+  };
+}
+
+/** The statistics from the rows of either query. */
+export function statsResult(rows: readonly StatsRow[], groupBy: StatsGroupKey | null): StatsResult {
+  if (groupBy === null) return { summary: toFigures(rows[0] ?? emptyFigures()), groups: [] };
+  const summary = emptyFigures();
+  for (const row of rows) for (const key of FIGURE_KEYS) summary[key] += row[key];
+  return { summary: toFigures(summary), groups: rows.map((row) => ({ key: row.key ?? '', ...toFigures(row) })) };
+}
+
+function emptyFigures(): FiguresRow {
+  return { workload_count: 0, gpu_hours: 0, duration_sum: 0, started: 0, completed: 0, failed: 0 };
+}
+
+function toFigures(row: FiguresRow): StatsFigures {
+  const decided = row.completed + row.failed;
+  return {
+    workloadCount: row.workload_count,
+    gpuHours: row.gpu_hours,
+    averageDurationSeconds: row.started === 0 ? 0 : row.duration_sum / row.started,
+    successRate: decided === 0 ? 0 : row.completed / decided,
+  };
+}

@@ -1,0 +1,65 @@
+// Statistics from the daily rollups (stats_daily_*): whole days from the rollup, the partial first
+// and last days corrected from the rows (day-window.ts), and the floors of the rare unfinished rows
+// that read below 0 added back. The figures are those of the query over the rows (stats-queries.ts)
+// to the last bit: every part is a sum of whole ms and GPU-ms.
+import type { StatsGroupKey, WorkloadFilter } from '../../query/ports.js';
+import { planDays } from './day-window.js';
+import type { SqlDialect, SqlParams } from './dialect.js';
+import {
+  belowZeroAt, dailyDurationMs, dailyGpuMs, durationMsFloorAt, gpuMsFloorAt, HORIZON_INDEX, openGpuMs,
+} from './rollup-sql.js';
+import { scopeWhere, whereOf, type SqlWhere } from './workload-sql.js';
+
+// Both group by instance type and by initiative read the instance-type rollup, which has the
+// initiative too (a few times more rows than initiatives alone, one table fewer to keep up).
+const SOURCES: Record<StatsGroupKey | 'none', { table: string; key: string }> = {
+  none: { table: 'stats_daily_instance_type', key: 'instance_type' },
+  submitted_by: { table: 'stats_daily_submitter', key: 'submitted_by' },
+  initiative_id: { table: 'stats_daily_instance_type', key: 'initiative_id' },
+  instance_type: { table: 'stats_daily_instance_type', key: 'instance_type' },
+};
+
+// A row of the raw ranges, linear in @now like a rollup's: floors come from the correction part.
+const rawGpuMs = (d: SqlDialect) =>
+  `(CASE WHEN w.completed_at IS NOT NULL THEN ${d.greatest(d.float('0.0'), openGpuMs(d, 'w.completed_at'))} ELSE ${openGpuMs(d, '@now')} END)`;
+const rawDurationMs = (d: SqlDialect) =>
+  `(CASE WHEN w.started_at IS NULL THEN 0 WHEN w.completed_at IS NOT NULL THEN ${d.greatest('0', 'w.completed_at - w.started_at')} ELSE @now - w.started_at END)`;
+
+/**
+ * The query giving rows like the query over the rows gives (FiguresRow, stats-queries.ts): one per
+ * group (sorted), or the one summary row.
+ */
+export function rollupStatsQuery(d: SqlDialect, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; now: number }): SqlWhere {
+  const { groupBy, now } = options;
+  const source = SOURCES[groupBy ?? 'none'];
+  const plan = planDays({ from: filter.submittedFrom, before: filter.submittedBefore }, now);
+  const rollupScope = scopeWhere(d, filter, 'r');
+  const rowScope = scopeWhere(d, filter, 'w');
+  const window = whereOf(d, filter);
+  const params: SqlParams = { ...window.params, now, firstDay: plan.firstDay, lastDay: plan.lastDay };
+  // Two raw ranges always, an unused one empty: one SQL text whatever the window.
+  for (const [i, range] of [0, 1].map((n) => [n, plan.ranges[n] ?? { from: 0, to: 0, sign: 1 }] as const)) {
+    Object.assign(params, { [`from${i}`]: range.from, [`to${i}`]: range.to, [`sign${i}`]: range.sign });
+  }
+  const key = groupBy === null ? 'NULL' : `r.${source.key}`;
+  const rowKey = groupBy === null ? 'NULL' : `w.${source.key}`;
+  const raw = (i: number) => `
+    SELECT ${rowKey}, @sign${i}, @sign${i} * (${d.asInt("w.status = 'completed'")}), @sign${i} * (${d.asInt("w.status = 'failed'")}),
+      @sign${i} * (${d.asInt('w.started_at IS NOT NULL')}), @sign${i} * ${rawDurationMs(d)}, @sign${i} * ${rawGpuMs(d)}
+    FROM workloads w WHERE ${rowScope.sql} AND w.submitted_at >= @from${i} AND w.submitted_at < @to${i}`;
+  const parts = `
+    SELECT ${key} AS key, r.workloads, r.completed, r.failed, r.started, ${dailyDurationMs(d)} AS duration_ms, ${dailyGpuMs(d)} AS gpu_ms
+    FROM ${source.table} r WHERE ${rollupScope.sql} AND r.day >= @firstDay AND r.day <= @lastDay
+    UNION ALL ${raw(0)}
+    UNION ALL ${raw(1)}
+    UNION ALL
+    SELECT ${rowKey}, 0, 0, 0, 0, ${durationMsFloorAt(d, '@now')}, ${gpuMsFloorAt(d, '@now')}
+    FROM workloads w${d.indexedBy(HORIZON_INDEX)} WHERE ${window.sql} AND ${belowZeroAt(d, '@now')}`;
+  const figures = `
+    ${d.sumInt('workloads')} AS workload_count, ${d.total('gpu_ms')} / ${d.float('3600000.0')} AS gpu_hours, ${d.total('duration_ms')} / ${d.float('1000.0')} AS duration_sum,
+    ${d.sumInt('started')} AS started, ${d.sumInt('completed')} AS completed, ${d.sumInt('failed')} AS failed`;
+  const sql = groupBy === null
+    ? `SELECT ${figures} FROM (${parts})${d.subqueryAlias('parts')}`
+    : `SELECT key, ${figures} FROM (${parts})${d.subqueryAlias('parts')} GROUP BY key HAVING SUM(workloads) > 0 ORDER BY gpu_hours DESC, key ASC`;
+  return { sql, params };
+}
