@@ -1,6 +1,7 @@
 // Composition root: config → logger → metrics → index → sources → servers. Everything else takes
 // its collaborators as arguments. Run directly, it is the process: signals drain and close cleanly.
 import { readFileSync, realpathSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import { createAdminApp } from './admin/admin-app.js';
@@ -9,13 +10,15 @@ import { ClusterReadiness } from './admin/cluster-readiness.js';
 import { registerInformerMetrics } from './admin/informer-metrics.js';
 import { createServiceMetrics, type ServiceMetrics } from './admin/metrics-registry.js';
 import { registerTelemetryMetrics } from './admin/telemetry-metrics.js';
+import { registerWriterMetrics } from './admin/writer-metrics.js';
 import { ReadinessTracker } from './admin/readiness.js';
 import { createApiApp } from './api/app.js';
 import { RateLimiter } from './api/rate-limiter.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { ConfigError, loadConfig } from './config/load.js';
-import { scrapeTimeoutSeconds, type Config } from './config/schema.js';
+import { instanceIdOf, scrapeTimeoutSeconds, type Config } from './config/schema.js';
 import { systemClock, type Clock } from './domain/clock.js';
+import { ClusterWriters } from './ha/cluster-writers.js';
 import type { ReflectorTuning } from './k8s/cluster-informers.js';
 import { ClusterManager, type AttachedCluster } from './k8s/cluster-manager.js';
 import { homeKubeconfig, type LoadedKubeconfig } from './k8s/kubeconfig.js';
@@ -33,6 +36,7 @@ import { EventLoopLag } from './runtime/event-loop-lag.js';
 import { createLogger } from './runtime/logger.js';
 import { serviceVersion } from './runtime/version.js';
 import { openDatabase } from './store/sqlite/database.js';
+import { SqliteLeases } from './store/sqlite/lease.js';
 import { SqliteLifetimeStore } from './store/sqlite/lifetime-store.js';
 import { ReadPool } from './store/sqlite/read-pool.js';
 import { RetentionJob } from './store/retention.js';
@@ -272,7 +276,8 @@ async function startParts(
   const budgets: BudgetSource = capacityBudgets ?? noBudgets;
 
   // Informers → indexers (and the telemetry's pod directory) → index. Each cluster adds its own readiness conditions as it starts.
-  const indexers = new ClusterIndexers(store, {
+  // An indexer writes its cluster only once this replica holds the cluster's write lock (src/ha/).
+  const indexers = new ClusterIndexers(null, {
     defaultOrganizationId: config.default_organization_id,
     keys: labelKeys(config),
     gpuResources: config.gpu_resources,
@@ -280,6 +285,14 @@ async function startParts(
     logger: logger.child({ component: 'indexer' }),
     yieldToLoop: () => new Promise((resolve) => setImmediate(resolve)),
     ...(capacityBudgets === undefined ? {} : { namespaceInitiatives: capacityBudgets }),
+  });
+  const instanceId = instanceIdOf(config, process.env, hostname());
+  const writers = new ClusterWriters(new SqliteLeases(store, instanceId), indexers, {
+    instanceId,
+    retryMs: config.ha_retry_seconds * 1000,
+    clock,
+    delay,
+    logger: logger.child({ component: 'writers' }),
   });
   const informerLogger = logger.child({ component: 'informers' });
   const clusters = new ClusterManager({
@@ -290,7 +303,12 @@ async function startParts(
     tuning: options.informers?.tuning,
     dependencyWaitMs: options.informers?.dependencyWaitMs,
     attach: (cluster) => {
-      const consumers: AttachedCluster[] = [indexers.attach(cluster), ...(telemetry === undefined ? [] : [telemetry.telemetry.attach(cluster)])];
+      // Detached in this order: the indexer writes its last changes, then the write lock is released.
+      const consumers: AttachedCluster[] = [
+        indexers.attach(cluster),
+        writers.attach(cluster),
+        ...(telemetry === undefined ? [] : [telemetry.telemetry.attach(cluster)]),
+      ];
       return {
         onEvent: (resource, event, namespace) => consumers.forEach((consumer) => consumer.onEvent(resource, event, namespace)),
         detach: async () => {
@@ -334,7 +352,7 @@ async function startParts(
   const clusterReadiness = new ClusterReadiness(readiness, {
     clock,
     unreachableAfterMs: config.cluster_unreachable_after_seconds * 1000,
-    indexed: (clusterId) => indexers.snapshotsWritten(clusterId),
+    indexed: (clusterId) => writers.indexed(clusterId),
   });
   if (capacity !== undefined) readiness.require('capacity');
   const refreshReadiness = () => {
@@ -349,6 +367,12 @@ async function startParts(
     onError: (error) => logger.error({ err: error }, 'Readiness refresh failed'),
   });
   parts.add('readiness loop', () => readinessLoop.stop());
+  const holdersLoop = runPeriodically(config.ha_retry_seconds * 1000, () => writers.refreshHolders(), {
+    delay,
+    onError: (error) => logger.warn({ err: error }, 'Could not read the writers of the clusters'),
+  });
+  parts.add('writer holders loop', () => holdersLoop.stop());
+  registerWriterMetrics(metrics.registry, () => writers.statuses());
   registerInformerMetrics(metrics.registry, { clusters: () => clusters.statuses(), problems: () => remote?.problems() ?? [], indexers: () => indexers.counters() });
 
   const authenticator = createAuthenticator(config, { clock, logger });
@@ -380,6 +404,7 @@ async function startParts(
       auth: authenticator.status(),
       retention: retention.status(),
       clusters: clusters.statuses(),
+      writers: writers.statuses(),
       remoteKubeconfigProblems: remote?.problems() ?? [],
       capacity: capacity === undefined ? { enabled: false } : { enabled: true, synced: capacity.budgets.synced, organizations: capacity.budgets.budgets().map((b) => b.organizationId), problems: capacity.budgets.problems() },
       telemetry:

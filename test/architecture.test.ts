@@ -162,6 +162,10 @@ export const architectureRules: readonly ArchitectureRule[] = [
     ),
   },
   {
+    title: 'src/ha/ imports only src/domain, src/workloads/workload-sink.ts and itself, and no package',
+    check: importsFrom('src/ha', (ref) => srcImportWithin(['src/domain', 'src/ha'], ['src/workloads/workload-sink.ts'])(ref) && (isRelative(ref) || ref.target.startsWith('node:'))),
+  },
+  {
     title: 'only src/store/sqlite/ imports better-sqlite3',
     check: packageOnlyIn(['better-sqlite3'], ['src/store/sqlite']),
   },
@@ -288,6 +292,11 @@ describe('architecture (STYLE.md layering)', () => {
         rule: 'src/capacity/',
         bad: module('src/capacity/source.ts', '@kubernetes/client-node'),
         good: module('src/capacity/source.ts', '../domain/errors.js', '../query/ports.js', './capacity-file.js', 'yaml', 'ajv'),
+      },
+      {
+        rule: 'src/ha/',
+        bad: module('src/ha/cluster-writers.ts', '../store/postgres/lease.js'),
+        good: module('src/ha/cluster-writers.ts', './ports.js', '../domain/clock.js', '../workloads/workload-sink.js'),
       },
       {
         rule: 'only src/store/sqlite/ imports better-sqlite3',

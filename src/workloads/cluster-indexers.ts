@@ -42,11 +42,12 @@ interface Entry {
 }
 
 export class ClusterIndexers {
-  readonly #sink: WorkloadSink;
+  /** Null: every indexer starts as a standby, until becomeWriter() (the cluster's write lock is taken). */
+  readonly #sink: WorkloadSink | null;
   readonly #options: ClusterIndexersOptions;
   readonly #entries = new Map<string, Entry>();
 
-  constructor(sink: WorkloadSink, options: ClusterIndexersOptions) {
+  constructor(sink: WorkloadSink | null, options: ClusterIndexersOptions) {
     this.#sink = sink;
     this.#options = options;
   }
@@ -113,6 +114,16 @@ export class ClusterIndexers {
         await this.#options.yieldToLoop();
       }
     }
+  }
+
+  /** This replica now writes the cluster through `sink`: its indexer writes the whole cached picture. */
+  becomeWriter(clusterId: string, sink: WorkloadSink): void {
+    this.#entries.get(clusterId)?.indexer.becomeWriter(sink);
+  }
+
+  /** Another replica writes the cluster (or this one lost its lock): the indexer stops writing. */
+  standby(clusterId: string): void {
+    this.#entries.get(clusterId)?.indexer.standby();
   }
 
   /** Every LIST the cluster's informers delivered so far is written to the index (false if unknown). */

@@ -81,7 +81,8 @@ export class WorkloadIndexer {
     cancelledByReconcile: 0, intervalsClosedByReconcile: 0,
   };
 
-  constructor(sink: WorkloadSink, options: WorkloadIndexerOptions) {
+  /** `sink` null: start as a standby, until becomeWriter(). */
+  constructor(sink: WorkloadSink | null, options: WorkloadIndexerOptions) {
     this.#sink = sink;
     this.#options = options;
     const keys = options.keys ?? DEFAULT_LABEL_KEYS;
@@ -269,6 +270,8 @@ export class WorkloadIndexer {
   /** Queues every cached workload again and cancels the unfinished rows the caches lack. */
   resync(): void {
     if (this.#sink === null) return;
+    // Counted as a snapshot: the cluster is not indexed until what it queues is written.
+    this.#syncsReceived += 1;
     this.#remapWhere(() => true, () => true);
     for (const [jobUid, pods] of this.#jobPods.byJob()) {
       if (this.#jobs.has(jobUid)) continue;

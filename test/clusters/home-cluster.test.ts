@@ -25,7 +25,7 @@ describe('service watching its home cluster', function () {
     t = await startTestService({
       clock: 'system',
       informers: FAST_INFORMERS,
-      env: { GPUCAP_HOME_CLUSTER_ENABLED: 'true', GPUCAP_KUBECONFIG: sim.kubeconfigPath, GPUCAP_CLUSTER_ID: 'gpu-east', GPUCAP_INDEX_FLUSH_INTERVAL_MS: '20' },
+      env: { GPUCAP_HOME_CLUSTER_ENABLED: 'true', GPUCAP_KUBECONFIG: sim.kubeconfigPath, GPUCAP_CLUSTER_ID: 'gpu-east', GPUCAP_INDEX_FLUSH_INTERVAL_MS: '20', GPUCAP_INSTANCE_ID: 'replica-a', GPUCAP_HA_RETRY_SECONDS: '1' },
     });
   });
 
@@ -54,6 +54,19 @@ describe('service watching its home cluster', function () {
     const health = (await t.get('/v1/health')).body.data;
     expect(health).to.include({ status: 'healthy' });
     expect(health.checks).to.deep.include({ name: 'cluster/gpu-east', status: 'ok' });
+  });
+
+  it('says on /readyz and /metrics that this replica writes the cluster, as the index records it', async () => {
+    const writer = await waitFor(async () => {
+      const body = (await (await fetch(`${t.adminUrl}/readyz`)).json()) as { components: { writers: Record<string, unknown>[] } };
+      const found = body.components.writers.find((w) => w.clusterId === 'gpu-east');
+      return (found?.holder as { snapshotWritten?: boolean } | null)?.snapshotWritten === true ? found : undefined;
+    }, { what: 'the writer of gpu-east, with its snapshot written, read back from the index', timeoutMs: 10_000 });
+    expect(writer).to.deep.include({ clusterId: 'gpu-east', role: 'writer', epoch: 1, takeovers: 1, lastError: null });
+    expect(writer.holder).to.deep.include({ clusterId: 'gpu-east', holder: 'replica-a', epoch: 1, snapshotWritten: true });
+    const metrics = await (await fetch(`${t.adminUrl}/metrics`)).text();
+    expect(metrics).to.match(/^gpucap_cluster_writer\{cluster="gpu-east",service="gpu-capacity-api"\} 1$/m);
+    expect(metrics).to.match(/^gpucap_cluster_writer_epoch\{cluster="gpu-east",holder="replica-a",service="gpu-capacity-api"\} 1$/m);
   });
 
   it('shows a GPU pod created in the cluster, attributed from its namespace and node', async () => {

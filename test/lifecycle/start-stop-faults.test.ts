@@ -29,6 +29,7 @@ import { waitFor } from '../support/wait-for.js';
 const STOP_ORDER = [
   'API listener',
   'authenticator',
+  'writer holders loop',
   'readiness loop',
   'remote kubeconfigs',
   'index flush loop',

@@ -8,7 +8,7 @@ import type { Job, Pod } from '../../src/workloads/k8s-types.js';
 import type { WorkloadSink } from '../../src/workloads/workload-sink.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { openTempStore, type TempStore } from '../store/temp-store.js';
-import { aJob, aJobPod, aPod, gpuContainer, ms, T0 } from './fixtures.js';
+import { aJob, aJobPod, aPod, gpuContainer, ms, T0, terminated } from './fixtures.js';
 
 const AT = (hhmm: string): string => `2026-11-20T${hhmm}:00Z`;
 
@@ -79,7 +79,7 @@ describe('workloads/indexer takeover', () => {
     everyone((i) => i.onPodEvent({ type: 'ADDED', object: runningPod('pod-c') }));
     everyone((i) => i.onPodEvent({ type: 'DELETED', object: runningPod('pod-a', '3') }));
     const finished = aPod({ metadata: { uid: 'pod-b', name: 'pod-b', resourceVersion: '4' }, spec: { containers: [gpuContainer(2)] },
-      status: { phase: 'Failed', startTime: AT('10:00'), containerStatuses: [{ name: 'main', image: 'x', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 3, finishedAt: AT('10:30') } } }] } });
+      status: { phase: 'Failed', startTime: AT('10:00'), containerStatuses: [terminated(3, AT('10:30'))] } });
     everyone((i) => i.onPodEvent({ type: 'MODIFIED', object: finished }));
     writer.standby();
 

@@ -1,0 +1,213 @@
+// One election loop per watched cluster. A standby tries the cluster's write lock every
+// retry interval (with jitter, so replicas do not try in step); the replica that gets it becomes the
+// cluster's writer: its indexer writes the cached picture (as a relist would) and then every change.
+// The writer renews its lease on the same period. When the lock is lost (the connection broke, or a
+// standby ended the session of a writer whose heartbeat went stale) the indexer stands by again and
+// the loop goes back to trying. A cluster let go releases its lock after its last write.
+import type { Clock } from '../domain/clock.js';
+import type { LeaseHolder, WriteSession, WriterLeases, WriterTargets } from './ports.js';
+
+export type WriterRole = 'writer' | 'standby' | 'database-unavailable';
+
+export interface ClusterWriterStatus {
+  clusterId: string;
+  role: WriterRole;
+  /** The epoch this replica writes under; null unless it is the writer. */
+  epoch: number | null;
+  /** When the role last changed (epoch ms). */
+  since: number;
+  /** Times this replica took the cluster over. */
+  takeovers: number;
+  /** Why the lock could not be tried or was lost last; null after a success. */
+  lastError: string | null;
+  /** The cluster's writer as the database says (refreshed each retry interval); null before the first read. */
+  holder: LeaseHolder | null;
+}
+
+export interface ClusterWritersOptions {
+  instanceId: string;
+  retryMs: number;
+  /** Longest wait between tries while the database cannot be reached. */
+  maxBackoffMs?: number;
+  clock: Clock;
+  /** Resolves after `ms`, or as soon as `signal` aborts. */
+  delay: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
+  logger: {
+    info(obj: object, msg?: string): void;
+    warn(obj: object, msg?: string): void;
+    error(obj: object, msg?: string): void;
+  };
+}
+
+interface Loop {
+  status: ClusterWriterStatus;
+  session: WriteSession | null;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+const JITTER = 0.2;
+const DEFAULT_MAX_BACKOFF_MS = 5_000;
+
+export class ClusterWriters {
+  readonly #leases: WriterLeases;
+  readonly #targets: WriterTargets;
+  readonly #options: ClusterWritersOptions;
+  readonly #loops = new Map<string, Loop>();
+  #holders = new Map<string, LeaseHolder>();
+
+  constructor(leases: WriterLeases, targets: WriterTargets, options: ClusterWritersOptions) {
+    this.#leases = leases;
+    this.#targets = targets;
+    this.#options = options;
+  }
+
+  /** Starts the election of a newly watched cluster; detach() ends it, after the cluster's last write. */
+  attach(cluster: { clusterId: string }): { onEvent(): void; detach(): Promise<void> } {
+    const { clusterId } = cluster;
+    const controller = new AbortController();
+    const status: ClusterWriterStatus = {
+      clusterId, role: 'standby', epoch: null, since: this.#options.clock.now(), takeovers: 0, lastError: null,
+      holder: this.#holders.get(clusterId) ?? null,
+    };
+    const loop: Loop = { status, session: null, controller, done: Promise.resolve() };
+    loop.done = this.#elect(loop);
+    this.#loops.set(clusterId, loop);
+    return {
+      onEvent: () => undefined,
+      detach: async () => {
+        controller.abort();
+        await loop.done;
+        if (this.#loops.get(clusterId) === loop) this.#loops.delete(clusterId);
+        const session = loop.session;
+        loop.session = null;
+        if (session === null) return;
+        this.#targets.standby(clusterId);
+        try {
+          await session.release();
+          this.#options.logger.info({ cluster: clusterId, epoch: session.epoch }, 'Released the write lock of the cluster');
+        } catch (error) {
+          // The lock goes with the connection anyway; a standby then waits for the lease to go stale.
+          this.#options.logger.warn({ err: error, cluster: clusterId }, 'Could not release the write lock of the cluster');
+        }
+      },
+    };
+  }
+
+  statuses(): ClusterWriterStatus[] {
+    return [...this.#loops.values()].map((loop) => ({ ...loop.status, holder: this.#holders.get(loop.status.clusterId) ?? null }));
+  }
+
+  /**
+   * Whether this replica can answer for the cluster: as its writer, once it has written the whole
+   * picture; as a standby, once the current writer has (the index holds the cluster as the writer sees it).
+   */
+  indexed(clusterId: string): boolean {
+    const loop = this.#loops.get(clusterId);
+    if (loop === undefined) return false;
+    if (loop.status.role === 'writer') return this.#targets.snapshotsWritten(clusterId);
+    return this.#holders.get(clusterId)?.snapshotWritten === true;
+  }
+
+  /** Reads every cluster's writer from the database (for /readyz, /metrics and standbys' readiness). */
+  async refreshHolders(): Promise<void> {
+    const holders = await this.#leases.holders();
+    this.#holders = new Map(holders.map((holder) => [holder.clusterId, holder]));
+  }
+
+  async #elect(loop: Loop): Promise<void> {
+    const { clusterId } = loop.status;
+    const { signal } = loop.controller;
+    const lease = this.#leases.lease(clusterId);
+    const { retryMs, maxBackoffMs = DEFAULT_MAX_BACKOFF_MS, delay, logger } = this.#options;
+    let backoffMs = retryMs;
+    while (!signal.aborted) {
+      let session: WriteSession | null;
+      try {
+        session = await lease.acquire();
+      } catch (error) {
+        this.#become(loop, 'database-unavailable', null, error);
+        await delay(backoffMs, signal);
+        backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
+        continue;
+      }
+      backoffMs = retryMs;
+      if (session === null) {
+        this.#become(loop, 'standby', null, null);
+        await delay(this.#jittered(retryMs), signal);
+        continue;
+      }
+      if (signal.aborted) {
+        // Let go while the lock was being taken: give it back without writing.
+        await session.release().catch(() => undefined);
+        return;
+      }
+      loop.session = session;
+      loop.status.takeovers += 1;
+      this.#become(loop, 'writer', session.epoch, null);
+      logger.info({ cluster: clusterId, epoch: session.epoch, instance: this.#options.instanceId }, 'Took the write lock of the cluster: writing it');
+      this.#targets.becomeWriter(clusterId, session);
+      const lost = await this.#hold(clusterId, session, signal);
+      if (signal.aborted) return; // detach() writes the last changes, then releases
+      loop.session = null;
+      this.#targets.standby(clusterId);
+      this.#become(loop, lost instanceof DatabaseGone ? 'database-unavailable' : 'standby', null, lost);
+      logger.warn({ cluster: clusterId, epoch: session.epoch, err: lost }, 'Lost the write lock of the cluster: standing by');
+      await delay(this.#jittered(retryMs), signal);
+    }
+  }
+
+  /** Renews the lease until it is lost (returns why) or the loop is aborted (returns null). */
+  async #hold(clusterId: string, session: WriteSession, signal: AbortSignal): Promise<Error | null> {
+    const held = new AbortController();
+    const abort = () => held.abort();
+    signal.addEventListener('abort', abort);
+    let lost: Error | null = null;
+    void session.lost.then((reason) => {
+      lost ??= reason;
+      held.abort();
+    });
+    let snapshotMarked = false;
+    try {
+      while (!held.signal.aborted) {
+        await this.#options.delay(this.#options.retryMs, held.signal);
+        if (held.signal.aborted) break;
+        try {
+          await session.heartbeat();
+          if (!snapshotMarked && this.#targets.snapshotsWritten(clusterId)) {
+            await session.markSnapshotWritten();
+            snapshotMarked = true;
+          }
+        } catch (error) {
+          lost ??= new DatabaseGone(error);
+          break;
+        }
+      }
+    } finally {
+      signal.removeEventListener('abort', abort);
+    }
+    return signal.aborted ? null : lost;
+  }
+
+  #become(loop: Loop, role: WriterRole, epoch: number | null, error: unknown): void {
+    const status = loop.status;
+    if (status.role !== role) status.since = this.#options.clock.now();
+    status.role = role;
+    status.epoch = epoch;
+    status.lastError = error === null ? null : error instanceof Error ? error.message : String(error);
+  }
+
+  #jittered(ms: number): number {
+    const random = this.#options.random ?? Math.random;
+    return ms * (1 - JITTER + 2 * JITTER * random());
+  }
+}
+
+/** A heartbeat that failed: the database or the connection is gone, not another writer. */
+class DatabaseGone extends Error {
+  constructor(cause: unknown) {
+    super(`lease renewal failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'DatabaseGone';
+  }
+}

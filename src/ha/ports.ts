@@ -1,0 +1,48 @@
+// Who writes which cluster. Every replica follows every cluster it watches (warm caches); only the
+// holder of a cluster's write lock writes its rows. The backend owns the lock (a PostgreSQL advisory
+// lock on the connection it writes with; SQLite grants it at once, one pod being the only writer),
+// and satisfies these ports structurally.
+import type { WorkloadSink } from '../workloads/workload-sink.js';
+
+/** The right to write one cluster, for as long as `lost` has not resolved. */
+export interface WriteSession extends WorkloadSink {
+  /** Increases with every takeover of the cluster: a write of an older epoch is refused. */
+  readonly epoch: number;
+  /** Resolves (never rejects) once the lock is gone: the connection broke, or another replica fenced this one out. */
+  readonly lost: Promise<Error>;
+  /** Renews the lease; rejects (and `lost` resolves) when the lock is gone. */
+  heartbeat(): Promise<void>;
+  /** This epoch has written the cluster's whole picture once: standbys may report the cluster ready. */
+  markSnapshotWritten(): Promise<void>;
+  /** Gives the lock up after the last write, so that a standby takes over at once. */
+  release(): Promise<void>;
+}
+
+export interface ClusterLease {
+  /** The session when the lock was free; null when another replica holds it and is alive. */
+  acquire(): Promise<WriteSession | null>;
+}
+
+/** A cluster's writer, as the shared database records it. */
+export interface LeaseHolder {
+  clusterId: string;
+  holder: string;
+  epoch: number;
+  heartbeatAgeSeconds: number;
+  /** The current epoch has written the cluster's whole picture. */
+  snapshotWritten: boolean;
+}
+
+export interface WriterLeases {
+  lease(clusterId: string): ClusterLease;
+  /** Every cluster's current writer. */
+  holders(): Promise<LeaseHolder[]>;
+}
+
+/** The indexers of this replica, which write a cluster only while told to. */
+export interface WriterTargets {
+  becomeWriter(clusterId: string, sink: WorkloadSink): void;
+  standby(clusterId: string): void;
+  /** Everything this replica's LISTs (and its takeover) led to is written. */
+  snapshotsWritten(clusterId: string): boolean;
+}

@@ -1,0 +1,53 @@
+// The write lock of an SQLite index: granted at once, never lost. One pod is the only process that
+// writes its file (the chart refuses more replicas without a shared database), so every cluster it
+// watches is its to write. The same election code runs as on PostgreSQL, and /readyz and /metrics
+// report the writers the same way.
+import type { WorkloadRecord, PodGpuInterval } from '../../domain/workload.js';
+import type { SqliteWorkloadStore } from './workload-store.js';
+
+interface Holder {
+  epoch: number;
+  snapshotWritten: boolean;
+}
+
+export class SqliteLeases {
+  readonly #store: SqliteWorkloadStore;
+  readonly #instanceId: string;
+  readonly #holders = new Map<string, Holder>();
+
+  constructor(store: SqliteWorkloadStore, instanceId: string) {
+    this.#store = store;
+    this.#instanceId = instanceId;
+  }
+
+  lease(clusterId: string) {
+    return { acquire: async () => this.#session(clusterId) };
+  }
+
+  async holders() {
+    return [...this.#holders].map(([clusterId, holder]) => ({
+      clusterId, holder: this.#instanceId, epoch: holder.epoch, heartbeatAgeSeconds: 0, snapshotWritten: holder.snapshotWritten,
+    }));
+  }
+
+  #session(clusterId: string) {
+    const store = this.#store;
+    const holder: Holder = { epoch: (this.#holders.get(clusterId)?.epoch ?? 0) + 1, snapshotWritten: false };
+    this.#holders.set(clusterId, holder);
+    return {
+      epoch: holder.epoch,
+      lost: new Promise<Error>(() => undefined),
+      heartbeat: async () => undefined,
+      markSnapshotWritten: async () => {
+        holder.snapshotWritten = true;
+      },
+      release: async () => {
+        if (this.#holders.get(clusterId) === holder) this.#holders.delete(clusterId);
+      },
+      upsertWorkloads: (records: readonly WorkloadRecord[]) => store.upsertWorkloads(records),
+      upsertPodIntervals: (intervals: readonly PodGpuInterval[]) => store.upsertPodIntervals(intervals),
+      closeOpenIntervals: (workloadIds: readonly string[], at: number) => store.closeOpenIntervals(workloadIds, at),
+      listUnfinished: (id: string) => store.listUnfinished(id),
+    };
+  }
+}
