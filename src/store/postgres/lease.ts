@@ -1,0 +1,244 @@
+// A cluster's write lock on PostgreSQL: the session-level advisory lock (1735, cluster_key), held on
+// the one connection that also carries the cluster's writes. A writer that loses its connection (it
+// died, it was partitioned, the server restarted) loses the lock with it, and any write still on its
+// way fails with the socket. writer_leases records who holds it: the epoch, raised at every takeover
+// and checked by every write transaction (the fence), and a heartbeat on the server's clock. A standby
+// that finds the lock held but the heartbeat older than the lease ends the holder's backend
+// (pg_terminate_backend), which frees the lock: a frozen or partitioned writer is replaced within
+// about lease + retry seconds without waiting for TCP keepalives. Design: issue 16 plan §4.
+import type pg from 'pg';
+import { connectWriter, type ConnectionLogger } from './connection.js';
+import { LOCK_CLASS } from './locks.js';
+
+export interface SessionWriter<Sink> {
+  /** Builds the writes of a session: `run` executes one transaction on the lock's connection, fenced. */
+  (connection: FencedConnection): Sink;
+}
+
+/** The lock's connection, lent to the writer one transaction at a time. */
+export interface FencedConnection {
+  clusterId: string;
+  epoch: number;
+  /**
+   * Runs `work` in one transaction that first checks this epoch still holds the lease (a fenced-out
+   * writer's transaction fails with FencedOut, and the session is lost). Serialized with heartbeats.
+   */
+  transaction<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T>;
+}
+
+export class FencedOut extends Error {
+  constructor(clusterId: string, epoch: number) {
+    super(`Cluster "${clusterId}" is written by a newer epoch than ${epoch}: this replica no longer holds its write lock`);
+    this.name = 'FencedOut';
+  }
+}
+
+export interface PostgresLeasesOptions {
+  url: string;
+  instanceId: string;
+  /** A heartbeat older than this on the server's clock marks the writer dead. */
+  leaseSeconds: number;
+  logger: ConnectionLogger;
+  /** Runs a read of the lease table (the read pool). */
+  read: (sql: string, params: unknown[]) => Promise<{ rows: unknown[] }>;
+}
+
+interface HolderRow {
+  cluster_id: string;
+  holder: string;
+  epoch: number;
+  age_seconds: number;
+  snapshot_written: boolean;
+}
+
+const REGISTER = 'INSERT INTO clusters (cluster_id) VALUES ($1) ON CONFLICT (cluster_id) DO NOTHING';
+const CLUSTER_KEY = 'SELECT cluster_key FROM clusters WHERE cluster_id = $1';
+const TRY_LOCK = `SELECT pg_try_advisory_lock(${LOCK_CLASS}, $1) AS locked`;
+const UNLOCK = `SELECT pg_advisory_unlock(${LOCK_CLASS}, $1)`;
+// The backend holding the lock, if its lease has gone stale (judged on the server's clock only).
+const STALE_HOLDER = `
+  SELECT l.pid FROM pg_locks l JOIN writer_leases w ON w.cluster_id = $1
+  WHERE l.locktype = 'advisory' AND l.classid = ${LOCK_CLASS} AND l.objid = $2 AND l.objsubid = 2 AND l.granted
+    AND w.heartbeat_at < clock_timestamp() - make_interval(secs => $3)`;
+const TERMINATE = 'SELECT pg_terminate_backend($1)';
+const TAKE = `
+  INSERT INTO writer_leases (cluster_id, epoch, holder, holder_pid, acquired_at, heartbeat_at)
+  VALUES ($1, 1, $2, pg_backend_pid(), clock_timestamp(), clock_timestamp())
+  ON CONFLICT (cluster_id) DO UPDATE SET epoch = writer_leases.epoch + 1, holder = excluded.holder,
+    holder_pid = excluded.holder_pid, acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at
+  RETURNING epoch`;
+const FENCE = 'UPDATE writer_leases SET heartbeat_at = clock_timestamp() WHERE cluster_id = $1 AND epoch = $2';
+const SNAPSHOT = 'UPDATE writer_leases SET snapshot_epoch = epoch WHERE cluster_id = $1 AND epoch = $2';
+// A released lease reads as stale at once: a standby that still finds the lock held (it raced the
+// unlock) does not wait a whole lease for it.
+const RELEASE = "UPDATE writer_leases SET heartbeat_at = '-infinity' WHERE cluster_id = $1 AND epoch = $2";
+const HOLDERS = `
+  SELECT cluster_id, holder, epoch, GREATEST(0, EXTRACT(EPOCH FROM clock_timestamp() - heartbeat_at))::float8 AS age_seconds,
+    snapshot_epoch = epoch AS snapshot_written
+  FROM writer_leases WHERE heartbeat_at > '-infinity' ORDER BY cluster_id`;
+
+export class PostgresLeases<Sink extends object> {
+  readonly #options: PostgresLeasesOptions;
+  readonly #writer: SessionWriter<Sink>;
+
+  constructor(options: PostgresLeasesOptions, writer: SessionWriter<Sink>) {
+    this.#options = options;
+    this.#writer = writer;
+  }
+
+  lease(clusterId: string): { acquire(): Promise<(Sink & LeaseSession) | null> } {
+    return new ClusterLock(clusterId, this.#options, this.#writer);
+  }
+
+  async holders(): Promise<{ clusterId: string; holder: string; epoch: number; heartbeatAgeSeconds: number; snapshotWritten: boolean }[]> {
+    const { rows } = await this.#options.read(HOLDERS, []);
+    return (rows as HolderRow[]).map((row) => ({
+      clusterId: row.cluster_id, holder: row.holder, epoch: row.epoch, heartbeatAgeSeconds: row.age_seconds, snapshotWritten: row.snapshot_written,
+    }));
+  }
+}
+
+export interface LeaseSession {
+  readonly epoch: number;
+  readonly lost: Promise<Error>;
+  heartbeat(): Promise<void>;
+  markSnapshotWritten(): Promise<void>;
+  release(): Promise<void>;
+}
+
+/**
+ * One cluster's lock as this replica tries it. A standby keeps its connection between tries (one per
+ * contested cluster); it is opened again after a break.
+ */
+class ClusterLock<Sink extends object> {
+  readonly #clusterId: string;
+  readonly #options: PostgresLeasesOptions;
+  readonly #writer: SessionWriter<Sink>;
+  #client: pg.Client | null = null;
+  #key: number | null = null;
+
+  constructor(clusterId: string, options: PostgresLeasesOptions, writer: SessionWriter<Sink>) {
+    this.#clusterId = clusterId;
+    this.#options = options;
+    this.#writer = writer;
+  }
+
+  async acquire(): Promise<(Sink & LeaseSession) | null> {
+    const client = await this.#connection();
+    try {
+      const key = await this.#clusterKey(client);
+      if (!(await this.#tryLock(client, key))) {
+        const stale = await client.query<{ pid: number }>(STALE_HOLDER, [this.#clusterId, key, this.#options.leaseSeconds]);
+        const holder = stale.rows[0];
+        if (holder === undefined) return null;
+        await client.query(TERMINATE, [holder.pid]);
+        this.#options.logger.warn({ cluster: this.#clusterId, pid: holder.pid }, 'Ended the session of a cluster writer whose lease went stale');
+        if (!(await this.#tryLock(client, key))) return null;
+      }
+      const taken = await client.query<{ epoch: number }>(TAKE, [this.#clusterId, this.#options.instanceId]);
+      const epoch = taken.rows[0]?.epoch ?? 0;
+      // The session owns the connection from here; the next acquire opens its own.
+      this.#client = null;
+      return this.#session(client, key, epoch);
+    } catch (error) {
+      this.#drop(client);
+      throw error;
+    }
+  }
+
+  async #connection(): Promise<pg.Client> {
+    if (this.#client !== null) return this.#client;
+    const client = await connectWriter(this.#options.url, { instanceId: this.#options.instanceId, logger: this.#options.logger, clusterId: this.#clusterId });
+    client.on('error', () => this.#drop(client));
+    client.on('end', () => this.#drop(client));
+    this.#client = client;
+    return client;
+  }
+
+  #drop(client: pg.Client): void {
+    if (this.#client === client) this.#client = null;
+    void client.end().catch(() => undefined);
+  }
+
+  async #clusterKey(client: pg.Client): Promise<number> {
+    if (this.#key !== null) return this.#key;
+    await client.query(REGISTER, [this.#clusterId]);
+    const { rows } = await client.query<{ cluster_key: number }>(CLUSTER_KEY, [this.#clusterId]);
+    const key = rows[0]?.cluster_key;
+    if (key === undefined) throw new Error(`Cluster "${this.#clusterId}" could not be registered in the database`);
+    this.#key = key;
+    return key;
+  }
+
+  async #tryLock(client: pg.Client, key: number): Promise<boolean> {
+    const { rows } = await client.query<{ locked: boolean }>(TRY_LOCK, [key]);
+    return rows[0]?.locked === true;
+  }
+
+  #session(client: pg.Client, key: number, epoch: number): Sink & LeaseSession {
+    const clusterId = this.#clusterId;
+    let lose: (reason: Error) => void = () => undefined;
+    let gone: Error | null = null;
+    const lost = new Promise<Error>((resolve) => (lose = resolve));
+    const end = (reason: Error) => {
+      if (gone !== null) return;
+      gone = reason;
+      lose(reason);
+      // Ending the connection ends the backend, and the lock with it.
+      void client.end().catch(() => undefined);
+    };
+    client.on('error', (error: Error) => end(error));
+    client.on('end', () => end(new Error('Connection terminated')));
+    // One transaction at a time on the connection: a heartbeat never lands inside a write.
+    let queue: Promise<unknown> = Promise.resolve();
+    const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
+      const run = queue.then(() => {
+        if (gone !== null) throw gone;
+        return work();
+      });
+      queue = run.catch(() => undefined);
+      return run;
+    };
+    const fence = async () => {
+      const result = await client.query(FENCE, [clusterId, epoch]);
+      if (result.rowCount !== 1) {
+        const fenced = new FencedOut(clusterId, epoch);
+        end(fenced);
+        throw fenced;
+      }
+    };
+    const connection: FencedConnection = {
+      clusterId,
+      epoch,
+      transaction: (work) =>
+        exclusive(async () => {
+          await client.query('BEGIN');
+          try {
+            await fence();
+            const result = await work(client);
+            await client.query('COMMIT');
+            return result;
+          } catch (error) {
+            await client.query('ROLLBACK').catch(() => undefined);
+            throw error;
+          }
+        }),
+    };
+    const session: LeaseSession = {
+      epoch,
+      lost,
+      heartbeat: () => exclusive(fence),
+      markSnapshotWritten: () =>
+        exclusive(async () => {
+          await client.query(SNAPSHOT, [clusterId, epoch]);
+        }),
+      release: () =>
+        exclusive(async () => {
+          await client.query(RELEASE, [clusterId, epoch]);
+          await client.query(UNLOCK, [key]);
+          end(new Error('released'));
+        }),
+    };
+    return Object.assign(this.#writer(connection), session);
+  }
+}

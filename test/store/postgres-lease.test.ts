@@ -1,0 +1,122 @@
+// The write lock of a cluster on a real PostgreSQL: one holder at a time, a takeover once the holder's
+// connection is gone or its lease went stale, the fence that refuses an older epoch's writes, and the
+// holders as every replica reads them.
+import { expect } from 'chai';
+import pg from 'pg';
+import { TYPES } from '../../src/store/postgres/connection.js';
+import { FencedOut, PostgresLeases, type FencedConnection } from '../../src/store/postgres/lease.js';
+import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
+import { rejectionOf } from '../support/rejection.js';
+import { waitFor } from '../support/wait-for.js';
+
+const quiet = { warn: () => undefined };
+
+/** A writer whose only write records which epoch wrote, through the fenced transaction. */
+const markWriter = (connection: FencedConnection) => ({
+  mark: (label: string) =>
+    connection.transaction(async (client) => {
+      await client.query('CREATE TABLE IF NOT EXISTS marks (label text, epoch bigint)');
+      await client.query('INSERT INTO marks VALUES ($1, $2)', [label, connection.epoch]);
+    }),
+});
+
+describe('store/postgres lease', function () {
+  this.timeout(60_000);
+  let db: TestDatabase | undefined;
+  let admin: pg.Client | undefined;
+  const sessions: { release(): Promise<void> }[] = [];
+
+  const replica = (instanceId: string, leaseSeconds = 10) =>
+    new PostgresLeases(
+      { url: connected().db.url, instanceId, leaseSeconds, logger: quiet, read: (sql, params) => connected().admin.query(sql, params) },
+      markWriter,
+    );
+  const take = async (leases: ReturnType<typeof replica>, clusterId = 'local') => {
+    const session = await leases.lease(clusterId).acquire();
+    if (session !== null) sessions.push(session);
+    return session;
+  };
+
+  const connected = () => {
+    if (db === undefined || admin === undefined) throw new Error('No test database');
+    return { db, admin };
+  };
+  const sql = (text: string, params: unknown[] = []) => connected().admin.query(text, params);
+
+  beforeEach(async function () {
+    db = await freshDatabase(this);
+    admin = new pg.Client({ connectionString: db.url, types: TYPES });
+    await admin.connect();
+  });
+  afterEach(async () => {
+    await Promise.all(sessions.splice(0).map((s) => s.release().catch(() => undefined)));
+    await admin?.end();
+    await db?.drop();
+  });
+
+  it('grants the lock to one replica at a time, with a higher epoch at each takeover', async () => {
+    const a = replica('pod-a');
+    const b = replica('pod-b');
+    const first = await take(a);
+    expect(first?.epoch).to.equal(1);
+    expect(await take(b)).to.equal(null);
+    expect(await take(b, 'other')).to.have.property('epoch', 1);
+
+    await first?.release();
+    const second = await take(b);
+    expect(second?.epoch).to.equal(2);
+    expect((await a.holders()).map((h) => [h.clusterId, h.holder, h.epoch])).to.deep.equal([['local', 'pod-b', 2], ['other', 'pod-b', 1]]);
+  });
+
+  it('frees the lock with the holder\'s connection: a standby takes over once the holder\'s backend ends', async () => {
+    const a = replica('pod-a');
+    const b = replica('pod-b');
+    const first = await take(a);
+    await first?.mark('before');
+    const rows = (await sql('SELECT holder_pid AS pid FROM writer_leases')).rows as { pid: number }[];
+    await sql('SELECT pg_terminate_backend($1)', [rows[0]?.pid]);
+    expect((await first?.lost)?.message).to.match(/terminat/i);
+    const second = await take(b);
+    expect(second?.epoch).to.equal(2);
+    await second?.mark('after');
+    expect((await rejectionOf(first?.mark('late') ?? Promise.resolve())).message).to.match(/terminat/i);
+    expect((await sql('SELECT label, epoch FROM marks ORDER BY epoch')).rows).to.deep.equal([{ label: 'before', epoch: 1 }, { label: 'after', epoch: 2 }]);
+  });
+
+  it('ends the session of a holder whose heartbeat went stale, and then takes the lock', async () => {
+    const a = replica('pod-a', 3);
+    const b = replica('pod-b', 3);
+    const first = await take(a);
+    expect(await take(b)).to.equal(null);
+    // The holder is alive but renews nothing (frozen, or cut off from the server).
+    await sql("UPDATE writer_leases SET heartbeat_at = clock_timestamp() - interval '1 minute'");
+    const second = await take(b);
+    expect(second?.epoch).to.equal(2);
+    await first?.lost;
+    expect((await b.holders())[0]).to.include({ holder: 'pod-b', epoch: 2 });
+  });
+
+  it('fences out a writer whose epoch is no longer the lease\'s: its write fails and its session is lost', async () => {
+    const first = await take(replica('pod-a'));
+    await first?.heartbeat();
+    await sql('UPDATE writer_leases SET epoch = epoch + 1');
+    const refused = await rejectionOf(first?.mark('stale') ?? Promise.resolve());
+    expect(refused).to.be.instanceOf(FencedOut);
+    expect(await first?.lost).to.be.instanceOf(FencedOut);
+    expect((await sql("SELECT to_regclass('marks') IS NULL AS none")).rows[0]).to.deep.equal({ none: true });
+  });
+
+  it('reports the heartbeat age and whether the epoch wrote its snapshot; a released lease is not reported', async () => {
+    const leases = replica('pod-a');
+    const session = await take(leases);
+    await session?.heartbeat();
+    let holder = (await leases.holders())[0];
+    expect(holder).to.include({ clusterId: 'local', holder: 'pod-a', epoch: 1, snapshotWritten: false });
+    expect(holder?.heartbeatAgeSeconds).to.be.within(0, 5);
+    await session?.markSnapshotWritten();
+    holder = (await leases.holders())[0];
+    expect(holder?.snapshotWritten).to.equal(true);
+    await session?.release();
+    await waitFor(async () => (await leases.holders()).length === 0, { timeoutMs: 5000, what: 'the released lease to leave the holders' });
+  });
+});
