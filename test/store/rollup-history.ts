@@ -3,8 +3,14 @@
 // shapes that make rollups hard: submissions on and around midnight, ms remainders, pods that start
 // after the time of reading (clock skew), open pods left in finished workloads, pods started after
 // their workload completed, 0-GPU pods, workloads moved to another initiative or instance type.
+// And the rollups as stored (rollupContents) and as recomputed from the rows (recomputedRollups).
+import BetterSqlite3 from 'better-sqlite3';
+import { expect } from 'chai';
 import { mulberry32 } from '../../sim/random.js';
 import type { PodGpuInterval, WorkloadRecord, WorkloadStatus } from '../../src/domain/workload.js';
+import { ROLLUPS } from '../../src/store/rollups/definitions.js';
+import type { Database } from '../../src/store/sqlite/database.js';
+import { migrate, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import type { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { at, HOUR_MS } from './temp-store.js';
 
@@ -122,5 +128,41 @@ export async function write(store: SqliteWorkloadStore, steps: readonly Step[], 
     }
     await store.upsertWorkloads([...workloads.values()]);
     await store.upsertPodIntervals([...pods.values()]);
+  }
+}
+
+/** The rollups' rows of existing workloads; rows whose workloads are all gone must be 0 in every figure. */
+export function rollupContents(db: Database): Record<string, unknown[]> {
+  const contents: Record<string, unknown[]> = {};
+  for (const { table, values } of ROLLUPS) {
+    const count = values[0] as string; // n or workloads
+    const rows = db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2, 3, 4`).all() as Record<string, number | string>[];
+    for (const row of rows.filter((r) => r[count] === 0)) {
+      const nonZero = Object.entries(row).filter(([k, v]) => typeof v === 'number' && v !== 0 && k !== 'day' && k !== 'is_managed');
+      expect(nonZero, `${table} ${JSON.stringify(row)}`).to.deep.equal([]);
+    }
+    contents[table] = rows.filter((r) => r[count] !== 0);
+  }
+  return contents;
+}
+
+/**
+ * The rollups recomputed from scratch over the rows of `db`: the rows inserted into a fresh file of
+ * schema v2 (whose count triggers fill workload_counts), then migration v3's backfill, a GROUP BY
+ * over the rows with the figures SQL of migration-v3.ts. As rollupContents reads them.
+ */
+export function recomputedRollups(db: Database): Record<string, unknown[]> {
+  const fresh = new BetterSqlite3(':memory:');
+  try {
+    migrate(fresh, MIGRATIONS.filter((m) => m.version <= 2));
+    for (const table of ['workloads', 'workload_pods']) {
+      const columns = (db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name);
+      const insert = fresh.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
+      for (const row of db.prepare(`SELECT * FROM ${table}`).iterate()) insert.run(row as Record<string, unknown>);
+    }
+    migrate(fresh, MIGRATIONS.filter((m) => m.version <= 3));
+    return rollupContents(fresh);
+  } finally {
+    fresh.close();
   }
 }

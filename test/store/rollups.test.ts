@@ -6,7 +6,7 @@ import type { Scope } from '../../src/domain/principal.js';
 import { WORKLOAD_STATUSES } from '../../src/domain/workload.js';
 import type { StatsGroupKey, UsageBreakdown, WorkloadFilter } from '../../src/query/ports.js';
 import { openDatabase, type Database } from '../../src/store/sqlite/database.js';
-import { migrate, MIGRATIONS, schemaVersion } from '../../src/store/sqlite/migrations.js';
+import { LATEST_VERSION, migrate, MIGRATIONS, schemaVersion } from '../../src/store/sqlite/migrations.js';
 import { rankingOf } from '../../src/store/sqlite/ranking-queries.js';
 import { rawStatsRows } from '../../src/store/sqlite/stats-queries.js';
 import { rollupStatsRows } from '../../src/store/sqlite/stats-rollup.js';
@@ -14,11 +14,10 @@ import { usageInWindow } from '../../src/store/sqlite/usage-queries.js';
 import { StatementCache, whereOf } from '../../src/store/sqlite/workload-sql.js';
 import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
-import { DAY_MS, history, INITIATIVES, ORGS, pick, T0, write } from './rollup-history.js';
+import { DAY_MS, history, INITIATIVES, ORGS, pick, recomputedRollups, rollupContents, T0, write } from './rollup-history.js';
 import { HOUR_MS, tempDir } from './temp-store.js';
 
 const GROUPS: (StatsGroupKey | null)[] = [null, 'submitted_by', 'initiative_id', 'instance_type'];
-const ROLLUP_TABLES = ['stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals'];
 
 interface Store {
   db: Database;
@@ -80,21 +79,7 @@ async function expectCountsMatchRows(s: Store, seed: number, rounds: number): Pr
   }
 }
 
-/** The rollups' rows of existing workloads; rows whose workloads are all gone must be 0 in every figure. */
-function rollupContents(db: Database): Record<string, unknown[]> {
-  const contents: Record<string, unknown[]> = {};
-  for (const table of ROLLUP_TABLES) {
-    const rows = db.prepare(`SELECT * FROM ${table} ORDER BY 1, 2, 3, 4`).all() as Record<string, number | string>[];
-    for (const row of rows.filter((r) => r['workloads'] === 0)) {
-      const nonZero = Object.entries(row).filter(([k, v]) => typeof v === 'number' && v !== 0 && k !== 'day' && k !== 'is_managed');
-      expect(nonZero, `${table} ${JSON.stringify(row)}`).to.deep.equal([]);
-    }
-    contents[table] = rows.filter((r) => r['workloads'] !== 0);
-  }
-  return contents;
-}
-
-describe('store/rollups (schema v3)', function () {
+describe('store/rollups (kept per batch by the writer, schema v4)', function () {
   this.timeout(120_000);
   let folder: ReturnType<typeof tempDir>;
   const opened: Database[] = [];
@@ -122,6 +107,7 @@ describe('store/rollups (schema v3)', function () {
     await write(s.store, steps.slice(Math.floor(steps.length / 2)));
     expectRollupsMatchRows(s, 12, 100);
     await expectCountsMatchRows(s, 22, 50);
+    expect(rollupContents(s.db)).to.deep.equal(recomputedRollups(s.db));
   });
 
   it('stays exact through retention deletes, down to no workload at all', async () => {
@@ -133,10 +119,14 @@ describe('store/rollups (schema v3)', function () {
     while ((await s.store.deleteFinishedBatch(median, 7)) === 7);
     expectRollupsMatchRows(s, 13, 40);
     await expectCountsMatchRows(s, 23, 30);
+    expect(rollupContents(s.db)).to.deep.equal(recomputedRollups(s.db));
     while ((await s.store.deleteFinishedBatch(T0 + 30 * DAY_MS, 50)) === 50);
     expectRollupsMatchRows(s, 14, 40);
-    s.db.prepare('DELETE FROM workloads').run();
-    rollupContents(s.db);
+    // The rows still unfinished finish, then go too: every rollup row is back to exactly 0.
+    await s.store.upsertWorkloads(s.store.listUnfinished('local').map((r) => ({ ...r, status: 'cancelled' as const, completedAt: T0, exitCode: 0, resourceVersion: '9' })));
+    while ((await s.store.deleteFinishedBatch(T0 + 30 * DAY_MS, 50)) === 50);
+    expect(s.store.countRows()).to.equal(0);
+    expect(Object.values(rollupContents(s.db)).flat()).to.deep.equal([]);
     expect(await s.store.stats({ scope: { organizationId: 'acme', initiatives: null }, submittedFrom: 0 }, 'submitted_by', T0)).to.deep.equal({
       summary: { workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0 },
       groups: [],
@@ -164,9 +154,43 @@ describe('store/rollups (schema v3)', function () {
     old.close();
 
     const migrated = open('v2.db');
-    expect(schemaVersion(migrated.db)).to.equal(3);
+    expect(schemaVersion(migrated.db)).to.equal(LATEST_VERSION);
     expect(rollupContents(migrated.db)).to.deep.equal(rollupContents(live.db));
+    expect(rollupContents(live.db)).to.deep.equal(recomputedRollups(live.db));
     expectRollupsMatchRows(migrated, 15, 30);
+  });
+
+  it('carries the rollups of a v3 file (kept by its triggers) over to v4, and keeps them exact with the writes after', async () => {
+    const steps = history(4, 300);
+    const half = Math.floor(steps.length / 2);
+    const live = open('live.db');
+
+    // The first half written into a file of schema v3, as the release before v4 left it: its
+    // triggers keep the rollups, and the writer leaves them alone.
+    const path = join(folder.dir, 'v3.db');
+    const old = new BetterSqlite3(path);
+    old.pragma('foreign_keys = ON');
+    migrate(old, MIGRATIONS.filter((m) => m.version <= 3));
+    expect(old.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all()).to.have.length(9);
+    for (const store of [live.store, new SqliteWorkloadStore(old, { clock: { now: () => T0 } })]) {
+      await write(store, steps.slice(0, half));
+      while ((await store.deleteFinishedBatch(T0 - 8 * DAY_MS, 10)) === 10);
+    }
+    old.close();
+
+    const migrated = open('v3.db');
+    expect(schemaVersion(migrated.db)).to.equal(LATEST_VERSION);
+    expect(migrated.db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all()).to.deep.equal(['workloads_lifetime_delete']);
+    expect(rollupContents(migrated.db)).to.deep.equal(rollupContents(live.db));
+
+    for (const s of [live, migrated]) {
+      await write(s.store, steps.slice(half));
+      while ((await s.store.deleteFinishedBatch(T0 - 6 * DAY_MS, 10)) === 10);
+    }
+    expect(rollupContents(migrated.db)).to.deep.equal(rollupContents(live.db));
+    expect(rollupContents(migrated.db)).to.deep.equal(recomputedRollups(migrated.db));
+    expectRollupsMatchRows(migrated, 16, 30);
+    await expectCountsMatchRows(migrated, 24, 30);
   });
 
   it('reads running workloads at any time, before and after their pods started', async () => {

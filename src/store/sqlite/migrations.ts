@@ -2,6 +2,7 @@
 // released version's SQL never changes, because files on PersistentVolumes already carry it.
 import type { Database } from 'better-sqlite3';
 import { V3 } from './migration-v3.js';
+import { V4, WRITER_ROLLUPS_SINCE } from './migration-v4.js';
 
 export interface Migration {
   version: number;
@@ -139,6 +140,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, description: 'workloads, workload_pods, the count rollup and their indexes', sql: V1 },
   { version: 2, description: 'GPU metric totals over each workload\'s life', sql: V2 },
   { version: 3, description: 'rollups for statistics, the GPU-hours ranking, list counts and capacity since ever', sql: V3 },
+  { version: WRITER_ROLLUPS_SINCE, description: 'rollups kept by the writer per batch: the rollup triggers dropped', sql: V4 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

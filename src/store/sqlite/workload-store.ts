@@ -7,6 +7,10 @@ import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
 } from '../../query/ports.js';
 import { RECORD_COLUMNS, toRow } from '../row-mapping.js';
+import { ROLLUP_SOURCE_COLUMNS, ROLLUPS, type RollupDefinition, type RollupSource, type RollupTable } from '../rollups/definitions.js';
+import { rollupDeltas } from '../rollups/deltas.js';
+import { WRITER_ROLLUPS_SINCE } from './migration-v4.js';
+import { schemaVersion } from './migrations.js';
 import { rankByGpuHours } from './ranking-queries.js';
 import { workloadStats } from './stats-queries.js';
 import { usageInWindow } from './usage-queries.js';
@@ -41,12 +45,12 @@ const FINISHED = "('completed', 'failed', 'cancelled')";
 // Pods can be seen before their Job is; such intervals are skipped (no workloads row to select)
 // rather than failing the batch on the foreign key, and arrive again with the pod's next event. An
 // interval may move a pod to another workload (its owner was resolved differently); both workloads'
-// aggregates then change, so the owner is read before the upsert (RETURNING would give only the new one).
+// aggregates then change, so the owners are read before the upserts (RETURNING would give only the new one).
 // Once its workload is finished, a closed interval stays closed: a Job's pods outlive it while the
 // garbage collector deletes them, and their events (still running) must not reopen what the Job's
 // deletion or closeOpenIntervals closed. The rows of a flush are written before its intervals, so
 // the status read here is the newest one.
-const POD_OWNER = 'SELECT workload_id FROM workload_pods WHERE pod_uid = ?';
+const POD_OWNERS = 'SELECT pod_uid, workload_id FROM workload_pods WHERE pod_uid IN (SELECT value FROM json_each(@podUids))';
 const UPSERT_POD = `
   INSERT INTO workload_pods (pod_uid, workload_id, gpus, started_at, finished_at)
   SELECT @podUid, @workloadId, @gpus, @startedAt, COALESCE(@finishedAt, (
@@ -75,15 +79,38 @@ const CLOSE_OPEN_PODS = `
   WHERE workload_id IN (SELECT value FROM json_each(@ids)) AND finished_at IS NULL
   RETURNING workload_id`;
 
-// One bounded batch per statement, its own transaction. The batch bounds how long one call holds the
-// thread (about 60 µs a workload with its pods, triggers and indexes) and the write lock. Nothing
-// else of this process runs during a call, the indexer included (same thread, same connection):
-// RetentionJob yields to the event loop between batches so that requests and writes interleave.
-const DELETE_FINISHED_BATCH = `
-  DELETE FROM workloads WHERE rowid IN (
-    SELECT rowid FROM workloads
-    WHERE completed_at < @cutoff AND status IN ('completed', 'failed', 'cancelled')
-    LIMIT @batchSize)`;
+// One bounded batch per call, its own transaction. The batch bounds how long one call holds the
+// thread (about 60 µs a workload with its pods and indexes) and the write lock. Nothing else of this
+// process runs during a call, the indexer included (same thread, same connection): RetentionJob
+// yields to the event loop between batches so that requests and writes interleave. The rows are
+// read first, for the figures that leave the rollups with them, then deleted by rowid.
+const FINISHED_BATCH = `
+  SELECT rowid, ${ROLLUP_SOURCE_COLUMNS.join(', ')} FROM workloads
+  WHERE completed_at < @cutoff AND status IN ${FINISHED}
+  LIMIT @batchSize`;
+const DELETE_ROWIDS = 'DELETE FROM workloads WHERE rowid IN (SELECT value FROM json_each(@rowids))';
+
+// The rollups (src/store/rollups/) are kept here, per transaction, since schema v4 dropped their
+// triggers: each write reads the rollup columns of every row it may change before its first
+// statement and again after its last, and adds the difference of their figures to each rollup in
+// one statement. A replayed write finds the same rows before and after and adds nothing. In a file
+// of an older schema, which only the bench's dataset generator writes (at v2, then migrated so that
+// v3 backfills the rollups in one pass), the triggers keep them and the writer leaves them alone.
+const ROLLUP_SOURCES = `
+  SELECT workload_id, ${ROLLUP_SOURCE_COLUMNS.join(', ')} FROM workloads
+  WHERE workload_id IN (SELECT value FROM json_each(@ids))`;
+
+/** Adds each row of @rows, a JSON array of [...key, ...values], to its rollup row, creating it. */
+function applyRollupSql(rollup: RollupDefinition): string {
+  const columns = [...rollup.keys, ...rollup.values];
+  // `WHERE true`: without it SQLite would read ON CONFLICT as a join constraint of the FROM.
+  return `INSERT INTO ${rollup.table} (${columns.join(', ')})
+  SELECT ${columns.map((_, i) => `value ->> ${i}`).join(', ')} FROM json_each(@rows) WHERE true
+  ON CONFLICT DO UPDATE SET ${rollup.values.map((v) => `${v} = ${v} + excluded.${v}`).join(', ')}`;
+}
+const APPLY_ROLLUP = Object.fromEntries(ROLLUPS.map((rollup) => [rollup.table, applyRollupSql(rollup)])) as Record<RollupTable, string>;
+
+type SourceRow = RollupSource & { workload_id: string };
 
 export class SqliteWorkloadStore implements WorkloadIndex {
   readonly #statements: StatementCache;
@@ -91,38 +118,73 @@ export class SqliteWorkloadStore implements WorkloadIndex {
   readonly #upsertWorkloads: (records: readonly WorkloadRecord[]) => number;
   readonly #upsertPods: (intervals: readonly PodGpuInterval[]) => number;
   readonly #closeOpenPods: (workloadIds: readonly string[], at: number) => number;
+  readonly #deleteFinished: (cutoff: number, batchSize: number) => number;
+  /** Whether this writer keeps the rollups (schema v4 on), or triggers do. */
+  readonly #keepsRollups: boolean;
 
   constructor(db: Database, options: { clock?: Clock } = {}) {
     this.#statements = new StatementCache(db);
     this.#clock = options.clock ?? systemClock;
-    this.#upsertWorkloads = db.transaction((records: readonly WorkloadRecord[]) => {
+    this.#keepsRollups = schemaVersion(db) >= WRITER_ROLLUPS_SINCE;
+    // IMMEDIATE: the write lock is taken before the rows are read, so what is read before a write is
+    // what the write changes.
+    const upsertWorkloads = db.transaction((records: readonly WorkloadRecord[]) => {
+      const before = this.#readSources(records.map((record) => record.workloadId));
       const statement = this.#statements.get(UPSERT_WORKLOAD);
       const updatedAt = this.#clock.now();
+      const changed = new Set<string>();
       let written = 0;
-      for (const record of records) written += statement.run({ ...toRow(record), updated_at: updatedAt }).changes;
+      for (const record of records) {
+        const changes = statement.run({ ...toRow(record), updated_at: updatedAt }).changes;
+        written += changes;
+        if (changes > 0) changed.add(record.workloadId);
+      }
+      this.#applyRollups(before, changed);
       return written;
     });
-    this.#upsertPods = db.transaction((intervals: readonly PodGpuInterval[]) => {
-      const owner = this.#statements.get(POD_OWNER);
+    this.#upsertWorkloads = (records) => upsertWorkloads.immediate(records);
+    const upsertPods = db.transaction((intervals: readonly PodGpuInterval[]) => {
+      // Every workload an interval may change: its own, and the one its pod belongs to now. A pod
+      // passing through several workloads within the batch only passes through workloads of the batch.
+      const owners = new Map(
+        (this.#statements.get(POD_OWNERS).all({ podUids: JSON.stringify(intervals.map((i) => i.podUid)) }) as { pod_uid: string; workload_id: string }[])
+          .map((row) => [row.pod_uid, row.workload_id]),
+      );
+      const before = this.#readSources([...new Set([...intervals.map((i) => i.workloadId), ...owners.values()])]);
       const upsert = this.#statements.get(UPSERT_POD);
       const touched = new Set<string>();
       let written = 0;
       for (const interval of intervals) {
-        const previous = owner.get(interval.podUid) as { workload_id: string } | undefined;
         const changes = upsert.run(interval).changes;
         if (changes === 0) continue;
         written += changes;
         touched.add(interval.workloadId);
-        if (previous !== undefined) touched.add(previous.workload_id);
+        const previous = owners.get(interval.podUid);
+        if (previous !== undefined) touched.add(previous);
+        owners.set(interval.podUid, interval.workloadId);
       }
       this.#refreshAggregates(touched);
+      this.#applyRollups(before, touched);
       return written;
     });
-    this.#closeOpenPods = db.transaction((workloadIds: readonly string[], at: number) => {
+    this.#upsertPods = (intervals) => upsertPods.immediate(intervals);
+    const closeOpenPods = db.transaction((workloadIds: readonly string[], at: number) => {
+      const before = this.#readSources(workloadIds);
       const closed = this.#statements.get(CLOSE_OPEN_PODS).all({ ids: JSON.stringify(workloadIds), at }) as { workload_id: string }[];
-      this.#refreshAggregates(new Set(closed.map((row) => row.workload_id)));
+      const touched = new Set(closed.map((row) => row.workload_id));
+      this.#refreshAggregates(touched);
+      this.#applyRollups(before, touched);
       return closed.length;
     });
+    this.#closeOpenPods = (workloadIds, at) => closeOpenPods.immediate(workloadIds, at);
+    const deleteFinished = db.transaction((cutoff: number, batchSize: number) => {
+      const rows = this.#statements.get(FINISHED_BATCH).all({ cutoff, batchSize }) as (RollupSource & { rowid: number })[];
+      if (rows.length === 0) return 0;
+      const deleted = this.#statements.get(DELETE_ROWIDS).run({ rowids: JSON.stringify(rows.map((row) => row.rowid)) }).changes;
+      this.#addRollupDeltas(rows, []);
+      return deleted;
+    });
+    this.#deleteFinished = (cutoff, batchSize) => deleteFinished.immediate(cutoff, batchSize);
   }
 
   /** Inserts or updates rows in one transaction; returns how many were written (unchanged rows are not). */
@@ -156,7 +218,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
    */
   async deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number> {
     if (!(Number.isInteger(limit) && limit > 0)) throw new Error(`Cannot delete finished workloads: "limit" must be a positive integer, got ${limit}`);
-    return this.#statements.get(DELETE_FINISHED_BATCH).run({ cutoff: cutoffMs, batchSize: limit }).changes;
+    return this.#deleteFinished(cutoffMs, limit);
   }
 
   countRows(): number {
@@ -201,5 +263,35 @@ export class SqliteWorkloadStore implements WorkloadIndex {
     const refresh = this.#statements.get(REFRESH_AGGREGATES);
     const updatedAt = this.#clock.now();
     for (const workloadId of workloadIds) refresh.run({ workloadId, updatedAt });
+  }
+
+  /** Inside a write transaction: the rollup columns of those of `workloadIds` that exist, by id. */
+  #readSources(workloadIds: Iterable<string>): Map<string, SourceRow> {
+    const ids = [...workloadIds];
+    if (ids.length === 0 || !this.#keepsRollups) return new Map();
+    const rows = this.#statements.get(ROLLUP_SOURCES).all({ ids: JSON.stringify(ids) }) as SourceRow[];
+    return new Map(rows.map((row) => [row.workload_id, row]));
+  }
+
+  /**
+   * Inside a write transaction, after its writes: adds to the rollups what the rows of `changed`
+   * became minus what they were (`before`, read by #readSources before the first write).
+   */
+  #applyRollups(before: ReadonlyMap<string, SourceRow>, changed: ReadonlySet<string>): void {
+    if (changed.size === 0 || !this.#keepsRollups) return;
+    const was: SourceRow[] = [];
+    for (const id of changed) {
+      const row = before.get(id);
+      if (row !== undefined) was.push(row);
+    }
+    this.#addRollupDeltas(was, this.#readSources(changed).values());
+  }
+
+  #addRollupDeltas(before: Iterable<RollupSource>, after: Iterable<RollupSource>): void {
+    if (!this.#keepsRollups) return;
+    for (const delta of rollupDeltas(before, after)) {
+      const rows = JSON.stringify(delta.rows.map((row) => [...row.key, ...row.values]));
+      this.#statements.get(APPLY_ROLLUP[delta.table]).run({ rows });
+    }
   }
 }
