@@ -11,8 +11,8 @@ import { connectWriter, type ConnectionLogger } from './connection.js';
 import { LOCK_CLASS } from './locks.js';
 
 export interface SessionWriter<Sink> {
-  /** Builds the writes of a session: `run` executes one transaction on the lock's connection, fenced. */
-  (connection: FencedConnection): Sink;
+  /** Builds the writes of a session on the lock's connection (it may read what it needs first). */
+  (connection: FencedConnection): Sink | Promise<Sink>;
 }
 
 /** The lock's connection, lent to the writer one transaction at a time. */
@@ -24,6 +24,8 @@ export interface FencedConnection {
    * writer's transaction fails with FencedOut, and the session is lost). Serialized with heartbeats.
    */
   transaction<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T>;
+  /** Runs `work` outside any transaction (DDL that takes its own), serialized like the rest. */
+  outside<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T>;
 }
 
 export class FencedOut extends Error {
@@ -139,7 +141,7 @@ class ClusterLock<Sink extends object> {
       const epoch = taken.rows[0]?.epoch ?? 0;
       // The session owns the connection from here; the next acquire opens its own.
       this.#client = null;
-      return this.#session(client, key, epoch);
+      return await this.#session(client, key, epoch);
     } catch (error) {
       this.#drop(client);
       throw error;
@@ -175,7 +177,7 @@ class ClusterLock<Sink extends object> {
     return rows[0]?.locked === true;
   }
 
-  #session(client: pg.Client, key: number, epoch: number): Sink & LeaseSession {
+  async #session(client: pg.Client, key: number, epoch: number): Promise<Sink & LeaseSession> {
     const clusterId = this.#clusterId;
     let lose: (reason: Error) => void = () => undefined;
     let gone: Error | null = null;
@@ -223,6 +225,7 @@ class ClusterLock<Sink extends object> {
             throw error;
           }
         }),
+      outside: (work) => exclusive(() => work(client)),
     };
     const session: LeaseSession = {
       epoch,
@@ -239,6 +242,6 @@ class ClusterLock<Sink extends object> {
           end(new Error('released'));
         }),
     };
-    return Object.assign(this.#writer(connection), session);
+    return Object.assign(await this.#writer(connection), session);
   }
 }

@@ -1,0 +1,234 @@
+// The writes of one cluster on PostgreSQL, through the connection that holds the cluster's write lock
+// (lease.ts): every call is one transaction that opens with the epoch fence. Each transaction locks
+// and reads the stored rows it may change (FOR UPDATE), decides in code what to write
+// (shared/write-rules.ts), writes with one statement per table (arrays through unnest), reads the
+// rows back, and adds the rollup deltas (src/store/rollups/) with one statement per rollup table.
+// A retried or replayed call finds the rows as it would leave them and adds nothing.
+//
+// The pending and running rows of the cluster are loaded once, when the session starts, and kept in
+// step with every commit: the indexer's reconcile reads them synchronously (WorkloadSink).
+import type pg from 'pg';
+import type { PodGpuInterval, WorkloadRecord } from '../../domain/workload.js';
+import { isTerminal, type WorkloadStatus } from '../../domain/workload.js';
+import { ROLLUP_COLUMN_TYPES, ROLLUP_SOURCE_COLUMNS, type RollupSource } from '../rollups/definitions.js';
+import { rollupDeltas, type RollupDelta } from '../rollups/deltas.js';
+import { AGGREGATE_COLUMNS, RECORD_COLUMNS, toRecord, toRow, type GpuAggregates, type WorkloadRow } from '../shared/row-mapping.js';
+import { mergePod, mergeWorkload, type PodRow } from '../shared/write-rules.js';
+import type { FencedConnection } from './lease.js';
+import { ensurePartitions } from './partitions.js';
+
+type StoredRow = WorkloadRow & GpuAggregates;
+
+const STORED_COLUMNS = [...RECORD_COLUMNS, ...AGGREGATE_COLUMNS];
+const SELECT_STORED = `SELECT ${STORED_COLUMNS.join(', ')} FROM workloads`;
+
+const COLUMN_TYPES: Record<(typeof RECORD_COLUMNS)[number] | 'updated_at', string> = {
+  workload_id: 'text', organization_id: 'text', cluster_id: 'text', namespace: 'text', name: 'text', kind: 'text', status: 'text',
+  submitted_by: 'text', initiative_id: 'text', instance_type: 'text', gpu_count: 'int', submitted_at: 'bigint', started_at: 'bigint',
+  completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', updated_at: 'bigint',
+};
+const WRITTEN_COLUMNS = [...RECORD_COLUMNS, 'updated_at'] as const;
+const UPSERT_WORKLOADS = `
+  INSERT INTO workloads (${WRITTEN_COLUMNS.join(', ')})
+  SELECT * FROM unnest(${WRITTEN_COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}[]`).join(', ')})
+  ON CONFLICT (workload_id, submitted_at) DO UPDATE SET
+    ${WRITTEN_COLUMNS.filter((c) => c !== 'workload_id' && c !== 'submitted_at').map((c) => `${c} = excluded.${c}`).join(', ')}`;
+
+const SELECT_PODS = 'SELECT pod_uid, workload_id, submitted_at, gpus, started_at, finished_at FROM workload_pods WHERE pod_uid = ANY($1::text[])';
+const DELETE_PODS = 'DELETE FROM workload_pods WHERE (pod_uid, submitted_at) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))';
+const UPSERT_PODS = `
+  INSERT INTO workload_pods (pod_uid, workload_id, submitted_at, gpus, started_at, finished_at)
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[], $5::bigint[], $6::bigint[])
+  ON CONFLICT (pod_uid, submitted_at) DO UPDATE SET
+    workload_id = excluded.workload_id, gpus = excluded.gpus, started_at = excluded.started_at, finished_at = excluded.finished_at`;
+
+// The GPU-time aggregates of each workload from its started pods (its own month: pods carry their
+// workload's submitted_at), summed in whole GPU-ms and then divided, so that they are exact.
+const REFRESH_AGGREGATES = `
+  UPDATE workloads w SET gpu_seconds_closed = a.closed, open_gpus = a.open_gpus, open_gpu_start_sum = a.open_start, updated_at = $3
+  FROM unnest($1::text[], $2::bigint[]) AS ids (workload_id, submitted_at)
+  CROSS JOIN LATERAL (
+    SELECT COALESCE(SUM(CASE WHEN p.finished_at IS NOT NULL THEN p.gpus * GREATEST(0, p.finished_at - p.started_at) END), 0)::float8 / 1000 AS closed,
+           COALESCE(SUM(CASE WHEN p.finished_at IS NULL THEN p.gpus END), 0)::int AS open_gpus,
+           COALESCE(SUM(CASE WHEN p.finished_at IS NULL THEN p.gpus * p.started_at END), 0)::float8 / 1000 AS open_start
+    FROM workload_pods p
+    WHERE p.workload_id = ids.workload_id AND p.submitted_at = ids.submitted_at AND p.started_at IS NOT NULL) AS a
+  WHERE w.workload_id = ids.workload_id AND w.submitted_at = ids.submitted_at
+  RETURNING ${STORED_COLUMNS.map((c) => `w.${c}`).join(', ')}`;
+
+const CLOSE_OPEN_PODS = `
+  UPDATE workload_pods SET finished_at = $2
+  WHERE workload_id = ANY($1::text[]) AND finished_at IS NULL
+  RETURNING workload_id, submitted_at`;
+
+const UNFINISHED = `${SELECT_STORED} WHERE cluster_id = $1 AND status IN ('pending', 'running')`;
+
+export interface WriterOptions {
+  clock: { now(): number };
+}
+
+/** The WorkloadSink of one session; `listUnfinished` needs the rows loaded by `load()` first. */
+export class PostgresWorkloadWriter {
+  readonly #connection: FencedConnection;
+  readonly #options: WriterOptions;
+  /** Pending and running rows of this cluster, by id, as committed. */
+  readonly #unfinished = new Map<string, WorkloadRecord>();
+  /** Months known to have their partitions. */
+  readonly #months = new Set<number>();
+
+  constructor(connection: FencedConnection, options: WriterOptions) {
+    this.#connection = connection;
+    this.#options = options;
+  }
+
+  /** Loads the cluster's unfinished rows (at the start of the session). */
+  async load(): Promise<this> {
+    const rows = await this.#connection.transaction(async (client) => (await client.query<StoredRow>(UNFINISHED, [this.#connection.clusterId])).rows);
+    for (const row of rows) this.#unfinished.set(row.workload_id, toRecord(row));
+    return this;
+  }
+
+  listUnfinished(clusterId: string): WorkloadRecord[] {
+    return clusterId === this.#connection.clusterId ? [...this.#unfinished.values()] : [];
+  }
+
+  async upsertWorkloads(records: readonly WorkloadRecord[]): Promise<number> {
+    if (records.length === 0) return 0;
+    // Later records of one id win, as successive upserts would.
+    const incoming = new Map(records.map((record) => [record.workloadId, toRow(record)]));
+    await this.#ensureMonths([...incoming.values()].map((row) => row.submitted_at));
+    const updatedAt = this.#options.clock.now();
+    const written = await this.#connection.transaction(async (client) => {
+      const stored = await lockWorkloads(client, [...incoming.keys()]);
+      const rows: StoredRow[] = [];
+      for (const [id, row] of incoming) {
+        const before = stored.get(id);
+        const merged = mergeWorkload(before, row);
+        if (merged === null) continue;
+        rows.push({ ...merged, ...aggregatesOf(before) });
+      }
+      if (rows.length === 0) return rows;
+      await client.query(UPSERT_WORKLOADS, WRITTEN_COLUMNS.map((c) => rows.map((row) => (c === 'updated_at' ? updatedAt : row[c]))));
+      await applyDeltas(client, rollupDeltas(rows.flatMap((row) => sourceOf(stored.get(row.workload_id))), rows.flatMap(sourceOf)));
+      return rows;
+    });
+    this.#committed(written);
+    return written.length;
+  }
+
+  async upsertPodIntervals(intervals: readonly PodGpuInterval[]): Promise<number> {
+    if (intervals.length === 0) return 0;
+    const incoming = new Map(intervals.map((interval) => [interval.podUid, interval]));
+    const updatedAt = this.#options.clock.now();
+    const { written, refreshed } = await this.#connection.transaction(async (client) => {
+      const pods = new Map((await client.query<PodRow & { submitted_at: number }>(SELECT_PODS, [[...incoming.keys()]])).rows.map((pod) => [pod.pod_uid, pod]));
+      const owners = new Set([...incoming.values()].map((interval) => interval.workloadId));
+      for (const pod of pods.values()) owners.add(pod.workload_id);
+      const workloads = await lockWorkloads(client, [...owners]);
+      const upserts: (PodRow & { submitted_at: number })[] = [];
+      const moved: { pod_uid: string; submitted_at: number }[] = [];
+      const touched = new Set<string>();
+      for (const interval of incoming.values()) {
+        // Pods can be seen before their Job: skipped, and written again with the pod's next event.
+        const owner = workloads.get(interval.workloadId);
+        if (owner === undefined) continue;
+        const stored = pods.get(interval.podUid);
+        const row: PodRow = { pod_uid: interval.podUid, workload_id: interval.workloadId, gpus: interval.gpus, started_at: interval.startedAt, finished_at: interval.finishedAt };
+        const merged = mergePod(stored, row, isTerminal(owner.status as WorkloadStatus));
+        if (merged === null) continue;
+        if (stored !== undefined && stored.submitted_at !== owner.submitted_at) moved.push(stored);
+        upserts.push({ ...merged, submitted_at: owner.submitted_at });
+        touched.add(merged.workload_id);
+        if (stored !== undefined) touched.add(stored.workload_id);
+      }
+      if (upserts.length === 0) return { written: 0, refreshed: [] };
+      if (moved.length > 0) await client.query(DELETE_PODS, [moved.map((p) => p.pod_uid), moved.map((p) => p.submitted_at)]);
+      await client.query(UPSERT_PODS, [
+        upserts.map((p) => p.pod_uid), upserts.map((p) => p.workload_id), upserts.map((p) => p.submitted_at),
+        upserts.map((p) => p.gpus), upserts.map((p) => p.started_at), upserts.map((p) => p.finished_at),
+      ]);
+      const refreshed = await refreshAggregates(client, [...touched].flatMap((id) => workloads.get(id) ?? []), updatedAt);
+      return { written: upserts.length, refreshed };
+    });
+    this.#committed(refreshed);
+    return written;
+  }
+
+  async closeOpenIntervals(workloadIds: readonly string[], at: number): Promise<number> {
+    if (workloadIds.length === 0) return 0;
+    const updatedAt = this.#options.clock.now();
+    const { closed, refreshed } = await this.#connection.transaction(async (client) => {
+      const workloads = await lockWorkloads(client, [...new Set(workloadIds)]);
+      const result = await client.query<{ workload_id: string }>(CLOSE_OPEN_PODS, [[...workloads.keys()], at]);
+      const touched = new Set(result.rows.map((row) => row.workload_id));
+      const refreshed = await refreshAggregates(client, [...touched].flatMap((id) => workloads.get(id) ?? []), updatedAt);
+      return { closed: result.rowCount ?? 0, refreshed };
+    });
+    this.#committed(refreshed);
+    return closed;
+  }
+
+  async #ensureMonths(times: readonly number[]): Promise<void> {
+    const created = await this.#connection.outside((client) => ensurePartitions(client, times, { known: this.#months }));
+    for (const month of created) this.#months.add(month);
+  }
+
+  #committed(rows: readonly StoredRow[]): void {
+    for (const row of rows) {
+      if (row.cluster_id !== this.#connection.clusterId) continue;
+      if (row.status === 'pending' || row.status === 'running') this.#unfinished.set(row.workload_id, toRecord(row));
+      else this.#unfinished.delete(row.workload_id);
+    }
+  }
+}
+
+/** The stored rows of these ids, locked until the transaction ends, by id. */
+async function lockWorkloads(client: pg.ClientBase, ids: readonly string[]): Promise<Map<string, StoredRow>> {
+  if (ids.length === 0) return new Map();
+  // Locked in id order, so that two transactions touching the same rows cannot deadlock.
+  const { rows } = await client.query<StoredRow>(`${SELECT_STORED} WHERE workload_id = ANY($1::text[]) ORDER BY workload_id FOR UPDATE`, [ids]);
+  return new Map(rows.map((row) => [row.workload_id, row]));
+}
+
+/** Recomputes the aggregates of `workloads` from their pods and adds the rollup deltas; returns the rows after. */
+async function refreshAggregates(client: pg.ClientBase, workloads: readonly StoredRow[], updatedAt: number): Promise<StoredRow[]> {
+  if (workloads.length === 0) return [];
+  const { rows } = await client.query<StoredRow>(REFRESH_AGGREGATES, [workloads.map((w) => w.workload_id), workloads.map((w) => w.submitted_at), updatedAt]);
+  await applyDeltas(client, rollupDeltas(workloads.flatMap(sourceOf), rows.flatMap(sourceOf)));
+  return rows;
+}
+
+function aggregatesOf(row: StoredRow | undefined): GpuAggregates {
+  return row === undefined
+    ? { gpu_seconds_closed: 0, open_gpus: 0, open_gpu_start_sum: 0 }
+    : { gpu_seconds_closed: row.gpu_seconds_closed, open_gpus: row.open_gpus, open_gpu_start_sum: row.open_gpu_start_sum };
+}
+
+function sourceOf(row: StoredRow | undefined): RollupSource[] {
+  if (row === undefined) return [];
+  const source = {} as Record<(typeof ROLLUP_SOURCE_COLUMNS)[number], unknown>;
+  for (const column of ROLLUP_SOURCE_COLUMNS) source[column] = row[column];
+  return [source as unknown as RollupSource];
+}
+
+const SQL_TYPE = { text: 'text', integer: 'bigint', real: 'float8' } as const;
+
+/** One statement per rollup table: each key's values added to the stored row, created when missing. */
+async function applyDeltas(client: pg.ClientBase, deltas: readonly RollupDelta[]): Promise<void> {
+  for (const delta of deltas) {
+    const { keys, values } = delta.rollup;
+    const columns = [...keys, ...values];
+    const arrays = columns.map((column, i) =>
+      `$${i + 1}::${column === 'is_managed' ? 'smallint' : SQL_TYPE[ROLLUP_COLUMN_TYPES[column]]}[]`,
+    );
+    const params = [
+      ...keys.map((_, k) => delta.rows.map((row) => row.key[k])),
+      ...values.map((_, v) => delta.rows.map((row) => row.values[v])),
+    ];
+    await client.query(
+      `INSERT INTO ${delta.table} AS t (${columns.join(', ')}) SELECT * FROM unnest(${arrays.join(', ')})
+       ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${values.map((v) => `${v} = t.${v} + excluded.${v}`).join(', ')}`,
+      params,
+    );
+  }
+}

@@ -1,0 +1,147 @@
+// The PostgreSQL writer of a cluster against a real server, judged by the SQLite store: the same
+// seeded history written through both leaves the same rows, pod intervals and rollups (SQLite's
+// rollups are checked against a recomputation in rollups.test.ts). Replaying it changes nothing, a
+// fenced-out writer writes nothing, and the cluster's unfinished rows stay in step for reconcile.
+import { expect } from 'chai';
+import pg from 'pg';
+import type { WorkloadRecord } from '../../src/domain/workload.js';
+import { TYPES } from '../../src/store/postgres/connection.js';
+import { FencedOut, PostgresLeases, type LeaseSession } from '../../src/store/postgres/lease.js';
+import { PostgresWorkloadWriter } from '../../src/store/postgres/workload-writer.js';
+import { ROLLUPS } from '../../src/store/rollups/definitions.js';
+import type { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
+import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
+import { rejectionOf } from '../support/rejection.js';
+import { history, T0, write } from './rollup-history.js';
+import { openTempStore, type TempStore } from './temp-store.js';
+
+type Session = PostgresWorkloadWriter & LeaseSession;
+type Row = Record<string, unknown>;
+
+const clock = { now: () => T0 };
+const quiet = { warn: () => undefined };
+
+/** Rows in a backend-neutral form: GPU aggregates as whole GPU-ms (their exact value), no write time. */
+function neutral(rows: Row[]): Row[] {
+  return rows.map(({ updated_at: _updated, gpu_seconds_closed, open_gpu_start_sum, ...row }) => ({
+    ...row,
+    closed_ms: Math.round(Number(gpu_seconds_closed) * 1000),
+    open_start_ms: Math.round(Number(open_gpu_start_sum) * 1000),
+  }));
+}
+
+describe('store/postgres writer', function () {
+  this.timeout(120_000);
+  let db: TestDatabase | undefined;
+  let sql: pg.Client | undefined;
+  let lite: TempStore | undefined;
+  const sessions: Session[] = [];
+
+  const query = async (text: string, params: unknown[] = []): Promise<Row[]> => {
+    if (sql === undefined) throw new Error('No test database');
+    return (await sql.query(text, params)).rows as Row[];
+  };
+  const leases = (instanceId = 'pod-a') => {
+    if (db === undefined) throw new Error('No test database');
+    return new PostgresLeases(
+      { url: db.url, instanceId, leaseSeconds: 10, logger: quiet, read: async (text, params) => ({ rows: await query(text, params) }) },
+      (connection) => new PostgresWorkloadWriter(connection, { clock }).load(),
+    );
+  };
+  const session = async (clusterId = 'local', instanceId = 'pod-a'): Promise<Session> => {
+    const taken = await leases(instanceId).lease(clusterId).acquire();
+    if (taken === null) throw new Error('The lock is held');
+    sessions.push(taken);
+    return taken;
+  };
+  const sqlite = (): TempStore => {
+    lite ??= openTempStore({ clock });
+    return lite;
+  };
+
+  beforeEach(async function () {
+    db = await freshDatabase(this);
+    sql = new pg.Client({ connectionString: db.url, types: TYPES });
+    await sql.connect();
+  });
+  afterEach(async () => {
+    await Promise.all(sessions.splice(0).map((s) => s.release().catch(() => undefined)));
+    await sql?.end();
+    await db?.drop();
+    lite?.close();
+    lite = undefined;
+  });
+
+  it('leaves the rows, pods and rollups that SQLite leaves for the same history', async () => {
+    const steps = history(7, 250);
+    const writer = await session();
+    await write(writer as unknown as SqliteWorkloadStore, steps);
+    await write(sqlite().store, steps);
+
+    const columns = 'workload_id, organization_id, cluster_id, namespace, name, kind, status, submitted_by, initiative_id, instance_type, gpu_count, submitted_at, started_at, completed_at, exit_code, is_managed, resource_version, gpu_seconds_closed, open_gpus, open_gpu_start_sum';
+    const liteRows = sqlite().db.prepare(`SELECT ${columns} FROM workloads ORDER BY workload_id`).all() as Row[];
+    expect(neutral(await query(`SELECT ${columns} FROM workloads ORDER BY workload_id`))).to.deep.equal(neutral(liteRows));
+    const pods = 'SELECT pod_uid, workload_id, gpus, started_at, finished_at FROM workload_pods ORDER BY pod_uid';
+    expect(await query(pods)).to.deep.equal(sqlite().db.prepare(pods).all());
+    for (const { table, keys, values } of ROLLUPS) {
+      const live = `SELECT ${[...keys, ...values].join(', ')} FROM ${table} WHERE ${values[0]} <> 0 ORDER BY ${keys.join(', ')}`;
+      expect(await query(live), table).to.deep.equal(sqlite().db.prepare(live).all());
+    }
+  });
+
+  it('changes nothing when the same history is written again, as a new writer\'s resync does', async () => {
+    const steps = history(11, 120);
+    const writer = await session();
+    await write(writer as unknown as SqliteWorkloadStore, steps);
+    const snapshot = async () => ({
+      rows: await query('SELECT * FROM workloads ORDER BY workload_id'),
+      // A replay moves rows through their earlier states and back: rollup rows emptied on the way stay, at 0.
+      totals: await query('SELECT * FROM workload_totals WHERE workloads <> 0 ORDER BY 1, 2, 3, 4'),
+      daily: await query('SELECT * FROM stats_daily_submitter WHERE workloads <> 0 ORDER BY 1, 2, 3, 4'),
+    });
+    const first = await snapshot();
+    expect(first.rows).to.have.length(120);
+    await write(writer as unknown as SqliteWorkloadStore, steps);
+    expect(await snapshot()).to.deep.equal(first);
+  });
+
+  it('keeps a finished row finished when an older event arrives, and its submission time when another replica saw it later', async () => {
+    const writer = await session();
+    const running: WorkloadRecord = {
+      workloadId: 'w-1', organizationId: 'acme', clusterId: 'local', namespace: 'ns', name: 'train', kind: 'Job', status: 'running',
+      submittedBy: 'alice', initiativeId: 'llm', instanceType: 'p5', gpuCount: 8, submittedAt: T0 - 3_600_000, startedAt: T0 - 3_000_000,
+      completedAt: null, exitCode: null, isManaged: false, resourceVersion: '5',
+    };
+    const done: WorkloadRecord = { ...running, status: 'completed', completedAt: T0 - 60_000, exitCode: 0, resourceVersion: '9' };
+    await writer.upsertWorkloads([running]);
+    await writer.upsertWorkloads([done]);
+    expect(await writer.upsertWorkloads([{ ...running, resourceVersion: '6', submittedAt: T0 }])).to.equal(0);
+    expect(await query('SELECT status, completed_at, exit_code, submitted_at FROM workloads')).to.deep.equal([
+      { status: 'completed', completed_at: T0 - 60_000, exit_code: 0, submitted_at: T0 - 3_600_000 },
+    ]);
+    expect(writer.listUnfinished('local')).to.deep.equal([]);
+  });
+
+  it('keeps the cluster\'s pending and running rows for reconcile, loaded again by the next writer', async () => {
+    const steps = history(3, 60);
+    const first = await session();
+    await write(first as unknown as SqliteWorkloadStore, steps);
+    const unfinished = (await query("SELECT workload_id FROM workloads WHERE status IN ('pending', 'running') ORDER BY workload_id")).map((r) => r.workload_id);
+    expect(unfinished.length).to.be.greaterThan(0);
+    const ids = (records: WorkloadRecord[]) => records.map((r) => r.workloadId).sort();
+    expect(ids(first.listUnfinished('local'))).to.deep.equal(unfinished);
+    await first.release();
+    const next = await session('local', 'pod-b');
+    expect(ids(next.listUnfinished('local'))).to.deep.equal(unfinished);
+    expect(next.listUnfinished('other')).to.deep.equal([]);
+  });
+
+  it('refuses the writes of a writer fenced out by a newer epoch, and writes none of them', async () => {
+    const writer = await session();
+    const [step] = history(5, 1);
+    if (step === undefined || !('workloads' in step)) throw new Error('history starts with a workload');
+    await query('UPDATE writer_leases SET epoch = epoch + 1');
+    expect(await rejectionOf(writer.upsertWorkloads(step.workloads))).to.be.instanceOf(FencedOut);
+    expect(await query('SELECT count(*)::int AS n FROM workloads')).to.deep.equal([{ n: 0 }]);
+  });
+});
