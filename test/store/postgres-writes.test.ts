@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
 import { FencedOut, PostgresLeases, type LeaseSession } from '../../src/store/postgres/lease.js';
+import { PostgresRetention } from '../../src/store/postgres/retention.js';
 import { PostgresWorkloadWriter } from '../../src/store/postgres/workload-writer.js';
 import { ROLLUPS } from '../../src/store/rollups/definitions.js';
 import type { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
@@ -82,6 +83,34 @@ describe('store/postgres writer', function () {
     const liteRows = sqlite().db.prepare(`SELECT ${columns} FROM workloads ORDER BY workload_id`).all() as Row[];
     expect(neutral(await query(`SELECT ${columns} FROM workloads ORDER BY workload_id`))).to.deep.equal(neutral(liteRows));
     const pods = 'SELECT pod_uid, workload_id, gpus, started_at, finished_at FROM workload_pods ORDER BY pod_uid';
+    expect(await query(pods)).to.deep.equal(sqlite().db.prepare(pods).all());
+    for (const { table, keys, values } of ROLLUPS) {
+      const live = `SELECT ${[...keys, ...values].join(', ')} FROM ${table} WHERE ${values[0]} <> 0 ORDER BY ${keys.join(', ')}`;
+      expect(await query(live), table).to.deep.equal(sqlite().db.prepare(live).all());
+    }
+  });
+
+  it('deletes expired finished rows in batches as SQLite does, taking them out of the rollups', async () => {
+    const steps = history(9, 200);
+    const writer = await session();
+    await write(writer as unknown as SqliteWorkloadStore, steps);
+    await write(sqlite().store, steps);
+    if (db === undefined) throw new Error('No test database');
+    const pool = new pg.Pool({ connectionString: db.url, types: TYPES, max: 2 });
+    try {
+      const retention = new PostgresRetention(pool);
+      const cutoff = T0 - 5 * 86_400_000;
+      const batches: number[] = [];
+      for (let n = -1; n !== 0; ) batches.push((n = await retention.deleteFinishedBatch(cutoff, 17)));
+      let sqliteDeleted = 0;
+      for (let n = -1; n !== 0; ) sqliteDeleted += n = Math.max(0, await sqlite().store.deleteFinishedBatch(cutoff, 17));
+      expect(batches.reduce((a, b) => a + b, 0)).to.equal(sqliteDeleted).and.be.greaterThan(17);
+    } finally {
+      await pool.end();
+    }
+    const ids = 'SELECT workload_id FROM workloads ORDER BY workload_id';
+    expect(await query(ids)).to.deep.equal(sqlite().db.prepare(ids).all());
+    const pods = 'SELECT pod_uid FROM workload_pods ORDER BY pod_uid';
     expect(await query(pods)).to.deep.equal(sqlite().db.prepare(pods).all());
     for (const { table, keys, values } of ROLLUPS) {
       const live = `SELECT ${[...keys, ...values].join(', ')} FROM ${table} WHERE ${values[0]} <> 0 ORDER BY ${keys.join(', ')}`;

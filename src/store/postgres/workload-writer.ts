@@ -10,12 +10,13 @@
 import type pg from 'pg';
 import type { PodGpuInterval, WorkloadRecord } from '../../domain/workload.js';
 import { isTerminal, type WorkloadStatus } from '../../domain/workload.js';
-import { ROLLUP_COLUMN_TYPES, ROLLUP_SOURCE_COLUMNS, type RollupSource } from '../rollups/definitions.js';
-import { rollupDeltas, type RollupDelta } from '../rollups/deltas.js';
+import { ROLLUP_SOURCE_COLUMNS, type RollupSource } from '../rollups/definitions.js';
+import { rollupDeltas } from '../rollups/deltas.js';
 import { AGGREGATE_COLUMNS, RECORD_COLUMNS, toRecord, toRow, type GpuAggregates, type WorkloadRow } from '../shared/row-mapping.js';
 import { mergePod, mergeWorkload, type PodRow } from '../shared/write-rules.js';
 import type { FencedConnection } from './lease.js';
 import { ensurePartitions } from './partitions.js';
+import { applyRollupDeltas } from './rollup-apply.js';
 
 type StoredRow = WorkloadRow & GpuAggregates;
 
@@ -109,7 +110,7 @@ export class PostgresWorkloadWriter {
       }
       if (rows.length === 0) return rows;
       await client.query(UPSERT_WORKLOADS, WRITTEN_COLUMNS.map((c) => rows.map((row) => (c === 'updated_at' ? updatedAt : row[c]))));
-      await applyDeltas(client, rollupDeltas(rows.flatMap((row) => sourceOf(stored.get(row.workload_id))), rows.flatMap(sourceOf)));
+      await applyRollupDeltas(client, rollupDeltas(rows.flatMap((row) => sourceOf(stored.get(row.workload_id))), rows.flatMap(sourceOf)));
       return rows;
     });
     this.#committed(written);
@@ -194,7 +195,7 @@ async function lockWorkloads(client: pg.ClientBase, ids: readonly string[]): Pro
 async function refreshAggregates(client: pg.ClientBase, workloads: readonly StoredRow[], updatedAt: number): Promise<StoredRow[]> {
   if (workloads.length === 0) return [];
   const { rows } = await client.query<StoredRow>(REFRESH_AGGREGATES, [workloads.map((w) => w.workload_id), workloads.map((w) => w.submitted_at), updatedAt]);
-  await applyDeltas(client, rollupDeltas(workloads.flatMap(sourceOf), rows.flatMap(sourceOf)));
+  await applyRollupDeltas(client, rollupDeltas(workloads.flatMap(sourceOf), rows.flatMap(sourceOf)));
   return rows;
 }
 
@@ -209,26 +210,4 @@ function sourceOf(row: StoredRow | undefined): RollupSource[] {
   const source = {} as Record<(typeof ROLLUP_SOURCE_COLUMNS)[number], unknown>;
   for (const column of ROLLUP_SOURCE_COLUMNS) source[column] = row[column];
   return [source as unknown as RollupSource];
-}
-
-const SQL_TYPE = { text: 'text', integer: 'bigint', real: 'float8' } as const;
-
-/** One statement per rollup table: each key's values added to the stored row, created when missing. */
-async function applyDeltas(client: pg.ClientBase, deltas: readonly RollupDelta[]): Promise<void> {
-  for (const delta of deltas) {
-    const { keys, values } = delta.rollup;
-    const columns = [...keys, ...values];
-    const arrays = columns.map((column, i) =>
-      `$${i + 1}::${column === 'is_managed' ? 'smallint' : SQL_TYPE[ROLLUP_COLUMN_TYPES[column]]}[]`,
-    );
-    const params = [
-      ...keys.map((_, k) => delta.rows.map((row) => row.key[k])),
-      ...values.map((_, v) => delta.rows.map((row) => row.values[v])),
-    ];
-    await client.query(
-      `INSERT INTO ${delta.table} AS t (${columns.join(', ')}) SELECT * FROM unnest(${arrays.join(', ')})
-       ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${values.map((v) => `${v} = t.${v} + excluded.${v}`).join(', ')}`,
-      params,
-    );
-  }
 }
