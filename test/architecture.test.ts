@@ -131,6 +131,15 @@ export const architectureRules: readonly ArchitectureRule[] = [
     check: importsFrom('src/store', srcImportWithin(['src/domain', 'src/store'], ['src/query/ports.ts'])),
   },
   {
+    // The SQL builders and row reducers both backends run: pure text and data, so that neither
+    // backend's driver nor the other backend's code can leak into the other through them.
+    title: 'src/store/shared/ imports only src/domain, src/query/ports.ts and itself, and no package',
+    check: importsFrom(
+      'src/store/shared',
+      (ref) => srcImportWithin(['src/domain', 'src/store/shared'], ['src/query/ports.ts'])(ref) && isRelative(ref),
+    ),
+  },
+  {
     // The API's error contract: its codes are HTTP statuses and its errors carry response headers.
     // The store throws its own errors, which the API maps (src/api/middleware/error-envelope.ts).
     title: 'src/store/ does not import the API error contract (src/domain/errors.ts: ApiError)',
@@ -277,6 +286,11 @@ describe('architecture (STYLE.md layering)', () => {
         rule: 'src/store/ imports only',
         bad: module('src/store/reads.ts', '../query/cursor.js'),
         good: module('src/store/reads.ts', '../query/ports.js', '../domain/workload.js', './sql.js', 'better-sqlite3'),
+      },
+      {
+        rule: 'src/store/shared/',
+        bad: module('src/store/shared/workload-sql.ts', '../sqlite/workload-sql.js'),
+        good: module('src/store/shared/workload-sql.ts', './dialect.js', '../../query/ports.js', '../../domain/workload.js'),
       },
       {
         rule: 'src/store/ does not import the API error contract',
