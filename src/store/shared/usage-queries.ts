@@ -5,6 +5,7 @@
 // subtracted; each backend runs them in one snapshot and hands their rows to usageBreakdown.
 import type { UsageBreakdown, WorkloadFilter } from '../../query/ports.js';
 import type { SqlDialect, SqlParams } from './dialect.js';
+import { compareBinary } from './ranking-queries.js';
 import { belowZeroAt, gpuMsFloorAt, HORIZON_INDEX, rollupsHold, totalsGpuMs } from './rollup-sql.js';
 import { gpuMsAt, gpuMsSql, scopeWhere, whereOf } from './workload-sql.js';
 
@@ -141,7 +142,10 @@ export function usageBreakdown(results: readonly { rows: readonly UsageRow[]; si
     }
   }
   const usage: UsageBreakdown = { total: 0, byInitiative: new Map(), byInstanceType: new Map() };
-  for (const group of byGroup.values()) {
+  // In key order, whatever order the engine grouped in (SQLite's are sorted, PostgreSQL's hashed):
+  // floating-point sums depend on the order of their terms.
+  const groups = [...byGroup.values()].sort((a, b) => compareBinary(a.initiative_id, b.initiative_id) || compareBinary(a.instance_type, b.instance_type));
+  for (const group of groups) {
     // Subtracting the corrections of a bounded window leaves rounding residue around 0; usage is never negative.
     const hours = Math.max(0, group.gpu_ms) / 3_600_000;
     usage.total += hours;
