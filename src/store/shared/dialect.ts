@@ -55,6 +55,12 @@ export interface SqlDialect {
   partitionKey(alias?: string): string;
   /** ` AND` the two rows are in the same partition; nothing in SQLite. */
   samePartition(left: string, right: string): string;
+  /**
+   * ` AND` `column` is at most `value`: the bound that a row-value cursor `(column, …) < (value, …)`
+   * implies, spelled out for PostgreSQL, which prunes partitions by simple comparisons only (not by
+   * a row value); nothing in SQLite, which takes a single upper bound for an index range.
+   */
+  cursorBound(column: string, value: string): string;
 }
 
 export const SQLITE: SqlDialect = {
@@ -82,6 +88,7 @@ export const SQLITE: SqlDialect = {
   workloadGroup: (alias) => `${alias}.workload_id`,
   partitionKey: () => '',
   samePartition: () => '',
+  cursorBound: () => '',
 };
 
 export const POSTGRES: SqlDialect = {
@@ -111,4 +118,5 @@ export const POSTGRES: SqlDialect = {
   // of workloads (pruned at run time), not every month's.
   partitionKey: (alias) => `, ${alias === undefined ? '' : `${alias}.`}submitted_at`,
   samePartition: (left, right) => ` AND ${left}.submitted_at = ${right}.submitted_at`,
+  cursorBound: (column, value) => ` AND ${column} <= ${value}`,
 };

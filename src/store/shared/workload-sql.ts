@@ -121,7 +121,7 @@ export function whereAfter(d: SqlDialect, filter: WorkloadFilter, after: Keyset 
   if (before !== undefined && before <= after.submittedAt) return whereOf(d, filter);
   const where = whereOf(d, { ...filter, submittedBefore: undefined });
   return {
-    sql: `${where.sql} AND (w.submitted_at, w.workload_id) < (@afterAt, @afterId)`,
+    sql: `${where.sql} AND (w.submitted_at, w.workload_id) < (@afterAt, @afterId)${d.cursorBound('w.submitted_at', '@afterAt')}`,
     params: { ...where.params, afterAt: after.submittedAt, afterId: after.workloadId },
   };
 }
