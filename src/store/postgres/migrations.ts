@@ -32,10 +32,13 @@ export interface Migration {
 // The indexes are declared on the partitioned parents: every partition gets its own copy, built when
 // it is attached. They translate SQLite's (migrations.ts v1, migration-v3.ts) one for one.
 //
-// Two index expressions are SQLite's word for word, with GREATEST for SQLite's two-argument MAX:
-// PostgreSQL uses an expression index only when a query's expression parses to the same tree, and the
-// readers render the shared SQLite builders through the dialect (MAX → GREATEST). Do not tidy them
-// (casts, parentheses that change the tree) without changing those builders.
+// Two index expressions are SQLite's word for word, with GREATEST for SQLite's two-argument MAX and
+// float8 literals for its doubles (a bare 1000.0 is numeric in PostgreSQL, and `completed_at / 1000.0`
+// would then be exact decimal arithmetic, not SQLite's double division): PostgreSQL uses an
+// expression index only when a query's expression parses to the same tree, and the readers render the
+// shared builders through the PostgreSQL dialect (src/store/shared/dialect.ts). Do not tidy them
+// (casts, parentheses that change the tree) without changing those builders;
+// test/store/postgres-reads-plans.test.ts checks that the readers render these very texts.
 const V1 = `
 CREATE TABLE schema_migrations (
   version          integer     PRIMARY KEY,
@@ -115,7 +118,7 @@ CREATE INDEX workloads_unfinished ON workloads (cluster_id) WHERE status IN ('pe
 -- covers every column the GPU-hours ranking reads of unfinished rows.
 CREATE INDEX workloads_unfinished_horizon ON workloads (
   organization_id,
-  GREATEST(COALESCE(started_at, 0), CASE WHEN open_gpus > 0 THEN (open_gpu_start_sum - gpu_seconds_closed) * 1000.0 / open_gpus WHEN open_gpu_start_sum > gpu_seconds_closed THEN 1e18 ELSE 0 END),
+  GREATEST(COALESCE(started_at, 0), CASE WHEN open_gpus > 0 THEN (open_gpu_start_sum - gpu_seconds_closed) * 1000.0::float8 / open_gpus WHEN open_gpu_start_sum > gpu_seconds_closed THEN 1e18::float8 ELSE 0 END),
   initiative_id, status, submitted_at, submitted_by, instance_type, workload_id,
   started_at, completed_at, gpu_seconds_closed, open_gpus, open_gpu_start_sum)
 WHERE completed_at IS NULL;
@@ -124,7 +127,7 @@ WHERE completed_at IS NULL;
 -- (initiative, status) is a short walk from either end.
 CREATE INDEX workloads_finished_gpu_hours ON workloads (
   organization_id, initiative_id, status,
-  (GREATEST(0.0, gpu_seconds_closed + open_gpus * (completed_at / 1000.0) - open_gpu_start_sum) / 3600.0),
+  (GREATEST(0.0::float8, gpu_seconds_closed + open_gpus * (completed_at / 1000.0::float8) - open_gpu_start_sum) / 3600.0::float8),
   workload_id)
 WHERE completed_at IS NOT NULL;
 
