@@ -1,0 +1,74 @@
+// Recomputes the 4 rollup tables from the rows, in one transaction: PostgreSQL's twin of the backfill of
+// SQLite's schema v3 (src/store/sqlite/migration-v3.ts). For `gpucap migrate`, which copies rows and
+// then needs their rollups, and for tests that insert rows straight into the tables. Readers never see
+// the tables empty: the old rows stay visible to them until the new ones commit.
+//
+// The figures are migration-v3.ts's figures() and src/store/rollups/figures.ts's, in PostgreSQL's SQL:
+// integers in bigint, GPU-ms and ms in doubles, never numeric (a SUM of a bigint is numeric, and is
+// cast back by the INSERT into the rollup's bigint or float8 column, exactly: every sum is an integer
+// below 2^53).
+import { ROLLUPS, type RollupKeyColumn, type RollupValueColumn } from '../rollups/definitions.js';
+import { DAY_MS } from '../shared/rollup-sql.js';
+import { SCHEMA_LOCK_SQL } from './locks.js';
+import { inTransaction, type Queryable } from './transaction.js';
+
+/** Day of submission (UTC), a floor division: bigint `/` truncates toward 0, as SQLite's does. */
+const DAY = `(submitted_at / ${DAY_MS} - (submitted_at % ${DAY_MS} < 0)::int)`;
+
+/** gpu_seconds_closed − open_gpu_start_sum in whole GPU-ms (see figures.ts). */
+const CLOSED_MINUS_START = '(ROUND(gpu_seconds_closed * 1000.0::float8) - ROUND(open_gpu_start_sum * 1000.0::float8))';
+
+const KEYS: Record<RollupKeyColumn, string> = {
+  organization_id: 'organization_id',
+  initiative_id: 'initiative_id',
+  status: 'status',
+  submitted_by: 'submitted_by',
+  is_managed: 'is_managed',
+  instance_type: 'instance_type',
+  day: DAY,
+};
+
+/** What one row adds to each value column. */
+const FIGURES: Record<RollupValueColumn, string> = {
+  n: '1',
+  workloads: '1',
+  completed: "(status = 'completed')::int",
+  failed: "(status = 'failed')::int",
+  started: '(started_at IS NOT NULL)::int',
+  open_started: '(completed_at IS NULL AND started_at IS NOT NULL)::int',
+  duration_base_ms:
+    'CASE WHEN started_at IS NULL THEN 0 WHEN completed_at IS NOT NULL THEN GREATEST(0, completed_at - started_at) ' +
+    `ELSE ${DAY} * ${DAY_MS} - started_at END`,
+  open_gpus: 'CASE WHEN completed_at IS NOT NULL THEN 0 ELSE open_gpus END',
+  open_gpu_days: `CASE WHEN completed_at IS NOT NULL THEN 0 ELSE open_gpus * ${DAY} END`,
+  // A finished row: its GPU-ms at the completion, floored (the readers' gpuMsSql).
+  gpu_base_ms:
+    `CASE WHEN completed_at IS NOT NULL THEN GREATEST(0.0::float8, ${CLOSED_MINUS_START} + open_gpus * completed_at) ` +
+    `ELSE ${CLOSED_MINUS_START} + open_gpus * ${DAY}::float8 * ${DAY_MS}.0::float8 END`,
+};
+
+/** The statements that rebuild every rollup table. */
+export function rollupRebuildSql(): string[] {
+  return ROLLUPS.flatMap((rollup) => {
+    const keys = rollup.keys.map((k) => KEYS[k]);
+    const groups = rollup.keys.map((_, i) => String(i + 1)).join(', ');
+    return [
+      `DELETE FROM ${rollup.table}`,
+      `INSERT INTO ${rollup.table} (${[...rollup.keys, ...rollup.values].join(', ')})
+       SELECT ${[...keys, ...rollup.values.map((v) => `SUM(${FIGURES[v]})`)].join(', ')}
+       FROM workloads GROUP BY ${groups}`,
+    ];
+  });
+}
+
+/**
+ * Replaces the contents of every rollup table with the sums over the workloads rows, in one
+ * transaction on `client` (a dedicated connection, not in a transaction). Writers must not write
+ * meanwhile: the schema lock keeps maintenance out, and `gpucap migrate` runs before any writer.
+ */
+export async function rebuildRollups(client: Queryable): Promise<void> {
+  await inTransaction(client, async () => {
+    await client.query(SCHEMA_LOCK_SQL);
+    for (const sql of rollupRebuildSql()) await client.query(sql);
+  });
+}
