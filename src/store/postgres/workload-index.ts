@@ -1,0 +1,123 @@
+// The read side on PostgreSQL: WorkloadIndex over a pg.Pool (connection.ts's read pool), running the
+// queries SQLite runs (src/store/shared/), rendered for PostgreSQL. A read of several statements (a
+// list page and its count, a ranking, a usage read) sees one snapshot, as on SQLite. A database that
+// cannot answer now (a restart, a failover, a full pool) fails the read with IndexBusyError, which the
+// API answers 503 with Retry-After; any other error stays what it is (a 500).
+import type pg from 'pg';
+import type { WorkloadView } from '../../domain/workload.js';
+import type {
+  GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
+} from '../../query/ports.js';
+import { POSTGRES } from '../shared/dialect.js';
+import * as ranking from '../shared/ranking-queries.js';
+import { toRecord, toView, type GpuAggregates, type WorkloadRow } from '../shared/row-mapping.js';
+import { statsQuery, statsResult, type StatsRow } from '../shared/stats-queries.js';
+import { usageBreakdown, usageQueries, type UsageRow } from '../shared/usage-queries.js';
+import { activeGpusQuery, countQuery, describeQuery, listQuery, teamSeeksQuery, teamsToSeek } from '../shared/workload-reads.js';
+import { VIEW_SELECT } from '../shared/workload-sql.js';
+import { asIndexBusy } from './errors.js';
+import { inSnapshot, readRows, type ReadClient, type ReadQuery } from './read-queries.js';
+
+const d = POSTGRES;
+
+export class PostgresWorkloadIndex implements WorkloadIndex {
+  readonly #pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    this.#pool = pool;
+  }
+
+  async list(filter: WorkloadFilter, page: { limit: number; after: Keyset | null }): Promise<ListPage> {
+    // One extra row tells whether another page follows without a second query.
+    const limit = page.limit + 1;
+    const teams = teamsToSeek(filter);
+    const pageQuery = teams === null ? listQuery(d, filter, page.after) : teamSeeksQuery(d, filter, { teams, after: page.after });
+    return this.#read(() =>
+      inSnapshot(this.#pool, async (client) => {
+        const rows = await readRows<WorkloadRow>(client, { sql: pageQuery.sql, params: { ...pageQuery.params, limit } });
+        const [count] = await readRows<{ n: number }>(client, countQuery(d, filter));
+        return { items: rows.slice(0, page.limit).map(toRecord), totalCount: count?.n ?? 0, hasMore: rows.length > page.limit };
+      }),
+    );
+  }
+
+  async get(workloadId: string, now: number): Promise<WorkloadView | undefined> {
+    // No partition can be pruned by id: this probes each month's primary key once.
+    const query = { sql: `SELECT ${VIEW_SELECT} FROM workloads w WHERE w.workload_id = @workloadId`, params: { workloadId } };
+    const [row] = await this.#read(() => readRows<WorkloadRow & GpuAggregates>(this.#pool, query));
+    return row === undefined ? undefined : toView(row, now);
+  }
+
+  async stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult> {
+    const rows = await this.#read(() => readRows<StatsRow>(this.#pool, statsQuery(d, filter, { groupBy, now })));
+    return statsResult(rows, groupBy);
+  }
+
+  async rankByGpuHours(filter: WorkloadFilter, options: ranking.RankingOptions): Promise<GpuHoursRanking> {
+    return this.rankingOf(filter, options, ranking.rankingSource(filter));
+  }
+
+  /** The ranking from the given source; public so that tests can compare the two. */
+  async rankingOf(filter: WorkloadFilter, options: ranking.RankingOptions, source: ranking.RankingSource): Promise<GpuHoursRanking> {
+    return this.#read(() =>
+      inSnapshot(this.#pool, async (client) => {
+        const top = source === 'rollups' ? await topFromIndexes(client, filter, options) : await readRows<ranking.Ranked>(client, ranking.rawTopQuery(d, filter, options));
+        const count = source === 'rollups' ? ranking.totalsCountQuery(d, filter, options.now) : ranking.rawCountQuery(d, filter, options.now);
+        const [overall] = await readRows<ranking.RankingOverall>(client, count);
+        const about = top.length === 0 ? [] : await readRows<ranking.RankedAbout>(client, ranking.rankedAboutQuery(d, top.map((r) => r.id)));
+        return ranking.rankingResult(top, overall ?? { n: 0, gpu_hours: 0 }, about);
+      }),
+    );
+  }
+
+  async describe(workloadIds: readonly string[], filter: WorkloadFilter): Promise<Map<string, { name: string; initiativeId: string }>> {
+    const described = new Map<string, { name: string; initiativeId: string }>();
+    if (workloadIds.length === 0) return described;
+    const query = describeQuery(d, filter);
+    const rows = await this.#read(() =>
+      readRows<Pick<WorkloadRow, 'workload_id' | 'name' | 'initiative_id'>>(this.#pool, { sql: query.sql, params: { ...query.params, ids: d.listValue(workloadIds) } }),
+    );
+    for (const row of rows) described.set(row.workload_id, { name: row.name, initiativeId: row.initiative_id });
+    return described;
+  }
+
+  async usage(filter: WorkloadFilter, window: { from: number | null; to: number }): Promise<UsageBreakdown> {
+    return this.usageFrom(filter, window, 'any');
+  }
+
+  /** usage from the given source ('rows' keeps usage since ever off the rollups); public so that tests can compare the two. */
+  async usageFrom(filter: WorkloadFilter, window: { from: number | null; to: number }, source: 'any' | 'rows'): Promise<UsageBreakdown> {
+    const queries = usageQueries(d, filter, { window, source });
+    if (queries.length === 0) return usageBreakdown([]);
+    const results = await this.#read(() =>
+      inSnapshot(this.#pool, async (client) => {
+        const done: { rows: UsageRow[]; sign: 1 | -1 }[] = [];
+        for (const query of queries) done.push({ rows: await readRows<UsageRow>(client, query), sign: query.sign });
+        return done;
+      }),
+    );
+    return usageBreakdown(results);
+  }
+
+  async activeGpus(filter: WorkloadFilter): Promise<number> {
+    const [row] = await this.#read(() => readRows<{ gpus: number }>(this.#pool, activeGpusQuery(d, filter)));
+    return row?.gpus ?? 0;
+  }
+
+  /** `read`, an unavailable database's error turned into IndexBusyError. */
+  async #read<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      throw asIndexBusy(error);
+    }
+  }
+}
+
+/** Every (initiative, status) pair's finished top in one statement, and the unfinished top. */
+async function topFromIndexes(client: ReadClient, filter: WorkloadFilter, options: ranking.RankingOptions): Promise<ranking.Ranked[]> {
+  const queries: ReadQuery[] = [ranking.finishedTopsQuery(d, filter, options), ranking.unfinishedTopQuery(d, filter, options)];
+  const candidates: ranking.Ranked[] = [];
+  for (const query of queries) candidates.push(...(await readRows<ranking.Ranked>(client, query)));
+  return ranking.topOf(candidates, options);
+}
