@@ -16,7 +16,7 @@ import { createApiApp } from './api/app.js';
 import { RateLimiter } from './api/rate-limiter.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { ConfigError, loadConfig } from './config/load.js';
-import { instanceIdOf, scrapeTimeoutSeconds, type Config } from './config/schema.js';
+import { databaseLocation, describeDatabase, instanceIdOf, scrapeTimeoutSeconds, type Config } from './config/schema.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { ClusterWriters } from './ha/cluster-writers.js';
 import type { ReflectorTuning } from './k8s/cluster-informers.js';
@@ -35,12 +35,8 @@ import { realDelay, runPeriodically, type Delay } from './runtime/periodic.js';
 import { EventLoopLag } from './runtime/event-loop-lag.js';
 import { createLogger } from './runtime/logger.js';
 import { serviceVersion } from './runtime/version.js';
-import { openDatabase } from './store/sqlite/database.js';
-import { SqliteLeases } from './store/sqlite/lease.js';
-import { SqliteLifetimeStore } from './store/sqlite/lifetime-store.js';
-import { ReadPool } from './store/sqlite/read-pool.js';
+import { openBackend, type SeedWriter } from './store/backend.js';
 import { RetentionJob } from './store/retention.js';
-import { SqliteWorkloadStore } from './store/sqlite/workload-store.js';
 import { rawSlotsFor } from './telemetry/gpu-rings.js';
 import { GpuTelemetry } from './telemetry/gpu-telemetry.js';
 import { createHttpScrape } from './telemetry/http-scrape.js';
@@ -170,25 +166,12 @@ function refreshCapacityReadiness(capacity: CapacityRuntime, readiness: Readines
   readiness.setFailure('capacity', failure);
 }
 
-/**
- * Worker threads for the index reads, each with its own read-only connection (after openDatabase, which
- * migrated the file). None with read_workers 0, or for an in-memory index, which no other connection sees.
- */
-async function openReadPool(config: Config, deps: { metrics: ServiceMetrics; logger: Logger; parts: Disposables }): Promise<ReadPool | undefined> {
-  if (config.read_workers === 0 || config.db_path === ':memory:') return undefined;
-  const pool = await ReadPool.open({ dbPath: config.db_path, size: config.read_workers, logger: deps.logger.child({ component: 'read-pool' }) });
-  deps.parts.add('read pool', () => pool.close());
-  deps.metrics.gaugeFrom('gpucap_read_pool_queue_depth', 'Index reads waiting for a read worker', () => pool.status().queued);
-  deps.metrics.gaugeFrom('gpucap_read_pool_busy_workers', 'Read workers running an index read', () => pool.status().busy);
-  return pool;
-}
-
 export interface RunningService {
   apiAddress: string;
   adminAddress: string;
-  /** The index's writer (the main thread's connection); tests and benchmarks seed it directly. */
-  store: SqliteWorkloadStore;
-  /** The read side the API uses: the read pool, or `store` itself with read_workers 0. */
+  /** Writes outside the clusters' election: tests and benchmarks seed the index with them. */
+  store: SeedWriter;
+  /** The read side the API uses: SQLite's read pool (or its store, with read_workers 0), or PostgreSQL's. */
   index: WorkloadIndex;
   readiness: ReadinessTracker;
   metrics: ServiceMetrics;
@@ -244,8 +227,18 @@ async function startParts(
   readiness.require('startup');
   readiness.require('index');
 
-  const db = openDatabase(config.db_path);
-  parts.add('index database', () => db.close());
+  const location = databaseLocation(config);
+  const instanceId = instanceIdOf(config, process.env, hostname());
+  const backend = await openBackend(location, {
+    instanceId,
+    clock,
+    readWorkers: config.read_workers,
+    poolSize: config.db_pool_size,
+    leaseSeconds: config.ha_lease_seconds,
+    logger,
+    gauge: (name, help, read) => metrics.gaugeFrom(name, help, read),
+  });
+  parts.add('index', () => backend.close());
   // Measured from here, so that /livez sees a start that held the loop; stops after the admin port.
   const eventLoop = new EventLoopLag({ windowMs: options.liveness?.eventLoopWindowMs ?? EVENT_LOOP_WINDOW_MS });
   parts.add('event loop monitor', () => eventLoop.stop());
@@ -254,14 +247,11 @@ async function startParts(
   // answers 503 and /metrics stays scrapable through the whole shutdown.
   const adminSlot: { listener?: Listener } = {};
   parts.add('admin listener', () => adminSlot.listener?.close(ADMIN_CLOSE_GRACE_MS));
-  const store = new SqliteWorkloadStore(db, { clock });
-  const lifetimes = new LifetimeAccumulators(new SqliteLifetimeStore(db), { clock, idleMs: LIFETIME_IDLE_MS });
+  const lifetimes = new LifetimeAccumulators(backend.lifetimes, { clock, idleMs: LIFETIME_IDLE_MS });
   // Runs after the sampler and the lifetime flush loop (registered later) have stopped.
   parts.add('lifetime totals', () => lifetimes.flush());
-  const readPool = await openReadPool(config, { metrics, logger, parts });
-  const index: WorkloadIndex = readPool ?? store;
-  metrics.gaugeFrom('gpucap_index_workloads', 'Workload rows in the SQLite index', () => store.countRows());
-  const retention = new RetentionJob(store, { retentionDays: config.retention_days, intervalMs: RETENTION_INTERVAL_MS, clock, logger: logger.child({ component: 'retention' }) });
+  const index: WorkloadIndex = backend.index;
+  const retention = new RetentionJob(backend.purger, { retentionDays: config.retention_days, intervalMs: RETENTION_INTERVAL_MS, clock, logger: logger.child({ component: 'retention' }) });
   parts.add('retention', () => retention.stop());
   retention.start();
   readiness.markReady('index');
@@ -286,8 +276,7 @@ async function startParts(
     yieldToLoop: () => new Promise((resolve) => setImmediate(resolve)),
     ...(capacityBudgets === undefined ? {} : { namespaceInitiatives: capacityBudgets }),
   });
-  const instanceId = instanceIdOf(config, process.env, hostname());
-  const writers = new ClusterWriters(new SqliteLeases(store, instanceId), indexers, {
+  const writers = new ClusterWriters(backend.leases, indexers, {
     instanceId,
     retryMs: config.ha_retry_seconds * 1000,
     clock,
@@ -418,7 +407,7 @@ async function startParts(
   parts.add('API listener', () => apiListener.close(config.shutdown_grace_seconds * 1000));
   const adminListener = await listen(admin.callback(), config.admin_listen);
   adminSlot.listener = adminListener;
-  logger.info({ api: apiListener.address, admin: adminListener.address, db: config.db_path }, 'listening');
+  logger.info({ api: apiListener.address, admin: adminListener.address, db: describeDatabase(location), backend: backend.kind, instance: instanceId }, 'listening');
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -436,7 +425,7 @@ async function startParts(
       }
       logger.info('stopped');
     })());
-  return { apiAddress: apiListener.address, adminAddress: adminListener.address, store, index, readiness, metrics, clusters, telemetry: telemetry?.telemetry, stop };
+  return { apiAddress: apiListener.address, adminAddress: adminListener.address, store: backend.seed, index, readiness, metrics, clusters, telemetry: telemetry?.telemetry, stop };
 }
 
 async function main(): Promise<void> {

@@ -156,13 +156,13 @@ async function measureInProcess(
   call: ScenarioCall,
   options: { requests: number; warmup: number; now: number },
 ): Promise<EndpointScenario['inProcess']> {
-  const deps = { index: bench.service.store, telemetry: bench.telemetry };
+  const deps = { index: bench.service.index, telemetry: bench.telemetry };
   const { now } = options;
   let query: () => Promise<unknown>;
   let telemetry: () => Promise<unknown>;
   if (call.kind === 'metrics') {
     const request = { workloadId: call.workloadId, timeRange: call.range };
-    const workload = await bench.service.store.get(call.workloadId, now);
+    const workload = await bench.service.index.get(call.workloadId, now);
     if (workload === undefined) throw new Error(`The bench workload "${call.workloadId}" is not in the index`);
     const hours: Record<MetricsTimeRange, number> = { last_1h: 1, last_6h: 6, last_24h: 24, job_lifetime: 0 };
     const window = call.range === 'job_lifetime' ? { from: workload.startedAt ?? workload.submittedAt, to: now } : { from: now - hours[call.range] * HOUR_SECONDS * 1000, to: now };

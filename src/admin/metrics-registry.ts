@@ -6,7 +6,8 @@ export interface ServiceMetrics {
   registry: Registry;
   observeRequest(sample: { route: string; method: string; status: number; seconds: number }): void;
   /** Register a gauge computed at scrape time. */
-  gaugeFrom(name: string, help: string, read: () => number): void;
+  /** A gauge read at scrape time; an async read (a database query) is awaited by the scrape. */
+  gaugeFrom(name: string, help: string, read: () => number | Promise<number>): void;
   counter(name: string, help: string, labelNames?: readonly string[]): Counter<string>;
 }
 
@@ -26,7 +27,7 @@ export function createServiceMetrics(version: string): ServiceMetrics {
     registry,
     observeRequest: ({ route, method, status, seconds }) => latency.observe({ route, method, status: String(status) }, seconds),
     gaugeFrom(name, help, read) {
-      new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+      new Gauge({ name, help, registers: [registry], async collect() { this.set(await read()); } });
     },
     counter(name, help, labelNames = []) {
       return new Counter({ name, help, labelNames: [...labelNames], registers: [registry] });

@@ -3,6 +3,7 @@
 // index writes that keep failing, an informer loop that crashed), answering 503 with the check named,
 // and the service answers 200 again once the fault is gone. Time on the checks' own clock is moved
 // by the test; the faults themselves are real.
+import type { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -161,7 +162,7 @@ describe('/livez', function () {
     expect(await failing(s, 'index-writer')).to.match(/^cluster gpu-east: \d+ changes waiting, nothing written for 31 s \(limit 30 s\)$/);
     upsert.restore();
     await healthy(s, '/livez 200 once the pod was written');
-    expect(s.store.countRows()).to.be.greaterThan(0);
+    expect((s.store as SqliteWorkloadStore).countRows()).to.be.greaterThan(0);
   });
 
   it('fails "informers" once an informer loop crashed, and keeps failing: nothing but a restart revives it', async () => {

@@ -38,11 +38,10 @@ const STOP_ORDER = [
   'sampler',
   'lifetime flush loop',
   'retention',
-  'read pool',
   'lifetime totals',
   'admin listener',
   'event loop monitor',
-  'index database',
+  'index',
   'metrics registry',
 ];
 

@@ -1,0 +1,193 @@
+// The index's backend, chosen once from its location (config db_url / db_path): SQLite in one pod's
+// file, or a PostgreSQL database that many replicas and many clusters' releases share. Either way the
+// service gets the same parts: the read side (query/'s WorkloadIndex), the write locks of the
+// clusters, retention, lifetime totals. This is the only module that knows both backends.
+import type { LifetimeRepository, LifetimeTotals } from '../domain/telemetry.js';
+import type { PodGpuInterval, WorkloadRecord } from '../domain/workload.js';
+import type { WorkloadIndex } from '../query/ports.js';
+import { connectMaintenance, createReadPool } from './postgres/connection.js';
+import { PostgresLeases } from './postgres/lease.js';
+import { migrate as migratePostgres } from './postgres/migrate.js';
+import { PostgresRetention } from './postgres/retention.js';
+import { PostgresWorkloadIndex } from './postgres/workload-index.js';
+import { PostgresWorkloadWriter } from './postgres/workload-writer.js';
+import { openDatabase } from './sqlite/database.js';
+import { SqliteLeases } from './sqlite/lease.js';
+import { SqliteLifetimeStore } from './sqlite/lifetime-store.js';
+import { ReadPool } from './sqlite/read-pool.js';
+import { SqliteWorkloadStore } from './sqlite/workload-store.js';
+
+export type BackendLocation =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string; readUrl: string | undefined };
+
+export interface BackendOptions {
+  instanceId: string;
+  clock: { now(): number };
+  /** SQLite: read worker threads (0: reads on the main thread). */
+  readWorkers: number;
+  /** PostgreSQL: connections of the read pool. */
+  poolSize: number;
+  leaseSeconds: number;
+  logger: {
+    info(obj: object, msg?: string): void;
+    warn(obj: object, msg?: string): void;
+    error(obj: object, msg?: string): void;
+    child(bindings: object): BackendOptions['logger'];
+  };
+  /** Registers a gauge read at scrape time. */
+  gauge(name: string, help: string, read: () => number | Promise<number>): void;
+}
+
+/** Writes without a cluster's lock: tests and benchmarks seed an index with them. */
+export interface SeedWriter {
+  upsertWorkloads(records: readonly WorkloadRecord[]): Promise<number>;
+  upsertPodIntervals(intervals: readonly PodGpuInterval[]): Promise<number>;
+  closeOpenIntervals(workloadIds: readonly string[], at: number): Promise<number>;
+  deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number>;
+}
+
+export interface IndexBackend {
+  kind: 'sqlite' | 'postgres';
+  index: WorkloadIndex;
+  leases: SqliteLeases | PostgresLeases<PostgresWorkloadWriter>;
+  purger: { deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number> };
+  lifetimes: LifetimeRepository;
+  /** Writes outside any cluster's election: for tests and benchmarks that seed the index directly. */
+  seed: SeedWriter;
+  close(): Promise<void>;
+}
+
+export async function openBackend(location: BackendLocation, options: BackendOptions): Promise<IndexBackend> {
+  return location.kind === 'sqlite' ? openSqlite(location.path, options) : openPostgres(location, options);
+}
+
+async function openSqlite(path: string, options: BackendOptions): Promise<IndexBackend> {
+  const db = openDatabase(path);
+  const store = new SqliteWorkloadStore(db, { clock: options.clock });
+  const closing: (() => Promise<void> | void)[] = [() => void db.close()];
+  let pool: ReadPool | undefined;
+  // Worker threads each hold their own read-only connection; an in-memory index has no file for them.
+  if (options.readWorkers > 0 && path !== ':memory:') {
+    try {
+      pool = await ReadPool.open({ dbPath: path, size: options.readWorkers, logger: options.logger.child({ component: 'read-pool' }) });
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    const opened = pool;
+    closing.unshift(() => opened.close());
+    options.gauge('gpucap_read_pool_queue_depth', 'Index reads waiting for a read worker', () => opened.status().queued);
+    options.gauge('gpucap_read_pool_busy_workers', 'Read workers running an index read', () => opened.status().busy);
+  }
+  options.gauge('gpucap_index_workloads', 'Workload rows in the index', () => store.countRows());
+  return {
+    kind: 'sqlite',
+    index: pool ?? store,
+    leases: new SqliteLeases(store, options.instanceId),
+    purger: store,
+    lifetimes: new SqliteLifetimeStore(db),
+    seed: store,
+    close: async () => {
+      for (const close of closing) await close();
+    },
+  };
+}
+
+async function openPostgres(location: { url: string; readUrl: string | undefined }, options: BackendOptions): Promise<IndexBackend> {
+  const logger = options.logger.child({ component: 'postgres' });
+  // Replicas starting together migrate one after the other, under the schema lock.
+  const maintenance = await connectMaintenance(location.url, { instanceId: options.instanceId, logger });
+  try {
+    await migratePostgres(maintenance, { now: options.clock.now() });
+  } finally {
+    await maintenance.end().catch(() => undefined);
+  }
+  const primary = createReadPool(location.url, { instanceId: options.instanceId, logger, size: options.poolSize });
+  const readers = location.readUrl === undefined ? primary : createReadPool(location.readUrl, { instanceId: options.instanceId, logger, size: options.poolSize });
+  const leases = new PostgresLeases(
+    { url: location.url, instanceId: options.instanceId, leaseSeconds: options.leaseSeconds, logger, read: (sql, params) => primary.query(sql, params) },
+    (connection) => new PostgresWorkloadWriter(connection, { clock: options.clock }).load(),
+  );
+  options.gauge('gpucap_index_workloads', 'Workload rows in the index', async () => {
+    const { rows } = await readers.query<{ n: number }>('SELECT COALESCE(SUM(workloads), 0)::bigint AS n FROM workload_totals');
+    return rows[0]?.n ?? 0;
+  });
+  options.gauge('gpucap_db_pool_total', 'Connections of the read pool', () => readers.totalCount);
+  options.gauge('gpucap_db_pool_idle', 'Idle connections of the read pool', () => readers.idleCount);
+  options.gauge('gpucap_db_pool_waiting', 'Reads waiting for a connection of the read pool', () => readers.waitingCount);
+  const seed = new SeedSession(leases, new PostgresRetention(primary));
+  logger.warn({}, 'GPU metric totals over a workload\'s life (job_lifetime) are kept by each replica in memory on PostgreSQL, until the shared telemetry summaries land (docs/scaling.md)');
+  return {
+    kind: 'postgres',
+    index: new PostgresWorkloadIndex(readers),
+    leases,
+    purger: new PostgresRetention(primary),
+    lifetimes: new MemoryLifetimes(),
+    seed,
+    close: async () => {
+      await seed.close();
+      if (readers !== primary) await readers.end();
+      await primary.end();
+    },
+  };
+}
+
+/**
+ * Seeding on PostgreSQL goes through a writer session of its own (cluster SEED_CLUSTER), taken on the
+ * first write: the rows may name any cluster, the write rules and rollup deltas are the real ones.
+ * Nothing in the service seeds; only tests and benchmarks do.
+ */
+const SEED_CLUSTER = 'gpucap-seed';
+
+class SeedSession implements SeedWriter {
+  readonly #leases: PostgresLeases<PostgresWorkloadWriter>;
+  readonly #retention: PostgresRetention;
+  #session: ReturnType<ReturnType<PostgresLeases<PostgresWorkloadWriter>['lease']>['acquire']> | undefined;
+
+  constructor(leases: PostgresLeases<PostgresWorkloadWriter>, retention: PostgresRetention) {
+    this.#leases = leases;
+    this.#retention = retention;
+  }
+
+  async upsertWorkloads(records: readonly WorkloadRecord[]): Promise<number> {
+    return (await this.#writer()).upsertWorkloads(records);
+  }
+
+  async upsertPodIntervals(intervals: readonly PodGpuInterval[]): Promise<number> {
+    return (await this.#writer()).upsertPodIntervals(intervals);
+  }
+
+  async closeOpenIntervals(workloadIds: readonly string[], at: number): Promise<number> {
+    return (await this.#writer()).closeOpenIntervals(workloadIds, at);
+  }
+
+  deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number> {
+    return this.#retention.deleteFinishedBatch(cutoffMs, limit);
+  }
+
+  async close(): Promise<void> {
+    const session = await this.#session?.catch(() => null);
+    await session?.release().catch(() => undefined);
+  }
+
+  async #writer() {
+    this.#session ??= this.#leases.lease(SEED_CLUSTER).acquire();
+    const session = await this.#session;
+    if (session === null) throw new Error(`Cannot seed the index: another process holds the write lock of "${SEED_CLUSTER}"`);
+    return session;
+  }
+}
+
+/** Lifetime totals kept by this process only. */
+class MemoryLifetimes implements LifetimeRepository {
+  readonly #totals = new Map<string, LifetimeTotals>();
+
+  loadLifetime(workloadId: string): LifetimeTotals | undefined {
+    return this.#totals.get(workloadId);
+  }
+
+  saveLifetimes(entries: readonly { workloadId: string; totals: LifetimeTotals }[]): void {
+    for (const { workloadId, totals } of entries) this.#totals.set(workloadId, totals);
+  }
+}
