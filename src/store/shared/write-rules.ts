@@ -4,8 +4,10 @@
 // lags the dead one's changes nothing it should not:
 // - submitted_at never changes once written: it is the partition key, and a fallback value (the
 //   time the object was first seen) differs between replicas;
-// - a finished row keeps its status, start, completion and exit code: an older event (running) must
-//   not reopen it; its labels still follow the namespace and node (budget remaps);
+// - a finished row stays finished: an older event (pending, running) must not reopen it or move its
+//   start, completion or exit code; its labels still follow the namespace and node (budget remaps).
+//   A finished view replaces a finished row, as in SQLite: a pod deleted with a grace period is
+//   cancelled at once with exit code 0, and gets its container's exit code (137) when it stops;
 // - a known instance type is never replaced by `unknown` (its node is gone);
 // - a row whose every column would stay the same is not written (a relist rewrites nothing).
 import { isTerminal, UNKNOWN, type WorkloadStatus } from '../../domain/workload.js';
@@ -17,7 +19,7 @@ const MUTABLE = RECORD_COLUMNS.filter((column) => column !== 'workload_id');
 export function mergeWorkload(stored: WorkloadRow | undefined, incoming: WorkloadRow): WorkloadRow | null {
   if (stored === undefined) return incoming;
   const merged: WorkloadRow = { ...incoming, submitted_at: stored.submitted_at };
-  if (isTerminal(stored.status as WorkloadStatus)) {
+  if (isTerminal(stored.status as WorkloadStatus) && !isTerminal(incoming.status as WorkloadStatus)) {
     merged.status = stored.status;
     merged.started_at = stored.started_at;
     merged.completed_at = stored.completed_at;
