@@ -3,7 +3,6 @@
 // index writes that keep failing, an informer loop that crashed), answering 503 with the check named,
 // and the service answers 200 again once the fault is gone. Time on the checks' own clock is moved
 // by the test; the faults themselves are real.
-import type { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,6 +14,8 @@ import { loadConfig } from '../../src/config/load.js';
 import { Reflector } from '../../src/k8s/reflector.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/main.js';
 import { realDelay } from '../../src/runtime/periodic.js';
+import { parseMetrics, sumOf } from '../../bench/lib/prometheus-text.js';
+import { clusterWriterPrototype, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { FAST_INFORMERS, aGpuPod, aNamespace, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -69,17 +70,21 @@ describe('/livez', function () {
     await east?.close();
     temp?.remove();
   });
+  let index: TestIndexLocation | undefined;
   afterEach(async () => {
     sinon.restore();
     await service?.stop();
     service = undefined;
+    await index?.remove();
+    index = undefined;
   });
 
   let cases = 0;
   async function start(options: Partial<ServiceOptions> = {}): Promise<RunningService> {
     cases += 1;
+    index = await testIndexLocation(join(temp.path, `case-${cases}`));
     const config = loadConfig({
-      GPUCAP_DB_PATH: join(temp.path, `case-${cases}`, 'index.db'),
+      ...index.env,
       GPUCAP_LISTEN: '127.0.0.1:0',
       GPUCAP_ADMIN_LISTEN: '127.0.0.1:0',
       GPUCAP_API_TOKENS_FILE: join(temp.path, 'tokens.json'),
@@ -152,7 +157,7 @@ describe('/livez', function () {
 
   it('fails "index-writer" while a cluster\'s changes wait and no write succeeds, and recovers once one does', async () => {
     const s = await start();
-    const upsert = sinon.stub(s.store, 'upsertWorkloads').throws(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }));
+    const upsert = sinon.stub(clusterWriterPrototype(), 'upsertWorkloads').rejects(new Error('injected: the index cannot be written'));
     const pod = east.api.store.create('pods', aGpuPod('llm', 'solo', { gpus: 1, node: 'h100-1' }));
     east.api.store.patchStatus('pods', pod.metadata, running(Date.now()));
     await waitFor(() => upsert.called, { what: 'a write of the new pod attempted', timeoutMs: 10_000 });
@@ -162,7 +167,8 @@ describe('/livez', function () {
     expect(await failing(s, 'index-writer')).to.match(/^cluster gpu-east: \d+ changes waiting, nothing written for 31 s \(limit 30 s\)$/);
     upsert.restore();
     await healthy(s, '/livez 200 once the pod was written');
-    expect((s.store as SqliteWorkloadStore).countRows()).to.be.greaterThan(0);
+    const metrics = parseMetrics(await (await fetch(`http://${s.adminAddress}/metrics`)).text());
+    expect(sumOf(metrics, 'gpucap_index_workloads')).to.be.greaterThan(0);
   });
 
   it('fails "informers" once an informer loop crashed, and keeps failing: nothing but a restart revives it', async () => {

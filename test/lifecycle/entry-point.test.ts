@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
+import { testIndexLocation, type TestIndexLocation } from '../support/backend.js';
 import { freePort } from '../support/free-port.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
@@ -68,9 +69,12 @@ describe('entry point (child process)', function () {
   const running: Run[] = [];
   let blocker: Server | undefined;
 
-  const baseEnv = () => ({ GPUCAP_DB_PATH: join(temp.path, 'data', 'index.db'), GPUCAP_API_TOKENS_FILE: tokensFile, GPUCAP_LOG_LEVEL: 'info', GPUCAP_SHUTDOWN_DELAY_SECONDS: '0', GPUCAP_HOME_CLUSTER_ENABLED: 'false', GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false' });
+  // The test backend's index: SQLite in a folder the service creates, or a PostgreSQL database.
+  let index: TestIndexLocation | undefined;
+  const baseEnv = () => ({ ...index?.env, GPUCAP_API_TOKENS_FILE: tokensFile, GPUCAP_LOG_LEVEL: 'info', GPUCAP_SHUTDOWN_DELAY_SECONDS: '0', GPUCAP_HOME_CLUSTER_ENABLED: 'false', GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false' });
 
-  before(() => {
+  before(async () => {
+    index = await testIndexLocation(join(temp.path, 'data'));
     writeFileSync(tokensFile, JSON.stringify({ tokens: [{ id: 'ops', sha256: hashApiToken(token), organization_id: 'acme', role: 'ORG_ADMIN' }] }));
   });
   after(async () => {
@@ -81,6 +85,7 @@ describe('entry point (child process)', function () {
       }
     }
     await new Promise((resolve) => (blocker ? blocker.close(resolve) : resolve(undefined)));
+    await index?.remove();
     temp.remove();
   });
 

@@ -1,6 +1,7 @@
 // A start that fails at any step, and a stop() in which any step fails, leave nothing behind: both
-// ports can be bound again, the SQLite file is closed (its WAL checkpointed away, no other connection
-// holds it), no watch stays open on either cluster, and the lifetime totals are written. The service
+// ports can be bound again, the index is closed (SQLite: its WAL checkpointed away, no other
+// connection holds the file; PostgreSQL: no session of the service left on its database), no watch
+// stays open on either cluster, and the lifetime totals are written. The service
 // runs with every part it can have: the home cluster and a remote one (simulated API servers),
 // capacity ConfigMaps, a read worker, the sampler against a simulated dcgm-exporter.
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { startService, type RunningService } from '../../src/main.js';
 import { Disposables, type Dispose } from '../../src/runtime/disposables.js';
 import { ReadPool } from '../../src/store/sqlite/read-pool.js';
 import { Sampler } from '../../src/telemetry/sampler.js';
+import { otherSessions, sqliteOnly, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
 import { freePort } from '../support/free-port.js';
 import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -95,6 +97,11 @@ function indexClosed(dbPath: string): { walLeft: boolean; journalMode: string } 
   }
 }
 
+function sqlitePath(index: TestIndexLocation): string {
+  if (index.kind !== 'sqlite') throw new Error(`Cannot read the lifetime totals: the index is on ${index.kind}, not SQLite`);
+  return index.path;
+}
+
 /** The lifetime totals in the index (read-only: check indexClosed first, a reader leaves the WAL file behind). */
 function lifetimeRows(dbPath: string): { workload_id: string; metric: string; sample_count: number }[] {
   const db = new BetterSqlite3(dbPath, { readonly: true });
@@ -146,15 +153,20 @@ describe('start and stop never leak', function () {
     temp?.remove();
   });
 
-  afterEach(() => sinon.restore());
+  const indexes: TestIndexLocation[] = [];
+  afterEach(async () => {
+    sinon.restore();
+    for (const index of indexes.splice(0)) await index.remove();
+  });
 
-  /** A fresh index file and two free ports per case; everything else shared. */
+  /** A fresh index and two free ports per case; everything else shared. */
   async function aConfig() {
     cases += 1;
     const [apiPort, adminPort] = [await freePort(), await freePort()];
-    const dbPath = join(temp.path, `case-${cases}`, 'index.db');
+    const index = await testIndexLocation(join(temp.path, `case-${cases}`));
+    indexes.push(index);
     const config = loadConfig({
-      GPUCAP_DB_PATH: dbPath,
+      ...index.env,
       GPUCAP_LISTEN: `127.0.0.1:${apiPort}`,
       GPUCAP_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
       GPUCAP_API_TOKENS_FILE: join(temp.path, 'tokens.json'),
@@ -170,15 +182,18 @@ describe('start and stop never leak', function () {
       GPUCAP_SHUTDOWN_GRACE_SECONDS: '2',
       GPUCAP_RATE_LIMIT_PER_SECOND: '0',
     });
-    return { config, apiPort, adminPort, dbPath };
+    return { config, apiPort, adminPort, index };
   }
 
   const start = (config: ReturnType<typeof loadConfig>, parts?: Disposables) => startService(config, { logger: silent, informers: FAST_INFORMERS, parts });
 
-  async function expectNothingLeft(setup: { apiPort: number; adminPort: number; dbPath: string }, options: { watches?: boolean } = {}): Promise<void> {
+  async function expectNothingLeft(setup: { apiPort: number; adminPort: number; index: TestIndexLocation }, options: { watches?: boolean } = {}): Promise<void> {
     expect(await canBind(setup.apiPort), 'the API port can be bound again').to.equal(true);
     expect(await canBind(setup.adminPort), 'the admin port can be bound again').to.equal(true);
-    if (existsSync(setup.dbPath)) expect(indexClosed(setup.dbPath), 'the index file is closed').to.deep.equal({ walLeft: false, journalMode: 'delete' });
+    const { index } = setup;
+    if (index.kind === 'sqlite' && existsSync(index.path)) expect(indexClosed(index.path), 'the index file is closed').to.deep.equal({ walLeft: false, journalMode: 'delete' });
+    // A closed connection leaves pg_stat_activity as its backend exits, just after the client has gone.
+    if (index.kind === 'postgres') await waitFor(async () => (await otherSessions(index.url)) === 0, { what: 'no session of the service left on its database', timeoutMs: 5_000 });
     if (options.watches !== false) {
       await waitFor(() => east.api.watchStats().open + west.api.watchStats().open === 0, { what: 'every watch on both clusters closed', timeoutMs: 5_000 });
     }
@@ -240,7 +255,7 @@ describe('start and stop never leak', function () {
       await expectNothingLeft(setup);
     });
 
-    it('because the read workers cannot start closes the index it had opened', async () => {
+    sqliteOnly.it('because the read workers cannot start closes the index it had opened', async () => {
       const setup = await aConfig();
       sinon.stub(ReadPool, 'open').rejects(new Error('worker exited with code 1'));
       const error = await rejection(start(setup.config));
@@ -275,15 +290,16 @@ describe('start and stop never leak', function () {
       });
     }
 
-    it('because the clusters will not stop still writes the lifetime totals and closes the index and both ports', async () => {
+    sqliteOnly.it('because the clusters will not stop still writes the lifetime totals and closes the index and both ports', async () => {
       const setup = await aConfig();
+      const dbPath = sqlitePath(setup.index);
       const service = await start(setup.config);
-      await lifetimeInMemory(service, setup.dbPath);
+      await lifetimeInMemory(service, dbPath);
       const stopClusters = sinon.stub(ClusterManager.prototype, 'stop').rejects(new Error('informer would not stop'));
       const error = await rejection(service.stop());
       expect((error as AggregateError).errors.map((e: Error) => e.message)).to.deep.equal(['informer would not stop']);
       await expectNothingLeft(setup, { watches: false });
-      expect(lifetimeRows(setup.dbPath).map((row) => [row.workload_id, row.metric])).to.deep.include([job.metadata.uid, 'gpu_utilization']);
+      expect(lifetimeRows(dbPath).map((row) => [row.workload_id, row.metric])).to.deep.include([job.metadata.uid, 'gpu_utilization']);
       // The fault left the informers running, as a stuck stop would: they are the only thing left.
       expect(east.api.watchStats().open).to.be.greaterThan(0);
       stopClusters.restore();
@@ -291,10 +307,11 @@ describe('start and stop never leak', function () {
       await expectNothingLeft(setup);
     });
 
-    it('because the sampler fails to stop still writes the lifetime totals it gathered', async () => {
+    sqliteOnly.it('because the sampler fails to stop still writes the lifetime totals it gathered', async () => {
       const setup = await aConfig();
+      const dbPath = sqlitePath(setup.index);
       const service = await start(setup.config);
-      await lifetimeInMemory(service, setup.dbPath);
+      await lifetimeInMemory(service, dbPath);
       const stop = Sampler.prototype.stop;
       sinon.stub(Sampler.prototype, 'stop').callsFake(async function (this: Sampler) {
         await stop.call(this);
@@ -303,7 +320,7 @@ describe('start and stop never leak', function () {
       const error = await rejection(service.stop());
       expect((error as AggregateError).errors.map((e: Error) => e.message)).to.deep.equal(['a scrape did not settle']);
       await expectNothingLeft(setup);
-      const rows = lifetimeRows(setup.dbPath).filter((row) => row.metric === 'gpu_utilization');
+      const rows = lifetimeRows(dbPath).filter((row) => row.metric === 'gpu_utilization');
       expect(rows).to.have.length(1);
       expect(rows[0]?.sample_count).to.be.greaterThan(0);
     });

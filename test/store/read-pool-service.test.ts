@@ -5,10 +5,11 @@
 import { expect } from 'chai';
 import type { WorkloadFilter } from '../../src/query/ports.js';
 import { ReadPool } from '../../src/store/sqlite/read-pool.js';
+import { sqliteOnly } from '../support/backend.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 
-describe('service with read workers', function () {
+sqliteOnly.describe('service with read workers', function () {
   // The workers load through tsx: about a second on a busy machine.
   this.timeout(60_000);
   let t: TestService;

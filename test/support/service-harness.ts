@@ -1,5 +1,7 @@
-// Boots the real service for a test: real SQLite file in a temp dir, real HTTP servers on loopback
-// (port 0), real authenticator reading a real API token file. Tests talk to it over HTTP like a user.
+// Boots the real service for a test: a real index on the test backend (SQLite's file in a temp dir,
+// or a fresh PostgreSQL database with GPUCAP_TEST_BACKEND=postgres: test/support/backend.ts), real
+// HTTP servers on loopback (port 0), real authenticator reading a real API token file. Tests talk to
+// it over HTTP like a user.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -8,6 +10,7 @@ import { systemClock } from '../../src/domain/clock.js';
 import type { Role } from '../../src/domain/principal.js';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/main.js';
+import { testIndexLocation, type TestIndexLocation } from './backend.js';
 import { FixedClock } from './fixed-clock.js';
 import { makeTempDir } from './temp-dir.js';
 
@@ -51,6 +54,11 @@ export interface TestServiceOptions {
   logger?: Logger;
   /** Reflector timeouts and backoff (tests against a simulated API shorten them). */
   informers?: ServiceOptions['informers'];
+  /**
+   * The index to open (default: a new one on the test backend, removed by stop()). A test that
+   * restarts the service on the same index makes one with testIndexLocation and removes it itself.
+   */
+  index?: TestIndexLocation;
 }
 
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
@@ -76,23 +84,34 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       ],
     }),
   );
-  const config = loadConfig({
-    GPUCAP_DB_PATH: join(temp.path, 'index.db'),
-    GPUCAP_LISTEN: '127.0.0.1:0',
-    GPUCAP_ADMIN_LISTEN: '127.0.0.1:0',
-    GPUCAP_API_TOKENS_FILE: tokensFile,
-    GPUCAP_RATE_LIMIT_PER_SECOND: '0',
-    GPUCAP_SHUTDOWN_GRACE_SECONDS: '2',
-    GPUCAP_SHUTDOWN_DELAY_SECONDS: '0',
-    // Most tests seed the index directly; those that watch a cluster turn it on with a kubeconfig.
-    GPUCAP_HOME_CLUSTER_ENABLED: 'false',
-    GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false',
-    // Reads on the main thread: a worker pool costs about a second to start under tsx, in every test
-    // service. test/store/read-pool-service.test.ts runs the service with its workers.
-    GPUCAP_READ_WORKERS: '0',
-    ...options.env,
-  });
-  const service = await startService(config, { clock: options.clock === 'system' ? systemClock : clock, logger: options.logger ?? pino({ level: 'silent' }), informers: options.informers });
+  const location = options.index ?? (await testIndexLocation(temp.path));
+  const removeAll = async () => {
+    if (options.index === undefined) await location.remove();
+    temp.remove();
+  };
+  let service: RunningService;
+  try {
+    const config = loadConfig({
+      ...location.env,
+      GPUCAP_LISTEN: '127.0.0.1:0',
+      GPUCAP_ADMIN_LISTEN: '127.0.0.1:0',
+      GPUCAP_API_TOKENS_FILE: tokensFile,
+      GPUCAP_RATE_LIMIT_PER_SECOND: '0',
+      GPUCAP_SHUTDOWN_GRACE_SECONDS: '2',
+      GPUCAP_SHUTDOWN_DELAY_SECONDS: '0',
+      // Most tests seed the index directly; those that watch a cluster turn it on with a kubeconfig.
+      GPUCAP_HOME_CLUSTER_ENABLED: 'false',
+      GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false',
+      // Reads on the main thread: a worker pool costs about a second to start under tsx, in every test
+      // service. test/store/read-pool-service.test.ts runs the service with its workers.
+      GPUCAP_READ_WORKERS: '0',
+      ...options.env,
+    });
+    service = await startService(config, { clock: options.clock === 'system' ? systemClock : clock, logger: options.logger ?? pino({ level: 'silent' }), informers: options.informers });
+  } catch (error) {
+    await removeAll();
+    throw error;
+  }
   const url = `http://${service.apiAddress}`;
   return {
     url,
@@ -115,8 +134,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       return { status: response.status, body: await response.json() };
     },
     async stop() {
-      await service.stop();
-      temp.remove();
+      try {
+        await service.stop();
+      } finally {
+        await removeAll();
+      }
     },
   };
 }

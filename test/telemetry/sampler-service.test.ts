@@ -1,13 +1,13 @@
 // The whole telemetry path on loopback: exporter pods found through the simulated cluster's pod
 // informer, simulated dcgm-exporters scraped at their pod IPs, samples attributed to the Job's pods,
 // and the answers of /v1/workloads/{id}/metrics and /v1/workloads/metrics.
-import { join } from 'node:path';
 import { expect } from 'chai';
 import { SimDcgmFleet } from '../../sim/dcgm-exporter/fleet.js';
 import type { SimExporterHandle } from '../../sim/dcgm-exporter/exporter.js';
 import type { FieldValues } from '../../sim/dcgm-exporter/types.js';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
 import { parseMetrics, sumOf } from '../../bench/lib/prometheus-text.js';
+import { sqliteOnly, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
 import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -34,14 +34,14 @@ describe('telemetry: simulated exporters → sampler → /v1 metrics', function 
   let solo: KubeObject;
   let healthy: SimExporterHandle;
   let broken: SimExporterHandle;
-  const dbPath = () => join(temp.path, 'index.db');
+  // Kept across the restart below.
+  let index: TestIndexLocation;
 
   const env = () => ({
     GPUCAP_HOME_CLUSTER_ENABLED: 'true',
     GPUCAP_KUBECONFIG: sim.kubeconfigPath,
     GPUCAP_CLUSTER_ID: 'gpu-east',
     GPUCAP_INDEX_FLUSH_INTERVAL_MS: '20',
-    GPUCAP_DB_PATH: dbPath(),
     GPUCAP_EXPORTER_PORT: String(fleet.port),
     GPUCAP_SCRAPE_INTERVAL_SECONDS: '2',
     GPUCAP_SCRAPE_TIMEOUT_SECONDS: '1',
@@ -50,6 +50,7 @@ describe('telemetry: simulated exporters → sampler → /v1 metrics', function 
 
   before(async () => {
     temp = makeTempDir();
+    index = await testIndexLocation(temp.path);
     sim = await startSimCluster(temp.path, 'gpu-east');
     fleet = await SimDcgmFleet.start();
     const store = sim.api.store;
@@ -76,13 +77,14 @@ describe('telemetry: simulated exporters → sampler → /v1 metrics', function 
     broken = await fleet.add({ hostname: 'h100-2', gpus: [{ index: 0, uuid: 'GPU-d', pod: { pod: 'solo', namespace: 'llm' }, values: values(10, 40, 100) }] });
     store.create('pods', anExporterPod('h100-1', healthy.ip));
     store.create('pods', anExporterPod('h100-2', broken.ip));
-    t = await startTestService({ clock: 'system', informers: FAST_INFORMERS, env: env() });
+    t = await startTestService({ clock: 'system', informers: FAST_INFORMERS, env: env(), index });
   });
 
   after(async () => {
     await t?.stop();
     await fleet?.close();
     await sim?.close();
+    await index?.remove();
     temp?.remove();
   });
 
@@ -199,13 +201,13 @@ describe('telemetry: simulated exporters → sampler → /v1 metrics', function 
     await waitFor(async () => ((await exporters()) === 'ok' ? true : undefined), { what: 'exporters check ok', timeoutMs: 10_000 });
   });
 
-  it('keeps job_lifetime across a restart, while the rings start empty', async () => {
+  sqliteOnly.it('keeps job_lifetime across a restart, while the rings start empty', async () => {
     const lifetime = await metricsOf(uid(job), '?time_range=job_lifetime&metrics=gpu_utilization,power_usage');
     expect(lifetime.data.metrics.gpu_utilization).to.deep.include({ avg: 50, min: 40, max: 60 });
     await service().stop();
     t = undefined;
     await fleet.close(); // no exporter after the restart: every number below comes from the index
-    t = await startTestService({ clock: 'system', informers: FAST_INFORMERS, env: env() });
+    t = await startTestService({ clock: 'system', informers: FAST_INFORMERS, env: env(), index });
     const after = await waitFor(async () => {
       const found = await metricsOf(uid(job), '?time_range=job_lifetime&metrics=gpu_utilization,power_usage');
       return found?.data === undefined ? undefined : found;
