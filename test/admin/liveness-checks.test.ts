@@ -8,7 +8,7 @@ import { Sampler } from '../../src/telemetry/sampler.js';
 import { ClusterIndexers } from '../../src/workloads/cluster-indexers.js';
 import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS } from '../../src/workloads/mapping-context.js';
 import { FixedClock } from '../support/fixed-clock.js';
-import { openTempStore, type TempStore } from '../store/temp-store.js';
+import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aPod, ms, T0 } from '../workloads/fixtures.js';
 
 const silent = { info() {}, warn() {}, debug() {}, error() {} };
@@ -38,18 +38,19 @@ describe('admin/liveness-checks', () => {
   });
 
   describe('index writer', () => {
-    let t: TempStore;
+    let t: TestIndex;
     const clock = new FixedClock(ms(T0));
-    beforeEach(() => {
-      t = openTempStore({ clock });
+    beforeEach(async () => {
+      t = await openTestIndex({ clock });
     });
-    afterEach(() => {
+    afterEach(async () => {
       sinon.restore();
-      t.close();
+      await t.close();
     });
 
     it('lets a writer with nothing waiting pass, and forgets a cluster let go', async () => {
-      const indexers = new ClusterIndexers(t.store, { defaultOrganizationId: 'acme', keys: DEFAULT_LABEL_KEYS, gpuResources: DEFAULT_GPU_RESOURCES, clock, logger: silent, yieldToLoop: () => Promise.resolve() });
+      const store = await t.writer('east');
+      const indexers = new ClusterIndexers(store, { defaultOrganizationId: 'acme', keys: DEFAULT_LABEL_KEYS, gpuResources: DEFAULT_GPU_RESOURCES, clock, logger: silent, yieldToLoop: () => Promise.resolve() });
       const check = indexWriterCheck(() => indexers.writerProgress(), { flushIntervalMs: 200, now: () => checksClock.now() });
       const east = indexers.attach({ clusterId: 'east' });
       expect(check.problem()).to.equal(null);
@@ -57,7 +58,7 @@ describe('admin/liveness-checks', () => {
       expect(check.problem()).to.equal(null);
       await indexers.flushAll(); // the flush loop runs; with nothing to write it still counts
       expect(check.problem()).to.equal(null);
-      sinon.stub(t.store, 'upsertWorkloads').throws(new Error('SQLITE_FULL'));
+      sinon.stub(store, 'upsertWorkloads').rejects(new Error('injected: the index cannot be written'));
       east.onEvent('pods', { type: 'ADDED', object: aPod({ metadata: { uid: 'p-1', resourceVersion: '1' } }) }, undefined);
       await indexers.flushAll();
       checksClock.advance(30_001);

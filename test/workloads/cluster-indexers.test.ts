@@ -8,32 +8,35 @@ import { ClusterIndexers } from '../../src/workloads/cluster-indexers.js';
 import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS } from '../../src/workloads/mapping-context.js';
 import type { Pod } from '../../src/workloads/k8s-types.js';
 import { FixedClock } from '../support/fixed-clock.js';
-import { openTempStore, type TempStore } from '../store/temp-store.js';
+import { openTestIndex, type ClusterWriter, type TestIndex } from '../support/test-index.js';
 import { aPod, ms, T0 } from './fixtures.js';
 
 const pods = (count: number, prefix = 'p'): Pod[] =>
   Array.from({ length: count }, (_, i) => aPod({ metadata: { uid: `${prefix}-${i}`, name: `${prefix}-${i}`, resourceVersion: '1' }, status: { phase: 'Running', startTime: T0 } }));
 
 describe('workloads/cluster-indexers', () => {
-  let t: TempStore;
+  let t: TestIndex;
+  /** Cluster east's writer, the one every indexer here writes through. */
+  let store: ClusterWriter;
   const clock = new FixedClock(ms(T0));
   const logger = () => ({ debug: sinon.spy(), info: sinon.spy(), warn: sinon.spy(), error: sinon.spy() });
-  beforeEach(() => {
-    t = openTempStore({ clock });
+  beforeEach(async () => {
+    t = await openTestIndex({ clock });
+    store = await t.writer('east');
   });
   afterEach(() => t.close());
 
   const indexers = (options: { stepItems: number; yieldToLoop: () => Promise<void>; log?: ReturnType<typeof logger> }) =>
-    new ClusterIndexers(t.store, { defaultOrganizationId: 'acme', keys: DEFAULT_LABEL_KEYS, gpuResources: DEFAULT_GPU_RESOURCES, clock, logger: options.log ?? logger(), ...options });
+    new ClusterIndexers(store, { defaultOrganizationId: 'acme', keys: DEFAULT_LABEL_KEYS, gpuResources: DEFAULT_GPU_RESOURCES, clock, logger: options.log ?? logger(), ...options });
 
   it('writes a large batch in steps of stepItems, yielding to the event loop between steps', async () => {
     let yields = 0;
     const rowsSeenAtYield: number[] = [];
-    const all = indexers({ stepItems: 500, yieldToLoop: async () => { yields += 1; rowsSeenAtYield.push(t.store.countRows()); await new Promise((resolve) => setImmediate(resolve)); } });
+    const all = indexers({ stepItems: 500, yieldToLoop: async () => { yields += 1; rowsSeenAtYield.push(await t.countRows()); await new Promise((resolve) => setImmediate(resolve)); } });
     const cluster = all.attach({ clusterId: 'east' });
     cluster.onEvent('pods', { type: 'SYNC', items: pods(1200) }, undefined);
     await all.flushAll();
-    expect(t.store.countRows()).to.equal(1200);
+    expect(await t.countRows()).to.equal(1200);
     // 1,200 rows and 1,200 intervals in steps of 500: four yields, rows visible as they are written.
     expect(yields).to.equal(4);
     expect(rowsSeenAtYield).to.deep.equal([500, 1000, 1200, 1200]);
@@ -45,13 +48,13 @@ describe('workloads/cluster-indexers', () => {
     const all = indexers({ stepItems: 500, yieldToLoop: () => new Promise((resolve) => setImmediate(resolve)), log });
     const cluster = all.attach({ clusterId: 'east' });
     cluster.onEvent('pods', { type: 'SYNC', items: pods(3) }, undefined);
-    const upsert = sinon.stub(t.store, 'upsertWorkloads').throws(new Error('SQLITE_FULL: database or disk is full'));
+    const upsert = sinon.stub(store, 'upsertWorkloads').rejects(new Error('injected: the index cannot be written'));
     await all.flushAll();
     expect(all.counters()[0]).to.include({ flushErrors: 1, pending: 6 });
     expect(log.error.firstCall.args[1]).to.equal('Index write failed; retrying at the next flush');
     upsert.restore();
     await all.flushAll();
-    expect(t.store.countRows()).to.equal(3);
+    expect(await t.countRows()).to.equal(3);
     expect(all.counters()[0]).to.include({ flushErrors: 1, pending: 0 });
   });
 
@@ -60,14 +63,14 @@ describe('workloads/cluster-indexers', () => {
     const all = indexers({ stepItems: 500, yieldToLoop: () => Promise.resolve(), log });
     const cluster = all.attach({ clusterId: 'east' });
     cluster.onEvent('pods', { type: 'SYNC', items: pods(2) }, undefined);
-    sinon.stub(t.store, 'upsertWorkloads').throws(new Error('SQLITE_FULL: database or disk is full'));
+    sinon.stub(store, 'upsertWorkloads').rejects(new Error('injected: the index cannot be written'));
     await cluster.detach();
     expect(log.error.callCount).to.equal(1);
     expect(log.error.firstCall.args[0]).to.include({ cluster: 'east', dropped: 4 });
     expect(log.error.firstCall.args[1]).to.equal('Index write failed as the cluster was let go; its queued changes are dropped');
     expect(all.counters()).to.deep.equal([]); // no flush will come for it
     sinon.restore();
-    expect(t.store.countRows()).to.equal(0);
+    expect(await t.countRows()).to.equal(0);
   });
 
   it('moves a cluster\'s write count with every flush that succeeds, empty ones too, and holds it while writes fail', async () => {
@@ -77,7 +80,7 @@ describe('workloads/cluster-indexers', () => {
     await all.flushAll();
     expect(all.writerProgress()).to.deep.equal([{ clusterId: 'east', pending: 0, progress: 1 }]);
     cluster.onEvent('pods', { type: 'SYNC', items: pods(3) }, undefined);
-    const upsert = sinon.stub(t.store, 'upsertWorkloads').throws(new Error('SQLITE_FULL: database or disk is full'));
+    const upsert = sinon.stub(store, 'upsertWorkloads').rejects(new Error('injected: the index cannot be written'));
     await all.flushAll();
     await all.flushAll();
     expect(all.writerProgress()).to.deep.equal([{ clusterId: 'east', pending: 6, progress: 1 }]);
@@ -91,7 +94,7 @@ describe('workloads/cluster-indexers', () => {
     const cluster = all.attach({ clusterId: 'east' });
     cluster.onEvent('pods', { type: 'SYNC', items: pods(2) }, undefined);
     await cluster.detach();
-    expect(t.store.countRows()).to.equal(2);
+    expect(await t.countRows()).to.equal(2);
     expect(all.counters()).to.deep.equal([]);
   });
 });

@@ -7,7 +7,7 @@ import { WorkloadIndexer } from '../../src/workloads/indexer.js';
 import type { Job, Pod } from '../../src/workloads/k8s-types.js';
 import type { WorkloadSink } from '../../src/workloads/workload-sink.js';
 import { FixedClock } from '../support/fixed-clock.js';
-import { openTempStore, type TempStore } from '../store/temp-store.js';
+import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aJob, aJobPod, aPod, gpuContainer, ms, T0, terminated } from './fixtures.js';
 
 const AT = (hhmm: string): string => `2026-11-20T${hhmm}:00Z`;
@@ -34,7 +34,7 @@ function countingSink(store: WorkloadSink): WorkloadSink & { writes: () => numbe
 }
 
 describe('workloads/indexer takeover', () => {
-  let t: TempStore;
+  let t: TestIndex;
   let clock: FixedClock;
   let replicas: WorkloadIndexer[];
   let sinks: ReturnType<typeof countingSink>[];
@@ -47,10 +47,12 @@ describe('workloads/indexer takeover', () => {
   /** Every replica's informers deliver every event. */
   const everyone = (deliver: (indexer: WorkloadIndexer) => void) => replicas.forEach(deliver);
 
-  beforeEach(() => {
+  beforeEach(async () => {
     clock = new FixedClock(ms(T0));
-    t = openTempStore({ clock });
-    sinks = [countingSink(t.store), countingSink(t.store)];
+    t = await openTestIndex({ clock });
+    // One writer for both: this is about the indexers, not the lock they would take in turn.
+    const store = await t.writer('local');
+    sinks = [countingSink(store), countingSink(store)];
     replicas = sinks.map((sink) => new WorkloadIndexer(sink, { clusterId: 'local', defaultOrganizationId: 'acme', clock, logger: logger() }));
     const [, standby] = replicas;
     standby?.standby();
@@ -66,7 +68,7 @@ describe('workloads/indexer takeover', () => {
     expect(sinks[1]?.writes()).to.equal(0);
     expect(standby.pending).to.equal(0);
     expect([writer.writing, standby.writing]).to.deep.equal([true, false]);
-    expect((await t.store.get('job-1', ms(AT('11:00'))))?.gpuHoursUsed).to.equal(1);
+    expect((await t.index.get('job-1', ms(AT('11:00'))))?.gpuHoursUsed).to.equal(1);
   });
 
   it('a new writer writes what the dead writer had not flushed, and cancels what vanished meanwhile', async () => {
@@ -87,10 +89,10 @@ describe('workloads/indexer takeover', () => {
     standby.becomeWriter(sinks[1] as WorkloadSink);
     await standby.flush();
     const read = ms(AT('12:00'));
-    expect(await t.store.get('pod-c', read)).to.deep.include({ status: 'running', gpuHoursUsed: 4 });
+    expect(await t.index.get('pod-c', read)).to.deep.include({ status: 'running', gpuHoursUsed: 4 });
     // pod-a vanished from the new writer's cache: cancelled at the takeover, as a relist would.
-    expect(await t.store.get('pod-a', read)).to.deep.include({ status: 'cancelled', completedAt: ms(AT('11:05')) });
-    expect(await t.store.get('pod-b', read)).to.deep.include({ status: 'failed', exitCode: 3, completedAt: ms(AT('10:30')), gpuHoursUsed: 1 });
+    expect(await t.index.get('pod-a', read)).to.deep.include({ status: 'cancelled', completedAt: ms(AT('11:05')) });
+    expect(await t.index.get('pod-b', read)).to.deep.include({ status: 'failed', exitCode: 3, completedAt: ms(AT('10:30')), gpuHoursUsed: 1 });
   });
 
   it('a takeover that changes nothing writes no row, and one before any LIST cancels nothing', async () => {
@@ -103,10 +105,11 @@ describe('workloads/indexer takeover', () => {
     await standby.flush();
     expect(standby.stats()).to.deep.include({ rowsFlushed: 1, rowsWritten: 0, cancelledByReconcile: 0 });
 
-    const fresh = new WorkloadIndexer(t.store, { clusterId: 'local', defaultOrganizationId: 'acme', clock, logger: logger() });
-    fresh.becomeWriter(t.store);
+    const store = await t.writer('local');
+    const fresh = new WorkloadIndexer(store, { clusterId: 'local', defaultOrganizationId: 'acme', clock, logger: logger() });
+    fresh.becomeWriter(store);
     await fresh.flush();
     expect(fresh.stats().cancelledByReconcile).to.equal(0);
-    expect((await t.store.get('pod-a', clock.now()))?.status).to.equal('running');
+    expect((await t.index.get('pod-a', clock.now()))?.status).to.equal('running');
   });
 });

@@ -2,18 +2,17 @@ import { rejectionOf } from '../support/rejection.js';
 import { expect } from 'chai';
 import sinon from 'sinon';
 import type { WorkloadView } from '../../src/domain/workload.js';
+import type { WorkloadIndex } from '../../src/query/ports.js';
 import { WorkloadIndexer } from '../../src/workloads/indexer.js';
 import type { Job, Pod } from '../../src/workloads/k8s-types.js';
 import type { WorkloadSink } from '../../src/workloads/workload-sink.js';
-import { openDatabase, type Database } from '../../src/store/sqlite/database.js';
-import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { FixedClock } from '../support/fixed-clock.js';
-import { openTempStore, type TempStore } from '../store/temp-store.js';
+import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aContainer, aJob, aJobPod, aNamespace, aNode, aPod, gpuContainer, ms, T0, terminated } from './fixtures.js';
 
 const AT = (hhmm: string): string => `2026-11-20T${hhmm}:00Z`;
 
-/** A sink that records every call and passes it on to the real store. */
+/** A sink that records every call and passes it on to the real writer. */
 function countingSink(store: WorkloadSink): WorkloadSink & { calls: { rows: number[]; intervals: number[] } } {
   const calls = { rows: [] as number[], intervals: [] as number[] };
   return {
@@ -34,7 +33,7 @@ function countingSink(store: WorkloadSink): WorkloadSink & { calls: { rows: numb
 const quietLogger = () => ({ debug: sinon.spy(), info: sinon.spy(), warn: sinon.spy() });
 
 describe('workloads/indexer', () => {
-  let t: TempStore;
+  let t: TestIndex;
   let clock: FixedClock;
   let logger: ReturnType<typeof quietLogger>;
   let sink: ReturnType<typeof countingSink>;
@@ -42,13 +41,13 @@ describe('workloads/indexer', () => {
 
   const newIndexer = (): WorkloadIndexer =>
     new WorkloadIndexer(sink, { clusterId: 'local', defaultOrganizationId: 'default-org', clock, logger });
-  const view = async (id: string, at = clock.now()): Promise<WorkloadView | undefined> => t.store.get(id, at);
+  const view = async (id: string, at = clock.now()): Promise<WorkloadView | undefined> => t.index.get(id, at);
 
-  beforeEach(() => {
+  beforeEach(async () => {
     clock = new FixedClock(ms(T0));
-    t = openTempStore({ clock });
+    t = await openTestIndex({ clock });
     logger = quietLogger();
-    sink = countingSink(t.store);
+    sink = countingSink(await t.writer('local'));
     indexer = newIndexer();
   });
   afterEach(() => t.close());
@@ -101,7 +100,7 @@ describe('workloads/indexer', () => {
       podEvent('ADDED', aPod({ metadata: { uid: 'cpu-1' }, spec: { containers: [aContainer({ requests: { cpu: '2' } })] } }));
       indexer.onPodEvent({ type: 'SYNC', items: [aPod({ metadata: { uid: 'cpu-2' }, spec: { containers: [aContainer()] } })] });
       await indexer.flush();
-      expect(t.store.countRows()).to.equal(0);
+      expect(await t.countRows()).to.equal(0);
       expect(sink.calls.rows).to.deep.equal([]);
     });
 
@@ -139,7 +138,7 @@ describe('workloads/indexer', () => {
         kind: 'Job', status: 'completed', gpuCount: 4, instanceType: 'p4d.24xlarge',
         completedAt: ms(AT('12:00')), exitCode: 0, gpuHoursUsed: 2 * 2 + 2 * 1,
       });
-      expect(t.store.countRows()).to.equal(1);
+      expect(await t.countRows()).to.equal(1);
     });
 
     it('counts a running Job pod by pod and re-maps the Job when a pod changes', async () => {
@@ -209,21 +208,14 @@ describe('workloads/indexer', () => {
   });
 
   describe('a restart: workloads that vanished while the service was down', () => {
-    const connections: Database[] = [];
-    afterEach(() => {
-      for (const db of connections.splice(0)) db.close();
-    });
-
-    /** A new run of the service over the same index file: its own connection, store and indexer. */
-    const nextRun = (): { store: SqliteWorkloadStore; indexer: WorkloadIndexer } => {
-      const db = openDatabase(t.path);
-      connections.push(db);
-      const store = new SqliteWorkloadStore(db, { clock });
-      return { store, indexer: new WorkloadIndexer(store, { clusterId: 'local', defaultOrganizationId: 'default-org', clock, logger }) };
+    /** A new run of the service over the same index: its own connection, writer and indexer. */
+    const nextRun = async (): Promise<{ store: WorkloadIndex; indexer: WorkloadIndexer }> => {
+      const next = await t.nextRun();
+      return { store: next.index, indexer: new WorkloadIndexer(await next.writer('local'), { clusterId: 'local', defaultOrganizationId: 'default-org', clock, logger }) };
     };
-    const openIntervals = (workloadId: string): unknown[] =>
-      t.db.prepare('SELECT pod_uid FROM workload_pods WHERE workload_id = ? AND finished_at IS NULL').pluck().all(workloadId);
-    const usageSinceEver = async (store: SqliteWorkloadStore, to: number): Promise<number> =>
+    const openIntervals = async (workloadId: string): Promise<unknown[]> =>
+      (await t.sql('SELECT pod_uid FROM workload_pods WHERE workload_id = ? AND finished_at IS NULL', [workloadId])).map((row) => row.pod_uid);
+    const usageSinceEver = async (store: WorkloadIndex, to: number): Promise<number> =>
       (await store.usage({ scope: { organizationId: 'default-org', initiatives: null } }, { from: null, to })).total;
 
     const runningJob = aJob({ metadata: { uid: 'job-1', resourceVersion: '5' }, spec: { parallelism: 2 }, podSpec: { containers: [gpuContainer(2)] }, status: { startTime: AT('10:00') } });
@@ -236,13 +228,13 @@ describe('workloads/indexer', () => {
       podEvent('ADDED', runningJobPod('pod-a'));
       podEvent('ADDED', runningJobPod('pod-b'));
       await indexer.flush();
-      expect(openIntervals('job-1')).to.have.length(2);
+      expect(await openIntervals('job-1')).to.have.length(2);
     };
 
     it('a Job that vanished while the service was down stops accruing GPU-hours', async () => {
       await firstRunSeesRunningJob();
       clock.set(AT('12:00'));
-      const second = nextRun();
+      const second = await nextRun();
       second.indexer.onJobEvent({ type: 'SYNC', items: [] });
       second.indexer.onPodEvent({ type: 'SYNC', items: [] });
       await second.indexer.flush();
@@ -251,7 +243,7 @@ describe('workloads/indexer', () => {
       expect(await second.store.get('job-1', ms(AT('12:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('12:00')), gpuHoursUsed: expected });
       expect((await second.store.get('job-1', ms(AT('23:00'))))?.gpuHoursUsed).to.equal(expected);
       expect(await usageSinceEver(second.store, ms(AT('23:00')))).to.be.closeTo(expected, 1e-9);
-      expect(openIntervals('job-1')).to.deep.equal([]);
+      expect(await openIntervals('job-1')).to.deep.equal([]);
       expect(second.indexer.stats()).to.deep.include({ cancelledByReconcile: 1, intervalsClosedByReconcile: 2 });
     });
 
@@ -259,13 +251,13 @@ describe('workloads/indexer', () => {
       podEvent('ADDED', aPod({ metadata: { uid: 'pod-1', resourceVersion: '2' }, spec: { containers: [gpuContainer(4)] }, status: { phase: 'Running', startTime: AT('10:00') } }));
       await indexer.flush();
       clock.set(AT('11:30'));
-      const second = nextRun();
+      const second = await nextRun();
       second.indexer.onPodEvent({ type: 'SYNC', items: [] });
       await second.indexer.flush();
 
       expect(await second.store.get('pod-1', ms(AT('23:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('11:30')), gpuHoursUsed: 6 });
       expect(await usageSinceEver(second.store, ms(AT('23:00')))).to.be.closeTo(6, 1e-9);
-      expect(openIntervals('pod-1')).to.deep.equal([]);
+      expect(await openIntervals('pod-1')).to.deep.equal([]);
     });
 
     it('keeps the intervals of a vanished Job closed while its pods are still listed and change', async () => {
@@ -273,7 +265,7 @@ describe('workloads/indexer', () => {
       // and the events after it still show them running.
       await firstRunSeesRunningJob();
       clock.set(AT('12:00'));
-      const second = nextRun();
+      const second = await nextRun();
       second.indexer.onJobEvent({ type: 'SYNC', items: [] });
       second.indexer.onPodEvent({ type: 'SYNC', items: [runningJobPod('pod-a'), runningJobPod('pod-b')] });
       await second.indexer.flush();
@@ -281,19 +273,19 @@ describe('workloads/indexer', () => {
       second.indexer.onPodEvent({ type: 'MODIFIED', object: runningJobPod('pod-a', '2') });
       await second.indexer.flush();
 
-      expect(openIntervals('job-1')).to.deep.equal([]);
+      expect(await openIntervals('job-1')).to.deep.equal([]);
       expect(await second.store.get('job-1', ms(AT('23:00')))).to.deep.include({ status: 'cancelled', gpuHoursUsed: 8 });
     });
 
     it('closes the intervals whether the Pods or the Jobs are relisted first', async () => {
       await firstRunSeesRunningJob();
       clock.set(AT('12:00'));
-      const second = nextRun();
+      const second = await nextRun();
       second.indexer.onPodEvent({ type: 'SYNC', items: [runningJobPod('pod-a')] });
       second.indexer.onJobEvent({ type: 'SYNC', items: [] });
       await second.indexer.flush();
 
-      expect(openIntervals('job-1')).to.deep.equal([]);
+      expect(await openIntervals('job-1')).to.deep.equal([]);
       expect(await second.store.get('job-1', ms(AT('23:00')))).to.deep.include({ status: 'cancelled', gpuHoursUsed: 8 });
     });
   });

@@ -9,7 +9,7 @@ import type { Job, Namespace, Node, Pod } from '../../src/workloads/k8s-types.js
 import { LabelCache } from '../../src/workloads/label-cache.js';
 import type { ResourceEvent } from '../../src/workloads/workload-sink.js';
 import { FixedClock } from '../support/fixed-clock.js';
-import { openTempStore, type TempStore } from '../store/temp-store.js';
+import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aJob, aJobPod, aPod, gpuContainer, ms, T0, terminated } from './fixtures.js';
 
 const INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
@@ -75,11 +75,11 @@ describe('workloads/label-cache', () => {
 });
 
 describe('workloads/label-cache through the indexer: attribution from deleted Nodes and Namespaces', () => {
-  let t: TempStore;
+  let t: TestIndex;
   let clock: FixedClock;
   let indexer: WorkloadIndexer;
   const AT = (hhmm: string): string => `2026-11-20T${hhmm}:00Z`;
-  const view = async (id: string): Promise<WorkloadView | undefined> => t.store.get(id, ms(AT('20:00')));
+  const view = async (id: string): Promise<WorkloadView | undefined> => t.index.get(id, ms(AT('20:00')));
   const nodeEvent = (type: 'ADDED' | 'DELETED', name: string) => indexer.onNodeEvent({ type, object: aNodeNamed(name) });
   const autoscale = (cycles: number) => {
     for (let i = 0; i < cycles; i += 1) {
@@ -93,11 +93,11 @@ describe('workloads/label-cache through the indexer: attribution from deleted No
   const finishedJob: Job = aJob({ metadata: { uid: 'job-1' }, status: { startTime: AT('10:00'), conditions: [complete] } });
   const finishedPod: Pod = aJobPod('job-1', { spec: onGpuA, status: { phase: 'Succeeded', startTime: AT('10:00'), containerStatuses: [terminated(0, AT('11:00'))] } });
 
-  beforeEach(() => {
+  beforeEach(async () => {
     clock = new FixedClock(ms(T0));
-    t = openTempStore({ clock });
+    t = await openTestIndex({ clock });
     const logger = { debug: sinon.spy(), info: sinon.spy(), warn: sinon.spy() };
-    indexer = new WorkloadIndexer(t.store, { clusterId: 'local', defaultOrganizationId: 'default-org', clock, logger });
+    indexer = new WorkloadIndexer(await t.writer('local'), { clusterId: 'local', defaultOrganizationId: 'default-org', clock, logger });
     indexer.onNodeEvent({ type: 'SYNC', items: [aNodeNamed('gpu-a')] });
   });
   afterEach(() => t.close());
