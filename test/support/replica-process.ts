@@ -399,3 +399,68 @@ export async function comparedPaths(first: Replica, caller: ApiCaller, options: 
   if (token !== undefined) paths.push(`/v1/workloads?limit=25&next_token=${token}`);
   return paths;
 }
+
+export interface LoadOptions {
+  /** Requests per second, sent on schedule whatever the answers take (an open loop). */
+  rate: number;
+  /** The base URL and path of the n-th request. */
+  next: (n: number) => { baseUrl: string; path: string };
+  caller: ApiCaller;
+  /** A request without an answer by then fails. */
+  timeoutMs: number;
+  /** Whether an answer counts as a success. */
+  accept: (answer: ApiAnswer) => boolean;
+}
+
+export interface LoadReport {
+  sent: number;
+  /** Answers by status ("0" for no answer), and 503s with a Retry-After. */
+  byStatus: Record<string, number>;
+  retryAfter503: number;
+  /** The first failures, with what they were. */
+  failures: { at: number; path: string; status: number; error?: string; ms: number; body: string }[];
+  failed: number;
+  latencyMs: { p50: number; p99: number; max: number };
+  /** Requests per second actually sent. */
+  rate: number;
+}
+
+/** Sends requests at a constant rate until stop(), which waits for the last answers and reports. */
+export function startLoad(options: LoadOptions): { stop(): Promise<LoadReport>; failed(): number } {
+  const started = performance.now();
+  const inFlight = new Set<Promise<void>>();
+  const latencies: number[] = [];
+  const report: LoadReport = { sent: 0, byStatus: {}, retryAfter503: 0, failures: [], failed: 0, latencyMs: { p50: 0, p99: 0, max: 0 }, rate: 0 };
+  const send = () => {
+    const n = report.sent++;
+    const { baseUrl, path } = options.next(n);
+    const request = apiGet(baseUrl, path, options.caller, options.timeoutMs).then((answer) => {
+      latencies.push(answer.ms);
+      report.byStatus[answer.status] = (report.byStatus[answer.status] ?? 0) + 1;
+      if (answer.status === 503 && answer.retryAfter !== null) report.retryAfter503 += 1;
+      if (!options.accept(answer)) {
+        report.failed += 1;
+        if (report.failures.length < 20) report.failures.push({ at: Date.now(), path, status: answer.status, error: answer.error, ms: Math.round(answer.ms), body: answer.body.slice(0, 200) });
+      }
+    });
+    inFlight.add(request);
+    void request.finally(() => inFlight.delete(request));
+  };
+  const timer = setInterval(() => {
+    const due = Math.floor(((performance.now() - started) / 1000) * options.rate);
+    while (report.sent < due) send();
+  }, 5);
+  return {
+    failed: () => report.failed,
+    stop: async () => {
+      clearInterval(timer);
+      const seconds = (performance.now() - started) / 1000;
+      await Promise.all([...inFlight]);
+      latencies.sort((x, y) => x - y);
+      const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
+      report.latencyMs = { p50: at(0.5), p99: at(0.99), max: Math.round(latencies[latencies.length - 1] ?? 0) };
+      report.rate = report.sent / seconds;
+      return report;
+    },
+  };
+}
