@@ -22,6 +22,13 @@ import { StagedWrite } from './staged-write.js';
 import { WriteBatch } from './write-batch.js';
 import { contextLabelKeys, slimJob, slimMeta, slimPod } from './slim.js';
 
+/**
+ * How long a standby keeps the finishes it saw. A live writer writes them within its flush interval;
+ * a dead one is replaced within about ha_lease_seconds + ha_retry_seconds (docs/scaling.md). The
+ * margin covers a database outage of several minutes, during which no replica writes.
+ */
+const STANDBY_MEMORY_MS = 15 * 60_000;
+
 export interface WorkloadIndexerOptions {
   clusterId: string;
   clusterOrganizationId?: string;
@@ -53,6 +60,12 @@ export interface IndexerStats {
 export class WorkloadIndexer {
   /** Where rows go; null while another replica writes this cluster (standby): caches stay warm, nothing is written. */
   #sink: WorkloadSink | null;
+  /**
+   * While standing by: the last state of each workload seen to finish, with when. The writer may die
+   * before writing it, and the object may be gone from the caches by the takeover (a finished Job or
+   * pod deleted): the new writer writes these first, so the finish is not lost or made a cancel.
+   */
+  readonly #finishedWhileStandby = new Map<string, { mapped: MappedWorkload; at: number }>();
   /** The scopes a LIST of Jobs and of Pods has covered: the whole cluster (null) or namespaces. */
   readonly #listed = { jobs: new Set<string | null>(), pods: new Set<string | null>() };
   readonly #options: WorkloadIndexerOptions;
@@ -211,6 +224,7 @@ export class WorkloadIndexer {
       this.#batch.take();
       this.#staged = null;
       this.#syncsWritten = this.#syncsReceived;
+      this.#forgetFinishedBefore(this.#options.clock.now() - STANDBY_MEMORY_MS);
       return true;
     }
     if (this.#staged === null) {
@@ -250,8 +264,15 @@ export class WorkloadIndexer {
    */
   standby(): void {
     this.#sink = null;
-    this.#batch.take();
+    // What this replica had not written yet: its finished rows are kept, as if seen while standing by.
+    const unwritten = { rows: [...(this.#staged?.unwrittenRows() ?? []), ...this.#batch.rows()], intervals: this.#batch.take().intervals };
     this.#staged = null;
+    const now = this.#options.clock.now();
+    for (const row of unwritten.rows) {
+      if (!isTerminal(row.status)) continue;
+      const intervals = unwritten.intervals.filter((interval) => interval.workloadId === row.workloadId);
+      this.#finishedWhileStandby.set(row.workloadId, { mapped: { workload: row, intervals }, at: now });
+    }
   }
 
   /**
@@ -264,6 +285,8 @@ export class WorkloadIndexer {
     this.#sink = sink;
     this.#batch.take();
     this.#staged = null;
+    for (const { mapped } of this.#finishedWhileStandby.values()) this.#queue(mapped);
+    this.#finishedWhileStandby.clear();
     this.resync();
   }
 
@@ -397,8 +420,16 @@ export class WorkloadIndexer {
 
   #queue(mapped: MappedWorkload | null): void {
     if (mapped === null) return;
+    if (this.#sink === null) {
+      if (isTerminal(mapped.workload.status)) this.#finishedWhileStandby.set(mapped.workload.workloadId, { mapped, at: this.#options.clock.now() });
+      return;
+    }
     this.#batch.addRow(mapped.workload);
     for (const interval of mapped.intervals) this.#batch.addInterval(interval);
+  }
+
+  #forgetFinishedBefore(time: number): void {
+    for (const [id, { at }] of this.#finishedWhileStandby) if (at < time) this.#finishedWhileStandby.delete(id);
   }
 
   #see<T extends WithMetadata>(previous: Seen<T> | undefined, object: T): Seen<T> {

@@ -90,8 +90,8 @@ describe('workloads/indexer takeover', () => {
     await standby.flush();
     const read = ms(AT('12:00'));
     expect(await t.index.get('pod-c', read)).to.deep.include({ status: 'running', gpuHoursUsed: 4 });
-    // pod-a vanished from the new writer's cache: cancelled at the takeover, as a relist would.
-    expect(await t.index.get('pod-a', read)).to.deep.include({ status: 'cancelled', completedAt: ms(AT('11:05')) });
+    // pod-a was deleted while running: cancelled when the standby saw it go, not at the takeover.
+    expect(await t.index.get('pod-a', read)).to.deep.include({ status: 'cancelled', completedAt: ms(AT('11:00')) });
     expect(await t.index.get('pod-b', read)).to.deep.include({ status: 'failed', exitCode: 3, completedAt: ms(AT('10:30')), gpuHoursUsed: 1 });
   });
 
@@ -111,5 +111,76 @@ describe('workloads/indexer takeover', () => {
     await fresh.flush();
     expect(fresh.stats().cancelledByReconcile).to.equal(0);
     expect((await t.index.get('pod-a', clock.now()))?.status).to.equal('running');
+  });
+
+  it('a new writer writes the finish of a pod that finished and was deleted while it stood by', async () => {
+    const [writer, standby] = replicas as [WorkloadIndexer, WorkloadIndexer];
+    everyone((i) => i.onJobEvent({ type: 'SYNC', items: [] }));
+    everyone((i) => i.onPodEvent({ type: 'SYNC', items: [runningPod('pod-a')] }));
+    await writer.flush();
+    writer.standby(); // the writer dies before it sees more
+    const done = aPod({ metadata: { uid: 'pod-a', name: 'pod-a', resourceVersion: '3' }, spec: { containers: [gpuContainer(2)] },
+      status: { phase: 'Succeeded', startTime: AT('10:00'), containerStatuses: [terminated(0, AT('10:45'))] } });
+    const whole = (rv: string, status: Pod['status']) => aPod({ metadata: { uid: 'pod-w', name: 'pod-w', resourceVersion: rv }, spec: { containers: [gpuContainer(1)] }, status });
+    clock.set(ms(AT('11:00')));
+    standby.onPodEvent({ type: 'MODIFIED', object: done });
+    standby.onPodEvent({ type: 'DELETED', object: done });
+    standby.onPodEvent({ type: 'ADDED', object: whole('1', { phase: 'Pending' }) });
+    standby.onPodEvent({ type: 'MODIFIED', object: whole('2', { phase: 'Failed', startTime: AT('10:10'), containerStatuses: [terminated(2, AT('10:40'))] }) });
+    standby.onPodEvent({ type: 'DELETED', object: whole('3', { phase: 'Failed', startTime: AT('10:10'), containerStatuses: [terminated(2, AT('10:40'))] }) });
+    await standby.flush();
+    expect(sinks[1]?.writes()).to.equal(0);
+
+    clock.set(ms(AT('11:05')));
+    standby.becomeWriter(sinks[1] as WorkloadSink);
+    await standby.flush();
+    const read = ms(AT('12:00'));
+    expect(await t.index.get('pod-a', read)).to.deep.include({ status: 'completed', completedAt: ms(AT('10:45')), gpuHoursUsed: 1.5 });
+    expect(await t.index.get('pod-w', read)).to.deep.include({ status: 'failed', exitCode: 2, completedAt: ms(AT('10:40')), gpuHoursUsed: 0.5 });
+    expect(standby.stats().cancelledByReconcile).to.equal(0);
+  });
+
+  it('a writer that loses its lock keeps the finishes it had not written, for when it writes again', async () => {
+    const [writer] = replicas as [WorkloadIndexer, WorkloadIndexer];
+    everyone((i) => i.onJobEvent({ type: 'SYNC', items: [] }));
+    everyone((i) => i.onPodEvent({ type: 'SYNC', items: [runningPod('pod-a')] }));
+    await writer.flush();
+    const done = aPod({ metadata: { uid: 'pod-a', name: 'pod-a', resourceVersion: '3' }, spec: { containers: [gpuContainer(2)] },
+      status: { phase: 'Succeeded', startTime: AT('10:00'), containerStatuses: [terminated(0, AT('10:30'))] } });
+    writer.onPodEvent({ type: 'MODIFIED', object: done });
+    writer.onPodEvent({ type: 'DELETED', object: done });
+    writer.standby(); // lost before the flush
+    writer.becomeWriter(sinks[0] as WorkloadSink);
+    await writer.flush();
+    expect(await t.index.get('pod-a', ms(AT('12:00')))).to.deep.include({ status: 'completed', completedAt: ms(AT('10:30')), gpuHoursUsed: 1 });
+  });
+
+  it('forgets what it saw finish while standing by once that is older than a writer could have left unwritten', async () => {
+    const [writer, standby] = replicas as [WorkloadIndexer, WorkloadIndexer];
+    everyone((i) => i.onJobEvent({ type: 'SYNC', items: [] }));
+    everyone((i) => i.onPodEvent({ type: 'SYNC', items: [runningPod('pod-a')] }));
+    const done = aPod({ metadata: { uid: 'pod-a', name: 'pod-a', resourceVersion: '3' }, spec: { containers: [gpuContainer(2)] },
+      status: { phase: 'Succeeded', startTime: AT('10:00'), containerStatuses: [terminated(0, AT('10:30'))] } });
+    everyone((i) => i.onPodEvent({ type: 'MODIFIED', object: done }));
+    everyone((i) => i.onPodEvent({ type: 'DELETED', object: done }));
+    await writer.flush(); // the live writer wrote the finish
+    clock.set(clock.now() + 14 * 60_000);
+    await standby.writeStep(500);
+    const kept = new WorkloadIndexer(null, { clusterId: 'local', defaultOrganizationId: 'acme', clock, logger: logger() });
+    kept.onPodEvent({ type: 'SYNC', items: [runningPod('pod-a')] });
+    kept.onPodEvent({ type: 'MODIFIED', object: done });
+    kept.onPodEvent({ type: 'DELETED', object: done });
+    clock.set(clock.now() + 14 * 60_000);
+    await kept.writeStep(500);
+    kept.becomeWriter(sinks[1] as WorkloadSink);
+    await kept.flush();
+    expect(kept.stats().rowsFlushed, 'seen 14 min ago: written again').to.equal(1);
+
+    clock.set(clock.now() + 2 * 60_000);
+    await standby.writeStep(500); // the flush loop's tick: seen 30 min ago, forgotten
+    standby.becomeWriter(sinks[1] as WorkloadSink);
+    await standby.flush();
+    expect(standby.stats().rowsFlushed).to.equal(0);
+    expect((await t.index.get('pod-a', clock.now()))?.status).to.equal('completed');
   });
 });
