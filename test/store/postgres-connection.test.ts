@@ -106,6 +106,33 @@ describe('PostgreSQL connections', function () {
   });
 });
 
+describe('PostgreSQL read pool, a connection checked out when the server ends it', function () {
+  this.timeout(60_000);
+  it('fails the read in progress and keeps the process alive; the next read opens a new connection', async function () {
+    const db = await freshDatabase(this);
+    const logger = new RecordingLogger();
+    const pool = createReadPool(db.url, { instanceId: 'replica-1', logger, size: 1 });
+    const killer = await connectWriter(db.url, { instanceId: 'replica-1', logger, clusterId: 'east' });
+    try {
+      const client = await pool.connect();
+      const { rows: [held] } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      // Between two statements of a read's transaction: no query is waiting for an answer.
+      await client.query('BEGIN');
+      await killer.query('SELECT pg_terminate_backend($1)', [held?.pid]);
+      // Without a listener on the checked-out client, its 'error' event would end the mocha process here.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await client.query('SELECT 1').then(() => null, (error: unknown) => error)).to.be.instanceOf(Error);
+      client.release(true);
+      const { rows: [next] } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      expect(next?.pid).to.be.a('number').and.not.equal(held?.pid);
+    } finally {
+      await killer.end();
+      await pool.end();
+      await db.drop();
+    }
+  });
+});
+
 describe('PostgreSQL connection settings', () => {
   it('keeps the URL\'s own options after its settings, and its own application_name out', () => {
     const config = clientConfig('postgres://u:p%40ss@db:5432/gpucap?sslmode=disable&options=-c%20work_mem%3D64MB&application_name=x', 'gpucap:r:reader', {

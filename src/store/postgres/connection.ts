@@ -135,6 +135,10 @@ export function createReadPool(url: string, options: ConnectionOptions & { size:
     idleTimeoutMillis: 30_000,
   });
   pool.on('error', (error) => options.logger.warn(errorFields(error), 'An idle connection of the read pool broke; it is replaced on the next read'));
+  // The pool listens only to its idle connections. One checked out (a read's snapshot transaction)
+  // whose server goes away emits 'error' on the client itself, and without a listener that crashes
+  // the process: the read in progress fails anyway (503 to its caller), so the event needs no more.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 
