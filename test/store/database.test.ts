@@ -8,6 +8,7 @@ import { LATEST_VERSION, migrate, schemaVersion, type Migration } from '../../sr
 import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { aWorkload } from '../support/workload-builder.js';
 import { tempDir } from './temp-store.js';
+import { sqliteOnly } from '../support/backend.js';
 
 function errorOf(fn: () => unknown): Error {
   try {
@@ -18,7 +19,7 @@ function errorOf(fn: () => unknown): Error {
   throw new Error('Expected the call to throw');
 }
 
-describe('store/database', () => {
+sqliteOnly.describe('store/database', () => {
   let dir: string;
   let remove: () => void;
 

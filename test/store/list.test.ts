@@ -1,8 +1,10 @@
 import { expect } from 'chai';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import type { Keyset, ListPage, WorkloadFilter } from '../../src/query/ports.js';
-import { describeQuery, describeWorkloads, listQuery } from '../../src/store/sqlite/workload-reads.js';
-import { StatementCache, whereOf } from '../../src/store/sqlite/workload-sql.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { describeQuery, listQuery } from '../../src/store/sqlite/workload-reads.js';
+import { sqliteOnly } from '../support/backend.js';
+import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aWorkload } from '../support/workload-builder.js';
 import { ADMIN, at, inOrg, ORG, openTempStore, type TempStore } from './temp-store.js';
 
@@ -18,15 +20,29 @@ function cursorAfter(page: ListPage): Keyset {
 const inListOrder = (records: readonly WorkloadRecord[]) =>
   [...records].sort((a, b) => b.submittedAt - a.submittedAt || (a.workloadId < b.workloadId ? 1 : a.workloadId > b.workloadId ? -1 : 0));
 
+/** Whether a stored row matches the filter: the definition the list's count must agree with. */
+function matches(row: Record<string, unknown>, filter: WorkloadFilter): boolean {
+  const { organizationId, initiatives } = filter.scope;
+  const at = Number(row.submitted_at);
+  return row.organization_id === organizationId
+    && (initiatives === null || initiatives.includes(String(row.initiative_id)))
+    && (filter.initiativeId === undefined || row.initiative_id === filter.initiativeId)
+    && (filter.status === undefined || row.status === filter.status)
+    && (filter.submittedBy === undefined || row.submitted_by === filter.submittedBy)
+    && (filter.isManaged === undefined || Number(row.is_managed) === (filter.isManaged ? 1 : 0))
+    && (filter.submittedFrom === undefined || at >= filter.submittedFrom)
+    && (filter.submittedBefore === undefined || at < filter.submittedBefore);
+}
+
 describe('store/workload-reads list', () => {
-  let t: TempStore;
-  beforeEach(() => {
-    t = openTempStore();
+  let t: TestIndex;
+  beforeEach(async () => {
+    t = await openTestIndex({ clock: systemClock });
   });
   afterEach(() => t.close());
 
   async function all(filter: WorkloadFilter): Promise<string[]> {
-    return ids((await t.store.list(filter, { limit: 100, after: null })).items);
+    return ids((await t.index.list(filter, { limit: 100, after: null })).items);
   }
 
   it('orders by submitted_at descending, then workload_id descending', async () => {
@@ -38,7 +54,7 @@ describe('store/workload-reads list', () => {
       aWorkload({ workloadId: 'z', submittedAt: sameTime - 1 }),
       aWorkload({ workloadId: 'y', submittedAt: sameTime + 1 }),
     ];
-    await t.store.upsertWorkloads(records);
+    await t.seed.upsertWorkloads(records);
     expect(await all(inOrg())).to.deep.equal(['y', 'c', 'b', 'a', 'z']);
   });
 
@@ -53,7 +69,7 @@ describe('store/workload-reads list', () => {
       bob = aWorkload({ submittedBy: 'bob', submittedAt: base + 3000 });
       unmanaged = aWorkload({ isManaged: false, submittedAt: base + 4000 });
       otherOrg = aWorkload({ organizationId: 'globex', submittedAt: base + 5000 });
-      await t.store.upsertWorkloads([llm, vision, running, bob, unmanaged, otherOrg]);
+      await t.seed.upsertWorkloads([llm, vision, running, bob, unmanaged, otherOrg]);
     });
 
     it('keeps to the scope\'s organization', async () => {
@@ -102,7 +118,7 @@ describe('store/workload-reads list', () => {
     });
 
     it('shows a scope with no initiatives nothing', async () => {
-      const page = await t.store.list({ scope: { organizationId: ORG, initiatives: [] } }, { limit: 100, after: null });
+      const page = await t.index.list({ scope: { organizationId: ORG, initiatives: [] } }, { limit: 100, after: null });
       expect(page).to.deep.equal({ items: [], totalCount: 0, hasMore: false });
     });
   });
@@ -113,7 +129,7 @@ describe('store/workload-reads list', () => {
     const scoped = Array.from({ length: 90 }, (_, i) =>
       aWorkload({ initiativeId: teams[i % 3] ?? 'llm', submittedAt: at('2026-11-01T00:00:00Z') + Math.floor(i / 4) * 60_000, status: i % 5 === 0 ? 'running' : 'completed' }),
     );
-    await t.store.upsertWorkloads([...scoped, aWorkload({ initiativeId: 'audio', submittedAt: at('2026-11-01T00:00:30Z') })]);
+    await t.seed.upsertWorkloads([...scoped, aWorkload({ initiativeId: 'audio', submittedAt: at('2026-11-01T00:00:30Z') })]);
     const scope = { organizationId: ORG, initiatives: ['llm', 'vision', 'speech', 'llm'] };
     for (const [filter, expected] of [
       [{ scope }, scoped],
@@ -122,7 +138,7 @@ describe('store/workload-reads list', () => {
       const seen: string[] = [];
       let after: Keyset | null = null;
       for (let pages = 0; pages < 20; pages += 1) {
-        const page: ListPage = await t.store.list(filter, { limit: 7, after });
+        const page: ListPage = await t.index.list(filter, { limit: 7, after });
         expect(page.totalCount).to.equal(expected.length);
         seen.push(...ids(page.items));
         if (!page.hasMore) break;
@@ -139,7 +155,7 @@ describe('store/workload-reads list', () => {
     beforeEach(async ()  => {
       // Pairs share a submitted_at so that the cursor must break ties on workload_id.
       records = Array.from({ length: 250 }, (_, i) => aWorkload({ submittedAt: start + Math.floor(i / 2) * 60_000 }));
-      await t.store.upsertWorkloads(records);
+      await t.seed.upsertWorkloads(records);
     });
 
     it('returns each row exactly once over pages of 100, with totalCount and hasMore', async () => {
@@ -147,7 +163,7 @@ describe('store/workload-reads list', () => {
       let after: Keyset | null = null;
       const pages: { size: number; totalCount: number; hasMore: boolean }[] = [];
       for (;;) {
-        const page = await t.store.list(inOrg(), { limit: 100, after });
+        const page = await t.index.list(inOrg(), { limit: 100, after });
         pages.push({ size: page.items.length, totalCount: page.totalCount, hasMore: page.hasMore });
         seen.push(...ids(page.items));
         if (!page.hasMore) break;
@@ -162,36 +178,36 @@ describe('store/workload-reads list', () => {
     });
 
     it('does not show rows submitted after paging began (they sort before the cursor)', async () => {
-      const first = await t.store.list(inOrg(), { limit: 100, after: null });
+      const first = await t.index.list(inOrg(), { limit: 100, after: null });
       const newer = Array.from({ length: 30 }, (_, i) => aWorkload({ submittedAt: start + 10 * 86_400_000 + i }));
-      await t.store.upsertWorkloads(newer);
+      await t.seed.upsertWorkloads(newer);
 
-      const second = await t.store.list(inOrg(), { limit: 100, after: cursorAfter(first) });
-      const third = await t.store.list(inOrg(), { limit: 100, after: cursorAfter(second) });
+      const second = await t.index.list(inOrg(), { limit: 100, after: cursorAfter(first) });
+      const third = await t.index.list(inOrg(), { limit: 100, after: cursorAfter(second) });
       const seen = [...ids(first.items), ...ids(second.items), ...ids(third.items)];
       expect(seen).to.deep.equal(ids(inListOrder(records)));
       expect(third.hasMore).to.equal(false);
       expect(second.totalCount).to.equal(280);
-      expect((await t.store.list(inOrg(), { limit: 100, after: null })).items.slice(0, 30).map((r) => r.workloadId))
+      expect((await t.index.list(inOrg(), { limit: 100, after: null })).items.slice(0, 30).map((r) => r.workloadId))
         .to.have.members(ids(newer));
     });
 
     it('pages correctly with an end date, whichever bound is tighter', async () => {
       const before = start + 100 * 60_000; // the first 200 records
       const expected = ids(inListOrder(records.filter((r) => r.submittedAt < before)));
-      const first = await t.store.list(inOrg({ submittedBefore: before }), { limit: 100, after: null });
-      const second = await t.store.list(inOrg({ submittedBefore: before }), { limit: 100, after: cursorAfter(first) });
+      const first = await t.index.list(inOrg({ submittedBefore: before }), { limit: 100, after: null });
+      const second = await t.index.list(inOrg({ submittedBefore: before }), { limit: 100, after: cursorAfter(first) });
       expect([...ids(first.items), ...ids(second.items)]).to.deep.equal(expected);
       expect(second.hasMore).to.equal(false);
 
       // A cursor beyond the end date must not widen the filter.
       const beyond = { submittedAt: start + 200 * 60_000, workloadId: 'zzz' };
-      const page = await t.store.list(inOrg({ submittedBefore: before }), { limit: 100, after: beyond });
+      const page = await t.index.list(inOrg({ submittedBefore: before }), { limit: 100, after: beyond });
       expect(ids(page.items)).to.deep.equal(expected.slice(0, 100));
     });
 
     it('counts every match whatever the page size', async () => {
-      const page = await t.store.list(inOrg(), { limit: 1, after: null });
+      const page = await t.index.list(inOrg(), { limit: 1, after: null });
       expect(page.items).to.have.lengthOf(1);
       expect(page.totalCount).to.equal(250);
       expect(page.hasMore).to.equal(true);
@@ -199,10 +215,10 @@ describe('store/workload-reads list', () => {
   });
 
   describe('totalCount', () => {
-    /** COUNT(*) over the table itself, the definition the rollup must match. */
-    function counted(filter: WorkloadFilter): number {
-      const where = whereOf(filter);
-      return (t.db.prepare(`SELECT COUNT(*) AS n FROM workloads w WHERE ${where.sql}`).get(where.params) as { n: number }).n;
+    /** The rows of the table itself that match: the count the rollup must give. */
+    async function counted(filter: WorkloadFilter): Promise<number> {
+      const rows = await t.sql('SELECT organization_id, initiative_id, status, submitted_by, is_managed, submitted_at FROM workloads');
+      return rows.filter((row) => matches(row, filter)).length;
     }
 
     const filters: WorkloadFilter[] = [
@@ -231,32 +247,38 @@ describe('store/workload-reads list', () => {
       }));
       const check = async (stage: string) => {
         for (const filter of filters) {
-          const page = await t.store.list(filter, { limit: 5, after: null });
-          expect(page.totalCount, `${stage}: ${JSON.stringify(filter)}`).to.equal(counted(filter));
+          const page = await t.index.list(filter, { limit: 5, after: null });
+          expect(page.totalCount, `${stage}: ${JSON.stringify(filter)}`).to.equal(await counted(filter));
         }
       };
-      await t.store.upsertWorkloads(records);
+      await t.seed.upsertWorkloads(records);
       await check('after insert');
 
-      await t.store.upsertWorkloads(records.filter((_, i) => i % 3 === 0).map((r, i) => ({
+      await t.seed.upsertWorkloads(records.filter((_, i) => i % 3 === 0).map((r, i) => ({
         ...r, resourceVersion: '2', status: statuses[(i + 2) % 5], initiativeId: 'audio', submittedBy: 'carol', isManaged: !r.isManaged,
         organizationId: i % 5 === 0 ? 'globex' : r.organizationId,
       })));
-      await t.store.upsertWorkloads(records.filter((_, i) => i % 3 === 1).map((r) => ({ ...r, resourceVersion: '3', name: 'renamed' })));
+      await t.seed.upsertWorkloads(records.filter((_, i) => i % 3 === 1).map((r) => ({ ...r, resourceVersion: '3', name: 'renamed' })));
       await check('after update');
 
-      expect(await t.store.deleteFinishedBatch(at('2026-11-03T00:00:00Z'), 1000)).to.be.greaterThan(0);
+      expect(await t.seed.deleteFinishedBatch(at('2026-11-03T00:00:00Z'), 1000)).to.be.greaterThan(0);
       await check('after retention');
     });
 
     it('counts with dates from the table itself', async () => {
-      await t.store.upsertWorkloads([aWorkload({ submittedAt: at('2026-11-01T00:00:00Z') }), aWorkload({ submittedAt: at('2026-11-05T00:00:00Z') })]);
-      const page = await t.store.list(inOrg({ submittedBefore: at('2026-11-02T00:00:00Z') }), { limit: 5, after: null });
+      await t.seed.upsertWorkloads([aWorkload({ submittedAt: at('2026-11-01T00:00:00Z') }), aWorkload({ submittedAt: at('2026-11-05T00:00:00Z') })]);
+      const page = await t.index.list(inOrg({ submittedBefore: at('2026-11-02T00:00:00Z') }), { limit: 5, after: null });
       expect(page.totalCount).to.equal(1);
     });
   });
 
-  describe('query plans', () => {
+  sqliteOnly.describe('the list\'s SQLite query plans', () => {
+    let lite: TempStore;
+    beforeEach(() => {
+      lite = openTempStore();
+    });
+    afterEach(() => lite.close());
+
     const filters: Record<string, Partial<WorkloadFilter>> = {
       none: {},
       initiative_id: { initiativeId: 'llm' },
@@ -270,7 +292,7 @@ describe('store/workload-reads list', () => {
 
     function planOf(filter: WorkloadFilter, after: Keyset | null): string[] {
       const query = listQuery(filter, after);
-      return (t.db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all({ ...query.params, limit: 21 }) as { detail: string }[])
+      return (lite.db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all({ ...query.params, limit: 21 }) as { detail: string }[])
         .map((row) => row.detail);
     }
 
@@ -301,27 +323,35 @@ describe('store/workload-reads list', () => {
       const a = aWorkload({ name: 'a', initiativeId: 'llm' });
       const b = aWorkload({ name: 'b', initiativeId: 'vision' });
       const c = aWorkload({ name: 'c', organizationId: 'globex' });
-      await t.store.upsertWorkloads([a, b, c, aWorkload()]);
-      const described = await t.store.describe([a.workloadId, b.workloadId, c.workloadId, 'unknown'], { scope: { organizationId: ORG, initiatives: ['llm'] } });
+      await t.seed.upsertWorkloads([a, b, c, aWorkload()]);
+      const described = await t.index.describe([a.workloadId, b.workloadId, c.workloadId, 'unknown'], { scope: { organizationId: ORG, initiatives: ['llm'] } });
       expect([...described]).to.deep.equal([[a.workloadId, { name: 'a', initiativeId: 'llm' }]]);
-      const admin = await t.store.describe([a.workloadId, b.workloadId], { scope: ADMIN });
+      const admin = await t.index.describe([a.workloadId, b.workloadId], { scope: ADMIN });
       expect([...admin.keys()]).to.have.members([a.workloadId, b.workloadId]);
     });
 
+    it('returns an empty map for no ids', async () => {
+      expect((await t.index.describe([], inOrg())).size).to.equal(0);
+    });
+  });
+
+  sqliteOnly.describe('describe\'s SQLite query plan', () => {
+    let lite: TempStore;
+    beforeEach(() => {
+      lite = openTempStore();
+    });
+    afterEach(() => lite.close());
+
     it('looks each id up by its primary key, never walking the organization (a team scope included)', async ()  => {
-      await t.store.upsertWorkloads(Array.from({ length: 50 }, (_, i) => aWorkload({ name: `w${i}` })));
-      t.db.exec('ANALYZE');
+      await lite.store.upsertWorkloads(Array.from({ length: 50 }, (_, i) => aWorkload({ name: `w${i}` })));
+      lite.db.exec('ANALYZE');
       for (const filter of [inOrg(), { scope: { organizationId: ORG, initiatives: ['llm', 'vision'] } }, inOrg({ status: 'running' })]) {
         const query = describeQuery(filter);
-        const plan = (t.db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all({ ...query.params, ids: '["a","b"]' }) as { detail: string }[]).map((r) => r.detail);
+        const plan = (lite.db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all({ ...query.params, ids: '["a","b"]' }) as { detail: string }[]).map((r) => r.detail);
         expect(plan[0], plan.join('\n')).to.match(/^SCAN ids VIRTUAL TABLE/);
         expect(plan.some((line) => /^SEARCH w USING INDEX sqlite_autoindex_workloads_1 \(workload_id=\?\)/.test(line)), plan.join('\n')).to.equal(true);
         expect(plan.filter((line) => /workloads_org_/.test(line)), plan.join('\n')).to.deep.equal([]);
       }
-    });
-
-    it('returns an empty map for no ids', () => {
-      expect(describeWorkloads(new StatementCache(t.db), [], inOrg()).size).to.equal(0);
     });
   });
 });

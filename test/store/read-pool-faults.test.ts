@@ -11,6 +11,7 @@ import { ReadPool } from '../../src/store/sqlite/read-pool.js';
 import { waitFor } from '../support/wait-for.js';
 import { aWorkload } from '../support/workload-builder.js';
 import { at, inOrg, openTempStore, tempDir, type TempStore } from './temp-store.js';
+import { sqliteOnly } from '../support/backend.js';
 
 const NOW = at('2026-11-20T12:00:00Z');
 
@@ -26,7 +27,7 @@ const MANY_IDS = Array.from({ length: 200_000 }, (_, i) => `id-${i}`);
 
 const exited = (worker: Worker) => new Promise<number>((resolve) => worker.once('exit', resolve));
 
-describe('read pool faults', function () {
+sqliteOnly.describe('read pool faults', function () {
   // Each worker start loads it through tsx: about a second on a busy machine.
   this.timeout(60_000);
   let t: TempStore;

@@ -9,6 +9,7 @@ import { IndexBusyError } from '../../src/query/ports.js';
 import { ReadPool } from '../../src/store/sqlite/read-pool.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { at, HOUR_MS, inOrg, openTempStore, type TempStore } from './temp-store.js';
+import { sqliteOnly } from '../support/backend.js';
 
 const NOW = at('2026-11-20T12:00:00Z');
 const TEAM = { organizationId: 'acme', initiatives: ['llm', 'vision'] };
@@ -59,7 +60,7 @@ async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
   );
 }
 
-describe('read pool', function () {
+sqliteOnly.describe('read pool', function () {
   // Each pool start loads the worker through tsx: about a second on a busy machine.
   this.timeout(60_000);
 

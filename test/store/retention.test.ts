@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { RetentionJob, type RetentionLogger, type RetentionOptions, type SetTimer } from '../../src/store/retention.js';
+import { sqliteOnly } from '../support/backend.js';
+import { openTestIndex } from '../support/test-index.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { at, openTempStore } from './temp-store.js';
 
@@ -159,23 +161,23 @@ describe('store/retention', () => {
 
   describe('on a real index', () => {
     it('removes expired workloads and their pods', async () => {
-      const t = openTempStore();
+      const t = await openTestIndex({ clock: { now: () => NOW } });
       try {
         const expired = aWorkload({ completedAt: NOW - 31 * DAY_MS });
         const kept = aWorkload({ completedAt: NOW - 29 * DAY_MS });
-        await t.store.upsertWorkloads([expired, kept]);
-        await t.store.upsertPodIntervals([aPodInterval(expired), aPodInterval(kept)]);
-        const job = new RetentionJob(t.store, base({ retentionDays: 30 }));
+        await t.seed.upsertWorkloads([expired, kept]);
+        await t.seed.upsertPodIntervals([aPodInterval(expired), aPodInterval(kept)]);
+        const job = new RetentionJob(t.seed, base({ retentionDays: 30 }));
 
         expect(await job.runOnce()).to.equal(1);
-        expect(t.store.countRows()).to.equal(1);
-        expect(t.db.prepare('SELECT COUNT(*) FROM workload_pods').pluck().get()).to.equal(1);
+        expect(await t.countRows()).to.equal(1);
+        expect(Number((await t.sql('SELECT COUNT(*) AS n FROM workload_pods'))[0]?.n)).to.equal(1);
       } finally {
-        t.close();
+        await t.close();
       }
     });
 
-    it('lets other work run between its batches: reads on the event loop see the pass half done', async () => {
+    sqliteOnly.it('lets other work run between its batches: reads on the event loop see the pass half done', async () => {
       const t = openTempStore();
       try {
         await t.store.upsertWorkloads(Array.from({ length: 11 }, () => aWorkload({ completedAt: NOW - 31 * DAY_MS })));

@@ -10,6 +10,7 @@ import { openDatabase } from '../../src/store/sqlite/database.js';
 import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { DAY_MS, recomputedRollups, rollupContents, T0 } from './rollup-history.js';
 import { HOUR_MS } from './temp-store.js';
+import { sqliteOnly } from '../support/backend.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261128);
 const WORKLOAD_IDS = ['w-0', 'w-1', 'w-2', 'w-3', 'w-4', 'w-5'];
@@ -87,7 +88,7 @@ async function apply(store: SqliteWorkloadStore, c: Command): Promise<number> {
   }
 }
 
-describe('store/rollups property: kept per batch, equal to a recomputation from the rows', function () {
+sqliteOnly.describe('store/rollups property: kept per batch, equal to a recomputation from the rows', function () {
   this.timeout(300_000);
 
   it('after any sequence of upserts, pod intervals, closeOpenIntervals and retention deletes, every rollup table equals a GROUP BY over the rows', async () => {

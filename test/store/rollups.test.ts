@@ -16,6 +16,7 @@ import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { DAY_MS, history, INITIATIVES, ORGS, pick, recomputedRollups, rollupContents, T0, write } from './rollup-history.js';
 import { HOUR_MS, tempDir } from './temp-store.js';
+import { sqliteOnly } from '../support/backend.js';
 
 const GROUPS: (StatsGroupKey | null)[] = [null, 'submitted_by', 'initiative_id', 'instance_type'];
 
@@ -79,7 +80,7 @@ async function expectCountsMatchRows(s: Store, seed: number, rounds: number): Pr
   }
 }
 
-describe('store/rollups (kept per batch by the writer, schema v4)', function () {
+sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', function () {
   this.timeout(120_000);
   let folder: ReturnType<typeof tempDir>;
   const opened: Database[] = [];

@@ -20,6 +20,7 @@ import {
 } from '../../src/store/sqlite/workload-reads.js';
 import { rawGpuSecondsSql, StatementCache, whereOf } from '../../src/store/sqlite/workload-sql.js';
 import { at, HOUR_MS, ORG, openTempStore, type TempStore } from './temp-store.js';
+import { sqliteOnly } from '../support/backend.js';
 
 const FIXTURE = new URL('./fixtures/sql-snapshot.sqlite.json', import.meta.url);
 const NOW = at('2026-11-10T14:00:00Z');
@@ -209,7 +210,7 @@ function serialize(snapshot: Snapshot): string {
   return `{\n"texts": [\n${texts}\n],\n"cases": {\n${cases}\n}\n}\n`;
 }
 
-describe('store SQL snapshot (SQLite)', () => {
+sqliteOnly.describe('store SQL snapshot (SQLite)', () => {
   let t: TempStore;
   before(async () => {
     t = openTempStore();

@@ -1,7 +1,10 @@
 import { expect } from 'chai';
+import { systemClock } from '../../src/domain/clock.js';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import { rankByGpuHours } from '../../src/store/sqlite/ranking-queries.js';
 import { workloadStats } from '../../src/store/sqlite/stats-queries.js';
+import { sqliteOnly } from '../support/backend.js';
+import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { RecordingStatements } from './recording-statements.js';
 import { at, HOUR_MS, inOrg, ORG, openTempStore, type TempStore } from './temp-store.js';
@@ -23,15 +26,15 @@ function ran(hours: number, overrides: Partial<WorkloadRecord> = {}): WorkloadRe
 }
 
 describe('store/stats-queries', () => {
-  let t: TempStore;
-  beforeEach(() => {
-    t = openTempStore();
+  let t: TestIndex;
+  beforeEach(async () => {
+    t = await openTestIndex({ clock: systemClock });
   });
   afterEach(() => t.close());
 
   async function load(records: WorkloadRecord[]): Promise<void> {
-    await t.store.upsertWorkloads(records);
-    await t.store.upsertPodIntervals(records.filter((r) => r.startedAt !== null).map((r) => aPodInterval(r)));
+    await t.seed.upsertWorkloads(records);
+    await t.seed.upsertPodIntervals(records.filter((r) => r.startedAt !== null).map((r) => aPodInterval(r)));
   }
 
   describe('stats', () => {
@@ -43,7 +46,7 @@ describe('store/stats-queries', () => {
         ran(0, { status: 'cancelled', startedAt: null, completedAt: T0 }), // never started
         ran(0, { status: 'pending', startedAt: null, completedAt: null, exitCode: null }),
       ]);
-      const { summary, groups } = await t.store.stats(inOrg(), null, NOW);
+      const { summary, groups } = await t.index.stats(inOrg(), null, NOW);
       expect(summary.workloadCount).to.equal(5);
       expect(summary.gpuHours).to.be.closeTo(16, 1e-9);
       expect(summary.averageDurationSeconds).to.equal(7200); // unstarted rows are left out
@@ -53,20 +56,20 @@ describe('store/stats-queries', () => {
 
     it('counts running workloads up to now', async () => {
       await load([ran(0, { gpuCount: 8, status: 'running' })]); // started 4 h before NOW
-      const { summary } = await t.store.stats(inOrg(), null, NOW);
+      const { summary } = await t.index.stats(inOrg(), null, NOW);
       expect(summary.gpuHours).to.be.closeTo(32, 1e-9);
       expect(summary.averageDurationSeconds).to.equal(4 * 3600);
     });
 
     it('gives success rate 0 when nothing completed or failed, and 1 when all completed', async () => {
       await load([ran(1, { status: 'cancelled' }), ran(0, { status: 'running' })]);
-      expect((await t.store.stats(inOrg(), null, NOW)).summary.successRate).to.equal(0);
+      expect((await t.index.stats(inOrg(), null, NOW)).summary.successRate).to.equal(0);
       await load([ran(1, { status: 'completed' })]);
-      expect((await t.store.stats(inOrg(), null, NOW)).summary.successRate).to.equal(1);
+      expect((await t.index.stats(inOrg(), null, NOW)).summary.successRate).to.equal(1);
     });
 
     it('gives zeros for no workloads', async () => {
-      expect(await t.store.stats(inOrg(), 'submitted_by', NOW)).to.deep.equal({
+      expect(await t.index.stats(inOrg(), 'submitted_by', NOW)).to.deep.equal({
         summary: { workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0 },
         groups: [],
       });
@@ -74,7 +77,7 @@ describe('store/stats-queries', () => {
 
     it('gives average duration 0 when no workload started', async () => {
       await load([ran(0, { status: 'pending', startedAt: null, completedAt: null, exitCode: null })]);
-      expect((await t.store.stats(inOrg(), null, NOW)).summary.averageDurationSeconds).to.equal(0);
+      expect((await t.index.stats(inOrg(), null, NOW)).summary.averageDurationSeconds).to.equal(0);
     });
 
     it('groups by submitted_by, initiative_id and instance_type, by GPU-hours descending then key', async () => {
@@ -85,12 +88,12 @@ describe('store/stats-queries', () => {
         ran(2, { submittedBy: 'alice', initiativeId: 'audio', instanceType: 'a3' }),
       ]);
       const groups = async (key: 'submitted_by' | 'initiative_id' | 'instance_type') =>
-        (await t.store.stats(inOrg(), key, NOW)).groups.map((g) => [g.key, g.workloadCount, g.gpuHours, g.successRate]);
+        (await t.index.stats(inOrg(), key, NOW)).groups.map((g) => [g.key, g.workloadCount, g.gpuHours, g.successRate]);
 
       expect(await groups('submitted_by')).to.deep.equal([['alice', 2, 3, 1], ['bob', 1, 3, 0], ['carol', 1, 2, 1]]);
       expect(await groups('initiative_id')).to.deep.equal([['llm', 2, 4, 0.5], ['audio', 1, 2, 1], ['vision', 1, 2, 1]]);
       expect(await groups('instance_type')).to.deep.equal([['a3', 2, 5, 0.5], ['p5', 2, 3, 1]]);
-      const alice = (await t.store.stats(inOrg(), 'submitted_by', NOW)).groups[0];
+      const alice = (await t.index.stats(inOrg(), 'submitted_by', NOW)).groups[0];
       expect(alice?.averageDurationSeconds).to.equal(1.5 * 3600);
     });
 
@@ -101,9 +104,9 @@ describe('store/stats-queries', () => {
         ran(0, { submittedBy: 'bob', status: 'running' }),
         ran(0, { submittedBy: 'carol', status: 'pending', startedAt: null, completedAt: null, exitCode: null }),
       ]);
-      const plain = (await t.store.stats(inOrg(), null, NOW)).summary;
+      const plain = (await t.index.stats(inOrg(), null, NOW)).summary;
       for (const key of ['submitted_by', 'initiative_id', 'instance_type'] as const) {
-        const grouped = (await t.store.stats(inOrg(), key, NOW)).summary;
+        const grouped = (await t.index.stats(inOrg(), key, NOW)).summary;
         expect(grouped.workloadCount).to.equal(plain.workloadCount);
         expect(grouped.gpuHours).to.be.closeTo(plain.gpuHours, 1e-9);
         expect(grouped.averageDurationSeconds).to.be.closeTo(plain.averageDurationSeconds, 1e-9);
@@ -118,12 +121,12 @@ describe('store/stats-queries', () => {
         ran(4, { initiativeId: 'llm', submittedAt: at('2026-11-09T00:00:00Z') }),
         ran(8, { organizationId: 'globex' }),
       ]);
-      const inRange = await t.store.stats(inOrg({ submittedFrom: at('2026-11-05T00:00:00Z') }), null, NOW);
+      const inRange = await t.index.stats(inOrg({ submittedFrom: at('2026-11-05T00:00:00Z') }), null, NOW);
       expect(inRange.summary.gpuHours).to.be.closeTo(6, 1e-9);
-      expect((await t.store.stats(inOrg({ initiativeId: 'llm' }), null, NOW)).summary.gpuHours).to.be.closeTo(5, 1e-9);
-      const team = await t.store.stats({ scope: { organizationId: ORG, initiatives: ['vision'] } }, 'initiative_id', NOW);
+      expect((await t.index.stats(inOrg({ initiativeId: 'llm' }), null, NOW)).summary.gpuHours).to.be.closeTo(5, 1e-9);
+      const team = await t.index.stats({ scope: { organizationId: ORG, initiatives: ['vision'] } }, 'initiative_id', NOW);
       expect(team.groups.map((g) => g.key)).to.deep.equal(['vision']);
-      const nobody = await t.store.stats({ scope: { organizationId: ORG, initiatives: [] } }, null, NOW);
+      const nobody = await t.index.stats({ scope: { organizationId: ORG, initiatives: [] } }, null, NOW);
       expect(nobody.summary.workloadCount).to.equal(0);
     });
   });
@@ -141,7 +144,7 @@ describe('store/stats-queries', () => {
     });
 
     it('ranks by GPU-hours descending with ties on workload_id, and reports count and average', async () => {
-      const ranking = await t.store.rankByGpuHours(inOrg(), { order: 'desc', limit: 10, now: NOW });
+      const ranking = await t.index.rankByGpuHours(inOrg(), { order: 'desc', limit: 10, now: NOW });
       expect(ranking.entries.map((e) => e.workloadId)).to.deep.equal(['w-large', 'w-live', 'w-tie-a', 'w-tie-b', 'w-small']);
       expect(ranking.entries[0]).to.deep.equal({ workloadId: 'w-large', name: 'large', initiativeId: 'vision', gpuHours: 10 });
       expect(ranking.totalCount).to.equal(5);
@@ -149,36 +152,42 @@ describe('store/stats-queries', () => {
     });
 
     it('ranks ascending and honours the limit', async () => {
-      const ranking = await t.store.rankByGpuHours(inOrg(), { order: 'asc', limit: 3, now: NOW });
+      const ranking = await t.index.rankByGpuHours(inOrg(), { order: 'asc', limit: 3, now: NOW });
       expect(ranking.entries.map((e) => e.workloadId)).to.deep.equal(['w-small', 'w-tie-a', 'w-tie-b']);
       expect(ranking.totalCount).to.equal(5);
     });
 
     it('reads running workloads at now', async () => {
-      const later = await t.store.rankByGpuHours(inOrg(), { order: 'desc', limit: 1, now: NOW + 2 * HOUR_MS });
+      const later = await t.index.rankByGpuHours(inOrg(), { order: 'desc', limit: 1, now: NOW + 2 * HOUR_MS });
       expect(later.entries[0]?.workloadId).to.equal('w-live'); // 12 GPU-h
     });
 
     it('applies filter and scope, with average null when nothing matches', async () => {
-      const vision = await t.store.rankByGpuHours(inOrg({ initiativeId: 'vision' }), { order: 'desc', limit: 10, now: NOW });
+      const vision = await t.index.rankByGpuHours(inOrg({ initiativeId: 'vision' }), { order: 'desc', limit: 10, now: NOW });
       expect(vision.entries.map((e) => e.workloadId)).to.deep.equal(['w-large']);
-      const running = await t.store.rankByGpuHours(inOrg({ status: 'running' }), { order: 'desc', limit: 10, now: NOW });
+      const running = await t.index.rankByGpuHours(inOrg({ status: 'running' }), { order: 'desc', limit: 10, now: NOW });
       expect(running.totalCount).to.equal(1);
-      const none = await t.store.rankByGpuHours({ scope: { organizationId: ORG, initiatives: [] } }, { order: 'desc', limit: 10, now: NOW });
+      const none = await t.index.rankByGpuHours({ scope: { organizationId: ORG, initiatives: [] } }, { order: 'desc', limit: 10, now: NOW });
       expect(none).to.deep.equal({ entries: [], totalCount: 0, average: null });
     });
   });
 
-  describe('query plans', () => {
+  sqliteOnly.describe('the statistics\' and ranking\'s SQLite query plans', () => {
+    let lite: TempStore;
+    beforeEach(() => {
+      lite = openTempStore();
+    });
+    afterEach(() => lite.close());
+
     const filter = inOrg({ submittedFrom: NOW - 30 * 24 * HOUR_MS, submittedBefore: NOW });
     const params = { org: ORG, from: 0, before: 0, now: NOW, limit: 10, firstDay: 0, lastDay: 0, initiative: 'llm', status: 'completed' };
     const statementsOf = (groupBy: 'submitted_by' | 'initiative_id' | 'instance_type' | null) => {
-      const statements = new RecordingStatements(t.db);
+      const statements = new RecordingStatements(lite.db);
       workloadStats(statements, filter, groupBy, NOW);
       return statements.texts.join('\n');
     };
     const plansOf = (run: (statements: RecordingStatements) => void) => {
-      const statements = new RecordingStatements(t.db);
+      const statements = new RecordingStatements(lite.db);
       run(statements);
       return statements.plans(params).map((plan) => plan.join('\n'));
     };
@@ -202,7 +211,7 @@ describe('store/stats-queries', () => {
     });
 
     it('ranks from the finished rows\' GPU-hours index and the unfinished rows\' index, and reads only the winners from the table', async ()  => {
-      await t.store.upsertWorkloads([ran(1), ran(0, { status: 'running' })]);
+      await lite.store.upsertWorkloads([ran(1), ran(0, { status: 'running' })]);
       const [pairs, finished, unfinished, overall, winners] = plansOf((statements) => rankByGpuHours(statements, inOrg(), { order: 'desc', limit: 10, now: NOW }));
       expect(pairs).to.include('SEARCH t USING PRIMARY KEY (organization_id=?)');
       expect(finished).to.include('USING INDEX workloads_finished_gpu_hours (organization_id=? AND initiative_id=? AND status=?)');

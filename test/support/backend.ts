@@ -25,13 +25,28 @@ export const TEST_BACKEND: TestBackend = backendOf(process.env.GPUCAP_TEST_BACKE
  * is not here fails to load: the list grows only on purpose, in this one place.
  */
 export const SQLITE_ONLY: Readonly<Record<string, string>> = {
-  // Known gap, not an internal: PostgreSQL keeps each workload's GPU metric totals in the replica's
-  // memory until the shared telemetry summaries land (issue 16 item 3; src/store/backend.ts).
+  // The SQLite file and engine: PostgreSQL's twins are test/store/postgres-*.test.ts.
+  'store/database': 'the SQLite file itself: its folder, WAL, user_version, corruption, read-only opening',
+  'store SQL snapshot (SQLite)': 'SQLite\'s SQL texts byte for byte',
+  'store/rollups (kept per batch by the writer, schema v4)': 'SQLite\'s rollups and their v2 to v4 migrations; PostgreSQL\'s: postgres-writes.test.ts',
+  'store/rollups property: kept per batch, equal to a recomputation from the rows': 'SQLite\'s writer in memory; PostgreSQL\'s writer leaves the same rollups: postgres-writes.test.ts',
+  'lets other work run between its batches: reads on the event loop see the pass half done': 'SQLite\'s batches hold the thread; PostgreSQL\'s are round trips that never do',
+  // EXPLAIN QUERY PLAN of SQLite's texts; PostgreSQL's plans: postgres-reads-plans.test.ts.
+  'the list\'s SQLite query plans': 'EXPLAIN QUERY PLAN of SQLite\'s texts',
+  'describe\'s SQLite query plan': 'EXPLAIN QUERY PLAN of SQLite\'s text',
+  'the statistics\' and ranking\'s SQLite query plans': 'EXPLAIN QUERY PLAN of SQLite\'s texts',
+  'the usage\'s SQLite query plans': 'EXPLAIN QUERY PLAN of SQLite\'s texts',
+  // Read worker threads: PostgreSQL reads through its connection pool (outages: postgres-errors.test.ts).
+  'read pool': 'read worker threads are SQLite\'s',
+  'read pool faults': 'read worker threads are SQLite\'s',
+  'service with read workers': 'read worker threads are SQLite\'s',
+  'because the read workers cannot start closes the index it had opened': 'read worker threads are SQLite\'s',
+  // A known gap, not an internal: PostgreSQL keeps each workload's GPU metric totals (job_lifetime)
+  // in the replica's memory until the shared telemetry summaries land (issue 16 item 3).
+  'lifetime totals (job_lifetime)': 'SqliteLifetimeStore; PostgreSQL keeps lifetime totals in memory for now',
   'keeps job_lifetime across a restart, while the rings start empty': 'job_lifetime totals are kept in memory on PostgreSQL, lost at a restart',
   'because the clusters will not stop still writes the lifetime totals and closes the index and both ports': 'reads the lifetime totals from the SQLite file; PostgreSQL keeps them in memory',
   'because the sampler fails to stop still writes the lifetime totals it gathered': 'reads the lifetime totals from the SQLite file; PostgreSQL keeps them in memory',
-  'service with read workers': 'read worker threads are SQLite\'s; PostgreSQL reads through its connection pool',
-  'because the read workers cannot start closes the index it had opened': 'read worker threads are SQLite\'s; PostgreSQL reads through its connection pool',
 };
 
 function reasonFor(title: string): string {

@@ -6,6 +6,7 @@ import { openDatabase } from '../../src/store/sqlite/database.js';
 import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { tempDir } from '../store/temp-store.js';
+import { sqliteOnly } from '../support/backend.js';
 
 function values(utilization: number, power = NaN): Float64Array {
   const v = new Float64Array(METRIC_COUNT).fill(NaN);
@@ -14,7 +15,7 @@ function values(utilization: number, power = NaN): Float64Array {
   return v;
 }
 
-describe('lifetime totals (job_lifetime)', () => {
+sqliteOnly.describe('lifetime totals (job_lifetime)', () => {
   let dir: ReturnType<typeof tempDir>;
   beforeEach(() => (dir = tempDir()));
   afterEach(() => dir.remove());
