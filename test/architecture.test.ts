@@ -151,6 +151,23 @@ export const architectureRules: readonly ArchitectureRule[] = [
     check: importsFrom('src/store/rollups', (ref) => srcImportWithin(['src/domain', 'src/store/rollups'])(ref) && isRelative(ref)),
   },
   {
+    // `gpucap migrate` reads one backend and writes the other, so it may import both (src/store/ may
+    // import itself), but their drivers only through them: no package here but Node's built-ins.
+    title: 'src/store/transfer/ imports only src/domain, src/query/ports.ts and src/store, and only node: built-ins',
+    check: importsFrom(
+      'src/store/transfer',
+      (ref) => srcImportWithin(['src/domain', 'src/store'], ['src/query/ports.ts'])(ref) && (isRelative(ref) || ref.target.startsWith('node:')),
+    ),
+  },
+  {
+    // An operator's tool beside the service, not a part of it: the service never copies an index.
+    title: 'only src/gpucap.ts imports src/store/transfer/ (from outside it)',
+    check: (modules) =>
+      modules
+        .filter((module) => module.file !== 'src/gpucap.ts' && !inFolder(module.file, 'src/store/transfer'))
+        .flatMap((module) => module.imports.filter((ref) => isRelative(ref) && inFolder(ref.target, 'src/store/transfer')).map(describeRef)),
+  },
+  {
     title: 'src/workloads/ (pure mappers) imports only src/domain and itself, and no package',
     check: importsFrom('src/workloads', (ref) => srcImportWithin(['src/domain', 'src/workloads'])(ref) && (isRelative(ref) || ref.target.startsWith('node:'))),
   },
@@ -331,6 +348,16 @@ describe('architecture (STYLE.md layering)', () => {
         rule: 'src/store/rollups/',
         bad: module('src/store/rollups/deltas.ts', '../sqlite/workload-sql.js'),
         good: module('src/store/rollups/deltas.ts', './figures.js', '../../domain/workload.js'),
+      },
+      {
+        rule: 'src/store/transfer/ imports only',
+        bad: module('src/store/transfer/source.ts', 'better-sqlite3'),
+        good: module('src/store/transfer/source.ts', '../sqlite/database.js', '../postgres/partitions.js', './errors.js', 'node:fs'),
+      },
+      {
+        rule: 'only src/gpucap.ts imports src/store/transfer/',
+        bad: module('src/main.ts', './store/transfer/migrate-index.js'),
+        good: module('src/gpucap.ts', './store/transfer/migrate-index.js'),
       },
       {
         rule: 'src/workloads/',
