@@ -152,7 +152,7 @@ export class ClusterWriters {
       if (signal.aborted) return; // detach() writes the last changes, then releases
       loop.session = null;
       this.#targets.standby(clusterId);
-      this.#become(loop, lost instanceof DatabaseGone ? 'database-unavailable' : 'standby', null, lost);
+      this.#become(loop, lostToDatabase(lost) ? 'database-unavailable' : 'standby', null, lost);
       logger.warn({ cluster: clusterId, epoch: session.epoch, err: lost }, 'Lost the write lock of the cluster: standing by');
       await delay(this.#jittered(retryMs), signal);
     }
@@ -181,6 +181,8 @@ export class ClusterWriters {
           }
         } catch (error) {
           lost ??= new DatabaseGone(error);
+          // Not renewed, the lock must not stay with this connection until it goes stale.
+          session.abandon?.(lost);
           break;
         }
       }
@@ -206,8 +208,16 @@ export class ClusterWriters {
 
 /** A heartbeat that failed: the database or the connection is gone, not another writer. */
 class DatabaseGone extends Error {
+  readonly code = 'DATABASE_GONE';
+
   constructor(cause: unknown) {
     super(`lease renewal failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'DatabaseGone';
   }
+}
+
+/** Whether the lock went because the database did not answer (rather than another replica taking it). */
+function lostToDatabase(reason: Error | null): boolean {
+  const code = (reason as { code?: unknown } | null)?.code;
+  return code === 'DATABASE_GONE' || code === 'LEASE_EXPIRED';
 }

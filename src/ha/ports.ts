@@ -8,7 +8,11 @@ import type { WorkloadSink } from '../workloads/workload-sink.js';
 export interface WriteSession extends WorkloadSink {
   /** Increases with every takeover of the cluster: a write of an older epoch is refused. */
   readonly epoch: number;
-  /** Resolves (never rejects) once the lock is gone: the connection broke, or another replica fenced this one out. */
+  /**
+   * Resolves (never rejects) once the lock is gone: the connection broke, another replica fenced this
+   * one out (an error of `code` 'FENCED_OUT'), or the lease ran out before it could be renewed (the
+   * database did not answer in time: `code` 'LEASE_EXPIRED').
+   */
   readonly lost: Promise<Error>;
   /** Renews the lease; rejects (and `lost` resolves) when the lock is gone. */
   heartbeat(): Promise<void>;
@@ -16,6 +20,13 @@ export interface WriteSession extends WorkloadSink {
   markSnapshotWritten(): Promise<void>;
   /** Gives the lock up after the last write, so that a standby takes over at once. */
   release(): Promise<void>;
+  /**
+   * Ends the session at once, without a round trip, once a renewal failed: its connection, which holds
+   * the lock, is closed rather than left holding it unrenewed until it goes stale (every replica, this
+   * one included, would wait for that), and nothing still queued on it is sent. A backend whose lock
+   * is not tied to a connection (SQLite) has nothing to end.
+   */
+  abandon?(reason: Error): void;
 }
 
 export interface ClusterLease {

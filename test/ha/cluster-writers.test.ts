@@ -35,6 +35,8 @@ class SharedLock {
   epochs = new Map<string, number>();
   unreachable = false;
   heartbeatFails = false;
+  /** Why each abandoned session was abandoned. */
+  readonly abandoned: string[] = [];
 
   leasesOf(instance: string, sink: WorkloadSink): WriterLeases {
     return {
@@ -61,6 +63,11 @@ class SharedLock {
             release: async () => {
               if (this.holders.get(clusterId)?.epoch === epoch) this.holders.delete(clusterId);
             },
+            abandon: (reason) => {
+              this.abandoned.push(reason.message);
+              if (this.holders.get(clusterId)?.epoch === epoch) this.holders.delete(clusterId);
+              lose(reason);
+            },
           };
           return session;
         },
@@ -71,10 +78,10 @@ class SharedLock {
   }
 
   /** The writer's connection breaks: the database frees its lock, and its session learns it. */
-  breakWriter(clusterId: string): void {
+  breakWriter(clusterId: string, reason: Error = new Error('Connection terminated')): void {
     const holder = this.holders.get(clusterId);
     this.holders.delete(clusterId);
-    holder?.lose(new Error('Connection terminated'));
+    holder?.lose(reason);
   }
 }
 
@@ -199,11 +206,29 @@ describe('ha/cluster-writers', () => {
     await time.elapse();
     expect(writers.statuses()[0]).to.include({ role: 'database-unavailable', lastError: 'lease renewal failed: Connection terminated unexpectedly' });
     expect(targets.calls).to.deep.equal(['writer local', 'standby local']);
+    // The session is ended, its connection with the lock, rather than left to go stale.
+    expect(lock.abandoned).to.deep.equal(['lease renewal failed: Connection terminated unexpectedly']);
+    expect(lock.holders.has('local')).to.equal(false);
 
-    // The database ended the session with the connection: the lock is free again.
-    lock.holders.delete('local');
     lock.heartbeatFails = false;
     await time.elapse();
     expect(writers.statuses()[0]).to.include({ role: 'writer', epoch: 2, takeovers: 2 });
+  });
+
+  it('reports the database unavailable when the session lost its lease unrenewed, and a standby when it was fenced out', async () => {
+    const lock = new SharedLock();
+    const writers = new ClusterWriters(lock.leasesOf('pod-a', t.store), recordingTargets(), options('pod-a'));
+    writers.attach({ clusterId: 'local' });
+    await settle();
+    const expired = Object.assign(new Error('The write lease of cluster "local" (epoch 1) was not renewed within 10 s: giving it up'), { code: 'LEASE_EXPIRED' });
+    lock.breakWriter('local', expired);
+    await settle();
+    expect(writers.statuses()[0]).to.include({ role: 'database-unavailable', epoch: null, lastError: expired.message });
+
+    await time.elapse();
+    expect(writers.statuses()[0]).to.include({ role: 'writer', epoch: 2 });
+    lock.breakWriter('local', Object.assign(new Error('Cluster "local" is written by a newer epoch than 2'), { code: 'FENCED_OUT' }));
+    await settle();
+    expect(writers.statuses()[0]).to.include({ role: 'standby', epoch: null });
   });
 });

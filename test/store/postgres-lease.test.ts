@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { TYPES } from '../../src/store/postgres/connection.js';
-import { FencedOut, PostgresLeases, type FencedConnection } from '../../src/store/postgres/lease.js';
+import { FencedOut, LeaseExpired, PostgresLeases, type FencedConnection } from '../../src/store/postgres/lease.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
 import { rejectionOf } from '../support/rejection.js';
 import { waitFor } from '../support/wait-for.js';
@@ -104,6 +104,48 @@ describe('store/postgres lease', function () {
     expect(refused).to.be.instanceOf(FencedOut);
     expect(await first?.lost).to.be.instanceOf(FencedOut);
     expect((await sql("SELECT to_regclass('marks') IS NULL AS none")).rows[0]).to.deep.equal({ none: true });
+  });
+
+  it('ends its own session when a heartbeat cannot renew the lease before it runs out: its writes fail, and its backend ends with the lock', async () => {
+    const first = await take(replica('pod-a', 2));
+    const pid = ((await sql('SELECT holder_pid FROM writer_leases')).rows[0] as { holder_pid: number }).holder_pid;
+    // The renewal waits on the lease's row (as it would on a dead network) longer than the 2 s lease,
+    // and less than lock_timeout, so that only the lease can end it.
+    const blocker = new pg.Client({ connectionString: connected().db.url });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT * FROM writer_leases FOR UPDATE');
+      const started = performance.now();
+      const renewal = rejectionOf(first?.heartbeat() ?? Promise.resolve());
+      const queued = rejectionOf(first?.mark('queued') ?? Promise.resolve());
+      expect(await renewal).to.be.instanceOf(LeaseExpired);
+      expect(performance.now() - started).to.be.within(1_000, 4_000);
+      expect(await first?.lost).to.be.instanceOf(LeaseExpired);
+      expect((await queued).message).to.match(/lease|terminat/i);
+      // The backend notices the closed connection when its lock wait ends (lock_timeout 5 s); a backend
+      // waiting for the client (a partition) notices when the network delivers the close.
+      await waitFor(async () => (await sql('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rows.length === 0, {
+        what: 'the backend of the expired session to end', timeoutMs: 10_000,
+      });
+    } finally {
+      await blocker.query('ROLLBACK');
+      await blocker.end();
+    }
+    // Free, not stale: a replica that would wait 300 s for a stale lease gets it.
+    expect(await take(replica('pod-b', 300))).to.have.property('epoch', 2);
+    expect((await sql("SELECT to_regclass('marks') IS NULL AS none")).rows[0]).to.deep.equal({ none: true });
+  });
+
+  it('gives the lock up at once when the session is abandoned, and writes nothing after', async () => {
+    const first = await take(replica('pod-a'));
+    await first?.mark('before');
+    first?.abandon(new Error('renewal failed'));
+    expect((await first?.lost)?.message).to.equal('renewal failed');
+    expect((await rejectionOf(first?.mark('after') ?? Promise.resolve())).message).to.equal('renewal failed');
+    const second = await waitFor(() => take(replica('pod-b', 300)), { what: 'the abandoned lock to be free', timeoutMs: 5_000 });
+    expect(second.epoch).to.equal(2);
+    expect((await sql('SELECT label FROM marks')).rows).to.deep.equal([{ label: 'before' }]);
   });
 
   it('reports the heartbeat age and whether the epoch wrote its snapshot; a released lease is not reported', async () => {

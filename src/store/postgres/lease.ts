@@ -5,7 +5,11 @@
 // and checked by every write transaction (the fence), and a heartbeat on the server's clock. A standby
 // that finds the lock held but the heartbeat older than the lease ends the holder's backend
 // (pg_terminate_backend), which frees the lock: a frozen or partitioned writer is replaced within
-// about lease + retry seconds without waiting for TCP keepalives. Design: issue 16 plan §4.
+// about lease + retry seconds without waiting for TCP keepalives. The holder gives up first: a
+// heartbeat that cannot renew the lease before it runs out ends the session's connection (which frees
+// the lock as soon as the server hears of it), so that a cut-off writer never goes on calling itself
+// the writer after a standby may have taken over, nor leaves a transaction queued to commit once the
+// network heals. Design: issue 16 plan §4.
 import type pg from 'pg';
 import { connectWriter, type ConnectionLogger } from './connection.js';
 import { LOCK_CLASS } from './locks.js';
@@ -29,9 +33,21 @@ export interface FencedConnection {
 }
 
 export class FencedOut extends Error {
+  readonly code = 'FENCED_OUT';
+
   constructor(clusterId: string, epoch: number) {
     super(`Cluster "${clusterId}" is written by a newer epoch than ${epoch}: this replica no longer holds its write lock`);
     this.name = 'FencedOut';
+  }
+}
+
+/** The session could not renew its lease in time: from then on a standby may end it and take over. */
+export class LeaseExpired extends Error {
+  readonly code = 'LEASE_EXPIRED';
+
+  constructor(clusterId: string, epoch: number, leaseSeconds: number) {
+    super(`The write lease of cluster "${clusterId}" (epoch ${epoch}) was not renewed within ${leaseSeconds} s: giving it up`);
+    this.name = 'LeaseExpired';
   }
 }
 
@@ -106,6 +122,8 @@ export interface LeaseSession {
   heartbeat(): Promise<void>;
   markSnapshotWritten(): Promise<void>;
   release(): Promise<void>;
+  /** Ends the session now, without a round trip: closing the connection gives the lock up. */
+  abandon(reason: Error): void;
 }
 
 /**
@@ -191,6 +209,14 @@ class ClusterLock<Sink extends object> {
     };
     client.on('error', (error: Error) => end(error));
     client.on('end', () => end(new Error('Connection terminated')));
+    // The lease runs from when its last renewal was sent, which is no later than the server's
+    // heartbeat_at: a heartbeat still unanswered when the lease runs out ends the session, before any
+    // standby may judge it stale. A heartbeat waits behind a write, and each statement of a write on a
+    // dead network waits out pg's query_timeout: without this bound a cut-off writer went on calling
+    // itself the writer for three timeouts, well after a standby had taken over. pg's client.end()
+    // destroys a socket with a query in flight, so everything queued on it fails at once.
+    const leaseMs = this.#options.leaseSeconds * 1000;
+    let renewalSentAt = performance.now(); // TAKE set the heartbeat just now
     // One transaction at a time on the connection: a heartbeat never lands inside a write.
     let queue: Promise<unknown> = Promise.resolve();
     const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
@@ -201,13 +227,16 @@ class ClusterLock<Sink extends object> {
       queue = run.catch(() => undefined);
       return run;
     };
-    const fence = async () => {
+    /** Renews the lease (in the caller's transaction, if any); returns when it was sent. */
+    const fence = async (): Promise<number> => {
+      const sentAt = performance.now();
       const result = await client.query(FENCE, [clusterId, epoch]);
       if (result.rowCount !== 1) {
         const fenced = new FencedOut(clusterId, epoch);
         end(fenced);
         throw fenced;
       }
+      return sentAt;
     };
     const connection: FencedConnection = {
       clusterId,
@@ -216,9 +245,11 @@ class ClusterLock<Sink extends object> {
         exclusive(async () => {
           await client.query('BEGIN');
           try {
-            await fence();
+            const sentAt = await fence();
             const result = await work(client);
             await client.query('COMMIT');
+            // A write's fence renews the lease too, once it is committed.
+            renewalSentAt = sentAt;
             return result;
           } catch (error) {
             await client.query('ROLLBACK').catch(() => undefined);
@@ -230,7 +261,21 @@ class ClusterLock<Sink extends object> {
     const session: LeaseSession = {
       epoch,
       lost,
-      heartbeat: () => exclusive(fence),
+      heartbeat: async () => {
+        let timer: NodeJS.Timeout | undefined;
+        const expired = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            const expiry = new LeaseExpired(clusterId, epoch, this.#options.leaseSeconds);
+            end(expiry);
+            reject(expiry);
+          }, Math.max(0, renewalSentAt + leaseMs - performance.now()));
+        });
+        try {
+          renewalSentAt = await Promise.race([exclusive(fence), expired]);
+        } finally {
+          clearTimeout(timer);
+        }
+      },
       markSnapshotWritten: () =>
         exclusive(async () => {
           await client.query(SNAPSHOT, [clusterId, epoch]);
@@ -241,6 +286,7 @@ class ClusterLock<Sink extends object> {
           await client.query(UNLOCK, [key]);
           end(new Error('released'));
         }),
+      abandon: (reason) => end(reason),
     };
     return Object.assign(await this.#writer(connection), session);
   }
