@@ -5,7 +5,7 @@
 // startHaRig() puts the pieces together: a private PostgreSQL, the simulated cluster, an API token, an
 // admin connection for the checks, and the replicas started on them.
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -327,7 +327,10 @@ export async function startHaRig(context: Mocha.Context, options: { clusterId?: 
     }
   };
   const replicas: Replica[] = [];
-  const logFile = (instanceId: string) => join(temp.path, `${instanceId}.log`);
+  // HA_TEST_LOG_DIR keeps the replicas' logs after the run (a CI artifact, or for a look at a pass).
+  const logDir = process.env.HA_TEST_LOG_DIR ?? temp.path;
+  mkdirSync(logDir, { recursive: true });
+  const logFile = (instanceId: string) => join(logDir, `${instanceId}.log`);
   return {
     dir: temp.path,
     postgres,
@@ -352,7 +355,10 @@ export async function startHaRig(context: Mocha.Context, options: { clusterId?: 
     running: () => replicas.filter((r) => r.running()),
     logTails: (lines = 40) =>
       [...new Set(replicas.map((r) => r.instanceId))]
-        .map((id) => `--- ${id} ---\n${existsSync(logFile(id)) ? readFileSync(logFile(id), 'utf8').trim().split('\n').slice(-lines).join('\n') : ''}`)
+        .map((id) => {
+          const log = existsSync(logFile(id)) ? readFileSync(logFile(id), 'utf8').trim().split('\n') : [];
+          return `--- ${id} ---\n${log.slice(-lines).map((line) => line.slice(0, 600)).join('\n')}`;
+        })
         .join('\n'),
     close: async () => {
       await Promise.all(replicas.map((r) => r.stop(5_000)));
