@@ -24,7 +24,8 @@ export const MIGRATE_USAGE = `Usage: gpucap migrate --from sqlite:PATH --to post
 
 Copies the SQLite index at PATH into the PostgreSQL database, history and lifetime totals included,
 then checks the copy per organization (--verify below) and prints the checks. docs/scaling.md,
-"Moving from SQLite", describes the cut-over.
+"Moving from SQLite", describes the cut-over. --to - reads the URL from stdin, so that it appears
+in no command line (kubectl exec records its command in the API server's audit log).
 
   --snapshot-dir DIR  Read a consistent copy of PATH made in DIR (VACUUM INTO DIR/index.migrate.db),
                       so that the service may keep running. Default: the folder of PATH. The copy
@@ -59,6 +60,7 @@ export interface MigrateCommand {
   kind: 'migrate';
   /** The SQLite file, resolved against the working folder. */
   from: string;
+  /** The PostgreSQL URL; `-` until it is read from stdin. */
   to: string;
   snapshotDir: string | null;
   resume: boolean;
@@ -115,10 +117,8 @@ function parseMigrate(argv: readonly string[], cwd: string): GpucapCommand {
   if (!existsSync(path)) throw new UsageError(`--from names no file: "${path}" does not exist`);
 
   const to = text('to');
-  if (to === undefined) throw new UsageError('--to is required: the PostgreSQL database, as postgres://USER:PASSWORD@HOST:PORT/DB');
-  if (!/^postgres(ql)?:\/\/./.test(to) || !URL.canParse(to)) {
-    throw new UsageError(`--to must be a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB), got "${describeDatabase({ kind: 'postgres', url: to, readUrl: undefined })}"`);
-  }
+  if (to === undefined) throw new UsageError('--to is required: the PostgreSQL database, as postgres://USER:PASSWORD@HOST:PORT/DB, or - to read it from stdin');
+  if (to !== '-') checkDatabaseUrl(to);
 
   if (given.has('no-snapshot') && given.has('snapshot-dir')) throw new UsageError('--snapshot-dir and --no-snapshot exclude each other');
   const verify = given.has('verify');
@@ -137,11 +137,20 @@ function parseMigrate(argv: readonly string[], cwd: string): GpucapCommand {
   };
 }
 
+/** Refuses anything but a PostgreSQL URL, naming it without its password. */
+function checkDatabaseUrl(url: string): void {
+  if (!/^postgres(ql)?:\/\/./.test(url) || !URL.canParse(url)) {
+    throw new UsageError(`--to must be a PostgreSQL URL (postgres://USER:PASSWORD@HOST:PORT/DB), got "${describeDatabase({ kind: 'postgres', url, readUrl: undefined })}"`);
+  }
+}
+
 export interface GpucapIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   cwd: string;
   clock: { now(): number };
+  /** All of stdin, for `--to -`. */
+  stdin: () => Promise<string>;
 }
 
 /** Runs a command; returns the exit code (0 done, 1 failed or a check did not match, 2 bad arguments). */
@@ -149,6 +158,12 @@ export async function runGpucap(argv: readonly string[], io: GpucapIo): Promise<
   let command: GpucapCommand;
   try {
     command = parseGpucapArgs(argv, { cwd: io.cwd });
+    if (command.kind === 'migrate' && command.to === '-') {
+      const url = (await io.stdin()).trim();
+      if (url === '') throw new UsageError('--to - reads the URL from stdin, which was empty');
+      checkDatabaseUrl(url);
+      command = { ...command, to: url };
+    }
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     io.stderr(`Error: ${error.message}\n`);
@@ -208,6 +223,11 @@ if (isMain()) {
     stderr: (text) => process.stderr.write(text),
     cwd: process.cwd(),
     clock: { now: () => Date.now() },
+    stdin: async () => {
+      let text = '';
+      for await (const chunk of process.stdin) text += String(chunk);
+      return text;
+    },
   });
   process.exitCode = code;
 }
