@@ -202,9 +202,17 @@ export async function runGpucap(argv: readonly string[], io: GpucapIo): Promise<
     return verification.ok ? 0 : 1;
   } catch (error) {
     const refused = (error as { code?: unknown }).code === 'TRANSFER_REFUSED';
-    print(`${refused ? 'Refused' : 'Failed'}: ${(error as Error).message}`);
+    print(`${refused ? 'Refused' : 'Failed'}: ${messageOf(error)}`);
     return 1;
   }
+}
+
+/** An error's message; Node's connect to several addresses throws an AggregateError without one. */
+function messageOf(error: unknown): string {
+  const e = error as { message?: unknown; errors?: unknown; code?: unknown };
+  if (typeof e.message === 'string' && e.message !== '') return e.message;
+  if (Array.isArray(e.errors) && e.errors.length > 0) return e.errors.map(messageOf).join('; ');
+  return typeof e.code === 'string' ? e.code : String(error);
 }
 
 function isMain(): boolean {
