@@ -133,10 +133,10 @@ export const architectureRules: readonly ArchitectureRule[] = [
   {
     // The SQL builders and row reducers both backends run: pure text and data, so that neither
     // backend's driver nor the other backend's code can leak into the other through them.
-    title: 'src/store/shared/ imports only src/domain, src/query/ports.ts and itself, and no package',
+    title: 'src/store/common/ imports only src/domain, src/query/ports.ts and itself, and no package',
     check: importsFrom(
-      'src/store/shared',
-      (ref) => srcImportWithin(['src/domain', 'src/store/shared'], ['src/query/ports.ts'])(ref) && isRelative(ref),
+      'src/store/common',
+      (ref) => srcImportWithin(['src/domain', 'src/store/common'], ['src/query/ports.ts'])(ref) && isRelative(ref),
     ),
   },
   {
@@ -305,9 +305,9 @@ describe('architecture (STYLE.md layering)', () => {
         good: module('src/store/reads.ts', '../query/ports.js', '../domain/workload.js', './sql.js', 'better-sqlite3'),
       },
       {
-        rule: 'src/store/shared/',
-        bad: module('src/store/shared/workload-sql.ts', '../sqlite/workload-sql.js'),
-        good: module('src/store/shared/workload-sql.ts', './dialect.js', '../../query/ports.js', '../../domain/workload.js'),
+        rule: 'src/store/common/',
+        bad: module('src/store/common/workload-sql.ts', '../sqlite/workload-sql.js'),
+        good: module('src/store/common/workload-sql.ts', './dialect.js', '../../query/ports.js', '../../domain/workload.js'),
       },
       {
         rule: 'src/store/ does not import the API error contract',

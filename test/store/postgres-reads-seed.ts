@@ -8,7 +8,7 @@ import { mulberry32 } from '../../sim/random.js';
 import type { PodGpuInterval, WorkloadRecord, WorkloadStatus } from '../../src/domain/workload.js';
 import { ensurePartitions } from '../../src/store/postgres/partitions.js';
 import { rebuildRollups } from '../../src/store/postgres/rollup-rebuild.js';
-import { RECORD_COLUMNS, toRow, type GpuAggregates } from '../../src/store/shared/row-mapping.js';
+import { RECORD_COLUMNS, toRow, type GpuAggregates } from '../../src/store/common/row-mapping.js';
 import { at, HOUR_MS } from './temp-store.js';
 
 /**

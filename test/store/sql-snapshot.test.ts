@@ -1,5 +1,5 @@
 // The SQLite SQL of every read, byte for byte, against texts recorded from the code before the read
-// builders were shared with PostgreSQL (src/store/shared/). Every statement the SQLite read functions
+// builders were shared with PostgreSQL (src/store/common/). Every statement the SQLite read functions
 // prepare and run is recorded with its parameters, over a matrix of filters, pages, groupings, orders
 // and windows, so a change of the text, even of whitespace, shows here; the EXPLAIN QUERY PLAN tests
 // (list, stats, usage) then say whether a plan would have moved.

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { systemClock } from '../../src/domain/clock.js';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
-import { POSTGRES, SQLITE } from '../../src/store/shared/dialect.js';
-import { rawGpuSecondsSql } from '../../src/store/shared/workload-sql.js';
+import { POSTGRES, SQLITE } from '../../src/store/common/dialect.js';
+import { rawGpuSecondsSql } from '../../src/store/common/workload-sql.js';
 import { usageQueries } from '../../src/store/sqlite/usage-queries.js';
 import { activeGpus } from '../../src/store/sqlite/workload-reads.js';
 import { sqliteOnly } from '../support/backend.js';

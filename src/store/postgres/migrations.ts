@@ -36,7 +36,7 @@ export interface Migration {
 // float8 literals for its doubles (a bare 1000.0 is numeric in PostgreSQL, and `completed_at / 1000.0`
 // would then be exact decimal arithmetic, not SQLite's double division): PostgreSQL uses an
 // expression index only when a query's expression parses to the same tree, and the readers render the
-// shared builders through the PostgreSQL dialect (src/store/shared/dialect.ts). Do not tidy them
+// shared builders through the PostgreSQL dialect (src/store/common/dialect.ts). Do not tidy them
 // (casts, parentheses that change the tree) without changing those builders;
 // test/store/postgres-reads-plans.test.ts checks that the readers render these very texts.
 const V1 = `

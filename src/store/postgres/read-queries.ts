@@ -1,4 +1,4 @@
-// Running the shared read builders (src/store/shared/) on PostgreSQL: their `@name` parameters become
+// Running the shared read builders (src/store/common/) on PostgreSQL: their `@name` parameters become
 // pg's `$n` (named-params.ts), each with its type written out, and a read of several statements runs
 // in one REPEATABLE READ READ ONLY transaction, the snapshot SQLite's read worker gives its reads.
 //
@@ -9,7 +9,7 @@
 // doubles, could no longer use an index. The builders' values are closed: text, whole numbers (times
 // in epoch ms, counts, signs, days, limits) and lists of text.
 import type pg from 'pg';
-import type { SqlParams, SqlValue } from '../shared/dialect.js';
+import type { SqlParams, SqlValue } from '../common/dialect.js';
 import { toPositional } from './named-params.js';
 
 export interface ReadQuery {

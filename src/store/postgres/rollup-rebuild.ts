@@ -8,7 +8,7 @@
 // cast back by the INSERT into the rollup's bigint or float8 column, exactly: every sum is an integer
 // below 2^53).
 import { ROLLUPS, type RollupKeyColumn, type RollupValueColumn } from '../rollups/definitions.js';
-import { DAY_MS } from '../shared/rollup-sql.js';
+import { DAY_MS } from '../common/rollup-sql.js';
 import { SCHEMA_LOCK_SQL } from './locks.js';
 import { inTransaction, type Queryable } from './transaction.js';
 

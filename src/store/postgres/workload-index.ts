@@ -1,5 +1,5 @@
 // The read side on PostgreSQL: WorkloadIndex over a pg.Pool (connection.ts's read pool), running the
-// queries SQLite runs (src/store/shared/), rendered for PostgreSQL. A read of several statements (a
+// queries SQLite runs (src/store/common/), rendered for PostgreSQL. A read of several statements (a
 // list page and its count, a ranking, a usage read) sees one snapshot, as on SQLite. A database that
 // cannot answer now (a restart, a failover, a full pool) fails the read with IndexBusyError, which the
 // API answers 503 with Retry-After; any other error stays what it is (a 500).
@@ -8,13 +8,13 @@ import type { WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
 } from '../../query/ports.js';
-import { POSTGRES } from '../shared/dialect.js';
-import * as ranking from '../shared/ranking-queries.js';
-import { toRecord, toView, type GpuAggregates, type WorkloadRow } from '../shared/row-mapping.js';
-import { statsQuery, statsResult, type StatsRow } from '../shared/stats-queries.js';
-import { usageBreakdown, usageQueries, type UsageRow } from '../shared/usage-queries.js';
-import { activeGpusQuery, countQuery, describeQuery, listQuery, teamSeeksQuery, teamsToSeek } from '../shared/workload-reads.js';
-import { VIEW_SELECT } from '../shared/workload-sql.js';
+import { POSTGRES } from '../common/dialect.js';
+import * as ranking from '../common/ranking-queries.js';
+import { toRecord, toView, type GpuAggregates, type WorkloadRow } from '../common/row-mapping.js';
+import { statsQuery, statsResult, type StatsRow } from '../common/stats-queries.js';
+import { usageBreakdown, usageQueries, type UsageRow } from '../common/usage-queries.js';
+import { activeGpusQuery, countQuery, describeQuery, listQuery, teamSeeksQuery, teamsToSeek } from '../common/workload-reads.js';
+import { VIEW_SELECT } from '../common/workload-sql.js';
 import { asIndexBusy } from './errors.js';
 import { inSnapshot, readRows, type ReadClient, type ReadQuery } from './read-queries.js';
 

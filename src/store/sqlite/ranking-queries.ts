@@ -1,8 +1,8 @@
-// The GPU-hours ranking on SQLite: the queries of src/store/shared/ranking-queries.ts, the finished
+// The GPU-hours ranking on SQLite: the queries of src/store/common/ranking-queries.ts, the finished
 // workloads' top read pair by pair, each a short walk of workloads_finished_gpu_hours.
 import type { GpuHoursRanking, WorkloadFilter } from '../../query/ports.js';
-import { SQLITE } from '../shared/dialect.js';
-import * as shared from '../shared/ranking-queries.js';
+import { SQLITE } from '../common/dialect.js';
+import * as shared from '../common/ranking-queries.js';
 import type { StatementCache } from './workload-sql.js';
 
 type Options = shared.RankingOptions;

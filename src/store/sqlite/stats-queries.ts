@@ -1,8 +1,8 @@
-// Statistics (summary and groups) on SQLite: the one query of src/store/shared/stats-queries.ts, from
+// Statistics (summary and groups) on SQLite: the one query of src/store/common/stats-queries.ts, from
 // the daily rollups when they hold the filter, else over the rows, to the same figures.
 import type { StatsGroupKey, StatsResult, WorkloadFilter } from '../../query/ports.js';
-import { SQLITE } from '../shared/dialect.js';
-import { rawStatsQuery, statsQuery, statsResult, type StatsRow } from '../shared/stats-queries.js';
+import { SQLITE } from '../common/dialect.js';
+import { rawStatsQuery, statsQuery, statsResult, type StatsRow } from '../common/stats-queries.js';
 import type { StatementCache } from './workload-sql.js';
 
 export function workloadStats(

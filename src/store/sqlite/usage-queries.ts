@@ -1,9 +1,9 @@
-// GPU-hours consumed inside a window on SQLite: the queries of src/store/shared/usage-queries.ts, run
+// GPU-hours consumed inside a window on SQLite: the queries of src/store/common/usage-queries.ts, run
 // one after the other on the caller's connection (one snapshot: the read worker's transaction, or the
 // main thread, where no write comes between).
 import type { UsageBreakdown, WorkloadFilter } from '../../query/ports.js';
-import { SQLITE } from '../shared/dialect.js';
-import * as shared from '../shared/usage-queries.js';
+import { SQLITE } from '../common/dialect.js';
+import * as shared from '../common/usage-queries.js';
 import type { StatementCache } from './workload-sql.js';
 
 export function usageInWindow(

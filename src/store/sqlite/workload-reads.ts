@@ -1,11 +1,11 @@
 // The row-level reads on SQLite: a page of the list, one workload, names for rankings built
-// elsewhere, active GPUs; the queries are the shared ones (src/store/shared/workload-reads.ts).
+// elsewhere, active GPUs; the queries are the shared ones (src/store/common/workload-reads.ts).
 import type { WorkloadRecord, WorkloadView } from '../../domain/workload.js';
 import type { Keyset, ListPage, WorkloadFilter } from '../../query/ports.js';
-import { SQLITE } from '../shared/dialect.js';
-import { toRecord, toView, type GpuAggregates, type WorkloadRow } from '../shared/row-mapping.js';
-import * as shared from '../shared/workload-reads.js';
-import { RECORD_SELECT, VIEW_SELECT, type SqlWhere } from '../shared/workload-sql.js';
+import { SQLITE } from '../common/dialect.js';
+import { toRecord, toView, type GpuAggregates, type WorkloadRow } from '../common/row-mapping.js';
+import * as shared from '../common/workload-reads.js';
+import { RECORD_SELECT, VIEW_SELECT, type SqlWhere } from '../common/workload-sql.js';
 import type { StatementCache } from './workload-sql.js';
 
 export function listWorkloads(

@@ -1,11 +1,11 @@
-// SQLite's prepared statements, and the shared filter builders (src/store/shared/workload-sql.ts)
+// SQLite's prepared statements, and the shared filter builders (src/store/common/workload-sql.ts)
 // bound to the SQLite dialect for the tests that run their SQL.
 import type { Database, Statement } from 'better-sqlite3';
 import type { WorkloadFilter } from '../../query/ports.js';
-import { SQLITE } from '../shared/dialect.js';
-import * as shared from '../shared/workload-sql.js';
+import { SQLITE } from '../common/dialect.js';
+import * as shared from '../common/workload-sql.js';
 
-export type { SqlWhere } from '../shared/workload-sql.js';
+export type { SqlWhere } from '../common/workload-sql.js';
 
 /** whereOf of the shared builders, in SQLite's SQL. */
 export const whereOf = (filter: WorkloadFilter, alias: 'w' | 'c' | 't' = 'w'): shared.SqlWhere => shared.whereOf(SQLITE, filter, alias);

@@ -15,9 +15,9 @@
 // The target side counts the rows of the source's clusters only, so that a database shared with other
 // clusters compares like with like; the rollups cover every cluster, so their checks read every row.
 import { ROLLUPS } from '../rollups/definitions.js';
-import { POSTGRES, SQLITE } from '../shared/dialect.js';
-import { DAY_MS } from '../shared/rollup-sql.js';
-import { gpuMsAt, gpuMsSql } from '../shared/workload-sql.js';
+import { POSTGRES, SQLITE } from '../common/dialect.js';
+import { DAY_MS } from '../common/rollup-sql.js';
+import { gpuMsAt, gpuMsSql } from '../common/workload-sql.js';
 import { rollupRebuildSql } from '../postgres/rollup-rebuild.js';
 import type { Queryable } from '../postgres/transaction.js';
 import type { SourceIndex } from './source.js';

@@ -1,5 +1,5 @@
 // What differs between SQLite's and PostgreSQL's SQL in the read queries: one object per engine, handed
-// to every builder of src/store/shared/. The SQLite dialect renders exactly the texts the SQLite store
+// to every builder of src/store/common/. The SQLite dialect renders exactly the texts the SQLite store
 // has always run (test/store/sql-snapshot.test.ts), so its tuned plans stay as they are; the
 // PostgreSQL one renders the same queries for the partitioned schema (src/store/postgres/migrations.ts).
 //
