@@ -78,6 +78,14 @@ describe('telemetry: simulated exporters → sampler → /v1 metrics', function 
     store.create('pods', anExporterPod('h100-1', healthy.ip));
     store.create('pods', anExporterPod('h100-2', broken.ip));
     t = await startTestService({ clock: 'system', informers: FAST_INFORMERS, env: env(), index });
+    // What every test below starts from: both pods indexed (a round trip each on PostgreSQL) and both
+    // exporters scraped at least once.
+    for (const workload of [job, solo]) {
+      await waitFor(async () => (await metricsOf(uid(workload), '?metrics=gpu_utilization'))?.data?.metrics?.gpu_utilization?.avg ?? undefined, {
+        what: `the last hour of ${workload.metadata.name ?? 'a workload'}`,
+        timeoutMs: 15_000,
+      });
+    }
   });
 
   after(async () => {
