@@ -19,6 +19,10 @@ function backendOf(value: string | undefined): TestBackend {
 }
 
 export const TEST_BACKEND: TestBackend = backendOf(process.env.GPUCAP_TEST_BACKEND);
+// Once, as the suite loads, rather than in every test that starts a service.
+if (TEST_BACKEND === 'postgres' && (process.env.PG_BIN ?? '') === '') {
+  throw new Error(`Cannot run the suite on PostgreSQL: GPUCAP_TEST_BACKEND=postgres needs PG_BIN (${POSTGRES_INSTALL_HINT})`);
+}
 
 /**
  * The tests that only make sense on SQLite, by title, with the reason. A sqliteOnly test whose title
@@ -82,9 +86,7 @@ export async function testIndexLocation(dir: string): Promise<TestIndexLocation>
     const path = join(dir, 'index.db');
     return { kind: 'sqlite', path, env: { GPUCAP_DB_PATH: path }, remove: async () => undefined };
   }
-  const bin = process.env.PG_BIN;
-  if (bin === undefined || bin === '') throw new Error(`Cannot run the suite on PostgreSQL: GPUCAP_TEST_BACKEND=postgres needs PG_BIN (${POSTGRES_INSTALL_HINT})`);
-  // PG_BIN is set, so the shared server starts and never asks to skip.
+  // PG_BIN is set (checked above), so the shared server starts and never asks to skip.
   const database = await freshDatabase(NEVER_SKIPS);
   return { kind: 'postgres', url: database.url, env: { GPUCAP_DB_URL: database.url }, remove: () => database.drop() };
 }
