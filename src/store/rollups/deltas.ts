@@ -3,8 +3,8 @@
 // writer applies it with one statement per rollup (SQLite: json_each, PostgreSQL: unnest) that adds
 // each row's values to the stored ones. Because the deltas come from the stored rows, a retried or
 // replayed write finds before = after and adds nothing.
-import { ROLLUPS, type RollupDefinition, type RollupSource, type RollupTable } from './definitions.js';
-import { figures, rollupKey, type Figures, type RollupKey } from './figures.js';
+import { ROLLUP_VALUE_COLUMNS, ROLLUPS, type RollupDefinition, type RollupSource, type RollupTable } from './definitions.js';
+import { dayOf, figures, rollupKey, type RollupKey } from './figures.js';
 
 /** What to add to one rollup row; the row is created with these values when it does not exist yet. */
 export interface RollupDeltaRow {
@@ -25,7 +25,7 @@ export interface RollupDelta {
   readonly rows: readonly RollupDeltaRow[];
 }
 
-/** Orders keys column by column: numbers by value, strings by UTF-16 code units. */
+/** Orders keys column by column: numbers by value, strings by UTF-16 code units */
 export function compareKeys(a: RollupKey, b: RollupKey): number {
   for (let i = 0; i < a.length; i += 1) {
     const x = a[i];
@@ -37,9 +37,28 @@ export function compareKeys(a: RollupKey, b: RollupKey): number {
   return 0;
 }
 
+/** A string per key, to sum the rows of a key: each text prefixed by its length, so that none runs into the next. */
+function keyId(rollup: RollupDefinition, row: RollupSource, day: number): string {
+  let id = '';
+  for (const column of rollup.keys) {
+    const value = column === 'day' ? day : row[column];
+    id += typeof value === 'string' ? `${value.length}:${value}` : `${value};`;
+  }
+  return id;
+}
+
 interface Sum {
-  key: RollupKey;
-  values: number[];
+  readonly key: RollupKey;
+  readonly values: number[];
+}
+
+/** Per rollup: where each of its value columns is in the figures list (ROLLUP_VALUE_COLUMNS order). */
+const VALUE_INDEXES = ROLLUPS.map((rollup) => rollup.values.map((column) => ROLLUP_VALUE_COLUMNS.indexOf(column)));
+
+/** figures(row) in ROLLUP_VALUE_COLUMNS order. */
+function figureList(row: RollupSource): number[] {
+  const f = figures(row);
+  return [f.n, f.workloads, f.completed, f.failed, f.started, f.open_started, f.duration_base_ms, f.open_gpus, f.open_gpu_days, f.gpu_base_ms];
 }
 
 /**
@@ -49,29 +68,34 @@ interface Sum {
  */
 export function rollupDeltas(before: Iterable<RollupSource>, after: Iterable<RollupSource>): RollupDelta[] {
   const sums = ROLLUPS.map(() => new Map<string, Sum>());
+  // Loops rather than closures per rollup and value, and a Map per rollup keyed by a plain string:
+  // this runs for every row of every write.
   const add = (row: RollupSource, sign: 1 | -1): void => {
-    const figured: Figures = figures(row);
-    ROLLUPS.forEach((rollup, r) => {
-      const key = rollupKey(rollup, row);
-      const id = JSON.stringify(key);
-      const existing = sums[r].get(id);
-      const sum = existing ?? { key, values: rollup.values.map(() => 0) };
-      if (existing === undefined) sums[r].set(id, sum);
-      rollup.values.forEach((column, v) => {
-        sum.values[v] += sign * figured[column];
-      });
-    });
+    const figured = figureList(row);
+    const day = dayOf(row.submitted_at);
+    for (let r = 0; r < ROLLUPS.length; r += 1) {
+      const rollup = ROLLUPS[r];
+      const indexes = VALUE_INDEXES[r];
+      const id = keyId(rollup, row, day);
+      let entry = sums[r].get(id);
+      if (entry === undefined) {
+        entry = { key: rollupKey(rollup, row), values: indexes.map(() => 0) };
+        sums[r].set(id, entry);
+      }
+      for (let v = 0; v < indexes.length; v += 1) entry.values[v] += sign * figured[indexes[v]];
+    }
   };
   for (const row of before) add(row, -1);
   for (const row of after) add(row, 1);
 
   const deltas: RollupDelta[] = [];
   ROLLUPS.forEach((rollup, r) => {
-    const rows = [...sums[r].values()]
-      .filter((sum) => sum.values.some((value) => value !== 0))
+    const rows: RollupDeltaRow[] = [];
+    for (const { key, values } of sums[r].values()) {
       // −1 × a figure of 0 is −0; `+ 0` makes it 0, so that no driver sends "-0".
-      .map((sum) => ({ key: sum.key, values: sum.values.map((value) => value + 0) }))
-      .sort((a, b) => compareKeys(a.key, b.key));
+      if (values.some((value) => value !== 0)) rows.push({ key, values: values.map((value) => value + 0) });
+    }
+    rows.sort((a, b) => compareKeys(a.key, b.key));
     if (rows.length > 0) deltas.push({ rollup, table: rollup.table, rows });
   });
   return deltas;

@@ -18,6 +18,8 @@ import { activeGpus, describeWorkloads, getWorkload, listUnfinished, listWorkloa
 import { StatementCache } from './workload-sql.js';
 
 const MUTABLE_COLUMNS = RECORD_COLUMNS.filter((c) => c !== 'workload_id');
+/** What a write returns of each row it wrote, and reads of each row before: the row's rollup columns. */
+const SOURCE_COLUMNS = ['workload_id', ...ROLLUP_SOURCE_COLUMNS].join(', ');
 
 // What an update writes to each column. A known instance type is never replaced by `unknown`: a
 // finished Job whose pods and node are gone (garbage-collected, or deleted while the service was down)
@@ -38,7 +40,8 @@ const UPSERT_WORKLOAD = `
   ON CONFLICT (workload_id) DO UPDATE SET
     ${MUTABLE_COLUMNS.map((c) => `${c} = ${UPDATED_VALUE[c]}`).join(', ')}, updated_at = excluded.updated_at
   WHERE excluded.resource_version = ''
-     OR (${MUTABLE_COLUMNS.map((c) => UPDATED_VALUE[c]).join(', ')}) IS NOT (${MUTABLE_COLUMNS.map((c) => `workloads.${c}`).join(', ')})`;
+     OR (${MUTABLE_COLUMNS.map((c) => UPDATED_VALUE[c]).join(', ')}) IS NOT (${MUTABLE_COLUMNS.map((c) => `workloads.${c}`).join(', ')})
+  RETURNING ${SOURCE_COLUMNS}`;
 
 const FINISHED = "('completed', 'failed', 'cancelled')";
 
@@ -71,7 +74,8 @@ const REFRESH_AGGREGATES = `
            TOTAL(CASE WHEN finished_at IS NULL THEN gpus * started_at / 1000.0 END) AS open_start
     FROM workload_pods WHERE workload_id = @workloadId AND started_at IS NOT NULL
   ) AS a
-  WHERE workloads.workload_id = @workloadId`;
+  WHERE workloads.workload_id = @workloadId
+  RETURNING ${SOURCE_COLUMNS}`;
 
 // One statement for the whole list: the ids travel as one JSON array, so the SQL text stays the same.
 const CLOSE_OPEN_PODS = `
@@ -92,12 +96,12 @@ const DELETE_ROWIDS = 'DELETE FROM workloads WHERE rowid IN (SELECT value FROM j
 
 // The rollups (src/store/rollups/) are kept here, per transaction, since schema v4 dropped their
 // triggers: each write reads the rollup columns of every row it may change before its first
-// statement and again after its last, and adds the difference of their figures to each rollup in
-// one statement. A replayed write finds the same rows before and after and adds nothing. In a file
+// statement, takes them again as its statements return them (RETURNING: the last one returned of a
+// row is what it became), and adds the difference of their figures to each rollup in one statement. A replayed write finds the same rows before and after and adds nothing. In a file
 // of an older schema, which only the bench's dataset generator writes (at v2, then migrated so that
 // v3 backfills the rollups in one pass), the triggers keep them and the writer leaves them alone.
 const ROLLUP_SOURCES = `
-  SELECT workload_id, ${ROLLUP_SOURCE_COLUMNS.join(', ')} FROM workloads
+  SELECT ${SOURCE_COLUMNS} FROM workloads
   WHERE workload_id IN (SELECT value FROM json_each(@ids))`;
 
 /** Adds each row of @rows, a JSON array of [...key, ...values], to its rollup row, creating it. */
@@ -132,14 +136,15 @@ export class SqliteWorkloadStore implements WorkloadIndex {
       const before = this.#readSources(records.map((record) => record.workloadId));
       const statement = this.#statements.get(UPSERT_WORKLOAD);
       const updatedAt = this.#clock.now();
-      const changed = new Set<string>();
+      const after = new Map<string, SourceRow>();
       let written = 0;
       for (const record of records) {
-        const changes = statement.run({ ...toRow(record), updated_at: updatedAt }).changes;
-        written += changes;
-        if (changes > 0) changed.add(record.workloadId);
+        const row = statement.get({ ...toRow(record), updated_at: updatedAt }) as SourceRow | undefined;
+        if (row === undefined) continue; // unchanged
+        written += 1;
+        after.set(row.workload_id, row);
       }
-      this.#applyRollups(before, changed);
+      this.#addRollupDeltas(before, after);
       return written;
     });
     this.#upsertWorkloads = (records) => upsertWorkloads.immediate(records);
@@ -163,8 +168,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
         if (previous !== undefined) touched.add(previous);
         owners.set(interval.podUid, interval.workloadId);
       }
-      this.#refreshAggregates(touched);
-      this.#applyRollups(before, touched);
+      this.#addRollupDeltas(before, this.#refreshAggregates(touched));
       return written;
     });
     this.#upsertPods = (intervals) => upsertPods.immediate(intervals);
@@ -172,8 +176,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
       const before = this.#readSources(workloadIds);
       const closed = this.#statements.get(CLOSE_OPEN_PODS).all({ ids: JSON.stringify(workloadIds), at }) as { workload_id: string }[];
       const touched = new Set(closed.map((row) => row.workload_id));
-      this.#refreshAggregates(touched);
-      this.#applyRollups(before, touched);
+      this.#addRollupDeltas(before, this.#refreshAggregates(touched));
       return closed.length;
     });
     this.#closeOpenPods = (workloadIds, at) => closeOpenPods.immediate(workloadIds, at);
@@ -181,7 +184,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
       const rows = this.#statements.get(FINISHED_BATCH).all({ cutoff, batchSize }) as (RollupSource & { rowid: number })[];
       if (rows.length === 0) return 0;
       const deleted = this.#statements.get(DELETE_ROWIDS).run({ rowids: JSON.stringify(rows.map((row) => row.rowid)) }).changes;
-      this.#addRollupDeltas(rows, []);
+      this.#applyDeltas(rows, []);
       return deleted;
     });
     this.#deleteFinished = (cutoff, batchSize) => deleteFinished.immediate(cutoff, batchSize);
@@ -258,36 +261,47 @@ export class SqliteWorkloadStore implements WorkloadIndex {
     return activeGpus(this.#statements, filter);
   }
 
-  /** Inside a write transaction: brings the GPU-hour aggregates of `workloadIds` in step with their pods. */
-  #refreshAggregates(workloadIds: ReadonlySet<string>): void {
+  /**
+   * Inside a write transaction: brings the GPU-hour aggregates of `workloadIds` in step with their
+   * pods; returns the rollup columns of the rows as they became, by id.
+   */
+  #refreshAggregates(workloadIds: ReadonlySet<string>): Map<string, SourceRow> {
     const refresh = this.#statements.get(REFRESH_AGGREGATES);
     const updatedAt = this.#clock.now();
-    for (const workloadId of workloadIds) refresh.run({ workloadId, updatedAt });
+    const after = new Map<string, SourceRow>();
+    for (const workloadId of workloadIds) {
+      const row = refresh.get({ workloadId, updatedAt }) as SourceRow | undefined;
+      if (row !== undefined) after.set(workloadId, row);
+    }
+    return after;
   }
 
-  /** Inside a write transaction: the rollup columns of those of `workloadIds` that exist, by id. */
-  #readSources(workloadIds: Iterable<string>): Map<string, SourceRow> {
-    const ids = [...workloadIds];
-    if (ids.length === 0 || !this.#keepsRollups) return new Map();
-    const rows = this.#statements.get(ROLLUP_SOURCES).all({ ids: JSON.stringify(ids) }) as SourceRow[];
+  /** Inside a write transaction, before its first write: the rollup columns of those of `workloadIds` that exist, by id. */
+  #readSources(workloadIds: readonly string[]): Map<string, SourceRow> {
+    if (workloadIds.length === 0 || !this.#keepsRollups) return new Map();
+    const rows = this.#statements.get(ROLLUP_SOURCES).all({ ids: JSON.stringify(workloadIds) }) as SourceRow[];
     return new Map(rows.map((row) => [row.workload_id, row]));
   }
 
   /**
-   * Inside a write transaction, after its writes: adds to the rollups what the rows of `changed`
-   * became minus what they were (`before`, read by #readSources before the first write).
+   * Inside a write transaction, after its writes: adds to each rollup what the rows written became
+   * (`after`) minus what they were (those of `before` that were written; `before` may hold more).
    */
-  #applyRollups(before: ReadonlyMap<string, SourceRow>, changed: ReadonlySet<string>): void {
-    if (changed.size === 0 || !this.#keepsRollups) return;
-    const was: SourceRow[] = [];
-    for (const id of changed) {
-      const row = before.get(id);
-      if (row !== undefined) was.push(row);
+  #addRollupDeltas(before: ReadonlyMap<string, RollupSource>, after: ReadonlyMap<string, RollupSource>): void {
+    if (after.size === 0 || !this.#keepsRollups) return;
+    const was: RollupSource[] = [];
+    const is: RollupSource[] = [];
+    for (const [id, row] of after) {
+      const old = before.get(id);
+      // Most rewrites leave the rollup columns as they were (a new resourceVersion, exit code or name).
+      if (old !== undefined && ROLLUP_SOURCE_COLUMNS.every((column) => old[column] === row[column])) continue;
+      if (old !== undefined) was.push(old);
+      is.push(row);
     }
-    this.#addRollupDeltas(was, this.#readSources(changed).values());
+    this.#applyDeltas(was, is);
   }
 
-  #addRollupDeltas(before: Iterable<RollupSource>, after: Iterable<RollupSource>): void {
+  #applyDeltas(before: Iterable<RollupSource>, after: Iterable<RollupSource>): void {
     if (!this.#keepsRollups) return;
     for (const delta of rollupDeltas(before, after)) {
       const rows = JSON.stringify(delta.rows.map((row) => [...row.key, ...row.values]));
