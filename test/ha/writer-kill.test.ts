@@ -39,7 +39,7 @@ describe('ha: SIGKILL of the writer replica while events flow', function () {
 
     const driver = new EventDriver({ store: sim.api.store, eventsPerSecond: EVENTS_PER_SECOND, seed: 1 });
     driver.start();
-    await sleep(8_000);
+    await sleep(6_000);
     const before = await waitFor(() => currentWriter([a, b], clusterId), { what: 'one writer of the cluster', timeoutMs: 10_000 });
     const killedAt = performance.now();
     before.replica.signal('SIGKILL');
@@ -60,7 +60,7 @@ describe('ha: SIGKILL of the writer replica while events flow', function () {
     // Events keep coming for a while under the new writer; the killed pod comes back (as the kubelet
     // restarts it) and stands by.
     const restarted = await rig.start(before.replica.instanceId);
-    await sleep(10_000);
+    await sleep(6_000);
     await driver.drain();
     console.log(`      events: ${driver.sent} at ${driver.rate().toFixed(1)}/s, ${driver.truth().length} workloads`);
     await waitReady(restarted);
