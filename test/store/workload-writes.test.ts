@@ -84,6 +84,36 @@ describe('store/workload-store writes', () => {
       expect(await t.countRows()).to.equal(0);
     });
 
+    it('keeps the submission time first written (a fallback from the time observed differs between replicas)', async () => {
+      const record = aWorkload({ resourceVersion: '1' });
+      await w.upsertWorkloads([record]);
+      expect(await w.upsertWorkloads([{ ...record, submittedAt: record.submittedAt + 5000 }]), 'nothing else changed').to.equal(0);
+      await w.upsertWorkloads([{ ...record, submittedAt: record.submittedAt + 5000, name: 'renamed', resourceVersion: '2' }]);
+      expect(await t.index.get(record.workloadId, 0)).to.include({ submittedAt: record.submittedAt, name: 'renamed' });
+    });
+
+    it('keeps a finished row finished: an older event showing it pending or running changes neither its status, times, exit code nor resourceVersion, its labels still', async () => {
+      const done = aWorkload({ status: 'failed', exitCode: 3, resourceVersion: '9' });
+      await w.upsertWorkloads([done]);
+      const running = { ...done, status: 'running' as const, completedAt: null, exitCode: null, resourceVersion: '7' };
+      expect(await w.upsertWorkloads([running]), 'a replay changes nothing').to.equal(0);
+      const pending = { ...done, status: 'pending' as const, startedAt: null, completedAt: null, exitCode: null, resourceVersion: '5' };
+      await w.upsertWorkloads([{ ...pending, initiativeId: 'vision', instanceType: 'a3-highgpu-8g' }]);
+      expect(await t.index.get(done.workloadId, 0)).to.deep.include({ ...done, initiativeId: 'vision', instanceType: 'a3-highgpu-8g' });
+      const stats = await t.index.stats(inOrg(), 'initiative_id', at('2026-11-20T00:00:00Z'));
+      expect(stats.groups.map((g) => [g.key, g.workloadCount, g.successRate])).to.deep.equal([['vision', 1, 0]]);
+    });
+
+    it('still takes a terminal event over a terminal row: a pod cancelled by its deletion gets its exit code once its containers stop', async () => {
+      const marked = aWorkload({ kind: 'Pod', status: 'cancelled', exitCode: 0, resourceVersion: '4' });
+      await w.upsertWorkloads([marked]);
+      expect(await w.upsertWorkloads([{ ...marked, exitCode: 137, resourceVersion: '5' }])).to.equal(1);
+      expect((await t.index.get(marked.workloadId, 0))?.exitCode).to.equal(137);
+      // Containers that stopped before the deletion request: the pod failed on its own.
+      await w.upsertWorkloads([{ ...marked, status: 'failed', exitCode: 1, resourceVersion: '6' }]);
+      expect(await t.index.get(marked.workloadId, 0)).to.include({ status: 'failed', exitCode: 1 });
+    });
+
     it('keeps the GPU-hour aggregates when the row itself is updated', async () => {
       const record = aWorkload({ resourceVersion: '1' });
       await w.upsertWorkloads([record]);
@@ -272,6 +302,17 @@ describe('store/workload-store writes', () => {
 
       expect(await finishOf('a')).to.equal(noon);
       expect((await t.index.get(job.workloadId, at('2026-11-20T00:00:00Z')))?.gpuHoursUsed).to.be.closeTo(4, 1e-9);
+    });
+
+    it('takes a pod\'s own later end over the time its interval was closed at (the GPUs are held through the grace period)', async () => {
+      const job = running();
+      await w.upsertWorkloads([job]);
+      await w.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: null })]);
+      await w.upsertWorkloads([{ ...job, status: 'cancelled', completedAt: noon, exitCode: 0, resourceVersion: '' }]);
+      // Marked for deletion at noon, the pod ends there until its containers stop 30 s later.
+      await w.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: noon })]);
+      expect(await w.upsertPodIntervals([aPodInterval(job, { podUid: 'a', finishedAt: noon + 30_000 })])).to.equal(1);
+      expect(await finishOf('a')).to.equal(noon + 30_000);
     });
 
     it('still takes a later finish time, and an open interval while the workload is unfinished', async ()  => {

@@ -21,14 +21,31 @@ const MUTABLE_COLUMNS = RECORD_COLUMNS.filter((c) => c !== 'workload_id');
 /** What a write returns of each row it wrote, and reads of each row before: the row's rollup columns. */
 const SOURCE_COLUMNS = ['workload_id', ...ROLLUP_SOURCE_COLUMNS].join(', ');
 
-// What an update writes to each column. A known instance type is never replaced by `unknown`: a
-// finished Job whose pods and node are gone (garbage-collected, or deleted while the service was down)
-// maps again at every relist, and after a restart, with no node to read; rewriting its instance type
-// would also move its GPU-hours out of the capacity pool that counted them.
+const FINISHED = "('completed', 'failed', 'cancelled')";
+
+// What an update writes to each column (the write rules both backends keep, docs/workloads.md):
+// - A known instance type is never replaced by `unknown`: a finished Job whose pods and node are gone
+//   (garbage-collected, or deleted while the service was down) maps again at every relist, and after a
+//   restart, with no node to read; rewriting its instance type would also move its GPU-hours out of
+//   the capacity pool that counted them.
+// - submitted_at never changes once written: without a creationTimestamp it falls back to the time
+//   the object was observed, which differs between replicas and restarts (and on PostgreSQL it
+//   picks the row's partition).
+// - A finished row never goes back to pending or running: Kubernetes never takes a Job or Pod out of
+//   a terminal state, so such an event is an older one (a replay, a lagging replica's cache), and its
+//   status, times, exit code and resourceVersion are kept. A terminal event still replaces a terminal row: a pod
+//   marked for deletion is cancelled with exit code 0 until its containers stop (then 137), and
+//   a Job's exit code comes from pods that may arrive after its condition. Labels always update.
+// The PostgreSQL writer applies the same rules in code (common/write-rules.ts); the suites of
+// test/store run on both backends.
 const UPDATED_VALUE: Record<(typeof MUTABLE_COLUMNS)[number], string> = Object.fromEntries(
   MUTABLE_COLUMNS.map((c) => [c, `excluded.${c}`]),
 ) as Record<(typeof MUTABLE_COLUMNS)[number], string>;
 UPDATED_VALUE.instance_type = `CASE WHEN excluded.instance_type = '${UNKNOWN}' THEN workloads.instance_type ELSE excluded.instance_type END`;
+UPDATED_VALUE.submitted_at = 'workloads.submitted_at';
+for (const column of ['status', 'started_at', 'completed_at', 'exit_code', 'resource_version'] as const) {
+  UPDATED_VALUE[column] = `CASE WHEN workloads.status IN ${FINISHED} AND excluded.status NOT IN ${FINISHED} THEN workloads.${column} ELSE excluded.${column} END`;
+}
 
 // A relist or resync delivers every object again; rewriting identical rows would churn the WAL and
 // every index. The resourceVersion alone is not enough to skip a row: initiative, organization and
@@ -43,8 +60,6 @@ const UPSERT_WORKLOAD = `
      OR (${MUTABLE_COLUMNS.map((c) => UPDATED_VALUE[c]).join(', ')}) IS NOT (${MUTABLE_COLUMNS.map((c) => `workloads.${c}`).join(', ')})
   RETURNING ${SOURCE_COLUMNS}`;
 
-const FINISHED = "('completed', 'failed', 'cancelled')";
-
 // Pods can be seen before their Job is; such intervals are skipped (no workloads row to select)
 // rather than failing the batch on the foreign key, and arrive again with the pod's next event. An
 // interval may move a pod to another workload (its owner was resolved differently); both workloads'
@@ -52,7 +67,10 @@ const FINISHED = "('completed', 'failed', 'cancelled')";
 // Once its workload is finished, a closed interval stays closed: a Job's pods outlive it while the
 // garbage collector deletes them, and their events (still running) must not reopen what the Job's
 // deletion or closeOpenIntervals closed. The rows of a flush are written before its intervals, so
-// the status read here is the newest one.
+// the status read here is the newest one. A later end still replaces an earlier one (finished_at
+// does not only move earlier): a pod marked for deletion ends at the request until its containers
+// stop, later, through the grace period; and a pod's own end replaces the time closeOpenIntervals
+// closed its interval at.
 const POD_OWNERS = 'SELECT pod_uid, workload_id FROM workload_pods WHERE pod_uid IN (SELECT value FROM json_each(@podUids))';
 const UPSERT_POD = `
   INSERT INTO workload_pods (pod_uid, workload_id, gpus, started_at, finished_at)
