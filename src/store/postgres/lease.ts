@@ -78,7 +78,9 @@ const STALE_HOLDER = `
   SELECT l.pid FROM pg_locks l JOIN writer_leases w ON w.cluster_id = $1
   WHERE l.locktype = 'advisory' AND l.classid = ${LOCK_CLASS} AND l.objid = $2 AND l.objsubid = 2 AND l.granted
     AND w.heartbeat_at < clock_timestamp() - make_interval(secs => $3)`;
-const TERMINATE = 'SELECT pg_terminate_backend($1)';
+// Ending a backend is a signal: without the timeout (PostgreSQL 14+) the lock could still be held by
+// the dying backend when this session tries it again right after, and the takeover would wait a retry.
+const TERMINATE = 'SELECT pg_terminate_backend($1, 3000)';
 const TAKE = `
   INSERT INTO writer_leases (cluster_id, epoch, holder, holder_pid, acquired_at, heartbeat_at)
   VALUES ($1, 1, $2, pg_backend_pid(), clock_timestamp(), clock_timestamp())
