@@ -6,7 +6,7 @@ import { UNKNOWN, type PodGpuInterval, type WorkloadRecord, type WorkloadView } 
 import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
 } from '../../query/ports.js';
-import { RECORD_COLUMNS, toRow } from '../row-mapping.js';
+import { RECORD_COLUMNS, toRow } from '../common/row-mapping.js';
 import { ROLLUP_SOURCE_COLUMNS, ROLLUPS, type RollupDefinition, type RollupSource, type RollupTable } from '../rollups/definitions.js';
 import { rollupDeltas } from '../rollups/deltas.js';
 import { WRITER_ROLLUPS_SINCE } from './migration-v4.js';
@@ -33,9 +33,10 @@ const FINISHED = "('completed', 'failed', 'cancelled')";
 //   picks the row's partition).
 // - A finished row never goes back to pending or running: Kubernetes never takes a Job or Pod out of
 //   a terminal state, so such an event is an older one (a replay, a lagging replica's cache), and its
-//   status, times, exit code and resourceVersion are kept. A terminal event still replaces a terminal row: a pod
-//   marked for deletion is cancelled with exit code 0 until its containers stop (then 137), and
-//   a Job's exit code comes from pods that may arrive after its condition. Labels always update.
+//   status, times, exit code and resourceVersion are kept. A terminal event still replaces a
+//   terminal row: a pod marked for deletion is cancelled with exit code 0 until its containers stop
+//   (then 137), and a Job's exit code comes from pods that may arrive after its condition. Labels
+//   always update.
 // The PostgreSQL writer applies the same rules in code (common/write-rules.ts); the suites of
 // test/store run on both backends.
 const UPDATED_VALUE: Record<(typeof MUTABLE_COLUMNS)[number], string> = Object.fromEntries(
@@ -115,9 +116,10 @@ const DELETE_ROWIDS = 'DELETE FROM workloads WHERE rowid IN (SELECT value FROM j
 // The rollups (src/store/rollups/) are kept here, per transaction, since schema v4 dropped their
 // triggers: each write reads the rollup columns of every row it may change before its first
 // statement, takes them again as its statements return them (RETURNING: the last one returned of a
-// row is what it became), and adds the difference of their figures to each rollup in one statement. A replayed write finds the same rows before and after and adds nothing. In a file
-// of an older schema, which only the bench's dataset generator writes (at v2, then migrated so that
-// v3 backfills the rollups in one pass), the triggers keep them and the writer leaves them alone.
+// row is what it became), and adds the difference of their figures to each rollup in one statement.
+// A replayed write finds the same rows before and after and adds nothing. In a file of an older
+// schema, which only the bench's dataset generator writes (at v2, then migrated so that v3 backfills
+// the rollups in one pass), the triggers keep them and the writer leaves them alone.
 const ROLLUP_SOURCES = `
   SELECT ${SOURCE_COLUMNS} FROM workloads
   WHERE workload_id IN (SELECT value FROM json_each(@ids))`;
