@@ -1,7 +1,7 @@
 // The index backend the tests run the service on: GPUCAP_TEST_BACKEND=sqlite (the default) or
 // postgres. The same API, store and informer suites run on both (npm test, npm run test:postgres);
 // only the tests about SQLite's own internals are left out on PostgreSQL, each named in SQLITE_ONLY
-// with the reason, and test/sqlite-only.test.ts keeps that list equal to the tests that use it.
+// with the reason, and test/test-backend.test.ts keeps that list equal to the tests that use it.
 import { join } from 'node:path';
 import pg from 'pg';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
