@@ -29,8 +29,8 @@ export interface RoundRobinLb {
   remove(backend: Backend): void;
   /** The backends whose last /readyz poll passed. */
   ready(): Backend[];
-  /** Requests sent to each backend (by API url), and the ones that found no ready backend. */
-  counts(): { byBackend: Record<string, number>; noBackend: number; upstreamErrors: number };
+  /** Requests sent to each backend (by API url), the ones that found no ready backend, and upstream failures (the first 20 said). */
+  counts(): { byBackend: Record<string, number>; noBackend: number; upstreamErrors: number; errors: string[] };
   close(): Promise<void>;
 }
 
@@ -48,6 +48,7 @@ export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutM
   const byBackend: Record<string, number> = {};
   let noBackend = 0;
   let upstreamErrors = 0;
+  const errors: string[] = [];
   let next = 0;
 
   const poll = async (member: Member) => {
@@ -83,15 +84,19 @@ export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutM
     }
     const target = new URL(req.url ?? '/', member.backend.url);
     byBackend[member.backend.url] = (byBackend[member.backend.url] ?? 0) + 1;
-    const upstream = http.request(target, { method: req.method, headers: req.headers, agent: member.agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on('error', (error) => {
+    const fail = (error: Error) => {
       upstreamErrors += 1;
+      errors.push(`${new Date().toISOString()} ${member.backend.url}${req.url ?? ''}: ${error.message}${res.headersSent ? ' (mid-answer)' : ''}`);
+      // Mid-answer, the client's connection breaks as it would behind kube-proxy.
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`upstream ${member.backend.url}: ${error.message}`);
       else res.destroy(error);
+    };
+    const upstream = http.request(target, { method: req.method, headers: req.headers, agent: member.agent }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.on('error', fail);
+      answer.pipe(res);
     });
+    upstream.on('error', fail);
     req.pipe(upstream);
   });
   server.keepAliveTimeout = 30_000;
@@ -111,7 +116,7 @@ export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutM
       member?.agent.destroy();
     },
     ready: () => [...members.values()].filter((m) => m.ready).map((m) => m.backend),
-    counts: () => ({ byBackend: { ...byBackend }, noBackend, upstreamErrors }),
+    counts: () => ({ byBackend: { ...byBackend }, noBackend, upstreamErrors, errors: errors.slice(0, 20) }),
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(poller);
