@@ -82,13 +82,10 @@ describe('ha: SIGKILL of the writer replica while events flow', function () {
     expect(differences, differences.join("\n")).to.deep.equal([]);
   });
 
-  // Known bug (reported, not in this task's files): a standby drops what its informers saw (the
-  // indexer's standby() and #writeStep), and a new writer writes only what its caches still hold
-  // (WorkloadIndexer.resync). An object that finished and was deleted between the old writer's last
-  // flush and the takeover is not among them: its row stays as the old writer left it, and the
-  // takeover's reconcile cancels it at the takeover time, or it is missing altogether. Enable this
-  // case once src/workloads/indexer.ts keeps the last state of the objects deleted while it stood by.
-  it.skip('keeps the finish of a workload that finished and was deleted while no replica wrote the cluster', async () => {
+  // A standby keeps its caches warm and remembers, for a while, the last state of what was deleted
+  // while it stood by: an object that finished and went between the old writer's last flush and the
+  // takeover must get its finish, not a cancellation at the takeover time, nor go missing.
+  it('keeps the finish of a workload that finished and was deleted while no replica wrote the cluster', async () => {
     if (rig === undefined) throw new Error('No rig');
     const { clusterId, sim, sql } = rig;
     const store = sim.api.store;
