@@ -1,10 +1,12 @@
 // The write lock of a cluster on a real PostgreSQL: one holder at a time, a takeover once the holder's
 // connection is gone or its lease went stale, the fence that refuses an older epoch's writes, and the
-// holders as every replica reads them.
+// holders as every replica reads them; and the fleet identity: one cluster id, one Kubernetes cluster
+// (its kube-system namespace UID, recorded at the first takeover).
 import { expect } from 'chai';
 import pg from 'pg';
+import sinon from 'sinon';
 import { TYPES } from '../../src/store/postgres/connection.js';
-import { FencedOut, LeaseExpired, PostgresLeases, type FencedConnection } from '../../src/store/postgres/lease.js';
+import { ClusterIdentityConflict, FencedOut, LeaseExpired, PostgresLeases, type FencedConnection } from '../../src/store/postgres/lease.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
 import { rejectionOf } from '../support/rejection.js';
 import { waitFor } from '../support/wait-for.js';
@@ -31,8 +33,8 @@ describe('store/postgres lease', function () {
       { url: connected().db.url, instanceId, leaseSeconds, logger: quiet, read: (sql, params) => connected().admin.query(sql, params) },
       markWriter,
     );
-  const take = async (leases: ReturnType<typeof replica>, clusterId = 'local') => {
-    const session = await leases.lease(clusterId).acquire();
+  const take = async (leases: ReturnType<typeof replica>, clusterId = 'local', kubeSystemUid: string | null = null) => {
+    const session = await leases.lease(clusterId).acquire({ kubeSystemUid });
     if (session !== null) sessions.push(session);
     return session;
   };
@@ -160,5 +162,106 @@ describe('store/postgres lease', function () {
     expect(holder?.snapshotWritten).to.equal(true);
     await session?.release();
     await waitFor(async () => (await leases.holders()).length === 0, { timeoutMs: 5000, what: 'the released lease to leave the holders' });
+  });
+
+  describe('fleet identity', () => {
+    const EAST = '5f0c8e1a-0000-4000-8000-00000000ea57';
+    const WEST = '9b1d2c3e-0000-4000-8000-0000000e5700';
+    const codeOf = (error: Error) => (error as { code?: unknown }).code;
+    const recorded = async (clusterId = 'local') =>
+      ((await sql('SELECT kube_system_uid FROM clusters WHERE cluster_id = $1', [clusterId])).rows[0] as { kube_system_uid: string | null } | undefined)?.kube_system_uid;
+
+    it('records the kube-system UID at the first takeover; a replica of the same cluster takes over as usual', async () => {
+      const a = replica('east-a');
+      const b = replica('east-b');
+      const first = await take(a, 'local', EAST);
+      expect(first?.epoch).to.equal(1);
+      expect(await recorded()).to.equal(EAST);
+      expect(await take(b, 'local', EAST)).to.equal(null);
+      await first?.release();
+      const second = await take(b, 'local', EAST);
+      expect(second?.epoch).to.equal(2);
+      await second?.mark('east');
+      expect(await recorded()).to.equal(EAST);
+    });
+
+    it('refuses a replica of another Kubernetes cluster, with both UIDs, the cluster id and the fix, while the first keeps writing', async () => {
+      const east = replica('east-a', 3);
+      const west = replica('west-a', 3);
+      const first = await take(east, "it's-local", EAST);
+      await first?.mark('before');
+
+      const refusal = await rejectionOf(take(west, "it's-local", WEST));
+      expect(refusal).to.be.instanceOf(ClusterIdentityConflict);
+      expect(refusal).to.include({ code: 'CLUSTER_IDENTITY_CONFLICT', clusterId: "it's-local", recordedKubeSystemUid: EAST, kubeSystemUid: WEST });
+      expect(refusal.message).to.equal(
+        `Refusing to write cluster "it's-local": the database records it for the Kubernetes cluster whose kube-system namespace UID is ${EAST}, ` +
+          `but this replica watches the one whose kube-system UID is ${WEST}. Two releases with one cluster id would mix two clusters' workloads. ` +
+          'If this release watches another cluster, give it a cluster id of its own (config.cluster_id, GPUCAP_CLUSTER_ID). If this is the same ' +
+          'cluster, rebuilt, and no release of the old one runs any more, clear the recorded UID ' +
+          "(UPDATE clusters SET kube_system_uid = NULL WHERE cluster_id = 'it''s-local';): the next takeover records the new one.",
+      );
+      // Refused even when the writer's lease went stale: it must not end the other cluster's writer.
+      await sql("UPDATE writer_leases SET heartbeat_at = clock_timestamp() - interval '1 minute'");
+      expect(codeOf(await rejectionOf(take(west, "it's-local", WEST)))).to.equal('CLUSTER_IDENTITY_CONFLICT');
+      await first?.heartbeat();
+      await first?.mark('after');
+      expect((await sql('SELECT label, epoch FROM marks ORDER BY label')).rows).to.deep.equal([{ label: 'after', epoch: 1 }, { label: 'before', epoch: 1 }]);
+      expect((await east.holders()).map((h) => [h.holder, h.epoch])).to.deep.equal([['east-a', 1]]);
+
+      // Refused with the lock free as well; the lock stays free for the cluster's own replicas.
+      await first?.release();
+      expect(codeOf(await rejectionOf(take(west, "it's-local", WEST)))).to.equal('CLUSTER_IDENTITY_CONFLICT');
+      expect((await sql('SELECT count(*)::int AS n FROM pg_locks WHERE locktype = \'advisory\' AND granted')).rows[0]).to.deep.equal({ n: 0 });
+      expect(await take(replica('east-b'), "it's-local", EAST)).to.have.property('epoch', 2);
+      expect(await recorded("it's-local")).to.equal(EAST);
+    });
+
+    it('checks again under the lock: a replica of another cluster that found no UID recorded, and then the lock free, is refused', async () => {
+      const west = replica('west-a');
+      // Between west's first check and its try of the lock, an east replica takes the cluster id,
+      // records its UID, and leaves: west finds the lock free, and the UID is no longer its own.
+      const query = pg.Client.prototype.query;
+      let armed = true;
+      const stub = sinon.stub(pg.Client.prototype, 'query').callsFake(async function (this: pg.Client, ...args: unknown[]) {
+        if (armed && typeof args[0] === 'string' && args[0].includes('pg_try_advisory_lock')) {
+          armed = false;
+          const east = await take(replica('east-a'), 'local', EAST);
+          await east?.release();
+        }
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      });
+      try {
+        expect(codeOf(await rejectionOf(take(west, 'local', WEST)))).to.equal('CLUSTER_IDENTITY_CONFLICT');
+      } finally {
+        stub.restore();
+      }
+      expect(armed).to.equal(false);
+      expect(await recorded()).to.equal(EAST);
+      // West took nothing: the lease is east's, and the lock is free for the next east replica.
+      expect((await sql('SELECT holder, epoch FROM writer_leases')).rows).to.deep.equal([{ holder: 'east-a', epoch: 1 }]);
+      expect(await take(replica('east-b'), 'local', EAST)).to.have.property('epoch', 2);
+    });
+
+    it('takes over without the check when the replica cannot see kube-system, and records nothing', async () => {
+      const first = await take(replica('east-a'), 'local', EAST);
+      await first?.release();
+      const blind = await take(replica('blind'), 'local', null);
+      expect(blind?.epoch).to.equal(2);
+      expect(await recorded()).to.equal(EAST);
+      await blind?.release();
+      expect(await take(replica('blind-2'), 'other', null)).to.have.property('epoch', 1);
+      expect(await recorded('other')).to.equal(null);
+    });
+
+    it('lets a rebuilt cluster take its id back once the recorded UID is cleared', async () => {
+      const old = await take(replica('east-old'), 'local', EAST);
+      await old?.release();
+      const rebuilt = replica('east-new');
+      expect(codeOf(await rejectionOf(take(rebuilt, 'local', WEST)))).to.equal('CLUSTER_IDENTITY_CONFLICT');
+      await sql("UPDATE clusters SET kube_system_uid = NULL WHERE cluster_id = 'local'");
+      expect(await take(rebuilt, 'local', WEST)).to.have.property('epoch', 2);
+      expect(await recorded()).to.equal(WEST);
+    });
   });
 });

@@ -10,6 +10,11 @@
 // the lock as soon as the server hears of it), so that a cut-off writer never goes on calling itself
 // the writer after a standby may have taken over, nor leaves a transaction queued to commit once the
 // network heals. Design: issue 16 plan §4.
+// One cluster id names one Kubernetes cluster: the first takeover records the kube-system namespace
+// UID of the cluster its replica watches in clusters.kube_system_uid, and a replica that watches
+// another one (another UID) is refused the lock, before it may end a stale holder's session; it stays
+// standby until its release gets an id of its own, or the recorded UID is cleared after a rebuild
+// (docs/scaling.md, "Fleet identity"). A replica that cannot see kube-system is not checked.
 import type pg from 'pg';
 import { connectWriter, type ConnectionLogger } from './connection.js';
 import { LOCK_CLASS } from './locks.js';
@@ -51,6 +56,34 @@ export class LeaseExpired extends Error {
   }
 }
 
+/** The cluster id is recorded for another Kubernetes cluster: this replica must not write it. */
+export class ClusterIdentityConflict extends Error {
+  readonly code = 'CLUSTER_IDENTITY_CONFLICT';
+  readonly clusterId: string;
+  readonly recordedKubeSystemUid: string;
+  readonly kubeSystemUid: string;
+
+  constructor(clusterId: string, recordedKubeSystemUid: string, kubeSystemUid: string) {
+    const literal = `'${clusterId.replaceAll("'", "''")}'`;
+    super(
+      `Refusing to write cluster "${clusterId}": the database records it for the Kubernetes cluster whose kube-system namespace UID is ` +
+        `${recordedKubeSystemUid}, but this replica watches the one whose kube-system UID is ${kubeSystemUid}. Two releases with one ` +
+        'cluster id would mix two clusters\' workloads. If this release watches another cluster, give it a cluster id of its own ' +
+        '(config.cluster_id, GPUCAP_CLUSTER_ID). If this is the same cluster, rebuilt, and no release of the old one runs any more, clear ' +
+        `the recorded UID (UPDATE clusters SET kube_system_uid = NULL WHERE cluster_id = ${literal};): the next takeover records the new one.`,
+    );
+    this.name = 'ClusterIdentityConflict';
+    this.clusterId = clusterId;
+    this.recordedKubeSystemUid = recordedKubeSystemUid;
+    this.kubeSystemUid = kubeSystemUid;
+  }
+}
+
+/** Which Kubernetes cluster a replica watches (src/ha/ports.ts): null when kube-system is not visible. */
+export interface ClusterIdentity {
+  kubeSystemUid: string | null;
+}
+
 export interface PostgresLeasesOptions {
   url: string;
   instanceId: string;
@@ -71,6 +104,9 @@ interface HolderRow {
 
 const REGISTER = 'INSERT INTO clusters (cluster_id) VALUES ($1) ON CONFLICT (cluster_id) DO NOTHING';
 const CLUSTER_KEY = 'SELECT cluster_key FROM clusters WHERE cluster_id = $1';
+const RECORDED_UID = 'SELECT kube_system_uid FROM clusters WHERE cluster_id = $1';
+// Under the lock: records the UID at the cluster id's first takeover, and returns what is recorded.
+const RECORD_UID = 'UPDATE clusters SET kube_system_uid = COALESCE(kube_system_uid, $2) WHERE cluster_id = $1 RETURNING kube_system_uid';
 const TRY_LOCK = `SELECT pg_try_advisory_lock(${LOCK_CLASS}, $1) AS locked`;
 const UNLOCK = `SELECT pg_advisory_unlock(${LOCK_CLASS}, $1)`;
 // The backend holding the lock, if its lease has gone stale (judged on the server's clock only).
@@ -106,7 +142,7 @@ export class PostgresLeases<Sink extends object> {
     this.#writer = writer;
   }
 
-  lease(clusterId: string): { acquire(): Promise<(Sink & LeaseSession) | null> } {
+  lease(clusterId: string): { acquire(identity?: ClusterIdentity): Promise<(Sink & LeaseSession) | null> } {
     return new ClusterLock(clusterId, this.#options, this.#writer);
   }
 
@@ -145,10 +181,19 @@ class ClusterLock<Sink extends object> {
     this.#writer = writer;
   }
 
-  async acquire(): Promise<(Sink & LeaseSession) | null> {
+  /** `identity` unknown (null UID): taken without the check, and nothing recorded. */
+  async acquire(identity: ClusterIdentity = { kubeSystemUid: null }): Promise<(Sink & LeaseSession) | null> {
+    const uid = identity.kubeSystemUid;
     const client = await this.#connection();
     try {
       const key = await this.#clusterKey(client);
+      // Refused before anything else: a replica of another cluster must not end the session of a
+      // writer whose lease went stale, nor hold the lock for a moment.
+      if (uid !== null) {
+        const { rows } = await client.query<{ kube_system_uid: string | null }>(RECORDED_UID, [this.#clusterId]);
+        const recorded = rows[0]?.kube_system_uid ?? null;
+        if (recorded !== null && recorded !== uid) throw new ClusterIdentityConflict(this.#clusterId, recorded, uid);
+      }
       if (!(await this.#tryLock(client, key))) {
         const stale = await client.query<{ pid: number }>(STALE_HOLDER, [this.#clusterId, key, this.#options.leaseSeconds]);
         const holder = stale.rows[0];
@@ -157,13 +202,23 @@ class ClusterLock<Sink extends object> {
         this.#options.logger.warn({ cluster: this.#clusterId, pid: holder.pid }, 'Ended the session of a cluster writer whose lease went stale');
         if (!(await this.#tryLock(client, key))) return null;
       }
+      if (uid !== null) {
+        // Checked again under the lock: another cluster's replica may have taken it first, since.
+        const { rows } = await client.query<{ kube_system_uid: string | null }>(RECORD_UID, [this.#clusterId, uid]);
+        const recorded = rows[0]?.kube_system_uid ?? null;
+        if (recorded !== null && recorded !== uid) {
+          await client.query(UNLOCK, [key]);
+          throw new ClusterIdentityConflict(this.#clusterId, recorded, uid);
+        }
+      }
       const taken = await client.query<{ epoch: number }>(TAKE, [this.#clusterId, this.#options.instanceId]);
       const epoch = taken.rows[0]?.epoch ?? 0;
       // The session owns the connection from here; the next acquire opens its own.
       this.#client = null;
       return await this.#session(client, key, epoch);
     } catch (error) {
-      this.#drop(client);
+      // A refusal leaves the connection as it was (not locked): the standby keeps it for its next try.
+      if (!(error instanceof ClusterIdentityConflict)) this.#drop(client);
       throw error;
     }
   }

@@ -1,7 +1,10 @@
 // The write lock of an SQLite index: granted at once, never lost. One pod is the only process that
 // writes its file (the chart refuses more replicas without a shared database), so every cluster it
 // watches is its to write. The same election code runs as on PostgreSQL, and /readyz and /metrics
-// report the writers the same way.
+// report the writers the same way. The fleet identity check (a cluster id refused to a replica of
+// another Kubernetes cluster, src/store/postgres/lease.ts) does not apply: it guards a database that
+// releases in several clusters share, and an SQLite file has one writer, which watches each cluster
+// id of its own configuration (home and remote ids are unique there). acquire() ignores the identity.
 import type { WorkloadRecord, PodGpuInterval } from '../../domain/workload.js';
 import type { SqliteWorkloadStore } from './workload-store.js';
 
