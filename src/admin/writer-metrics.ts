@@ -10,6 +10,8 @@ export interface WriterMetricSource {
   epoch: number | null;
   takeovers: number;
   holder: { holder: string; epoch: number; heartbeatAgeSeconds: number } | null;
+  /** Set while the database refuses this replica the cluster id (another Kubernetes cluster's). */
+  identityConflict: object | null;
 }
 
 export function registerWriterMetrics(registry: Registry, statuses: () => readonly WriterMetricSource[]): void {
@@ -18,6 +20,9 @@ export function registerWriterMetrics(registry: Registry, statuses: () => readon
   );
   gaugeFrom(registry, 'gpucap_cluster_writer_database_unavailable', '1 while this replica cannot reach the database to take or keep the cluster\'s write lock', ['cluster'], () =>
     statuses().map((s) => ({ labels: { cluster: s.clusterId }, value: s.role === 'database-unavailable' ? 1 : 0 })),
+  );
+  gaugeFrom(registry, 'gpucap_cluster_writer_identity_conflict', '1 while the database refuses this replica the cluster id: it records another Kubernetes cluster (kube-system namespace UID) under it', ['cluster'], () =>
+    statuses().map((s) => ({ labels: { cluster: s.clusterId }, value: s.identityConflict === null ? 0 : 1 })),
   );
   counterFrom(registry, 'gpucap_cluster_writer_takeovers_total', 'Times this replica took the cluster\'s write lock', ['cluster'], () =>
     statuses().map((s) => ({ labels: { cluster: s.clusterId }, value: s.takeovers })),

@@ -4,8 +4,13 @@
 // The writer renews its lease on the same period. When the lock is lost (the connection broke, or a
 // standby ended the session of a writer whose heartbeat went stale) the indexer stands by again and
 // the loop goes back to trying. A cluster let go releases its lock after its last write.
+// A replica tries the lock only once it knows which Kubernetes cluster it watches (the kube-system
+// namespace's UID, from the namespaces informer's first list): the database refuses it a cluster id
+// recorded for another Kubernetes cluster, and it then stays standby (docs/scaling.md, "Fleet identity").
+import type { WatchedResource } from '../domain/cluster-status.js';
 import type { Clock } from '../domain/clock.js';
-import type { LeaseHolder, WriteSession, WriterLeases, WriterTargets } from './ports.js';
+import type { ResourceEvent } from '../workloads/workload-sink.js';
+import type { ClusterIdentity, ClusterIdentityConflict, LeaseHolder, WriteSession, WriterLeases, WriterTargets } from './ports.js';
 
 export type WriterRole = 'writer' | 'standby' | 'database-unavailable';
 
@@ -22,6 +27,16 @@ export interface ClusterWriterStatus {
   lastError: string | null;
   /** The cluster's writer as the database says (refreshed each retry interval); null before the first read. */
   holder: LeaseHolder | null;
+  /**
+   * Whether this replica knows which Kubernetes cluster it watches: 'waiting' for the namespaces'
+   * first list (the lock is not tried yet), 'known' (kubeSystemUid), or 'not-visible' (no kube-system
+   * namespace in that list: the lock is tried without the check).
+   */
+  identity: 'waiting' | 'known' | 'not-visible';
+  /** The UID of the watched cluster's kube-system namespace; null unless `identity` is 'known'. */
+  kubeSystemUid: string | null;
+  /** Set while the database refuses this replica the cluster id: it records another kube-system UID. */
+  identityConflict: { recordedKubeSystemUid: string; kubeSystemUid: string } | null;
 }
 
 export interface ClusterWritersOptions {
@@ -45,7 +60,13 @@ interface Loop {
   session: WriteSession | null;
   controller: AbortController;
   done: Promise<void>;
+  /** Resolves once the namespaces' first list said which Kubernetes cluster this is (or on abort). */
+  identified: Promise<void>;
+  identify: () => void;
 }
+
+const KUBE_SYSTEM = 'kube-system';
+const WAITING_FOR_IDENTITY = 'Waiting for the first list of namespaces: the write lock is tried once the kube-system namespace UID is known';
 
 const JITTER = 0.2;
 const DEFAULT_MAX_BACKOFF_MS = 5_000;
@@ -63,19 +84,30 @@ export class ClusterWriters {
     this.#options = options;
   }
 
-  /** Starts the election of a newly watched cluster; detach() ends it, after the cluster's last write. */
-  attach(cluster: { clusterId: string }): { onEvent(): void; detach(): Promise<void> } {
+  /**
+   * Starts the election of a newly watched cluster; detach() ends it, after the cluster's last write.
+   * onEvent takes the cluster's informer events: the namespaces' tell which Kubernetes cluster it is.
+   */
+  attach(cluster: { clusterId: string }): {
+    onEvent(resource: WatchedResource, event: ResourceEvent<unknown>, namespace?: string): void;
+    detach(): Promise<void>;
+  } {
     const { clusterId } = cluster;
     const controller = new AbortController();
     const status: ClusterWriterStatus = {
-      clusterId, role: 'standby', epoch: null, since: this.#options.clock.now(), takeovers: 0, lastError: null,
-      holder: this.#holders.get(clusterId) ?? null,
+      clusterId, role: 'standby', epoch: null, since: this.#options.clock.now(), takeovers: 0, lastError: WAITING_FOR_IDENTITY,
+      holder: this.#holders.get(clusterId) ?? null, identity: 'waiting', kubeSystemUid: null, identityConflict: null,
     };
-    const loop: Loop = { status, session: null, controller, done: Promise.resolve() };
+    let identify: () => void = () => undefined;
+    const identified = new Promise<void>((resolve) => (identify = resolve));
+    controller.signal.addEventListener('abort', identify, { once: true });
+    const loop: Loop = { status, session: null, controller, done: Promise.resolve(), identified, identify };
     loop.done = this.#elect(loop);
     this.#loops.set(clusterId, loop);
     return {
-      onEvent: () => undefined,
+      onEvent: (resource, event) => {
+        if (resource === 'namespaces') this.#onNamespaceEvent(loop, event);
+      },
       detach: async () => {
         controller.abort();
         await loop.done;
@@ -96,16 +128,23 @@ export class ClusterWriters {
   }
 
   statuses(): ClusterWriterStatus[] {
-    return [...this.#loops.values()].map((loop) => ({ ...loop.status, holder: this.#holders.get(loop.status.clusterId) ?? null }));
+    return [...this.#loops.values()].map((loop) => ({
+      ...loop.status,
+      holder: this.#holders.get(loop.status.clusterId) ?? null,
+      identityConflict: loop.status.identityConflict === null ? null : { ...loop.status.identityConflict },
+    }));
   }
 
   /**
    * Whether this replica can answer for the cluster: as its writer, once it has written the whole
    * picture; as a standby, once the current writer has (the index holds the cluster as the writer sees it).
+   * Never while the cluster id is refused to this replica: the index holds another Kubernetes
+   * cluster's rows under it, not the one this replica watches.
    */
   indexed(clusterId: string): boolean {
     const loop = this.#loops.get(clusterId);
     if (loop === undefined) return false;
+    if (loop.status.identityConflict !== null) return false;
     if (loop.status.role === 'writer') return this.#targets.snapshotsWritten(clusterId);
     return this.#holders.get(clusterId)?.snapshotWritten === true;
   }
@@ -122,11 +161,19 @@ export class ClusterWriters {
     const lease = this.#leases.lease(clusterId);
     const { retryMs, maxBackoffMs = DEFAULT_MAX_BACKOFF_MS, delay, logger } = this.#options;
     let backoffMs = retryMs;
+    await loop.identified;
     while (!signal.aborted) {
       let session: WriteSession | null;
       try {
-        session = await lease.acquire();
+        session = await lease.acquire(this.#identity(loop));
+        this.#conflictEnded(loop);
       } catch (error) {
+        if (isIdentityConflict(error)) {
+          this.#refused(loop, error);
+          backoffMs = retryMs;
+          await delay(this.#jittered(retryMs), signal);
+          continue;
+        }
         this.#become(loop, 'database-unavailable', null, error);
         await delay(backoffMs, signal);
         backoffMs = Math.min(backoffMs * 2, maxBackoffMs);
@@ -192,6 +239,54 @@ export class ClusterWriters {
     return signal.aborted ? null : lost;
   }
 
+  /** Learns the Kubernetes cluster's identity from the namespaces' lists and changes. */
+  #onNamespaceEvent(loop: Loop, event: ResourceEvent<unknown>): void {
+    const status = loop.status;
+    let uid: string | null;
+    if (event.type === 'SYNC') uid = kubeSystemUidIn(event.items);
+    else if (event.type === 'ADDED' || event.type === 'MODIFIED') uid = kubeSystemUidIn([event.object]);
+    else return;
+    if (uid !== null && uid !== status.kubeSystemUid) {
+      if (status.kubeSystemUid !== null) {
+        this.#options.logger.warn({ cluster: status.clusterId, kubeSystemUid: uid, previousKubeSystemUid: status.kubeSystemUid }, 'The kube-system namespace of the watched cluster has a new UID: the next takeover checks the new one');
+      }
+      status.identity = 'known';
+      status.kubeSystemUid = uid;
+    } else if (uid === null && event.type === 'SYNC' && status.identity === 'waiting') {
+      status.identity = 'not-visible';
+      this.#options.logger.warn(
+        { cluster: status.clusterId },
+        'No kube-system namespace in the cluster\'s namespaces: its write lock is taken without checking that the database\'s cluster id belongs to this Kubernetes cluster',
+      );
+    }
+    if (status.identity !== 'waiting' && status.lastError === WAITING_FOR_IDENTITY) status.lastError = null;
+    if (status.identity !== 'waiting') loop.identify();
+  }
+
+  #identity(loop: Loop): ClusterIdentity {
+    return { kubeSystemUid: loop.status.kubeSystemUid };
+  }
+
+  /** The database records another Kubernetes cluster under this cluster id: stay standby, say why once. */
+  #refused(loop: Loop, conflict: ClusterIdentityConflict): void {
+    const status = loop.status;
+    const previous = status.identityConflict;
+    status.identityConflict = { recordedKubeSystemUid: conflict.recordedKubeSystemUid, kubeSystemUid: conflict.kubeSystemUid };
+    this.#become(loop, 'standby', null, conflict);
+    if (previous?.recordedKubeSystemUid === conflict.recordedKubeSystemUid && previous.kubeSystemUid === conflict.kubeSystemUid) return;
+    this.#options.logger.error(
+      { cluster: status.clusterId, kubeSystemUid: conflict.kubeSystemUid, recordedKubeSystemUid: conflict.recordedKubeSystemUid, instance: this.#options.instanceId },
+      conflict.message,
+    );
+  }
+
+  #conflictEnded(loop: Loop): void {
+    const status = loop.status;
+    if (status.identityConflict === null) return;
+    status.identityConflict = null;
+    this.#options.logger.info({ cluster: status.clusterId, kubeSystemUid: status.kubeSystemUid }, 'The database no longer refuses this replica the cluster id: trying its write lock again');
+  }
+
   #become(loop: Loop, role: WriterRole, epoch: number | null, error: unknown): void {
     const status = loop.status;
     if (status.role !== role) status.since = this.#options.clock.now();
@@ -214,6 +309,19 @@ class DatabaseGone extends Error {
     super(`lease renewal failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = 'DatabaseGone';
   }
+}
+
+function isIdentityConflict(error: unknown): error is ClusterIdentityConflict {
+  return error instanceof Error && (error as { code?: unknown }).code === 'CLUSTER_IDENTITY_CONFLICT';
+}
+
+/** The UID of the kube-system namespace among these objects (the API server's JSON), or null. */
+function kubeSystemUidIn(objects: readonly unknown[]): string | null {
+  for (const object of objects) {
+    const metadata = (object as { metadata?: { name?: unknown; uid?: unknown } } | null)?.metadata;
+    if (metadata?.name === KUBE_SYSTEM && typeof metadata.uid === 'string' && metadata.uid !== '') return metadata.uid;
+  }
+  return null;
 }
 
 /** Whether the lock went because the database did not answer (rather than another replica taking it). */

@@ -29,9 +29,35 @@ export interface WriteSession extends WorkloadSink {
   abandon?(reason: Error): void;
 }
 
+/**
+ * Which Kubernetes cluster this replica watches under a cluster id: the UID of its kube-system
+ * namespace, which a cluster keeps for its whole life and no other cluster has. Null when kube-system
+ * is not visible: the replica then writes without the check.
+ */
+export interface ClusterIdentity {
+  kubeSystemUid: string | null;
+}
+
+/**
+ * Why `acquire` refused: the shared database records another Kubernetes cluster (another kube-system
+ * UID) under this cluster id. The replica must stay standby; `message` says how to fix it.
+ */
+export interface ClusterIdentityConflict extends Error {
+  readonly code: 'CLUSTER_IDENTITY_CONFLICT';
+  readonly clusterId: string;
+  /** The kube-system UID the database records for the cluster id (its first writer's). */
+  readonly recordedKubeSystemUid: string;
+  /** This replica's. */
+  readonly kubeSystemUid: string;
+}
+
 export interface ClusterLease {
-  /** The session when the lock was free; null when another replica holds it and is alive. */
-  acquire(): Promise<WriteSession | null>;
+  /**
+   * The session when the lock was free; null when another replica holds it and is alive. Rejects with
+   * a ClusterIdentityConflict, without touching the lock or its holder, when the cluster id belongs
+   * to another Kubernetes cluster; the first takeover of a cluster id records `identity`.
+   */
+  acquire(identity: ClusterIdentity): Promise<WriteSession | null>;
 }
 
 /** A cluster's writer, as the shared database records it. */
