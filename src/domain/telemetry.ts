@@ -20,3 +20,52 @@ export interface LifetimeRepository {
   /** Replaces the stored totals of each workload, in one transaction. */
   saveLifetimes(entries: readonly { workloadId: string; totals: LifetimeTotals }[]): void;
 }
+
+/**
+ * One workload's samples in one summary bucket (telemetry_summary_seconds wide), per metric slot in
+ * METRIC_NAMES order, in reported units. `latestSum` and `latestCount` sum each GPU's newest sample
+ * of the bucket; `current` is their mean as the API rounds it (null: no GPU had one).
+ */
+export interface GpuBucketRow {
+  workloadId: string;
+  clusterId: string;
+  count: number[];
+  sum: number[];
+  min: (number | null)[];
+  max: (number | null)[];
+  latestSum: number[];
+  latestCount: number[];
+  current: (number | null)[];
+}
+
+/** A workload's buckets folded over a window, per metric slot; `latest*` come from its newest bucket. */
+export interface GpuWindowTotals {
+  count: number[];
+  sum: number[];
+  min: (number | null)[];
+  max: (number | null)[];
+  latestSum: number[];
+  latestCount: number[];
+}
+
+/**
+ * Where GPU telemetry summaries are shared between replicas (the PostgreSQL index implements it): the
+ * writer of each cluster writes its workloads' buckets, and every replica answers from them.
+ */
+export interface GpuSummaryStore {
+  /**
+   * Adds one bucket of rows starting at `bucketAt` (epoch ms), and each row into its workload's
+   * lifetime totals, once: a bucket already stored for a workload is left as it is, so a retry or a
+   * second writer adds nothing twice. Returns the rows stored.
+   */
+  writeBucket(bucketAt: number, rows: readonly GpuBucketRow[]): Promise<number>;
+  /** Recomputes the cluster's last-hour figures (rankings) from its buckets in [to − 1 h, to). */
+  refreshLastHour(clusterId: string, to: number): Promise<void>;
+  /** Drops the cluster's buckets older than `before` (epoch ms). Returns how many went. */
+  pruneBuckets(clusterId: string, before: number): Promise<number>;
+  /** The workload's buckets starting in [from, to); null without any. */
+  window(workloadId: string, window: { from: number; to: number }): Promise<GpuWindowTotals | null>;
+  /** Per workload with samples of slot `slot` in the last hour as of `now`: their totals in that slot. */
+  lastHour(slot: number, now: number): Promise<Map<string, { sum: number; count: number; latestSum: number; latestCount: number }>>;
+  lifetime(workloadId: string): Promise<LifetimeTotals | undefined>;
+}

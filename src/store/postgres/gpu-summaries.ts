@@ -1,0 +1,163 @@
+// GPU telemetry that every replica shares on PostgreSQL (schema v2): the writer of a cluster stores one
+// bucket per workload (telemetry_summary_seconds wide) and adds it to the workload's lifetime totals
+// in the same statement; every replica answers /metrics and rankings from those rows, so every
+// replica gives the same answer. Arrays hold one figure per metric slot (METRIC_NAMES order).
+import type pg from 'pg';
+import { METRIC_NAMES } from '../../domain/metrics.js';
+import type { GpuBucketRow, GpuSummaryStore, GpuWindowTotals, LifetimeTotals } from '../../domain/telemetry.js';
+import { asIndexBusy } from './errors.js';
+import { inTransaction } from './transaction.js';
+
+const HOUR_MS = 3_600_000;
+const SLOTS = METRIC_NAMES.map((_, i) => i + 1);
+
+// A bucket already stored for a workload is left alone (DO NOTHING), and only the rows this statement
+// inserted reach the lifetime totals, whose last_minute guard also refuses anything not newer: a
+// retried flush, or a deposed writer's late one, adds nothing twice.
+const WRITE_BUCKET = `
+WITH input AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
+    workload_id text, cluster_id text, count integer[], sum float8[], min float8[], max float8[],
+    latest_sum float8[], latest_count integer[], current float8[])
+), inserted AS (
+  INSERT INTO workload_gpu_buckets (workload_id, bucket_at, cluster_id, count, sum, min, max, latest_sum, latest_count)
+  SELECT workload_id, $2, cluster_id, count, sum, min, max, latest_sum, latest_count FROM input
+  ON CONFLICT (workload_id, bucket_at) DO NOTHING
+  RETURNING workload_id
+), lifetime AS (
+  INSERT INTO workload_gpu_lifetime AS l (workload_id, metric, sample_count, sum, min, max, current, last_minute)
+  SELECT i.workload_id, m.metric, i.count[m.slot], i.sum[m.slot], i.min[m.slot], i.max[m.slot], i.current[m.slot], $2
+  FROM input i JOIN inserted USING (workload_id) CROSS JOIN unnest($3::text[]) WITH ORDINALITY AS m(metric, slot)
+  WHERE i.count[m.slot] > 0
+  ON CONFLICT (workload_id, metric) DO UPDATE SET
+    sample_count = l.sample_count + excluded.sample_count,
+    sum = l.sum + excluded.sum,
+    min = LEAST(l.min, excluded.min),
+    max = GREATEST(l.max, excluded.max),
+    current = COALESCE(excluded.current, l.current),
+    last_minute = excluded.last_minute
+  WHERE l.last_minute < excluded.last_minute
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM inserted)::int AS stored, (SELECT count(*) FROM lifetime)::int AS lifetimes`;
+
+const arrayOf = (figure: (slot: number) => string): string => `ARRAY[${SLOTS.map(figure).join(', ')}]`;
+
+// Each workload's newest bucket gives its latest figures; the hour's buckets give the rest.
+const CLEAR_LAST_HOUR = 'DELETE FROM workload_gpu_last_hour WHERE cluster_id = $1';
+const FILL_LAST_HOUR = `INSERT INTO workload_gpu_last_hour (workload_id, cluster_id, newest_at, count, sum, latest_sum, latest_count)
+   SELECT h.workload_id, $1, n.bucket_at, h.count, h.sum, n.latest_sum, n.latest_count
+   FROM (
+     SELECT workload_id, ${arrayOf((s) => `SUM(count[${s}])`)} AS count, ${arrayOf((s) => `SUM(sum[${s}])`)} AS sum
+     FROM workload_gpu_buckets WHERE cluster_id = $1 AND bucket_at >= $2 AND bucket_at < $3 GROUP BY workload_id
+   ) h
+   JOIN (
+     SELECT DISTINCT ON (workload_id) workload_id, bucket_at, latest_sum, latest_count
+     FROM workload_gpu_buckets WHERE cluster_id = $1 AND bucket_at >= $2 AND bucket_at < $3 ORDER BY workload_id, bucket_at DESC
+   ) n USING (workload_id)`;
+
+const WINDOW = `
+SELECT ${arrayOf((s) => `SUM(b.count[${s}])`)}::float8[] AS count,
+       ${arrayOf((s) => `SUM(b.sum[${s}])`)}::float8[] AS sum,
+       ${arrayOf((s) => `MIN(b.min[${s}])`)} AS min,
+       ${arrayOf((s) => `MAX(b.max[${s}])`)} AS max,
+       n.latest_sum, n.latest_count
+FROM workload_gpu_buckets b
+CROSS JOIN LATERAL (
+  SELECT latest_sum, latest_count FROM workload_gpu_buckets
+  WHERE workload_id = $1 AND bucket_at >= $2 AND bucket_at < $3 ORDER BY bucket_at DESC LIMIT 1
+) n
+WHERE b.workload_id = $1 AND b.bucket_at >= $2 AND b.bucket_at < $3
+GROUP BY n.latest_sum, n.latest_count`;
+
+const LAST_HOUR = `
+SELECT workload_id, count[$1]::float8 AS count, sum[$1] AS sum, latest_sum[$1] AS latest_sum, latest_count[$1] AS latest_count
+FROM workload_gpu_last_hour WHERE newest_at >= $2 AND count[$1] > 0`;
+
+const LIFETIME = 'SELECT metric, sample_count::float8 AS count, sum, min, max, current FROM workload_gpu_lifetime WHERE workload_id = $1';
+
+/** JSON has no NaN or Infinity: figures are finite or null by construction; this keeps the promise. */
+function finiteOrNull(values: readonly (number | null)[]): (number | null)[] {
+  return values.map((v) => (v === null || Number.isFinite(v) ? v : null));
+}
+
+export class PostgresGpuSummaries implements GpuSummaryStore {
+  readonly #primary: pg.Pool;
+  readonly #readers: pg.Pool;
+
+  /** Writes go to `primary`; reads to `readers` (the read-only URL when one is set). */
+  constructor(pools: { primary: pg.Pool; readers: pg.Pool }) {
+    this.#primary = pools.primary;
+    this.#readers = pools.readers;
+  }
+
+  async writeBucket(bucketAt: number, rows: readonly GpuBucketRow[]): Promise<number> {
+    if (rows.length === 0) return 0;
+    const input = rows.map((r) => ({
+      workload_id: r.workloadId, cluster_id: r.clusterId, count: r.count, sum: finiteOrNull(r.sum), min: finiteOrNull(r.min), max: finiteOrNull(r.max),
+      latest_sum: finiteOrNull(r.latestSum), latest_count: r.latestCount, current: finiteOrNull(r.current),
+    }));
+    const { rows: [result] } = await this.#primary.query<{ stored: number }>(WRITE_BUCKET, [JSON.stringify(input), bucketAt, METRIC_NAMES]);
+    return result?.stored ?? 0;
+  }
+
+  async refreshLastHour(clusterId: string, to: number): Promise<void> {
+    const client = await this.#primary.connect();
+    try {
+      await inTransaction(client, async () => {
+        await client.query(CLEAR_LAST_HOUR, [clusterId]);
+        await client.query(FILL_LAST_HOUR, [clusterId, to - HOUR_MS, to]);
+      });
+    } finally {
+      client.release();
+    }
+  }
+
+  async pruneBuckets(clusterId: string, before: number): Promise<number> {
+    const result = await this.#primary.query('DELETE FROM workload_gpu_buckets WHERE cluster_id = $1 AND bucket_at < $2', [clusterId, before]);
+    return result.rowCount ?? 0;
+  }
+
+  async window(workloadId: string, window: { from: number; to: number }): Promise<GpuWindowTotals | null> {
+    const { rows: [row] } = await this.#read(() =>
+      this.#readers.query<{ count: number[]; sum: (number | null)[]; min: (number | null)[]; max: (number | null)[]; latest_sum: number[]; latest_count: number[] }>(
+        WINDOW, [workloadId, window.from, window.to],
+      ),
+    );
+    if (row === undefined) return null;
+    return {
+      count: row.count.map((v) => v ?? 0), sum: row.sum.map((v) => v ?? 0), min: row.min, max: row.max,
+      latestSum: row.latest_sum, latestCount: row.latest_count,
+    };
+  }
+
+  async lastHour(slot: number, now: number): Promise<Map<string, { sum: number; count: number; latestSum: number; latestCount: number }>> {
+    const { rows } = await this.#read(() =>
+      this.#readers.query<{ workload_id: string; count: number; sum: number; latest_sum: number | null; latest_count: number | null }>(LAST_HOUR, [slot + 1, now - HOUR_MS]),
+    );
+    const result = new Map<string, { sum: number; count: number; latestSum: number; latestCount: number }>();
+    for (const row of rows) result.set(row.workload_id, { sum: row.sum, count: row.count, latestSum: row.latest_sum ?? 0, latestCount: row.latest_count ?? 0 });
+    return result;
+  }
+
+  async lifetime(workloadId: string): Promise<LifetimeTotals | undefined> {
+    const { rows } = await this.#read(() =>
+      this.#readers.query<{ metric: string; count: number; sum: number; min: number; max: number; current: number | null }>(LIFETIME, [workloadId]),
+    );
+    if (rows.length === 0) return undefined;
+    const totals: LifetimeTotals = {};
+    for (const row of rows) {
+      const name = METRIC_NAMES.find((m) => m === row.metric);
+      if (name !== undefined) totals[name] = { count: row.count, sum: row.sum, min: row.min, max: row.max, current: row.current };
+    }
+    return totals;
+  }
+
+  async #read<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      throw asIndexBusy(error);
+    }
+  }
+}
