@@ -10,6 +10,7 @@ import { readDcgmPayload } from './dcgm-readings.js';
 import type { ExporterDiscovery, ExporterTarget } from './exporter-target.js';
 import { parseSelectors } from './exporter-target.js';
 import { GpuFleet } from './gpu-fleet.js';
+import type { BucketAccumulator } from './bucket-accumulator.js';
 import type { LifetimeAccumulators } from './lifetime.js';
 import { summarizeTotals } from './lifetime.js';
 import { decodeMetric, encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from './metric-codec.js';
@@ -28,7 +29,10 @@ export interface GpuTelemetryOptions {
   discovery: ExporterDiscovery;
   gpuResources: readonly string[];
   rawSlots: number;
-  lifetime: LifetimeAccumulators;
+  /** Where samples go: this process's rings and lifetime totals, or (`buckets`) summaries shared through the index. */
+  samples: { lifetime: LifetimeAccumulators } | { buckets: BucketAccumulator };
+  /** Whether this replica scrapes a cluster's exporters now (shared telemetry: only its writer does). Unset: every cluster. */
+  scrapes?: (clusterId: string) => boolean;
 }
 
 const toSeconds = (ms: number): number => Math.floor(ms / 1000);
@@ -66,7 +70,8 @@ export class GpuTelemetry implements TelemetryReader {
 
   /** Every exporter pod of every watched cluster. */
   *targets(): Generator<ExporterTarget> {
-    for (const directory of this.#directories.values()) yield* directory.exporters();
+    const scrapes = this.#options.scrapes;
+    for (const [clusterId, directory] of this.#directories) if (scrapes === undefined || scrapes(clusterId)) yield* directory.exporters();
   }
 
   /** Stores one exporter's payload, sampled at `at` (ms). Throws ExpositionParseError for unreadable text. */
@@ -76,6 +81,7 @@ export class GpuTelemetry implements TelemetryReader {
     const time = toSeconds(at);
     const stored = this.#stored;
     const decoded = this.#decoded;
+    const samples = this.#options.samples;
     for (const reading of payload.readings) {
       const pod = reading.pod;
       const workloadId = pod === undefined ? undefined : directory?.workloadOf(pod.namespace, pod.name);
@@ -85,9 +91,13 @@ export class GpuTelemetry implements TelemetryReader {
         // Lifetime totals take the values as the rings hold them, so both report the same numbers.
         decoded[m] = value === MISSING ? NaN : decodeMetric(m, value);
       }
+      if ('buckets' in samples) {
+        if (workloadId !== undefined) samples.buckets.add({ workloadId, clusterId: target.clusterId, gpuKey: reading.key, at, values: decoded });
+        continue;
+      }
       const identity = { key: reading.key, clusterId: target.clusterId, hostname: reading.hostname ?? target.node, modelName: reading.modelName };
       const key = this.#fleet.record(identity, { time, stored, workloadId });
-      if (key !== null && workloadId !== undefined) this.#options.lifetime.add(workloadId, key, decoded);
+      if (key !== null && workloadId !== undefined) samples.lifetime.add(workloadId, key, decoded);
     }
     return { samples: payload.samples, gpus: payload.readings.length };
   }
@@ -109,7 +119,8 @@ export class GpuTelemetry implements TelemetryReader {
 
   async summarize(request: Parameters<TelemetryReader['summarize']>[0]): Promise<Record<MetricName, MetricSummary>> {
     const { workload, window, lifetime, metrics } = request;
-    if (lifetime) return summarizeTotals(this.#options.lifetime.totals(workload.workloadId), metrics);
+    const samples = this.#options.samples;
+    if (lifetime) return summarizeTotals('lifetime' in samples ? samples.lifetime.totals(workload.workloadId) : undefined, metrics);
     const summary = new WindowSummary();
     this.#fleet.collect(workload.workloadId, { from: toSeconds(window.from), to: toSeconds(window.to) }, summary);
     return summary.summaries(metrics);

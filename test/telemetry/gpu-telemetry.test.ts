@@ -32,7 +32,7 @@ function telemetryWith(pods: Pod[]): GpuTelemetry {
     discovery: { selectors: ['app=nvidia-dcgm-exporter'], port: 9400, path: '/metrics' },
     gpuResources: ['nvidia.com/gpu', 'nvidia.com/mig-*'],
     rawSlots: rawSlotsFor(15),
-    lifetime: new LifetimeAccumulators(inMemory(), { clock: new FixedClock(NOW), idleMs: 60_000 }),
+    samples: { lifetime: new LifetimeAccumulators(inMemory(), { clock: new FixedClock(NOW), idleMs: 60_000 }) },
   });
   telemetry.attach({ clusterId: 'east' }).onEvent('pods', { type: 'SYNC', items: pods }, undefined);
   return telemetry;
