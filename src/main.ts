@@ -18,6 +18,7 @@ import { createAuthenticator } from './auth/authenticator.js';
 import { ConfigError, loadConfig } from './config/load.js';
 import { databaseLocation, describeDatabase, instanceIdOf, scrapeTimeoutSeconds, type Config } from './config/schema.js';
 import { systemClock, type Clock } from './domain/clock.js';
+import type { GpuSummaryStore } from './domain/telemetry.js';
 import { ClusterWriters } from './ha/cluster-writers.js';
 import type { ReflectorTuning } from './k8s/cluster-informers.js';
 import { ClusterManager, type AttachedCluster } from './k8s/cluster-manager.js';
@@ -38,9 +39,12 @@ import { serviceVersion } from './runtime/version.js';
 import { openBackend, type SeedWriter } from './store/backend.js';
 import { RetentionJob } from './store/retention.js';
 import { rawSlotsFor } from './telemetry/gpu-rings.js';
-import { GpuTelemetry } from './telemetry/gpu-telemetry.js';
+import { GpuTelemetry, type GpuTelemetryOptions } from './telemetry/gpu-telemetry.js';
 import { createHttpScrape } from './telemetry/http-scrape.js';
+import { BucketAccumulator } from './telemetry/bucket-accumulator.js';
 import { LifetimeAccumulators } from './telemetry/lifetime.js';
+import { SharedTelemetryReader } from './telemetry/shared-telemetry.js';
+import { SummaryFlusher } from './telemetry/summary-flusher.js';
 import { Sampler, type ExporterStatus } from './telemetry/sampler.js';
 import { ClusterIndexers } from './workloads/cluster-indexers.js';
 import type { LabelKeys } from './workloads/mapping-context.js';
@@ -88,22 +92,41 @@ interface TelemetryRuntime {
 }
 
 /**
- * Exporter discovery (through the pod informers), the sampler and the rings. The lifetime totals'
- * last write is registered by the caller, before these loops, so that it runs after both stopped.
+ * Where samples go: this process's rings and lifetime totals (SQLite), or summaries every replica
+ * shares through PostgreSQL, gathered by the writer of each cluster (docs/scaling.md).
  */
-function startTelemetry(config: Config, deps: { lifetimes: LifetimeAccumulators; metrics: ServiceMetrics; clock: Clock; delay: Delay; logger: Logger; parts: Disposables }): TelemetryRuntime {
-  const { lifetimes, metrics, clock, delay, logger, parts } = deps;
+type TelemetryStore = { kind: 'local'; lifetimes: LifetimeAccumulators } | { kind: 'shared'; summaries: GpuSummaryStore; writes: (clusterId: string) => boolean; writing: () => string[] };
+
+interface TelemetryDeps {
+  store: TelemetryStore;
+  metrics: ServiceMetrics;
+  clock: Clock;
+  delay: Delay;
+  logger: Logger;
+  parts: Disposables;
+}
+
+/**
+ * Exporter discovery (through the pod informers), the sampler and where its samples go. Local
+ * lifetime totals' last write is registered by the caller, before these loops, so that it runs after
+ * both stopped; shared summaries' last write is registered here, before the sampler, for the same reason.
+ */
+function startTelemetry(config: Config, deps: TelemetryDeps): TelemetryRuntime {
+  const { store, metrics, clock, delay, logger, parts } = deps;
+  const { route, reader } = store.kind === 'local' ? { route: { samples: { lifetime: store.lifetimes } }, reader: undefined } : shareTelemetry(config, store, deps);
   const telemetry = new GpuTelemetry({
     discovery: { selectors: config.exporter_selectors, port: config.exporter_port, path: config.exporter_path },
     gpuResources: config.gpu_resources,
     rawSlots: rawSlotsFor(config.scrape_interval_seconds),
-    lifetime: lifetimes,
+    ...route,
   });
-  const flusher = runPeriodically(config.lifetime_flush_seconds * 1000, () => void lifetimes.flush(), {
-    delay,
-    onError: (error) => logger.error({ err: error }, 'Lifetime totals flush failed'),
-  });
-  parts.add('lifetime flush loop', () => flusher.stop());
+  if (store.kind === 'local') {
+    const flusher = runPeriodically(config.lifetime_flush_seconds * 1000, () => void store.lifetimes.flush(), {
+      delay,
+      onError: (error) => logger.error({ err: error }, 'Lifetime totals flush failed'),
+    });
+    parts.add('lifetime flush loop', () => flusher.stop());
+  }
   const sampler: Sampler = new Sampler({
     intervalMs: config.scrape_interval_seconds * 1000,
     concurrency: config.scrape_concurrency,
@@ -122,7 +145,32 @@ function startTelemetry(config: Config, deps: { lifetimes: LifetimeAccumulators;
   });
   parts.add('sampler', () => sampler.stop());
   sampler.start();
-  return { reader: telemetry, telemetry, sampler };
+  return { reader: reader ?? telemetry, telemetry, sampler };
+}
+
+/** The writer's buckets, their flush loop and last write, and the reader every replica answers from. */
+function shareTelemetry(
+  config: Config,
+  store: Extract<TelemetryStore, { kind: 'shared' }>,
+  deps: TelemetryDeps,
+): { route: Pick<GpuTelemetryOptions, 'samples' | 'scrapes'>; reader: TelemetryReader } {
+  const { clock, delay, logger, parts } = deps;
+  const widthMs = config.telemetry_summary_seconds * 1000;
+  const buckets = new BucketAccumulator({ widthMs });
+  const flusher = new SummaryFlusher(store.summaries, buckets, {
+    // A tick's samples carry its start time and arrive up to the scrape timeout later.
+    graceMs: scrapeTimeoutSeconds(config) * 1000 + 1000,
+    clock,
+    clusters: store.writing,
+    logger: logger.child({ component: 'telemetry-summaries' }),
+  });
+  parts.add('telemetry summaries', async () => void (await flusher.flush({ all: true })));
+  const loop = runPeriodically(Math.min(widthMs, 5000), async () => void (await flusher.flush()), {
+    delay,
+    onError: (error) => logger.warn({ err: error, ...flusher.stats() }, 'GPU telemetry summaries could not be written; kept for the next try'),
+  });
+  parts.add('telemetry summaries loop', () => loop.stop());
+  return { route: { samples: { buckets }, scrapes: store.writes }, reader: new SharedTelemetryReader(store.summaries, { widthMs }) };
 }
 
 interface CapacityRuntime {
@@ -247,16 +295,23 @@ async function startParts(
   // answers 503 and /metrics stays scrapable through the whole shutdown.
   const adminSlot: { listener?: Listener } = {};
   parts.add('admin listener', () => adminSlot.listener?.close(ADMIN_CLOSE_GRACE_MS));
-  const lifetimes = new LifetimeAccumulators(backend.lifetimes, { clock, idleMs: LIFETIME_IDLE_MS });
+  const lifetimes = backend.lifetimes === null ? undefined : new LifetimeAccumulators(backend.lifetimes, { clock, idleMs: LIFETIME_IDLE_MS });
   // Runs after the sampler and the lifetime flush loop (registered later) have stopped.
-  parts.add('lifetime totals', () => lifetimes.flush());
+  if (lifetimes !== undefined) parts.add('lifetime totals', () => lifetimes.flush());
   const index: WorkloadIndex = backend.index;
   const retention = new RetentionJob(backend.purger, { retentionDays: config.retention_days, intervalMs: RETENTION_INTERVAL_MS, clock, logger: logger.child({ component: 'retention' }) });
   parts.add('retention', () => retention.stop());
   retention.start();
   readiness.markReady('index');
 
-  const telemetry = config.telemetry_enabled ? startTelemetry(config, { lifetimes, metrics, clock, delay, logger, parts }) : undefined;
+  // The election starts with the clusters, below; until then this replica writes none of them.
+  const election: { writers?: ClusterWriters } = {};
+  const writing = (): string[] => (election.writers?.statuses() ?? []).filter((s) => s.role === 'writer').map((s) => s.clusterId);
+  const telemetryStore: TelemetryStore =
+    lifetimes !== undefined
+      ? { kind: 'local', lifetimes }
+      : { kind: 'shared', summaries: backend.gpuSummaries as GpuSummaryStore, writing, writes: (clusterId) => writing().includes(clusterId) };
+  const telemetry = config.telemetry_enabled ? startTelemetry(config, { store: telemetryStore, metrics, clock, delay, logger, parts }) : undefined;
   // Never holds back readiness; marks the service degraded while no exporter answers. Declared only
   // when telemetry runs, so /v1/health shows no `exporters` check for a feed that is turned off.
   if (telemetry !== undefined) readiness.markReady('telemetry');
@@ -283,6 +338,7 @@ async function startParts(
     delay,
     logger: logger.child({ component: 'writers' }),
   });
+  election.writers = writers;
   const informerLogger = logger.child({ component: 'informers' });
   const clusters = new ClusterManager({
     namespaces: config.watch_namespaces,

@@ -167,6 +167,10 @@ function crossKeyProblems(values: Record<string, unknown>, name: (key: string) =
   if (typeof timeout === 'number' && timeout >= interval) {
     problems.push(`${name('scrape_timeout_seconds')}: must be shorter than ${name('scrape_interval_seconds')} (${interval}), got ${timeout}`);
   }
+  const bucket = values.telemetry_summary_seconds;
+  if (typeof bucket === 'number' && 3600 % bucket !== 0) {
+    problems.push(`${name('telemetry_summary_seconds')}: must divide 3600 (an hour holds whole buckets), got ${bucket}`);
+  }
   // Port 0 asks the OS for a free port each, so two ":0" addresses never collide.
   if (typeof values.listen === 'string' && values.listen === values.admin_listen && !values.listen.endsWith(':0')) {
     problems.push(`${name('admin_listen')}: must differ from ${name('listen')}`);

@@ -74,6 +74,7 @@ export const ConfigSchema = Type.Object(
     exporter_port: Type.Integer({ default: 9400, minimum: 1, maximum: 65535, description: 'Port of the exporters\' metrics endpoint.' }),
     exporter_path: Type.String({ default: '/metrics', pattern: '^/[^\\s?#]*$', description: 'Path of the exporters\' metrics endpoint.' }),
     lifetime_flush_seconds: Seconds(60, 1, 3600, 'How often the per-workload lifetime totals (`job_lifetime`) are written to the index; also written at shutdown.'),
+    telemetry_summary_seconds: Seconds(60, 1, 300, 'On PostgreSQL only: width of the per-workload GPU metric summaries the writer of each cluster shares with every replica (docs/scaling.md). A summary is written once its bucket has ended and the scrapes of its last tick are in; windows are answered in whole buckets. Must divide 3600.'),
     capacity_configmaps_enabled: Type.Boolean({ default: true, description: 'Read budgets from the capacity ConfigMaps of `namespace` in the cluster the service runs in (its in-cluster service account, else `kubeconfig`). `false`: no budgets, every organization reports allocated 0.' }),
     capacity_label_selector: Type.String({ default: 'gpucap.io/capacity=true', pattern: `${LABEL_KEY.slice(0, -1)}=[A-Za-z0-9._-]{0,63}$`, description: 'Label (`key=value`) of the capacity ConfigMaps.' }),
     capacity_configmap_key: Type.String({ default: 'capacity.yaml', pattern: '^[-._a-zA-Z0-9]{1,253}$', description: 'Key of the capacity ConfigMaps holding the budget file.' }),

@@ -1,11 +1,13 @@
 // The index's backend, chosen once from its location (config db_url / db_path): SQLite in one pod's
 // file, or a PostgreSQL database that many replicas and many clusters' releases share. Either way the
 // service gets the same parts: the read side (query/'s WorkloadIndex), the write locks of the
-// clusters, retention, lifetime totals. This is the only module that knows both backends.
-import type { LifetimeRepository, LifetimeTotals } from '../domain/telemetry.js';
+// clusters, retention, and where GPU telemetry is kept: lifetime totals in SQLite beside the process's
+// rings, or summaries every replica shares in PostgreSQL. This is the only module that knows both backends.
+import type { GpuSummaryStore, LifetimeRepository } from '../domain/telemetry.js';
 import type { PodGpuInterval, WorkloadRecord } from '../domain/workload.js';
 import type { WorkloadIndex } from '../query/ports.js';
 import { connectMaintenance, createReadPool } from './postgres/connection.js';
+import { PostgresGpuSummaries } from './postgres/gpu-summaries.js';
 import { PostgresLeases } from './postgres/lease.js';
 import { migrate as migratePostgres } from './postgres/migrate.js';
 import { PostgresRetention } from './postgres/retention.js';
@@ -52,7 +54,10 @@ export interface IndexBackend {
   index: WorkloadIndex;
   leases: SqliteLeases | PostgresLeases<PostgresWorkloadWriter>;
   purger: { deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number> };
-  lifetimes: LifetimeRepository;
+  /** SQLite: lifetime totals of this process's telemetry; null where telemetry is shared. */
+  lifetimes: LifetimeRepository | null;
+  /** PostgreSQL: GPU telemetry summaries shared by every replica; null on SQLite. */
+  gpuSummaries: GpuSummaryStore | null;
   /** Writes outside any cluster's election: for tests and benchmarks that seed the index directly. */
   seed: SeedWriter;
   close(): Promise<void>;
@@ -87,6 +92,7 @@ async function openSqlite(path: string, options: BackendOptions): Promise<IndexB
     leases: new SqliteLeases(store, options.instanceId),
     purger: store,
     lifetimes: new SqliteLifetimeStore(db),
+    gpuSummaries: null,
     seed: store,
     close: async () => {
       for (const close of closing) await close();
@@ -117,13 +123,13 @@ async function openPostgres(location: { url: string; readUrl: string | undefined
   options.gauge('gpucap_db_pool_idle', 'Idle connections of the read pool', () => readers.idleCount);
   options.gauge('gpucap_db_pool_waiting', 'Reads waiting for a connection of the read pool', () => readers.waitingCount);
   const seed = new SeedSession(leases, new PostgresRetention(primary));
-  logger.warn({}, 'GPU metric totals over a workload\'s life (job_lifetime) are kept by each replica in memory on PostgreSQL, until the shared telemetry summaries land (docs/scaling.md)');
   return {
     kind: 'postgres',
     index: new PostgresWorkloadIndex(readers),
     leases,
     purger: new PostgresRetention(primary),
-    lifetimes: new MemoryLifetimes(),
+    lifetimes: null,
+    gpuSummaries: new PostgresGpuSummaries({ primary, readers }),
     seed,
     close: async () => {
       await seed.close();
@@ -176,18 +182,5 @@ class SeedSession implements SeedWriter {
     const session = await this.#session;
     if (session === null) throw new Error(`Cannot seed the index: another process holds the write lock of "${SEED_CLUSTER}"`);
     return session;
-  }
-}
-
-/** Lifetime totals kept by this process only. */
-class MemoryLifetimes implements LifetimeRepository {
-  readonly #totals = new Map<string, LifetimeTotals>();
-
-  loadLifetime(workloadId: string): LifetimeTotals | undefined {
-    return this.#totals.get(workloadId);
-  }
-
-  saveLifetimes(entries: readonly { workloadId: string; totals: LifetimeTotals }[]): void {
-    for (const { workloadId, totals } of entries) this.#totals.set(workloadId, totals);
   }
 }

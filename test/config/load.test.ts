@@ -63,6 +63,7 @@ describe('config/load', () => {
         index_flush_interval_ms: 200,
         read_workers: 2,
         telemetry_enabled: true,
+        telemetry_summary_seconds: 60,
         scrape_interval_seconds: 15,
         scrape_concurrency: 32,
         scrape_max_bytes: 16777216,
@@ -183,6 +184,12 @@ describe('config/load', () => {
       expect(problems).to.deep.equal(['GPUCAP_SCRAPE_TIMEOUT_SECONDS: must be shorter than GPUCAP_SCRAPE_INTERVAL_SECONDS (5), got 5']);
       expect(scrapeTimeoutSeconds(loadConfig({ ...BASE, GPUCAP_SCRAPE_INTERVAL_SECONDS: '5' }))).to.equal(4);
       expect(scrapeTimeoutSeconds(loadConfig(BASE))).to.equal(10);
+    });
+
+    it('refuses a telemetry summary width that does not divide an hour, and one beyond its bounds', () => {
+      expect(problemsOf({ ...BASE, GPUCAP_TELEMETRY_SUMMARY_SECONDS: '7' })).to.deep.equal(['GPUCAP_TELEMETRY_SUMMARY_SECONDS: must divide 3600 (an hour holds whole buckets), got 7']);
+      expect(problemsOf({ ...BASE, GPUCAP_TELEMETRY_SUMMARY_SECONDS: '600' })[0]).to.match(/^GPUCAP_TELEMETRY_SUMMARY_SECONDS: must be <= 300/);
+      expect(loadConfig({ ...BASE, GPUCAP_TELEMETRY_SUMMARY_SECONDS: '30' }).telemetry_summary_seconds).to.equal(30);
     });
 
     it('refuses an exporter selector that is not key=value', () => {

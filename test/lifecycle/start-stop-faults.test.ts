@@ -21,7 +21,7 @@ import { startService, type RunningService } from '../../src/main.js';
 import { Disposables, type Dispose } from '../../src/runtime/disposables.js';
 import { ReadPool } from '../../src/store/sqlite/read-pool.js';
 import { Sampler } from '../../src/telemetry/sampler.js';
-import { otherSessions, sqliteOnly, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
+import { otherSessions, sqliteOnly, TEST_BACKEND, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
 import { freePort } from '../support/free-port.js';
 import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -38,9 +38,7 @@ const STOP_ORDER = [
   'capacity watch',
   'clusters',
   'sampler',
-  'lifetime flush loop',
-  'retention',
-  'lifetime totals',
+  ...(TEST_BACKEND === 'sqlite' ? ['lifetime flush loop', 'retention', 'lifetime totals'] : ['telemetry summaries loop', 'telemetry summaries', 'retention']),
   'admin listener',
   'event loop monitor',
   'index',

@@ -45,12 +45,12 @@ export const SQLITE_ONLY: Readonly<Record<string, string>> = {
   'read pool faults': 'read worker threads are SQLite\'s',
   'service with read workers': 'read worker threads are SQLite\'s',
   'because the read workers cannot start closes the index it had opened': 'read worker threads are SQLite\'s',
-  // A known gap, not an internal: PostgreSQL keeps each workload's GPU metric totals (job_lifetime)
-  // in the replica's memory until the shared telemetry summaries land (issue 16 item 3).
-  'lifetime totals (job_lifetime)': 'SqliteLifetimeStore; PostgreSQL keeps lifetime totals in memory for now',
-  'keeps job_lifetime across a restart, while the rings start empty': 'job_lifetime totals are kept in memory on PostgreSQL, lost at a restart',
-  'because the clusters will not stop still writes the lifetime totals and closes the index and both ports': 'reads the lifetime totals from the SQLite file; PostgreSQL keeps them in memory',
-  'because the sampler fails to stop still writes the lifetime totals it gathered': 'reads the lifetime totals from the SQLite file; PostgreSQL keeps them in memory',
+  // Telemetry kept by the process (rings, lifetime totals held in memory between flushes) is SQLite's;
+  // on PostgreSQL the writer shares buckets that every replica reads (postgres-gpu-summaries.test.ts,
+  // summary-flusher.test.ts), and sampler-service.test.ts runs on both.
+  'lifetime totals (job_lifetime)': 'LifetimeAccumulators over SqliteLifetimeStore; PostgreSQL adds each bucket to the totals in SQL',
+  'because the clusters will not stop still writes the lifetime totals and closes the index and both ports': 'the lifetime totals held in memory until the stop; PostgreSQL writes them with each bucket',
+  'because the sampler fails to stop still writes the lifetime totals it gathered': 'the lifetime totals held in memory until the stop; PostgreSQL writes them with each bucket',
 };
 
 function reasonFor(title: string): string {
@@ -74,7 +74,7 @@ export const sqliteOnly = {
 /** Where a test service keeps its index: the variables that say so, and how to remove it. */
 export type TestIndexLocation = { remove(): Promise<void> } & (
   | { kind: 'sqlite'; path: string; env: { GPUCAP_DB_PATH: string } }
-  | { kind: 'postgres'; url: string; env: { GPUCAP_DB_URL: string } }
+  | { kind: 'postgres'; url: string; env: { GPUCAP_DB_URL: string; GPUCAP_TELEMETRY_SUMMARY_SECONDS: string } }
 );
 
 /**
@@ -88,7 +88,9 @@ export async function testIndexLocation(dir: string): Promise<TestIndexLocation>
   }
   // PG_BIN is set (checked above), so the shared server starts and never asks to skip.
   const database = await freshDatabase(NEVER_SKIPS);
-  return { kind: 'postgres', url: database.url, env: { GPUCAP_DB_URL: database.url }, remove: () => database.drop() };
+  // One-second telemetry buckets: a test sees the exporters' values about two seconds after a scrape
+  // rather than after the minute ends, with the same code path.
+  return { kind: 'postgres', url: database.url, env: { GPUCAP_DB_URL: database.url, GPUCAP_TELEMETRY_SUMMARY_SECONDS: '1' }, remove: () => database.drop() };
 }
 
 const NEVER_SKIPS = {
