@@ -244,7 +244,7 @@ export async function apiGet(baseUrl: string, path: string, caller: ApiCaller, t
 }
 
 /** A JSON body without its request_id, which differs by request. */
-function withoutRequestId(body: string): string {
+export function withoutRequestId(body: string): string {
   try {
     const parsed = JSON.parse(body) as Record<string, unknown>;
     delete parsed.request_id;
