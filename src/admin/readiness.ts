@@ -81,7 +81,7 @@ export class ReadinessTracker {
     return true;
   }
 
-  /** What /readyz and /v1/health report: ready and not shutting down. */
+  /** What /readyz reports: ready and not shutting down. */
   acceptsTraffic(): boolean {
     return !this.shuttingDown && this.isReady();
   }

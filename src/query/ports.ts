@@ -119,9 +119,7 @@ export interface SourceCondition {
 }
 
 /** Overall health for the anonymous /v1/health. */
-export interface HealthSource {
-  /** False before the index is complete and once shutdown began: load balancers should go elsewhere. */
-  acceptsTraffic(): boolean;
+export interface HealthSource extends IndexReadiness {
   /** Every condition by name: `index`, `cluster/<id>/<resource>…`, `telemetry`, `capacity`, `remote-kubeconfig/<file>`. */
   report(): { conditions: Record<string, SourceCondition> };
 }

@@ -97,10 +97,8 @@ describe('ha: rolling restart of 3 replicas under 200 requests/s', function () {
     driver.start();
     await sleep(3_000);
     const known = driver.truth().map((w) => w.workloadId);
-    // Lists, gets, statistics and capacity, as a dashboard's mix. Not /v1/health: it answers 503 from
-    // SIGTERM on by design (docs: "once the service is shutting down"), so each of the balancer's
-    // last polls before it notices lets a few through; reported, to be decided in the product.
-    const kinds = ['/v1/workloads?limit=20', 'get', '/v1/workloads/stats', 'get', '/v1/capacity', '/v1/workloads?limit=20&status=running', 'get'];
+    // Lists, gets, statistics, capacity and health, as a dashboard's mix.
+    const kinds = ['/v1/workloads?limit=20', 'get', '/v1/workloads/stats', 'get', '/v1/capacity', '/v1/workloads?limit=20&status=running', 'get', '/v1/health'];
     const targets = Array.from({ length: 1_000 }, (_, n) => {
       const kind = kinds[n % kinds.length] ?? '';
       return { baseUrl: balancer.url, path: kind === 'get' ? `/v1/workloads/${known[n % known.length] ?? ''}` : kind };
