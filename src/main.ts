@@ -10,6 +10,7 @@ import { ClusterReadiness } from './admin/cluster-readiness.js';
 import { registerInformerMetrics } from './admin/informer-metrics.js';
 import { createServiceMetrics, type ServiceMetrics } from './admin/metrics-registry.js';
 import { registerTelemetryMetrics } from './admin/telemetry-metrics.js';
+import { registerTelemetrySummaryMetrics } from './admin/telemetry-summary-metrics.js';
 import { registerWriterMetrics } from './admin/writer-metrics.js';
 import { ReadinessTracker } from './admin/readiness.js';
 import { createApiApp } from './api/app.js';
@@ -165,6 +166,7 @@ function shareTelemetry(
     logger: logger.child({ component: 'telemetry-summaries' }),
   });
   parts.add('telemetry summaries', async () => void (await flusher.flush({ all: true })));
+  registerTelemetrySummaryMetrics(deps.metrics.registry, { stats: () => flusher.stats() });
   const loop = runPeriodically(Math.min(widthMs, 5000), async () => void (await flusher.flush()), {
     delay,
     onError: (error) => logger.warn({ err: error, ...flusher.stats() }, 'GPU telemetry summaries could not be written; kept for the next try'),

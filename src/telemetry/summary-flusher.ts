@@ -63,9 +63,9 @@ export class SummaryFlusher {
     return stored;
   }
 
-  /** Buckets waiting for the database, and rows dropped because too many were. */
-  stats(): { queuedBuckets: number; droppedRows: number; lateSamples: number } {
-    return { queuedBuckets: this.#queued.length, droppedRows: this.#dropped, lateSamples: this.#buckets.lateSamples };
+  /** Buckets gathering and waiting for the database, rows dropped because too many waited, late samples. */
+  stats(): { openBuckets: number; queuedBuckets: number; droppedRows: number; lateSamples: number } {
+    return { openBuckets: this.#buckets.openBuckets, queuedBuckets: this.#queued.length, droppedRows: this.#dropped, lateSamples: this.#buckets.lateSamples };
   }
 
   #dropOverflow(): void {
