@@ -246,6 +246,8 @@ export async function startLoadProcess(plan: LoadPlan): Promise<Load> {
 
 async function runLoadProcess(plan: LoadPlan): Promise<void> {
   const load = startLoad(plan);
+  // The test that started it has gone (a failure, mocha's --exit): nobody reads the report.
+  process.stdout.on('error', () => process.exit(1));
   console.log('started');
   const progress = setInterval(() => console.log(`failed ${load.failed()}`), 500);
   process.stdin.resume();
