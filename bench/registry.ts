@@ -1,11 +1,13 @@
 // Every benchmark of `npm run bench`, in the order they run, with the rows of issue 7's table each one
 // measures (each row has its results file, bench/results/<row>.json). A new benchmark registers here.
+import { runBackendsBench } from './backends.js';
 import { runKubeApiserverBench } from './kube-apiserver.js';
 import { runMixedBench } from './mixed.js';
 import { runParseBench } from './parse.js';
 import { runPrometheusBench } from './prometheus.js';
 import { runSyncIngestBench } from './sync-ingest.js';
 import { runTelemetryBench } from './telemetry.js';
+import { runTelemetryHaBench } from './telemetry-ha.js';
 import { runWorkloadsApiBench, type BenchOutcome } from './workloads-api.js';
 
 export interface BenchDefinition {
@@ -19,10 +21,12 @@ export interface BenchDefinition {
 export const BENCHES: readonly BenchDefinition[] = [
   { name: 'parse', rows: ['parse'], run: (options) => runParseBench(options) },
   { name: 'telemetry', rows: ['rings', 'metrics', 'ranking'], run: (options) => runTelemetryBench(options) },
+  { name: 'telemetry-ha', rows: ['telemetry-ha'], run: (options) => runTelemetryHaBench(options) },
   { name: 'prometheus', rows: ['prometheus'], run: (options) => runPrometheusBench(options) },
   { name: 'sync-ingest', rows: ['sync', 'ingest'], run: (options) => runSyncIngestBench(options) },
   { name: 'kube-apiserver', rows: ['kube-apiserver'], run: (options) => runKubeApiserverBench(options) },
   { name: 'workloads-api', rows: ['list', 'get', 'stats'], run: (options) => runWorkloadsApiBench(options) },
   { name: 'mixed', rows: ['mixed'], run: (options) => runMixedBench(options) },
+  { name: 'backends', rows: ['backends'], run: (options) => runBackendsBench(options) },
 ];
 

@@ -25,7 +25,7 @@ export const NAME = 'workloads-api';
 const DAY_MS = 86_400_000;
 const ORGANIZATION = 'acme';
 
-interface Settings {
+export interface Settings {
   sizes: number[];
   connections: number;
   warmupSeconds: number;
@@ -67,9 +67,9 @@ const TARGETS = {
   stats: { p99: 50 },
 };
 
-type Kind = 'list' | 'get' | 'stats' | 'ranking';
+export type Kind = 'list' | 'get' | 'stats' | 'ranking' | 'capacity';
 
-interface Scenario {
+export interface Scenario {
   name: string;
   kind: Kind;
   description: string;
@@ -252,7 +252,7 @@ async function runDataset(
 }
 
 /** Ids of the organization's rows, spread over the whole table (deterministic). */
-function sampleIds(dbPath: string, count: number, rows: number): string[] {
+export function sampleIds(dbPath: string, count: number, rows: number): string[] {
   const db = openDatabase(dbPath);
   try {
     const random = mulberry32(SEED ^ 0x1d5);
@@ -270,7 +270,7 @@ function sampleIds(dbPath: string, count: number, rows: number): string[] {
 }
 
 /** next_token of pages 2..pages+1 of the default list, walked for real through the API. */
-async function gatherCursors(service: ServiceProcess, pages: number): Promise<string[]> {
+export async function gatherCursors(service: ServiceProcess, pages: number): Promise<string[]> {
   const cursors: string[] = [];
   let path = '/v1/workloads';
   for (let page = 0; page < pages; page += 1) {
@@ -287,7 +287,7 @@ async function gatherCursors(service: ServiceProcess, pages: number): Promise<st
   return cursors;
 }
 
-function buildScenarios(input: { leadInitiatives: string[]; filteredInitiative: string; filteredStatus: WorkloadStatus; ids: string[]; cursors: string[] }): Scenario[] {
+export function buildScenarios(input: { leadInitiatives: string[]; filteredInitiative: string; filteredStatus: WorkloadStatus; ids: string[]; cursors: string[] }): Scenario[] {
   const admin: Scope = { organizationId: ORGANIZATION, initiatives: null };
   const lead: Scope = { organizationId: ORGANIZATION, initiatives: input.leadInitiatives };
   const page = { limit: 20, after: null };
@@ -363,12 +363,12 @@ function decodeKeyset(token: string): Keyset {
   return { submittedAt, workloadId };
 }
 
-function headersOf(service: ServiceProcess, as: 'admin' | 'lead'): Record<string, string> {
+export function headersOf(service: ServiceProcess, as: 'admin' | 'lead'): Record<string, string> {
   const caller = service.callers[as];
   return { authorization: `Bearer ${caller.token}`, 'x-organization-id': caller.organizationId };
 }
 
-async function measure(service: ServiceProcess, scenario: Scenario, settings: Settings, rows: number, log: (line: string) => void): Promise<ScenarioResult> {
+export async function measure(service: ServiceProcess, scenario: Scenario, settings: Settings, rows: number, log: (line: string) => void): Promise<ScenarioResult> {
   const target: Target = { url: service.url, paths: scenario.paths, headers: headersOf(service, scenario.as) };
   const probe = await getJson(service.url + (scenario.paths[0] ?? '/'), target.headers);
   if (probe.status !== 200) {
@@ -407,7 +407,7 @@ async function measure(service: ServiceProcess, scenario: Scenario, settings: Se
 }
 
 /** Waits until /v1/health answers within 5 ms three times in a row (the backlog is gone), 60 s at most. */
-async function waitForIdle(service: ServiceProcess): Promise<void> {
+export async function waitForIdle(service: ServiceProcess): Promise<void> {
   const deadline = performance.now() + 60_000;
   let quick = 0;
   while (quick < 3 && performance.now() < deadline) {
@@ -417,7 +417,7 @@ async function waitForIdle(service: ServiceProcess): Promise<void> {
   }
 }
 
-function errorsOf(result: ScenarioResult): number {
+export function errorsOf(result: ScenarioResult): number {
   return result.sequential.non2xx + result.sequential.errors + result.load.non2xx + result.load.errors;
 }
 

@@ -259,7 +259,7 @@ const SIDE_BEGIN = '<!-- bench:side-by-side:begin (written by npm run bench; do 
 const SIDE_END = '<!-- bench:side-by-side:end -->';
 
 /** Replaces the text between two markers; false when they are missing. */
-function replaceBetween(text: string, begin: string, end: string, content: string): string | null {
+export function replaceBetween(text: string, begin: string, end: string, content: string): string | null {
   const from = text.indexOf(begin);
   const to = text.indexOf(end);
   if (from < 0 || to < from) return null;
