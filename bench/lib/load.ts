@@ -52,6 +52,18 @@ export function summarize(samples: number[]): LatencySummary {
   };
 }
 
+/** `fn` timed `runs` times, one call after the other, after `warmup` unmeasured calls. */
+export async function timeCalls(fn: () => Promise<unknown>, options: { runs: number; warmup: number }): Promise<LatencySummary> {
+  for (let i = 0; i < options.warmup; i += 1) await fn();
+  const samples: number[] = [];
+  for (let i = 0; i < options.runs; i += 1) {
+    const began = performance.now();
+    await fn();
+    samples.push(performance.now() - began);
+  }
+  return summarize(samples);
+}
+
 /** autocannon with `connections` keep-alive connections for `seconds`; latencies kept at full precision. */
 export async function loadRun(target: Target, options: { connections: number; seconds: number }): Promise<LoadResult> {
   const samples: number[] = [];

@@ -16,7 +16,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { METRIC_NAMES, type MetricsTimeRange, type RankedMetricName } from '../../src/domain/metrics.js';
 import { rankWorkloads } from '../../src/query/ranking.js';
 import { workloadMetrics } from '../../src/query/workload-metrics.js';
-import { sequentialRun, summarize, type LatencySummary, type RunResult } from './load.js';
+import { sequentialRun, timeCalls, type LatencySummary, type RunResult } from './load.js';
 import { CLUSTER_ID, GPUS_PER_NODE, ORGANIZATION, exporterTargetOf, gpuPodOf, planCluster, simNodeOf, workloadRecordsOf, type ClusterPlan } from './telemetry-cluster.js';
 import { PayloadTemplate, gpuValueTexts } from './telemetry-payloads.js';
 import { findGc } from './telemetry-rings.js';
@@ -172,16 +172,7 @@ async function measureInProcess(
     query = () => rankWorkloads(deps, ADMIN_SCOPE, { sortBy: call.metric, order: 'desc', limit: call.limit }, now);
     telemetry = () => bench.telemetry.lastHour(call.metric, now);
   }
-  const time = async (fn: () => Promise<unknown>): Promise<LatencySummary> => {
-    for (let i = 0; i < options.warmup; i += 1) await fn();
-    const samples: number[] = [];
-    for (let i = 0; i < options.requests; i += 1) {
-      const began = performance.now();
-      await fn();
-      samples.push(performance.now() - began);
-    }
-    return summarize(samples);
-  };
+  const time = (fn: () => Promise<unknown>): Promise<LatencySummary> => timeCalls(fn, { runs: options.requests, warmup: options.warmup });
   return { query: await time(query), telemetry: await time(telemetry) };
 }
 

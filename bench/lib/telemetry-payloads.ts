@@ -75,19 +75,46 @@ const BY_UTILIZATION = Array.from({ length: 101 }, (_, util) => ({
 const framebuffer: (readonly [string, string])[] = [];
 
 /**
+ * Second-to-second variation on top of the slow wave, as a real GPU shows between two scrapes:
+ * deterministic by GPU and whole second of `time`, so two scrapers reading the same GPU a few seconds
+ * apart get different values, and the same second gives the same values on every run.
+ */
+export interface ValueJitter {
+  /** Utilization points added, uniformly within ± this. */
+  utilizationPoints: number;
+  /** Framebuffer MiB moved from free to used (or back), uniformly within ± this. */
+  framebufferMib: number;
+}
+
+/** A number in [-1, 1) from a GPU, a whole second and a stream (0: utilization, 1: framebuffer). */
+function noise(gpu: number, second: number, stream: number): number {
+  let h = Math.imul(gpu ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(second | 0, 0xc2b2ae35) ^ Math.imul(stream + 1, 0x27d4eb2f);
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+  h = Math.imul(h ^ (h >>> 12), 0x297a2d39);
+  return ((h ^ (h >>> 15)) >>> 0) / 2 ** 31 - 1;
+}
+
+/**
  * Plausible values of one GPU at `time` (s), by READ_FIELDS position: utilization around its
  * workload's level (30–94 %, by workload), ±8 points over a 3-hour wave that differs by GPU; the rest
  * follows from it. Every text comes from a table, so loading a day of history formats no numbers.
+ * With `jitter`, utilization and framebuffer also move from second to second (formatting the
+ * framebuffer's numbers each time).
  */
-export function gpuValueTexts(gpu: number, workloadOrdinal: number, time: number): GpuValueTexts {
+export function gpuValueTexts(gpu: number, workloadOrdinal: number, time: number, jitter?: ValueJitter): GpuValueTexts {
   const level = 30 + ((workloadOrdinal * 53) % 65);
-  const util = Math.max(0, Math.min(100, Math.round(level + 8 * Math.sin(time / 1719 + gpu))));
+  const wobble = jitter === undefined ? 0 : jitter.utilizationPoints * noise(gpu, Math.floor(time), 0);
+  const util = Math.max(0, Math.min(100, Math.round(level + 8 * Math.sin(time / 1719 + gpu) + wobble)));
   const row = BY_UTILIZATION[util];
   if (row === undefined) throw new Error(`No value texts for utilization ${util}`);
   let fb = framebuffer[gpu];
   if (fb === undefined) {
     const used = 30_000 + ((gpu * 7_919) % 40_000);
     framebuffer[gpu] = fb = [String(used), String(FB_TOTAL_MIB - used)];
+  }
+  if (jitter !== undefined) {
+    const used = Number(fb[0]) + Math.round(jitter.framebufferMib * noise(gpu, Math.floor(time), 1));
+    fb = [String(used), String(FB_TOTAL_MIB - used)];
   }
   return [row.util, row.copy, fb[0], fb[1], row.temp, row.power[gpu % 5] ?? '0', row.engine];
 }
