@@ -43,18 +43,21 @@ SELECT (SELECT count(*) FROM inserted)::int AS stored, (SELECT count(*) FROM lif
 
 const arrayOf = (figure: (slot: number) => string): string => `ARRAY[${SLOTS.map(figure).join(', ')}]`;
 
-// Each workload's newest bucket gives its latest figures; the hour's buckets give the rest.
+// One pass over the hour's buckets gives each workload's totals and its newest bucket, whose latest
+// figures come from a primary-key lookup. A join of the two passes instead left the plan to the row
+// estimates: on a table not analyzed yet, a nested loop of 15,600 × 15,600 rows took 39 s (5 ms after
+// ANALYZE); the lookup's cost never depends on them.
 const CLEAR_LAST_HOUR = 'DELETE FROM workload_gpu_last_hour WHERE cluster_id = $1';
 const FILL_LAST_HOUR = `INSERT INTO workload_gpu_last_hour (workload_id, cluster_id, newest_at, count, sum, latest_sum, latest_count)
-   SELECT h.workload_id, $1, n.bucket_at, h.count, h.sum, n.latest_sum, n.latest_count
+   SELECT h.workload_id, $1, h.newest_at, h.count, h.sum, n.latest_sum, n.latest_count
    FROM (
-     SELECT workload_id, ${arrayOf((s) => `SUM(count[${s}])`)} AS count, ${arrayOf((s) => `SUM(sum[${s}])`)} AS sum
+     SELECT workload_id, MAX(bucket_at) AS newest_at,
+            ${arrayOf((s) => `SUM(count[${s}])`)} AS count, ${arrayOf((s) => `SUM(sum[${s}])`)} AS sum
      FROM workload_gpu_buckets WHERE cluster_id = $1 AND bucket_at >= $2 AND bucket_at < $3 GROUP BY workload_id
    ) h
-   JOIN (
-     SELECT DISTINCT ON (workload_id) workload_id, bucket_at, latest_sum, latest_count
-     FROM workload_gpu_buckets WHERE cluster_id = $1 AND bucket_at >= $2 AND bucket_at < $3 ORDER BY workload_id, bucket_at DESC
-   ) n USING (workload_id)`;
+   CROSS JOIN LATERAL (
+     SELECT latest_sum, latest_count FROM workload_gpu_buckets b WHERE b.workload_id = h.workload_id AND b.bucket_at = h.newest_at
+   ) n`;
 
 const WINDOW = `
 SELECT ${arrayOf((s) => `SUM(b.count[${s}])`)}::float8[] AS count,
