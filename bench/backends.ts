@@ -165,7 +165,7 @@ export async function runBackendsBench(options: { quick: boolean; log?: (line: s
       try {
         log(`  postgres, ${settings.scaleRows.toLocaleString('en-US')} rows (lists and statistics)`);
         const scaleScenarios = (cursors: string[]) => buildScenarios({ ...choices, ids: ['none'], cursors }).filter((s) => s.kind === 'list' || s.kind === 'stats');
-        runs.push({ ...(await readRun('postgres', settings, postgresEnv(big.url), workDir, () => big.cpuSeconds(), scaleScenarios, log)), rows: settings.scaleRows });
+        runs.push(await readRun('postgres', { ...settings, rows: settings.scaleRows }, postgresEnv(big.url), workDir, () => big.cpuSeconds(), scaleScenarios, log));
       } finally {
         await big.stop();
       }
