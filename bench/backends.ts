@@ -18,6 +18,7 @@ import { fixed, isEntryPoint, round } from './lib/format.js';
 import { sequentialRun } from './lib/load.js';
 import { ensurePostgresDataset, type PostgresDataset } from './lib/postgres-dataset.js';
 import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service-process.js';
+import { POSTGRES_INSTALL_HINT } from '../test/support/postgres.js';
 import { replaceBetween } from './lib/targets.js';
 import {
   buildScenarios, errorsOf, gatherCursors, headersOf, measure, sampleIds, type BenchOutcome, type Kind, type Scenario, type ScenarioResult, type Settings,
@@ -113,6 +114,15 @@ export async function runBackendsBench(options: { quick: boolean; log?: (line: s
   const environment = describeEnvironment();
   log(`${NAME}: ${settings.rows.toLocaleString('en-US')} rows on SQLite and PostgreSQL, then ${settings.scaleRows.toLocaleString('en-US')} on PostgreSQL` +
     `${options.quick ? ' (quick)' : ''}; ${environment.machine.cores} × ${environment.machine.cpuModel}, load average ${environment.loadAverageAtStart.join(' ')}`);
+  const suffix = options.quick ? '.quick' : '';
+  // The rule of the PostgreSQL tests (test/support/postgres.ts): CI must run it; a developer without
+  // PG_BIN gets a hint and the other benchmarks.
+  if ((process.env.PG_BIN ?? '') === '') {
+    if (process.env.CI) throw new Error(`The backends benchmark needs PostgreSQL, and CI must run it: ${POSTGRES_INSTALL_HINT}`);
+    log(`${NAME}: skipped: it needs a real PostgreSQL; run \`${POSTGRES_INSTALL_HINT}\` first`);
+    const resultsFile = writeResults(`${NAME}${suffix}`, { bench: NAME, ...environment, parameters: { quick: options.quick, skipped: 'PG_BIN is not set' } });
+    return { name: NAME, resultsFile, requestErrors: 0, table: { header: ['skipped'], rows: [] }, notes: [`skipped: PG_BIN is not set (${POSTGRES_INSTALL_HINT})`] };
+  }
   const choices = scenarioChoices();
   const workDir = join(CACHE_DIR, `${NAME}-${process.pid}`);
   rmSync(workDir, { recursive: true, force: true });
@@ -176,7 +186,6 @@ export async function runBackendsBench(options: { quick: boolean; log?: (line: s
 
   const targets = checkTargets(runs, ingest.postgres, settings);
   const tables = markdownTables(runs, ingest, settings, environment.loadAverageAtStart);
-  const suffix = options.quick ? '.quick' : '';
   const resultsFile = writeResults(`${NAME}${suffix}`, {
     bench: NAME,
     ...environment,
