@@ -36,17 +36,17 @@ describe('PostgreSQL migrations', function () {
   const tables = async (client: pg.Client) =>
     (await client.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename NOT LIKE '%\\_p______' ORDER BY 1")).rows.map((r) => r.name);
 
-  it('gives an empty database the whole schema, recorded as version 1', async () => {
+  it('gives an empty database the whole schema, each version recorded', async () => {
     const client = await connect();
     expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: 1 });
     expect(await tables(client)).to.deep.equal([
       'clusters', 'schema_migrations', 'stats_daily_instance_type', 'stats_daily_submitter', 'workload_counts',
-      'workload_gpu_lifetime', 'workload_pods', 'workload_totals', 'workloads', 'writer_leases',
+      'workload_gpu_buckets', 'workload_gpu_last_hour', 'workload_gpu_lifetime', 'workload_pods', 'workload_totals', 'workloads', 'writer_leases',
     ]);
     const { rows: parents } = await client.query("SELECT relname FROM pg_class WHERE relkind = 'p' ORDER BY 1");
     expect(parents).to.deep.equal([{ relname: 'workload_pods' }, { relname: 'workloads' }]);
-    const { rows } = await client.query('SELECT version, description, compatible_since FROM schema_migrations');
-    expect(rows).to.deep.equal([{ version: 1, description: MIGRATIONS[0]?.description, compatible_since: 1 }]);
+    const { rows } = await client.query('SELECT version, description, compatible_since FROM schema_migrations ORDER BY version');
+    expect(rows).to.deep.equal(MIGRATIONS.map((m) => ({ version: m.version, description: m.description, compatible_since: m.compatibleSince })));
   });
 
   it('creates the partitions of this month and the next two, and no DEFAULT partition', async () => {
@@ -69,7 +69,7 @@ describe('PostgreSQL migrations', function () {
     expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: 1 });
     const after = await client.query("SELECT count(*)::int AS n FROM pg_class WHERE relnamespace = 'public'::regnamespace");
     expect(after.rows).to.deep.equal(before.rows);
-    expect((await client.query('SELECT count(*)::int AS n FROM schema_migrations')).rows).to.deep.equal([{ n: 1 }]);
+    expect((await client.query('SELECT count(*)::int AS n FROM schema_migrations')).rows).to.deep.equal([{ n: MIGRATIONS.length }]);
 
     await migrate(client, { now: Date.UTC(2027, 0, 5) });
     expect((await listPartitions(client)).map((p) => p.month)).to.deep.equal(['202611', '202612', '202701', '202702', '202703']);
@@ -82,19 +82,19 @@ describe('PostgreSQL migrations', function () {
       { version: LATEST_VERSION, compatibleSince: 1 },
       { version: LATEST_VERSION, compatibleSince: 1 },
     ]);
-    expect((await first.query('SELECT version FROM schema_migrations')).rows).to.deep.equal([{ version: 1 }]);
+    expect((await first.query('SELECT version FROM schema_migrations ORDER BY version')).rows).to.deep.equal(MIGRATIONS.map((m) => ({ version: m.version })));
     expect((await listPartitions(first)).length).to.equal(3);
   });
 
-  it('applies a later migration after version 1, each in order', async () => {
+  it('applies later migrations after the latest, each in order', async () => {
     const client = await connect();
     await migrate(client, { now: NOW });
     const later: Migration[] = [
       ...MIGRATIONS,
-      { version: 3, description: 'third', compatibleSince: 1, sql: 'ALTER TABLE probe ADD COLUMN b int' },
-      { version: 2, description: 'second', compatibleSince: 1, sql: 'CREATE TABLE probe (a int)' },
+      { version: LATEST_VERSION + 2, description: 'second', compatibleSince: 1, sql: 'ALTER TABLE probe ADD COLUMN b int' },
+      { version: LATEST_VERSION + 1, description: 'first', compatibleSince: 1, sql: 'CREATE TABLE probe (a int)' },
     ];
-    expect(await migrate(client, { now: NOW, migrations: later })).to.deep.equal({ version: 3, compatibleSince: 1 });
+    expect(await migrate(client, { now: NOW, migrations: later })).to.deep.equal({ version: LATEST_VERSION + 2, compatibleSince: 1 });
     const { rows } = await client.query("SELECT column_name FROM information_schema.columns WHERE table_name = 'probe' ORDER BY 1");
     expect(rows).to.deep.equal([{ column_name: 'a' }, { column_name: 'b' }]);
   });
@@ -102,11 +102,11 @@ describe('PostgreSQL migrations', function () {
   it('leaves nothing of a migration that fails half-way, and records no version for it', async () => {
     const client = await connect();
     await migrate(client, { now: NOW });
-    const broken: Migration[] = [...MIGRATIONS, { version: 2, description: 'broken', compatibleSince: 1, sql: 'CREATE TABLE half (a int); SELECT no_such_function()' }];
+    const broken: Migration[] = [...MIGRATIONS, { version: LATEST_VERSION + 1, description: 'broken', compatibleSince: 1, sql: 'CREATE TABLE half (a int); SELECT no_such_function()' }];
     const error = await migrate(client, { now: NOW, migrations: broken }).then(() => undefined, (e: unknown) => e);
     expect(error).to.have.property('code', '42883');
     expect((await client.query("SELECT to_regclass('half') IS NULL AS gone")).rows).to.deep.equal([{ gone: true }]);
-    expect(await schemaVersion(client)).to.deep.equal({ version: 1, compatibleSince: 1 });
+    expect(await schemaVersion(client)).to.deep.equal({ version: LATEST_VERSION, compatibleSince: 1 });
   });
 
   it('refuses a database whose newer schema needs a newer build, naming both versions', async () => {
@@ -123,8 +123,8 @@ describe('PostgreSQL migrations', function () {
   it('runs on a newer schema that a rolling upgrade kept compatible with this build', async () => {
     const client = await connect();
     await migrate(client, { now: NOW });
-    await client.query(`INSERT INTO schema_migrations (version, description, compatible_since) VALUES (2, 'adds only', ${LATEST_VERSION})`);
-    expect(await migrate(client, { now: NOW })).to.deep.equal({ version: 2, compatibleSince: LATEST_VERSION });
+    await client.query(`INSERT INTO schema_migrations (version, description, compatible_since) VALUES (${LATEST_VERSION + 1}, 'adds only', ${LATEST_VERSION})`);
+    expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION + 1, compatibleSince: LATEST_VERSION });
   });
 
   it('reads version 0 from an empty database', async () => {
