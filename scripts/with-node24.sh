@@ -39,6 +39,9 @@ fi
 tarball="$(prebuilt_tarball "$node24")"
 work="$(mktemp -d "${TMPDIR:-/tmp}/gpucap-node24.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
+# Searchable by others (not readable): the benchmarks' PostgreSQL keeps its data under the copy's
+# bench/.cache, and runs as the postgres user (scripts/postgres/start.sh).
+chmod 711 "$work"
 compile_addon() {
   local npm_root gyp
   npm_root="$(cd "$(dirname "$(readlink -f "$(command -v npm)")")/.." && pwd)"

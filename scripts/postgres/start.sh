@@ -38,6 +38,13 @@ else
     chmod o+x "$dir" # the server user must reach data/ inside a private temporary folder
     install -d -o postgres -g postgres -m 700 "$dir/data"
     install -o postgres -g postgres -m 600 /dev/null "$dir/postgres.log"
+    # A folder above DIR that the server user cannot pass (a private mktemp -d, say) stops initdb
+    # with a bare "Permission denied": say which one.
+    runuser -u postgres -- test -x "$dir/data" || {
+      blocked="$dir"; up="$dir"
+      while [ "$up" != / ]; do runuser -u postgres -- test -x "$up" || blocked="$up"; up="$(dirname "$up")"; done
+      echo "start.sh: the postgres user cannot reach $dir: $blocked is not searchable by others (chmod o+x it, or choose DIR elsewhere)" >&2; exit 1
+    }
   else
     install -d -m 700 "$dir/data"
   fi
