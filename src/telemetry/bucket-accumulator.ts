@@ -4,10 +4,7 @@
 // and those not yet stored are held: no rings.
 import type { GpuBucketRow } from '../domain/telemetry.js';
 import { METRIC_COUNT } from './metric-codec.js';
-
-function roundAverage(value: number): number {
-  return Math.round(value * 100) / 100;
-}
+import { roundAverage } from './round-average.js';
 
 class WorkloadBucket {
   readonly count = new Float64Array(METRIC_COUNT);

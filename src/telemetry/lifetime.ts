@@ -6,10 +6,7 @@ import type { Clock } from '../domain/clock.js';
 import { METRIC_NAMES, type MetricName, type MetricSummary } from '../domain/metrics.js';
 import type { LifetimeRepository, LifetimeTotals } from '../domain/telemetry.js';
 import { METRIC_COUNT } from './metric-codec.js';
-
-function roundAverage(value: number): number {
-  return Math.round(value * 100) / 100;
-}
+import { roundAverage } from './round-average.js';
 
 class Accumulator {
   readonly sum = new Float64Array(METRIC_COUNT);

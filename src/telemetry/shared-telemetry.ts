@@ -7,12 +7,9 @@ import type { GpuSummaryStore } from '../domain/telemetry.js';
 import type { TelemetryReader } from '../query/ports.js';
 import { summarizeTotals } from './lifetime.js';
 import { METRIC_SLOT } from './metric-codec.js';
+import { roundAverage } from './round-average.js';
 
 const EMPTY: MetricSummary = { avg: null, min: null, max: null, current: null };
-
-function roundAverage(value: number): number {
-  return Math.round(value * 100) / 100;
-}
 
 export class SharedTelemetryReader implements TelemetryReader {
   readonly #store: GpuSummaryStore;

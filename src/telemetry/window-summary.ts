@@ -3,11 +3,7 @@
 // rings' stored units and converts once at the end.
 import { METRIC_NAMES, type MetricName, type MetricSummary } from '../domain/metrics.js';
 import { decodeMetric, METRIC_COUNT } from './metric-codec.js';
-
-/** Averages are reported to 0.01 of their unit; min, max and current are stored values as they are. */
-function roundAverage(value: number): number {
-  return Math.round(value * 100) / 100;
-}
+import { roundAverage } from './round-average.js';
 
 export class WindowSummary {
   readonly #sum = new Float64Array(METRIC_COUNT);

@@ -6,21 +6,13 @@ import { expect } from 'chai';
 import { parseMetrics, sumOf } from '../../bench/lib/prometheus-text.js';
 import { SimDcgmFleet } from '../../sim/dcgm-exporter/fleet.js';
 import type { SimExporterHandle } from '../../sim/dcgm-exporter/exporter.js';
-import type { FieldValues } from '../../sim/dcgm-exporter/types.js';
-import { aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, running } from '../support/sim-cluster.js';
+import { aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, dcgmValues, running } from '../support/sim-cluster.js';
 import { answerDifferences, apiGet, currentWriter, startHaRig, waitReady, withoutRequestId, type HaRig, type Replica } from '../support/replica-process.js';
 import { waitFor } from '../support/wait-for.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const values = (util: number, temp: number, power: number): FieldValues => ({
-  DCGM_FI_DEV_GPU_UTIL: util,
-  DCGM_FI_DEV_GPU_TEMP: temp,
-  DCGM_FI_DEV_POWER_USAGE: power,
-  DCGM_FI_DEV_FB_USED: 20000,
-  DCGM_FI_DEV_FB_FREE: 60000,
-  DCGM_FI_PROF_GR_ENGINE_ACTIVE: util / 200,
-});
+const values = dcgmValues;
 
 describe('ha: GPU metrics and rankings, the same on every replica (shared telemetry)', function () {
   this.timeout(180_000);

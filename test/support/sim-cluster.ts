@@ -3,6 +3,7 @@
 // cluster through the simulator's store, which emits the watch events a real API server would.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { FieldValues } from '../../sim/dcgm-exporter/types.js';
 import { startKubeApi, type KubeApi } from '../../sim/kube-api/server.js';
 export { aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, finished, running, type PodShape } from '../../sim/kube-api/objects.js';
 
@@ -25,3 +26,13 @@ export const FAST_INFORMERS = {
   tuning: { backoff: { baseMs: 20, maxMs: 200 }, stallTimeoutMs: 3_000, listTimeoutMs: 3_000, watchTimeoutSeconds: { min: 30, max: 60 } },
   dependencyWaitMs: 2_000,
 };
+
+/** An exporter GPU's DCGM fields from its utilization (%), temperature (°C) and power (W). */
+export const dcgmValues = (util: number, temp: number, power: number): FieldValues => ({
+  DCGM_FI_DEV_GPU_UTIL: util,
+  DCGM_FI_DEV_GPU_TEMP: temp,
+  DCGM_FI_DEV_POWER_USAGE: power,
+  DCGM_FI_DEV_FB_USED: 20000,
+  DCGM_FI_DEV_FB_FREE: 60000,
+  DCGM_FI_PROF_GR_ENGINE_ACTIVE: util / 200,
+});

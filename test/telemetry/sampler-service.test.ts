@@ -4,25 +4,17 @@
 import { expect } from 'chai';
 import { SimDcgmFleet } from '../../sim/dcgm-exporter/fleet.js';
 import type { SimExporterHandle } from '../../sim/dcgm-exporter/exporter.js';
-import type { FieldValues } from '../../sim/dcgm-exporter/types.js';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
 import { parseMetrics, sumOf } from '../../bench/lib/prometheus-text.js';
 import { TEST_BACKEND, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
-import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
+import { FAST_INFORMERS, dcgmValues, aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 
 const uid = (object: KubeObject): string => object.metadata.uid ?? '';
 
-const values = (util: number, temp: number, power: number): FieldValues => ({
-  DCGM_FI_DEV_GPU_UTIL: util,
-  DCGM_FI_DEV_GPU_TEMP: temp,
-  DCGM_FI_DEV_POWER_USAGE: power,
-  DCGM_FI_DEV_FB_USED: 20000,
-  DCGM_FI_DEV_FB_FREE: 60000,
-  DCGM_FI_PROF_GR_ENGINE_ACTIVE: util / 200,
-});
+const values = dcgmValues;
 
 describe('telemetry: simulated exporters → sampler → /v1 metrics', function () {
   this.timeout(60_000);
