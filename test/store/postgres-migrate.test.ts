@@ -40,8 +40,8 @@ describe('PostgreSQL migrations', function () {
     const client = await connect();
     expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: 1 });
     expect(await tables(client)).to.deep.equal([
-      'clusters', 'schema_migrations', 'stats_daily_instance_type', 'stats_daily_submitter', 'workload_counts',
-      'workload_gpu_buckets', 'workload_gpu_last_hour', 'workload_gpu_lifetime', 'workload_pods', 'workload_totals', 'workloads', 'writer_leases',
+      'clusters', 'pod_keys', 'schema_migrations', 'stats_daily_instance_type', 'stats_daily_submitter', 'workload_counts',
+      'workload_gpu_buckets', 'workload_gpu_last_hour', 'workload_gpu_lifetime', 'workload_keys', 'workload_pods', 'workload_totals', 'workloads', 'writer_leases',
     ]);
     const { rows: parents } = await client.query("SELECT relname FROM pg_class WHERE relkind = 'p' ORDER BY 1");
     expect(parents).to.deep.equal([{ relname: 'workload_pods' }, { relname: 'workloads' }]);
@@ -97,6 +97,21 @@ describe('PostgreSQL migrations', function () {
     expect(await migrate(client, { now: NOW, migrations: later })).to.deep.equal({ version: LATEST_VERSION + 2, compatibleSince: 1 });
     const { rows } = await client.query("SELECT column_name FROM information_schema.columns WHERE table_name = 'probe' ORDER BY 1");
     expect(rows).to.deep.equal([{ column_name: 'a' }, { column_name: 'b' }]);
+  });
+
+  it('gives the rows and pods written before version 3 their keys', async () => {
+    const client = await connect();
+    await migrate(client, { now: NOW, migrations: MIGRATIONS.filter((m) => m.version < 3) });
+    await client.query(`INSERT INTO workloads (workload_id, organization_id, cluster_id, namespace, name, kind, status, submitted_by,
+        initiative_id, instance_type, gpu_count, submitted_at, is_managed, updated_at)
+      SELECT 'w-' || n, 'org', 'local', 'ns', 'n', 'Job', 'completed', 'alice', 'ini', 'a100', 1, $1::bigint + n * 86400000::bigint, 0, 0
+      FROM generate_series(0, 40) AS n`, [Date.UTC(2026, 10, 1)]);
+    await client.query("INSERT INTO workload_pods (pod_uid, workload_id, submitted_at, gpus) SELECT 'p-' || workload_id, workload_id, submitted_at, 1 FROM workloads");
+    expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: 1 });
+    const keys = await client.query('SELECT workload_id, submitted_at FROM workload_keys ORDER BY 1');
+    expect(keys.rows).to.have.length(41).and.deep.equal((await client.query('SELECT workload_id, submitted_at FROM workloads ORDER BY 1')).rows);
+    const pods = await client.query("SELECT pod_uid, submitted_at FROM pod_keys ORDER BY 1");
+    expect(pods.rows).to.deep.equal((await client.query('SELECT pod_uid, submitted_at FROM workload_pods ORDER BY 1')).rows);
   });
 
   it('leaves nothing of a migration that fails half-way, and records no version for it', async () => {

@@ -148,5 +148,6 @@ describe('PostgreSQL monthly partitions', function () {
     expect((await listPartitions(client)).map((p) => p.month)).not.to.include('197001');
     expect((await client.query('SELECT workload_id FROM workloads')).rows).to.deep.equal([{ workload_id: 'w-stays' }]);
     expect((await client.query("SELECT to_regclass('workload_pods_p197001') IS NULL AS gone")).rows).to.deep.equal([{ gone: true }]);
+    expect((await client.query('SELECT workload_id FROM workload_keys')).rows, "the month's keys go with it").to.deep.equal([{ workload_id: 'w-stays' }]);
   });
 });

@@ -60,6 +60,14 @@ describe('store/postgres writer', function () {
     return lite;
   };
 
+  /** Every row and pod has its key, naming its month, and no key names a row that is not there. */
+  const expectKeysOfRows = async () => {
+    expect(await query('SELECT workload_id, submitted_at FROM workload_keys ORDER BY 1'), 'workload_keys')
+      .to.deep.equal(await query('SELECT workload_id, submitted_at FROM workloads ORDER BY 1'));
+    expect(await query('SELECT pod_uid, submitted_at FROM pod_keys ORDER BY 1'), 'pod_keys')
+      .to.deep.equal(await query('SELECT pod_uid, submitted_at FROM workload_pods ORDER BY 1'));
+  };
+
   beforeEach(async function () {
     db = await freshDatabase(this);
     sql = new pg.Client({ connectionString: db.url, types: TYPES });
@@ -88,6 +96,9 @@ describe('store/postgres writer', function () {
       const live = `SELECT ${[...keys, ...values].join(', ')} FROM ${table} WHERE ${values[0]} <> 0 ORDER BY ${keys.join(', ')}`;
       expect(await query(live), table).to.deep.equal(sqlite().db.prepare(live).all());
     }
+    const months = await query("SELECT DISTINCT to_char(to_timestamp(submitted_at / 1000) AT TIME ZONE 'UTC', 'YYYYMM') AS month FROM workloads ORDER BY 1");
+    expect(months, 'the history spans two months').to.have.length(2);
+    await expectKeysOfRows();
   });
 
   it('deletes expired finished rows in batches as SQLite does, taking them out of the rollups', async () => {
@@ -116,6 +127,7 @@ describe('store/postgres writer', function () {
       const live = `SELECT ${[...keys, ...values].join(', ')} FROM ${table} WHERE ${values[0]} <> 0 ORDER BY ${keys.join(', ')}`;
       expect(await query(live), table).to.deep.equal(sqlite().db.prepare(live).all());
     }
+    await expectKeysOfRows();
   });
 
   it('changes nothing when the same history is written again, as a new writer\'s resync does', async () => {
@@ -163,6 +175,43 @@ describe('store/postgres writer', function () {
     const next = await session('local', 'pod-b');
     expect(ids(next.listUnfinished('local'))).to.deep.equal(unfinished);
     expect(next.listUnfinished('other')).to.deep.equal([]);
+  });
+
+  it('finds a pod that moves to a workload of another month, and a row whose key was left behind', async () => {
+    const writer = await session();
+    const october: WorkloadRecord = {
+      workloadId: 'w-oct', organizationId: 'acme', clusterId: 'local', namespace: 'ns', name: 'a', kind: 'Job', status: 'running',
+      submittedBy: 'alice', initiativeId: 'llm', instanceType: 'p5', gpuCount: 1, submittedAt: Date.UTC(2026, 9, 31, 23), startedAt: Date.UTC(2026, 9, 31, 23),
+      completedAt: null, exitCode: null, isManaged: false, resourceVersion: '1',
+    };
+    const november: WorkloadRecord = { ...october, workloadId: 'w-nov', name: 'b', submittedAt: T0 - 3_600_000, startedAt: T0 - 3_600_000 };
+    await writer.upsertWorkloads([october, november]);
+    const pod = { podUid: 'p-1', workloadId: 'w-oct', gpus: 1, startedAt: october.submittedAt, finishedAt: null };
+    await writer.upsertPodIntervals([pod]);
+    await writer.upsertPodIntervals([{ ...pod, workloadId: 'w-nov', startedAt: T0 - 3_000_000 }]);
+    expect(await query('SELECT pod_uid, workload_id, submitted_at FROM workload_pods')).to.deep.equal([{ pod_uid: 'p-1', workload_id: 'w-nov', submitted_at: november.submittedAt }]);
+    expect(await query('SELECT workload_id, open_gpus FROM workloads ORDER BY 1')).to.deep.equal([
+      { workload_id: 'w-nov', open_gpus: 1 }, { workload_id: 'w-oct', open_gpus: 0 },
+    ]);
+    await expectKeysOfRows();
+
+    // A key naming a month without its row (as a dropped month's keys would if left behind) finds
+    // nothing: the row is written as new, and its key moves to the row's month.
+    await query('UPDATE workload_keys SET submitted_at = $1 WHERE workload_id = $2', [Date.UTC(2026, 8, 15), 'w-nov']);
+    await query("DELETE FROM workloads WHERE workload_id = 'w-nov'");
+    expect(await query("SELECT submitted_at FROM workload_keys WHERE workload_id = 'w-nov'"), 'the delete matched no key').to.have.length(1);
+    expect(await writer.upsertWorkloads([{ ...november, resourceVersion: '2' }])).to.equal(1);
+    await expectKeysOfRows();
+  });
+
+  it('refuses to change a row\'s submitted_at in place, which would move it between partitions behind its key', async () => {
+    const writer = await session();
+    const [step] = history(5, 1);
+    if (step === undefined || !('workloads' in step)) throw new Error('history starts with a workload');
+    await writer.upsertWorkloads(step.workloads);
+    const error = await rejectionOf(query('UPDATE workloads SET submitted_at = submitted_at - 86400000'));
+    expect(String(error)).to.match(/Cannot move workloads_p\d{6} from submitted_at \d+ to \d+: submitted_at is the partition key/);
+    await expectKeysOfRows();
   });
 
   it('refuses the writes of a writer fenced out by a newer epoch, and writes none of them', async () => {

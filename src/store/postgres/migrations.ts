@@ -265,6 +265,85 @@ CREATE TABLE workload_gpu_last_hour (
 CREATE INDEX workload_gpu_last_hour_cluster ON workload_gpu_last_hour (cluster_id);
 `;
 
+// v3: where each workload and pod lives. A row's month is not in its id, so without these a lookup by
+// id probes the primary key of every monthly partition (18 at 400 days): 67 % of the writer's
+// statement time, docs/performance.md. One primary-key probe here names the one partition to read.
+// Statement triggers on the partitioned parents keep them exact whoever writes (the writer, retention,
+// `gpucap migrate`, an older build during a rolling upgrade), from the rows each statement inserted or
+// deleted, once per statement rather than per row. A dropped month fires no trigger: dropPartition
+// deletes its keys itself (partitions.ts).
+//
+// The writers keep one row per id (they look the id up before inserting), so a key names the one
+// month of its row; the newest insert of an id wins, and a delete removes a key only if it still
+// names the deleted row's month. A key left behind names a month without the row: a lookup finds
+// nothing there, as for a new id. A pod that moves to another workload's month is deleted and
+// inserted again, so its key follows it. submitted_at never changes in place (it is the partition
+// key, and a row moved between partitions by UPDATE would fire neither trigger): such an UPDATE is
+// refused.
+const V3 = `
+CREATE TABLE workload_keys (
+  workload_id  text   COLLATE "C" PRIMARY KEY,
+  submitted_at bigint NOT NULL
+);
+CREATE INDEX workload_keys_month ON workload_keys (submitted_at);
+
+CREATE TABLE pod_keys (
+  pod_uid      text   COLLATE "C" PRIMARY KEY,
+  submitted_at bigint NOT NULL
+);
+CREATE INDEX pod_keys_month ON pod_keys (submitted_at);
+
+INSERT INTO workload_keys (workload_id, submitted_at) SELECT workload_id, submitted_at FROM workloads ON CONFLICT DO NOTHING;
+INSERT INTO pod_keys (pod_uid, submitted_at) SELECT pod_uid, submitted_at FROM workload_pods ON CONFLICT DO NOTHING;
+-- Statistics from the start: lookups by key are planned as index probes, not as scans.
+ANALYZE workload_keys;
+ANALYZE pod_keys;
+
+CREATE FUNCTION workload_keys_add() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO workload_keys (workload_id, submitted_at) SELECT workload_id, submitted_at FROM added
+  ON CONFLICT (workload_id) DO UPDATE SET submitted_at = excluded.submitted_at;
+  RETURN NULL;
+END $$;
+CREATE FUNCTION workload_keys_remove() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM workload_keys k USING removed r WHERE k.workload_id = r.workload_id AND k.submitted_at = r.submitted_at;
+  RETURN NULL;
+END $$;
+CREATE FUNCTION pod_keys_add() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO pod_keys (pod_uid, submitted_at) SELECT pod_uid, submitted_at FROM added
+  ON CONFLICT (pod_uid) DO UPDATE SET submitted_at = excluded.submitted_at;
+  RETURN NULL;
+END $$;
+CREATE FUNCTION pod_keys_remove() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM pod_keys k USING removed r WHERE k.pod_uid = r.pod_uid AND k.submitted_at = r.submitted_at;
+  RETURN NULL;
+END $$;
+CREATE FUNCTION submitted_at_unchanged() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF NEW.submitted_at IS DISTINCT FROM OLD.submitted_at THEN
+    RAISE EXCEPTION 'Cannot move % from submitted_at % to %: submitted_at is the partition key and never changes (delete the row and insert it again)',
+      TG_TABLE_NAME, OLD.submitted_at, NEW.submitted_at;
+  END IF;
+  RETURN NEW;
+END $$;
+
+CREATE TRIGGER workloads_keys_add AFTER INSERT ON workloads REFERENCING NEW TABLE AS added
+  FOR EACH STATEMENT EXECUTE FUNCTION workload_keys_add();
+CREATE TRIGGER workloads_keys_remove AFTER DELETE ON workloads REFERENCING OLD TABLE AS removed
+  FOR EACH STATEMENT EXECUTE FUNCTION workload_keys_remove();
+CREATE TRIGGER workloads_submitted_at_unchanged BEFORE UPDATE OF submitted_at ON workloads
+  FOR EACH ROW EXECUTE FUNCTION submitted_at_unchanged();
+CREATE TRIGGER workload_pods_keys_add AFTER INSERT ON workload_pods REFERENCING NEW TABLE AS added
+  FOR EACH STATEMENT EXECUTE FUNCTION pod_keys_add();
+CREATE TRIGGER workload_pods_keys_remove AFTER DELETE ON workload_pods REFERENCING OLD TABLE AS removed
+  FOR EACH STATEMENT EXECUTE FUNCTION pod_keys_remove();
+CREATE TRIGGER workload_pods_submitted_at_unchanged BEFORE UPDATE OF submitted_at ON workload_pods
+  FOR EACH ROW EXECUTE FUNCTION submitted_at_unchanged();
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -277,6 +356,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'GPU telemetry buckets per workload and their last-hour figures, shared by the replicas',
     compatibleSince: 1,
     sql: V2,
+  },
+  {
+    version: 3,
+    description: 'the month of each workload and pod by id (workload_keys, pod_keys), kept by statement triggers',
+    compatibleSince: 1,
+    sql: V3,
   },
 ];
 
