@@ -44,7 +44,9 @@ const UPSERT_PODS = `
     workload_id = excluded.workload_id, gpus = excluded.gpus, started_at = excluded.started_at, finished_at = excluded.finished_at`;
 
 // The GPU-time aggregates of each workload from its started pods (its own month: pods carry their
-// workload's submitted_at), summed in whole GPU-ms and then divided, so that they are exact.
+// workload's submitted_at), summed in whole GPU-ms and then divided, so that they are exact. A row
+// whose aggregates stay the same (a pod not started yet, or deleted after it finished) is not
+// written: an update rewrites the row and every index of it.
 const REFRESH_AGGREGATES = `
   UPDATE workloads w SET gpu_seconds_closed = a.closed, open_gpus = a.open_gpus, open_gpu_start_sum = a.open_start, updated_at = $3
   FROM unnest($1::text[], $2::bigint[]) AS ids (workload_id, submitted_at)
@@ -55,6 +57,7 @@ const REFRESH_AGGREGATES = `
     FROM workload_pods p
     WHERE p.workload_id = ids.workload_id AND p.submitted_at = ids.submitted_at AND p.started_at IS NOT NULL) AS a
   WHERE w.workload_id = ids.workload_id AND w.submitted_at = ids.submitted_at
+    AND (w.gpu_seconds_closed, w.open_gpus, w.open_gpu_start_sum) IS DISTINCT FROM (a.closed, a.open_gpus, a.open_start)
   RETURNING ${STORED_COLUMNS.map((c) => `w.${c}`).join(', ')}`;
 
 const CLOSE_OPEN_PODS = `
@@ -232,11 +235,13 @@ async function readPods(client: pg.ClientBase, uids: readonly string[]): Promise
   return found;
 }
 
-/** Recomputes the aggregates of `workloads` from their pods and adds the rollup deltas; returns the rows after. */
+/** Recomputes the aggregates of `workloads` from their pods and adds the rollup deltas; returns the rows that changed, after. */
 async function refreshAggregates(client: pg.ClientBase, workloads: readonly StoredRow[], updatedAt: number): Promise<StoredRow[]> {
   if (workloads.length === 0) return [];
   const { rows } = await client.query<StoredRow>(REFRESH_AGGREGATES, [workloads.map((w) => w.workload_id), workloads.map((w) => w.submitted_at), updatedAt]);
-  await applyRollupDeltas(client, rollupDeltas(workloads.flatMap(sourceOf), rows.flatMap(sourceOf)));
+  const changed = new Set(rows.map((row) => row.workload_id));
+  const before = workloads.filter((w) => changed.has(w.workload_id));
+  await applyRollupDeltas(client, rollupDeltas(before.flatMap(sourceOf), rows.flatMap(sourceOf)));
   return rows;
 }
 
