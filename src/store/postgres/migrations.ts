@@ -281,6 +281,10 @@ CREATE INDEX workload_gpu_last_hour_cluster ON workload_gpu_last_hour (cluster_i
 // key, and a row moved between partitions by UPDATE would fire neither trigger): such an UPDATE is
 // refused.
 const V3 = `
+-- Writers wait from here to the commit (readers do not): a row written between the copy below and
+-- the triggers would have no key.
+LOCK TABLE workloads, workload_pods IN SHARE ROW EXCLUSIVE MODE;
+
 CREATE TABLE workload_keys (
   workload_id  text   COLLATE "C" PRIMARY KEY,
   submitted_at bigint NOT NULL
@@ -292,12 +296,6 @@ CREATE TABLE pod_keys (
   submitted_at bigint NOT NULL
 );
 CREATE INDEX pod_keys_month ON pod_keys (submitted_at);
-
-INSERT INTO workload_keys (workload_id, submitted_at) SELECT workload_id, submitted_at FROM workloads ON CONFLICT DO NOTHING;
-INSERT INTO pod_keys (pod_uid, submitted_at) SELECT pod_uid, submitted_at FROM workload_pods ON CONFLICT DO NOTHING;
--- Statistics from the start: lookups by key are planned as index probes, not as scans.
-ANALYZE workload_keys;
-ANALYZE pod_keys;
 
 CREATE FUNCTION workload_keys_add() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -342,6 +340,12 @@ CREATE TRIGGER workload_pods_keys_remove AFTER DELETE ON workload_pods REFERENCI
   FOR EACH STATEMENT EXECUTE FUNCTION pod_keys_remove();
 CREATE TRIGGER workload_pods_submitted_at_unchanged BEFORE UPDATE OF submitted_at ON workload_pods
   FOR EACH ROW EXECUTE FUNCTION submitted_at_unchanged();
+
+INSERT INTO workload_keys (workload_id, submitted_at) SELECT workload_id, submitted_at FROM workloads ON CONFLICT DO NOTHING;
+INSERT INTO pod_keys (pod_uid, submitted_at) SELECT pod_uid, submitted_at FROM workload_pods ON CONFLICT DO NOTHING;
+-- Statistics from the start: lookups by key are planned as index probes, not as scans.
+ANALYZE workload_keys;
+ANALYZE pod_keys;
 `;
 
 export const MIGRATIONS: readonly Migration[] = [
