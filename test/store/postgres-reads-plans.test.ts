@@ -37,12 +37,22 @@ function describePlan(node: PlanNode, depth = 0): string {
   return [`${'  '.repeat(depth)}${node['Node Type']}${on === '' ? '' : ` on ${on}`}`, ...(node.Plans ?? []).map((n) => describePlan(n, depth + 1))].join('\n');
 }
 
+interface Recorded {
+  text: string;
+  values: unknown[];
+  /** Run as a named statement: on its generic plan, where the read asks for it (workload-index.ts). */
+  named: boolean;
+}
+
 /** A pool that remembers the statements run through it and through the clients it lends. */
-function recording(pool: pg.Pool): { pool: pg.Pool; statements: { text: string; values: unknown[] }[] } {
-  const statements: { text: string; values: unknown[] }[] = [];
-  const record = (target: pg.Pool | pg.PoolClient) => (text: string, values?: unknown[]) => {
-    if (!/^(BEGIN|COMMIT|ROLLBACK)\b/.test(text)) statements.push({ text, values: values ?? [] });
-    return target.query(text, values);
+function recording(pool: pg.Pool): { pool: pg.Pool; statements: Recorded[] } {
+  const statements: Recorded[] = [];
+  // A read's statement comes as text and values, or as pg's query config (a named statement).
+  const record = (target: pg.Pool | pg.PoolClient) => (query: string | pg.QueryConfig, values?: unknown[]) => {
+    const text = typeof query === 'string' ? query : query.text;
+    const named = typeof query !== 'string' && query.name !== undefined;
+    if (!/^(BEGIN|COMMIT|ROLLBACK)\b/.test(text)) statements.push({ text, values: (typeof query === 'string' ? values : query.values) ?? [], named });
+    return target.query(query, values);
   };
   const lend = async () => {
     const client = await pool.connect();
@@ -52,6 +62,14 @@ function recording(pool: pg.Pool): { pool: pg.Pool; statements: { text: string; 
     get: (target, property) => (property === 'query' ? record(target) : property === 'connect' ? lend : Reflect.get(target, property, target)),
   });
   return { pool: proxy, statements };
+}
+
+/** A bound value as an SQL literal, for EXECUTE: text, whole numbers and lists of text. */
+function literal(value: unknown): string {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return `'${value.replaceAll("'", "''")}'`;
+  if (Array.isArray(value)) return `ARRAY[${value.map(literal).join(', ')}]::text[]`;
+  throw new Error(`Cannot write ${String(value)} as a literal`);
 }
 
 describe('PostgreSQL read plans at 50k workloads', function () {
@@ -105,6 +123,33 @@ describe('PostgreSQL read plans at 50k workloads', function () {
     return plans;
   }
 
+  /**
+   * The generic plans of the statements `read` runs as named ones, with the values of that run (PG 15
+   * has no EXPLAIN (GENERIC_PLAN): an SQL PREPARE, then EXPLAIN EXECUTE under force_generic_plan).
+   * Partitions pruned when the plan starts, by its values, are not in it.
+   */
+  async function genericPlansOf(read: (index: PostgresWorkloadIndex) => Promise<unknown>): Promise<PlanNode[]> {
+    const recorded = recording(pool);
+    await read(new PostgresWorkloadIndex(recorded.pool));
+    const client = await pool.connect();
+    try {
+      await client.query('SET plan_cache_mode = force_generic_plan');
+      const plans: PlanNode[] = [];
+      for (const { text, values } of recorded.statements.filter((s) => s.named)) {
+        await client.query(`PREPARE generic AS ${text}`);
+        const { rows } = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) EXECUTE generic(${values.map(literal).join(', ')})`);
+        await client.query('DEALLOCATE generic');
+        const plan = rows[0]?.['QUERY PLAN'][0]?.Plan;
+        if (plan === undefined) throw new Error(`No generic plan for ${text}`);
+        plans.push(plan);
+      }
+      return plans;
+    } finally {
+      await client.query('RESET plan_cache_mode');
+      client.release();
+    }
+  }
+
   const indexOf = (node: PlanNode) => parentIndex.get(node['Index Name'] ?? '') ?? node['Index Name'];
   /**
    * Sequential scans of partitions of workloads or workload_pods that hold rows. The months ahead that
@@ -128,19 +173,25 @@ describe('PostgreSQL read plans at 50k workloads', function () {
       it(`lists ${name}${after === null ? '' : ' after a cursor'} from an index of each month, in order, without a sort or a scan`, async () => {
         const [page, count] = await plansOf((index) => index.list(filter, { limit: 20, after }));
         if (page === undefined || count === undefined) throw new Error('Expected a page and a count');
-        const text = describePlan(page);
-        const nodes = nodesOf(page);
-        expect(nodes.filter((n) => n['Node Type'] === 'Merge Append' || n['Node Type'] === 'Sort' || n['Node Type'] === 'Incremental Sort'), text).to.deep.equal([]);
-        const scans = nodes.filter((n) => n['Relation Name']?.startsWith('workloads_p'));
-        expect(scans.length, text).to.be.greaterThan(0);
-        // Several months: one Append of their scans, newest month first (no Merge Append: it sorts).
-        if (scans.length > 1) expect(nodes.some((n) => n['Node Type'] === 'Append'), text).to.equal(true);
-        for (const scan of scans) {
-          expect(scan['Node Type'], text).to.match(/^Index (Only )?Scan$/);
-          expect(indexOf(scan), text).to.match(/^workloads_org_/);
+        // Lists without dates run on their generic plans, which must read the same way.
+        const generic = await genericPlansOf((index) => index.list(filter, { limit: 20, after }));
+        expect(generic.length, 'generic plans').to.equal(dated ? 0 : 2);
+        for (const plan of [page, ...generic.slice(0, 1)]) {
+          const text = describePlan(plan);
+          const nodes = nodesOf(plan);
+          expect(nodes.filter((n) => n['Node Type'] === 'Merge Append' || n['Node Type'] === 'Sort' || n['Node Type'] === 'Incremental Sort'), text).to.deep.equal([]);
+          const scans = nodes.filter((n) => n['Relation Name']?.startsWith('workloads_p'));
+          expect(scans.length, text).to.be.greaterThan(0);
+          // Several months: one Append of their scans, newest month first (no Merge Append: it sorts).
+          if (scans.length > 1) expect(nodes.some((n) => n['Node Type'] === 'Append'), text).to.equal(true);
+          for (const scan of scans) {
+            expect(scan['Node Type'], text).to.match(/^Index (Only )?Scan$/);
+            expect(indexOf(scan), text).to.match(/^workloads_org_/);
+          }
+          // A cursor bounds the months too: none after the cursor's is read.
+          if (after !== null) expect(scans.map((n) => n['Relation Name']), text).not.to.include('workloads_p202612');
         }
-        // A cursor bounds the months too: none after the cursor's is read.
-        if (after !== null) expect(scans.map((n) => n['Relation Name']), text).not.to.include('workloads_p202612');
+        for (const plan of generic.slice(1)) expect(nodesOf(plan).filter((n) => n['Relation Name']?.startsWith('workloads')), describePlan(plan)).to.deep.equal([]);
         if (!dated) {
           // Without dates, the count comes from a rollup.
           expect(nodesOf(count).filter((n) => n['Relation Name']?.startsWith('workloads')), describePlan(count)).to.deep.equal([]);
@@ -154,15 +205,20 @@ describe('PostgreSQL read plans at 50k workloads', function () {
     }
   }
 
-  it('lists a team scope by seeking each team\'s index, without a scan', async () => {
-    const [page, count] = await plansOf((index) => index.list({ scope: { organizationId: 'acme', initiatives: ['llm', 'audio'] } }, { limit: 20, after: null }));
+  it('lists a team scope by seeking each team\'s index, without a scan, on its custom and its generic plan', async () => {
+    const read = (index: PostgresWorkloadIndex) => index.list({ scope: { organizationId: 'acme', initiatives: ['llm', 'audio'] } }, { limit: 20, after: null });
+    const [page, count] = await plansOf(read);
     if (page === undefined || count === undefined) throw new Error('Expected a page and a count');
-    const text = describePlan(page);
-    expect(seqScansOfWorkloads(page), text).to.deep.equal([]);
-    expect(nodesOf(page).some((n) => n['Node Type'] === 'Function Scan'), text).to.equal(true);
-    expect(nodesOf(page).filter((n) => n['Relation Name']?.startsWith('workloads_p')).map(indexOf), text).to.satisfy((names: string[]) =>
-      names.length > 0 && names.every((name) => name === 'workloads_org_initiative'));
-    expect(nodesOf(page).filter((n) => n['Node Type'] === 'Merge Append'), text).to.deep.equal([]);
+    const [generic] = await genericPlansOf(read);
+    if (generic === undefined) throw new Error('Expected a generic plan of the page');
+    for (const plan of [page, generic]) {
+      const text = describePlan(plan);
+      expect(seqScansOfWorkloads(plan), text).to.deep.equal([]);
+      expect(nodesOf(plan).some((n) => n['Node Type'] === 'Function Scan'), text).to.equal(true);
+      expect(nodesOf(plan).filter((n) => n['Relation Name']?.startsWith('workloads_p')).map(indexOf), text).to.satisfy((names: string[]) =>
+        names.length > 0 && names.every((name) => name === 'workloads_org_initiative'));
+      expect(nodesOf(plan).filter((n) => n['Node Type'] === 'Merge Append'), text).to.deep.equal([]);
+    }
   });
 
   const last30Days: WorkloadFilter = { scope: { organizationId: 'acme', initiatives: null }, submittedFrom: NOW - 30 * DAY - 12_345, submittedBefore: NOW + 1 };

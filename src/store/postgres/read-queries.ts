@@ -1,6 +1,7 @@
 // Running the shared read builders (src/store/common/) on PostgreSQL: their `@name` parameters become
 // pg's `$n` (named-params.ts), each with its type written out, and a read of several statements runs
 // in one REPEATABLE READ READ ONLY transaction, the snapshot SQLite's read worker gives its reads.
+// The reads that gain from it run as named statements on generic plans (prepared-statements.ts).
 //
 // Why every parameter is cast: pg sends values as untyped text, and PostgreSQL infers a parameter's
 // type from where it first appears. `@now - 1000` would make @now an integer (and a time in ms would
@@ -11,6 +12,7 @@
 import type pg from 'pg';
 import type { SqlParams, SqlValue } from '../common/dialect.js';
 import { toPositional } from './named-params.js';
+import { isStaleStatement, type PreparedStatements } from './prepared-statements.js';
 
 export interface ReadQuery {
   sql: string;
@@ -52,28 +54,39 @@ export function toTypedPositional(query: ReadQuery): { text: string; values: unk
   return { text: typed, values };
 }
 
-/** The rows of one query. */
-export async function readRows<Row extends object>(client: ReadClient, query: ReadQuery): Promise<Row[]> {
+/**
+ * The rows of one query: a named statement when `prepared` is given (prepared on the connection at its
+ * first use there), else an unnamed one, planned for its values at every call.
+ */
+export async function readRows<Row extends object>(client: ReadClient, query: ReadQuery, prepared: PreparedStatements | null = null): Promise<Row[]> {
   const { text, values } = toTypedPositional(query);
-  const result = await client.query(text, values);
+  const result = await client.query(prepared === null ? { text, values } : { name: prepared.nameOf(text), text, values });
   return result.rows as Row[];
 }
 
+const BEGIN_SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
+// plan_cache_mode = auto would plan every list page afresh forever: it compares the generic plan's
+// estimate with the custom plans', and a generic `LIMIT $n` is estimated at a tenth of the rows.
+// SET LOCAL ends with the transaction, and travels in BEGIN's message: no round trip of its own.
+const BEGIN_GENERIC = `${BEGIN_SNAPSHOT}; SET LOCAL plan_cache_mode = force_generic_plan`;
+
 /**
  * Runs `work` on one connection in a REPEATABLE READ READ ONLY transaction: every statement of it
- * sees the database as of its first one. A connection that cannot even roll back is broken: it is
- * destroyed rather than given back to the pool for the next read.
+ * sees the database as of its first one. With `genericPlans`, its named statements run on their
+ * generic plans (and so would unnamed ones: give it only work whose every statement gains from them).
+ * A connection that cannot even roll back is broken, and one whose prepared statements went stale
+ * holds them under names no longer used: either is destroyed rather than given back to the pool.
  */
-export async function inSnapshot<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inSnapshot<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, options: { genericPlans?: boolean } = {}): Promise<T> {
   const client = await pool.connect();
   let broken = false;
   try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    await client.query(options.genericPlans === true ? BEGIN_GENERIC : BEGIN_SNAPSHOT);
     const result = await work(client);
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    broken = !(await client.query('ROLLBACK').then(() => true, () => false));
+    broken = !(await client.query('ROLLBACK').then(() => true, () => false)) || isStaleStatement(error);
     throw error;
   } finally {
     client.release(broken);
