@@ -284,6 +284,7 @@ async function startParts(
     clock,
     readWorkers: config.read_workers,
     poolSize: config.db_pool_size,
+    preparedStatements: config.db_prepared_statements,
     leaseSeconds: config.ha_lease_seconds,
     logger,
     gauge: (name, help, read) => metrics.gaugeFrom(name, help, read),

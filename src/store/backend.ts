@@ -30,6 +30,8 @@ export interface BackendOptions {
   readWorkers: number;
   /** PostgreSQL: connections of the read pool. */
   poolSize: number;
+  /** PostgreSQL: named statements on generic plans for lists and lookups by id (default true). */
+  preparedStatements?: boolean;
   leaseSeconds: number;
   logger: {
     info(obj: object, msg?: string): void;
@@ -125,7 +127,7 @@ async function openPostgres(location: { url: string; readUrl: string | undefined
   const seed = new SeedSession(leases, new PostgresRetention(primary));
   return {
     kind: 'postgres',
-    index: new PostgresWorkloadIndex(readers),
+    index: new PostgresWorkloadIndex(readers, { preparedStatements: options.preparedStatements ?? true }),
     leases,
     purger: new PostgresRetention(primary),
     lifetimes: null,

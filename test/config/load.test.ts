@@ -43,6 +43,7 @@ describe('config/load', () => {
         admin_listen: '0.0.0.0:9090',
         db_path: './data/index.db',
         db_pool_size: 4,
+        db_prepared_statements: true,
         ha_lease_seconds: 10,
         ha_retry_seconds: 2,
         retention_days: 400,

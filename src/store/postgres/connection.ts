@@ -4,7 +4,11 @@
 //
 // Session settings travel in the startup packet's `options` (`-c name=value`), so they hold from the
 // first statement and need no round trip. PgBouncer before 1.20 rejects `options`; behind such a
-// pooler, set them with SET instead.
+// pooler, set them with SET instead. The read pool's lists and lookups by id are named prepared
+// statements, kept by each session (config db_prepared_statements, workload-index.ts): a pooler that
+// gives each transaction another server session loses them, PgBouncer in transaction or statement
+// mode before 1.21, or later with max_prepared_statements = 0. There, set db_prepared_statements to
+// false. Their generic plans come from a SET LOCAL in the read's own transaction, which poolers keep.
 import pg from 'pg';
 
 /** pino-compatible subset. */
