@@ -155,11 +155,11 @@ export class PostgresWorkloadIndex implements WorkloadIndex {
  * custom one: no dates, and at most one of a team (an initiative, or a TEAM_LEAD's teams, each sought
  * on its own index), a status, a submitter and is_managed.
  */
-function hasOneIndex(filter: WorkloadFilter, seekedTeams: readonly string[] | null): boolean {
+function hasOneIndex(filter: WorkloadFilter, soughtTeams: readonly string[] | null): boolean {
   if (filter.submittedFrom !== undefined || filter.submittedBefore !== undefined) return false;
   // A scope not sought team by team is an `= ANY(list)` term beside the rest.
-  if (filter.scope.initiatives !== null && seekedTeams === null) return false;
-  const columns = [seekedTeams !== null || filter.initiativeId !== undefined, filter.status !== undefined, filter.submittedBy !== undefined, filter.isManaged !== undefined];
+  if (filter.scope.initiatives !== null && soughtTeams === null) return false;
+  const columns = [soughtTeams !== null || filter.initiativeId !== undefined, filter.status !== undefined, filter.submittedBy !== undefined, filter.isManaged !== undefined];
   return columns.filter((named) => named).length <= 1;
 }
 
