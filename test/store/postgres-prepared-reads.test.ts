@@ -74,19 +74,20 @@ describe('PostgreSQL reads as named statements', function () {
     expect((await pool.query<{ plan_cache_mode: string }>('SHOW plan_cache_mode')).rows).to.deep.equal([{ plan_cache_mode: 'auto' }]);
   });
 
-  it('a TEAM_LEAD\'s list and a list by one column run on generic plans too', async () => {
+  it('a TEAM_LEAD\'s list, a list by one column and a team\'s list of one status run on generic plans too', async () => {
     const index = new PostgresWorkloadIndex(pool);
     await index.list({ scope: { organizationId: 'acme', initiatives: ['llm', 'audio'] } }, PAGE);
     await index.list({ ...ORG, status: 'failed' }, PAGE);
     await index.list({ ...ORG, submittedBy: 'carol' }, PAGE);
+    await index.list({ ...ORG, status: 'failed', initiativeId: 'llm' }, PAGE);
     const statements = await prepared();
-    expect(statements).to.have.length(6);
+    expect(statements).to.have.length(8);
     expect(statements.every((s) => s.generic_plans === 1 && s.custom_plans === 0), JSON.stringify(statements)).to.equal(true);
   });
 
   it('lists by two columns or by dates, and statistics, stay unnamed: planned for their values', async () => {
     const index = new PostgresWorkloadIndex(pool);
-    await index.list({ ...ORG, status: 'failed', initiativeId: 'llm' }, PAGE);
+    await index.list({ ...ORG, status: 'failed', submittedBy: 'carol' }, PAGE);
     await index.list({ scope: { organizationId: 'acme', initiatives: ['llm'] }, submittedBy: 'carol' }, PAGE);
     await index.list({ ...ORG, submittedFrom: NOW - 30 * 24 * HOUR_MS, submittedBefore: NOW }, PAGE);
     await index.stats({ ...ORG, submittedFrom: NOW - 30 * 24 * HOUR_MS, submittedBefore: NOW + 1 }, 'submitted_by', NOW);

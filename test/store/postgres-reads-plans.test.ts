@@ -164,6 +164,7 @@ describe('PostgreSQL read plans at 50k workloads', function () {
     'an initiative': { scope: { organizationId: 'acme', initiatives: null }, initiativeId: 'vision' },
     'a submitter': { scope: { organizationId: 'acme', initiatives: null }, submittedBy: 'bob' },
     'is_managed': { scope: { organizationId: 'acme', initiatives: null }, isManaged: false },
+    'a status of an initiative': { scope: { organizationId: 'acme', initiatives: null }, initiativeId: 'vision', status: 'failed' },
     'a date range': { scope: { organizationId: 'acme', initiatives: null }, submittedFrom: NOW - 30 * DAY, submittedBefore: NOW },
   };
 
