@@ -233,6 +233,9 @@ describe('Reflector against the simulated Kubernetes API', () => {
   it('stop() resolves while a watch request hangs before any response', async () => {
     start({ stallTimeoutMs: 60_000 });
     await eventually(() => expect(reflector?.synced).to.equal(true));
+    // Synced comes before the watch that follows the LIST reaches the server: a hang set before it
+    // arrived would hold that first watch, and no second one would ever come.
+    await eventually(() => expect(sim.faults.requestCount('/api/v1/pods', { watch: true })).to.equal(1));
     sim.faults.hang({ watch: true });
     sim.faults.dropWatches();
     await eventually(() => expect(sim.faults.requestCount('/api/v1/pods', { watch: true })).to.equal(2));
