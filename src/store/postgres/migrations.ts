@@ -280,45 +280,45 @@ CREATE INDEX workload_gpu_last_hour_cluster ON workload_gpu_last_hour (cluster_i
 // inserted again, so its key follows it. submitted_at never changes in place (it is the partition
 // key, and a row moved between partitions by UPDATE would fire neither trigger): such an UPDATE is
 // refused.
+/** A key table (id -> submitted_at) of one partitioned table, and the functions that keep it. */
+function keyTable(keys: string, id: string, source: string): string {
+  return `
+CREATE TABLE ${keys} (
+  ${id.padEnd(12)} text   COLLATE "C" PRIMARY KEY,
+  submitted_at bigint NOT NULL
+);
+CREATE INDEX ${keys}_month ON ${keys} (submitted_at);
+
+CREATE FUNCTION ${keys}_add() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO ${keys} (${id}, submitted_at) SELECT ${id}, submitted_at FROM added
+  ON CONFLICT (${id}) DO UPDATE SET submitted_at = excluded.submitted_at;
+  RETURN NULL;
+END $$;
+CREATE FUNCTION ${keys}_remove() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM ${keys} k USING removed r WHERE k.${id} = r.${id} AND k.submitted_at = r.submitted_at;
+  RETURN NULL;
+END $$;
+
+CREATE TRIGGER ${source}_keys_add AFTER INSERT ON ${source} REFERENCING NEW TABLE AS added
+  FOR EACH STATEMENT EXECUTE FUNCTION ${keys}_add();
+CREATE TRIGGER ${source}_keys_remove AFTER DELETE ON ${source} REFERENCING OLD TABLE AS removed
+  FOR EACH STATEMENT EXECUTE FUNCTION ${keys}_remove();
+CREATE TRIGGER ${source}_submitted_at_unchanged BEFORE UPDATE OF submitted_at ON ${source}
+  FOR EACH ROW EXECUTE FUNCTION submitted_at_unchanged();
+
+INSERT INTO ${keys} (${id}, submitted_at) SELECT ${id}, submitted_at FROM ${source} ON CONFLICT DO NOTHING;
+-- Statistics from the start: lookups by key are planned as index probes, not as scans.
+ANALYZE ${keys};
+`;
+}
+
 const V3 = `
 -- Writers wait from here to the commit (readers do not): a row written between the copy below and
 -- the triggers would have no key.
 LOCK TABLE workloads, workload_pods IN SHARE ROW EXCLUSIVE MODE;
 
-CREATE TABLE workload_keys (
-  workload_id  text   COLLATE "C" PRIMARY KEY,
-  submitted_at bigint NOT NULL
-);
-CREATE INDEX workload_keys_month ON workload_keys (submitted_at);
-
-CREATE TABLE pod_keys (
-  pod_uid      text   COLLATE "C" PRIMARY KEY,
-  submitted_at bigint NOT NULL
-);
-CREATE INDEX pod_keys_month ON pod_keys (submitted_at);
-
-CREATE FUNCTION workload_keys_add() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO workload_keys (workload_id, submitted_at) SELECT workload_id, submitted_at FROM added
-  ON CONFLICT (workload_id) DO UPDATE SET submitted_at = excluded.submitted_at;
-  RETURN NULL;
-END $$;
-CREATE FUNCTION workload_keys_remove() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  DELETE FROM workload_keys k USING removed r WHERE k.workload_id = r.workload_id AND k.submitted_at = r.submitted_at;
-  RETURN NULL;
-END $$;
-CREATE FUNCTION pod_keys_add() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO pod_keys (pod_uid, submitted_at) SELECT pod_uid, submitted_at FROM added
-  ON CONFLICT (pod_uid) DO UPDATE SET submitted_at = excluded.submitted_at;
-  RETURN NULL;
-END $$;
-CREATE FUNCTION pod_keys_remove() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  DELETE FROM pod_keys k USING removed r WHERE k.pod_uid = r.pod_uid AND k.submitted_at = r.submitted_at;
-  RETURN NULL;
-END $$;
 CREATE FUNCTION submitted_at_unchanged() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.submitted_at IS DISTINCT FROM OLD.submitted_at THEN
@@ -327,26 +327,7 @@ BEGIN
   END IF;
   RETURN NEW;
 END $$;
-
-CREATE TRIGGER workloads_keys_add AFTER INSERT ON workloads REFERENCING NEW TABLE AS added
-  FOR EACH STATEMENT EXECUTE FUNCTION workload_keys_add();
-CREATE TRIGGER workloads_keys_remove AFTER DELETE ON workloads REFERENCING OLD TABLE AS removed
-  FOR EACH STATEMENT EXECUTE FUNCTION workload_keys_remove();
-CREATE TRIGGER workloads_submitted_at_unchanged BEFORE UPDATE OF submitted_at ON workloads
-  FOR EACH ROW EXECUTE FUNCTION submitted_at_unchanged();
-CREATE TRIGGER workload_pods_keys_add AFTER INSERT ON workload_pods REFERENCING NEW TABLE AS added
-  FOR EACH STATEMENT EXECUTE FUNCTION pod_keys_add();
-CREATE TRIGGER workload_pods_keys_remove AFTER DELETE ON workload_pods REFERENCING OLD TABLE AS removed
-  FOR EACH STATEMENT EXECUTE FUNCTION pod_keys_remove();
-CREATE TRIGGER workload_pods_submitted_at_unchanged BEFORE UPDATE OF submitted_at ON workload_pods
-  FOR EACH ROW EXECUTE FUNCTION submitted_at_unchanged();
-
-INSERT INTO workload_keys (workload_id, submitted_at) SELECT workload_id, submitted_at FROM workloads ON CONFLICT DO NOTHING;
-INSERT INTO pod_keys (pod_uid, submitted_at) SELECT pod_uid, submitted_at FROM workload_pods ON CONFLICT DO NOTHING;
--- Statistics from the start: lookups by key are planned as index probes, not as scans.
-ANALYZE workload_keys;
-ANALYZE pod_keys;
-`;
+${keyTable('workload_keys', 'workload_id', 'workloads')}${keyTable('pod_keys', 'pod_uid', 'workload_pods')}`;
 
 // v4: a team's workloads of one status, in list order. The lists run on generic plans (named
 // statements, src/store/postgres/workload-index.ts), which must not depend on the values: with a team
