@@ -7,7 +7,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
-import { freePort } from '../support/free-port.js';
+import { freePorts } from '../support/free-port.js';
 import { aGpuJob, aGpuNode, aGpuPod, aNamespace, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
 import { IMAGE_HINT, podman, podmanOk, REPO_DIR, requireContainerTools, serviceImage } from '../support/container-tools.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -71,7 +71,7 @@ describe('the container image, run with podman', function () {
   /** Starts the image with the index volume and the token file, and waits for /readyz. */
   async function start(label: string, options: { cluster: boolean }): Promise<Started> {
     const name = `gpucap-image-test-${label}-${suffix}`;
-    const [apiPort, adminPort] = [await freePort(), await freePort()];
+    const [apiPort, adminPort] = await freePorts(2);
     const env: Record<string, string> = {
       GPUCAP_LISTEN: `127.0.0.1:${apiPort}`,
       GPUCAP_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
 import { testIndexLocation, type TestIndexLocation } from '../support/backend.js';
-import { freePort } from '../support/free-port.js';
+import { freePorts } from '../support/free-port.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -90,7 +90,7 @@ describe('entry point (child process)', function () {
   });
 
   it('serves on the configured ports, then on SIGTERM drains, logs stopped and exits 0', async () => {
-    const [apiPort, adminPort] = [await freePort(), await freePort()];
+    const [apiPort, adminPort] = await freePorts(2);
     const run = startProcess({ ...baseEnv(), GPUCAP_LISTEN: `127.0.0.1:${apiPort}`, GPUCAP_ADMIN_LISTEN: `127.0.0.1:${adminPort}` });
     running.push(run);
 

@@ -22,7 +22,7 @@ import { Disposables, type Dispose } from '../../src/runtime/disposables.js';
 import { ReadPool } from '../../src/store/sqlite/read-pool.js';
 import { Sampler } from '../../src/telemetry/sampler.js';
 import { otherSessions, sqliteOnly, TEST_BACKEND, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
-import { freePort } from '../support/free-port.js';
+import { freePorts } from '../support/free-port.js';
 import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
@@ -160,7 +160,7 @@ describe('start and stop never leak', function () {
   /** A fresh index and two free ports per case; everything else shared. */
   async function aConfig() {
     cases += 1;
-    const [apiPort, adminPort] = [await freePort(), await freePort()];
+    const [apiPort, adminPort] = await freePorts(2);
     const index = await testIndexLocation(join(temp.path, `case-${cases}`));
     indexes.push(index);
     const config = loadConfig({

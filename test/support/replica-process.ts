@@ -13,7 +13,7 @@ import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
 import type { Sql } from './event-driver.js';
 import { cleanUpOnExit, forgetCleanup } from './exit-cleanup.js';
-import { freePort } from './free-port.js';
+import { freePorts } from './free-port.js';
 import { startPostgresOrSkip, type PostgresServer } from './postgres.js';
 import { startSimCluster, type SimCluster } from './sim-cluster.js';
 import { makeTempDir } from './temp-dir.js';
@@ -88,9 +88,7 @@ export interface ReadyzBody {
 
 /** Starts a replica and waits until its admin port answers (not until it is ready: see waitReady). */
 export async function startReplica(options: ReplicaOptions): Promise<Replica> {
-  const apiPort = await freePort();
-  let adminPort = await freePort();
-  while (adminPort === apiPort) adminPort = await freePort();
+  const [apiPort, adminPort] = await freePorts(2);
   // The developer's GPUCAP_* settings must not leak in.
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !name.startsWith('GPUCAP_')) env[name] = value;
