@@ -332,6 +332,7 @@ async function startParts(
     clock,
     logger: logger.child({ component: 'indexer' }),
     yieldToLoop: () => new Promise((resolve) => setImmediate(resolve)),
+    backlogAfterMs: config.index_flush_interval_ms,
     ...(capacityBudgets === undefined ? {} : { namespaceInitiatives: capacityBudgets }),
   });
   const writers = new ClusterWriters(backend.leases, indexers, {
@@ -373,7 +374,7 @@ async function startParts(
       ? startCapacity(config, capacityBudgets, { kubeConfig: home.kubeConfig, metrics, clock, delay, logger: capacityLogger, tuning: options.informers?.tuning, parts })
       : undefined;
   capacity?.budgets.onChange((namespaces) => indexers.remapNamespaces(namespaces));
-  const flusher = runPeriodically(config.index_flush_interval_ms, () => indexers.flushAll(), {
+  const flusher = runPeriodically(config.index_flush_interval_ms, (signal) => indexers.flushAll(signal), {
     delay,
     onError: (error) => logger.error({ err: error }, 'Index flush failed'),
   });

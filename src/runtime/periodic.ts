@@ -1,5 +1,6 @@
 // A task run every `intervalMs` (measured from the end of one run to the start of the next, so a slow
-// run never overlaps the next) until stop(). A run that throws is reported and the loop goes on.
+// run never overlaps the next) until stop(). A long run may watch the signal that stop() aborts. A run that throws is reported and
+// the loop goes on.
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export type Delay = (ms: number, signal: AbortSignal) => Promise<void>;
@@ -12,7 +13,7 @@ export interface Periodic {
   stop(): Promise<void>;
 }
 
-export function runPeriodically(intervalMs: number, run: () => void | Promise<void>, options: { delay?: Delay; onError: (error: unknown) => void }): Periodic {
+export function runPeriodically(intervalMs: number, run: (signal: AbortSignal) => void | Promise<void>, options: { delay?: Delay; onError: (error: unknown) => void }): Periodic {
   const delay = options.delay ?? realDelay;
   const controller = new AbortController();
   const loop = (async () => {
@@ -20,7 +21,7 @@ export function runPeriodically(intervalMs: number, run: () => void | Promise<vo
       await delay(intervalMs, controller.signal);
       if (controller.signal.aborted) return;
       try {
-        await run();
+        await run(controller.signal);
       } catch (error) {
         options.onError(error);
       }

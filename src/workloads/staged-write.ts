@@ -3,8 +3,10 @@
 // intervals) took 11 s in one transaction, during which /livez, /readyz and the API did not answer.
 // Written in steps of a few hundred items with the loop free in between, the same work leaves every
 // request a turn. Order is kept across steps: every row, then every interval (the store skips the
-// interval of a row it does not have yet), then the closings of open intervals.
-import type { WorkloadRecord } from '../domain/workload.js';
+// interval of a row it does not have yet), then the closings of open intervals. A sink that writes
+// rows and intervals together (WorkloadSink.writeWorkloads) gets each row with its workload's
+// intervals in the same step, so that the row is written once.
+import type { PodGpuInterval, WorkloadRecord } from '../domain/workload.js';
 import type { BatchContents } from './write-batch.js';
 import type { WorkloadSink } from './workload-sink.js';
 
@@ -22,8 +24,13 @@ export class StagedWrite {
   #intervalsAt = 0;
   #closingsAt = 0;
 
+  /** [k]: how many intervals belong to the first k rows (the intervals sorted by their row, orphans last). */
+  readonly #intervalsOfFirstRows: number[];
+
   constructor(contents: BatchContents) {
-    this.contents = contents;
+    const { intervals, ofFirstRows } = byRow(contents);
+    this.contents = { ...contents, intervals };
+    this.#intervalsOfFirstRows = ofFirstRows;
   }
 
   get done(): boolean {
@@ -50,22 +57,12 @@ export class StagedWrite {
   async step(sink: WorkloadSink, budget: number): Promise<void> {
     const { rows, intervals, closings } = this.contents;
     let left = budget;
-    if (this.#rowsAt < rows.length && left > 0) {
-      const chunk = rows.slice(this.#rowsAt, this.#rowsAt + left);
-      const written = await sink.upsertWorkloads(chunk);
-      this.written.rows += written;
-      this.#rowsAt += chunk.length;
-      left -= chunk.length;
+    if (sink.writeWorkloads !== undefined) {
+      left = await this.#rowsWithIntervals(sink.writeWorkloads.bind(sink), left);
+    } else {
+      left = await this.#rowsThenIntervals(sink, left);
     }
-    if (this.#rowsAt < rows.length) return;
-    if (this.#intervalsAt < intervals.length && left > 0) {
-      const chunk = intervals.slice(this.#intervalsAt, this.#intervalsAt + left);
-      const written = await sink.upsertPodIntervals(chunk);
-      this.written.intervals += written;
-      this.#intervalsAt += chunk.length;
-      left -= chunk.length;
-    }
-    if (this.#intervalsAt < intervals.length) return;
+    if (this.#rowsAt < rows.length || this.#intervalsAt < intervals.length) return;
     // A closing is one statement however many workloads it names (a relist may cancel thousands).
     while (this.#closingsAt < closings.length && left > 0) {
       const { workloadIds, at } = closings[this.#closingsAt] as BatchContents['closings'][number];
@@ -75,4 +72,61 @@ export class StagedWrite {
       left -= 1;
     }
   }
+
+  /** Up to `budget` rows, then (once every row is written) intervals, each part in its own call. Returns the budget left. */
+  async #rowsThenIntervals(sink: WorkloadSink, budget: number): Promise<number> {
+    const { rows, intervals } = this.contents;
+    let left = budget;
+    if (this.#rowsAt < rows.length && left > 0) {
+      const chunk = rows.slice(this.#rowsAt, this.#rowsAt + left);
+      const written = await sink.upsertWorkloads(chunk);
+      this.written.rows += written;
+      this.#rowsAt += chunk.length;
+      left -= chunk.length;
+    }
+    if (this.#rowsAt < rows.length) return left;
+    if (this.#intervalsAt < intervals.length && left > 0) {
+      const chunk = intervals.slice(this.#intervalsAt, this.#intervalsAt + left);
+      const written = await sink.upsertPodIntervals(chunk);
+      this.written.intervals += written;
+      this.#intervalsAt += chunk.length;
+      left -= chunk.length;
+    }
+    return left;
+  }
+
+  /**
+   * Up to `budget` items in one call: rows each with its intervals, then the intervals of workloads
+   * without a row. Returns the budget left.
+   */
+  async #rowsWithIntervals(write: NonNullable<WorkloadSink['writeWorkloads']>, budget: number): Promise<number> {
+    const { rows, intervals } = this.contents;
+    let [row, interval, left] = [this.#rowsAt, this.#intervalsAt, budget];
+    const ofFirstRows = this.#intervalsOfFirstRows;
+    while (left > 0) {
+      const ofTakenRows = row < rows.length ? (ofFirstRows[row] as number) : intervals.length;
+      if (interval < ofTakenRows) interval += 1;
+      // A row goes with all its intervals, or waits for the next step (unless it alone is more than a step).
+      else if (row < rows.length && (left > (ofFirstRows[row + 1] as number) - (ofFirstRows[row] as number) || left === budget)) row += 1;
+      else break;
+      left -= 1;
+    }
+    if (row === this.#rowsAt && interval === this.#intervalsAt) return left;
+    const written = await write(rows.slice(this.#rowsAt, row), intervals.slice(this.#intervalsAt, interval));
+    this.written.rows += written.rows;
+    this.written.intervals += written.intervals;
+    this.#rowsAt = row;
+    this.#intervalsAt = interval;
+    return left;
+  }
+}
+
+/** The intervals in the order of their workloads' rows, those of workloads without a row last. */
+function byRow({ rows, intervals }: BatchContents): { intervals: PodGpuInterval[]; ofFirstRows: number[] } {
+  const rowOf = new Map(rows.map((row, i) => [row.workloadId, i]));
+  const buckets: PodGpuInterval[][] = Array.from({ length: rows.length + 1 }, () => []);
+  for (const interval of intervals) (buckets[rowOf.get(interval.workloadId) ?? rows.length] as PodGpuInterval[]).push(interval);
+  const ofFirstRows = [0];
+  for (let k = 0; k < rows.length; k += 1) ofFirstRows.push((ofFirstRows[k] as number) + (buckets[k] as PodGpuInterval[]).length);
+  return { intervals: buckets.flat(), ofFirstRows };
 }

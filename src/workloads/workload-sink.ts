@@ -12,6 +12,11 @@ export interface WorkloadSink {
    */
   upsertPodIntervals(intervals: readonly PodGpuInterval[]): Promise<number>;
   /**
+   * Rows, then intervals, in one transaction: what upsertWorkloads then upsertPodIntervals do, with
+   * each row written once (its GPU aggregates with it). A sink without it gets those two calls.
+   */
+  writeWorkloads?(records: readonly WorkloadRecord[], intervals: readonly PodGpuInterval[]): Promise<{ rows: number; intervals: number }>;
+  /**
    * Ends every still open pod interval of these workloads at `at`, in one transaction; returns how
    * many it closed. Reaches the intervals of pods this process never saw (stored by an earlier run).
    */

@@ -7,6 +7,7 @@ import { indexWriterCheck, samplerCheck } from '../../src/admin/liveness-checks.
 import { Sampler } from '../../src/telemetry/sampler.js';
 import { ClusterIndexers } from '../../src/workloads/cluster-indexers.js';
 import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS } from '../../src/workloads/mapping-context.js';
+import { failIndexWrites } from '../support/backend.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aPod, ms, T0 } from '../workloads/fixtures.js';
@@ -58,7 +59,7 @@ describe('admin/liveness-checks', () => {
       expect(check.problem()).to.equal(null);
       await indexers.flushAll(); // the flush loop runs; with nothing to write it still counts
       expect(check.problem()).to.equal(null);
-      sinon.stub(store, 'upsertWorkloads').rejects(new Error('injected: the index cannot be written'));
+      failIndexWrites(store);
       east.onEvent('pods', { type: 'ADDED', object: aPod({ metadata: { uid: 'p-1', resourceVersion: '1' } }) }, undefined);
       await indexers.flushAll();
       checksClock.advance(30_001);

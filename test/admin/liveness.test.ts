@@ -15,7 +15,7 @@ import { Reflector } from '../../src/k8s/reflector.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/main.js';
 import { realDelay } from '../../src/runtime/periodic.js';
 import { parseMetrics, sumOf } from '../../bench/lib/prometheus-text.js';
-import { clusterWriterPrototype, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
+import { clusterWriterPrototype, failIndexWrites, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { FAST_INFORMERS, aGpuPod, aNamespace, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -157,7 +157,7 @@ describe('/livez', function () {
 
   it('fails "index-writer" while a cluster\'s changes wait and no write succeeds, and recovers once one does', async () => {
     const s = await start();
-    const upsert = sinon.stub(clusterWriterPrototype(), 'upsertWorkloads').rejects(new Error('injected: the index cannot be written'));
+    const upsert = failIndexWrites(clusterWriterPrototype());
     const pod = east.api.store.create('pods', aGpuPod('llm', 'solo', { gpus: 1, node: 'h100-1' }));
     east.api.store.patchStatus('pods', pod.metadata, running(Date.now()));
     await waitFor(() => upsert.called, { what: 'a write of the new pod attempted', timeoutMs: 10_000 });

@@ -13,7 +13,7 @@ import { ROLLUPS } from '../../src/store/rollups/definitions.js';
 import type { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
 import { rejectionOf } from '../support/rejection.js';
-import { history, T0, write } from './rollup-history.js';
+import { batches, history, T0, write, type Step } from './rollup-history.js';
 import { openTempStore, type TempStore } from './temp-store.js';
 
 type Session = PostgresWorkloadWriter & LeaseSession;
@@ -30,6 +30,17 @@ function neutral(rows: Row[]): Row[] {
     open_start_ms: Math.round(Number(open_gpu_start_sum) * 1000),
   }));
 }
+
+/** The two ways a flush step reaches the writer: rows then intervals in two transactions, or both in one. */
+const WRITE_MODES = [
+  { name: 'rows, then intervals', write: (writer: PostgresWorkloadWriter, steps: readonly Step[]) => write(writer as unknown as SqliteWorkloadStore, steps) },
+  {
+    name: 'rows with their intervals',
+    write: async (writer: PostgresWorkloadWriter, steps: readonly Step[]) => {
+      for (const { workloads, pods } of batches(steps)) await writer.writeWorkloads(workloads, pods);
+    },
+  },
+];
 
 describe('store/postgres writer', function () {
   this.timeout(120_000);
@@ -81,10 +92,10 @@ describe('store/postgres writer', function () {
     lite = undefined;
   });
 
-  it('leaves the rows, pods and rollups that SQLite leaves for the same history', async () => {
+  for (const mode of WRITE_MODES) it(`leaves the rows, pods and rollups that SQLite leaves for the same history (${mode.name})`, async () => {
     const steps = history(7, 250);
     const writer = await session();
-    await write(writer as unknown as SqliteWorkloadStore, steps);
+    await mode.write(writer, steps);
     await write(sqlite().store, steps);
 
     const columns = 'workload_id, organization_id, cluster_id, namespace, name, kind, status, submitted_by, initiative_id, instance_type, gpu_count, submitted_at, started_at, completed_at, exit_code, is_managed, resource_version, gpu_seconds_closed, open_gpus, open_gpu_start_sum';
@@ -130,10 +141,10 @@ describe('store/postgres writer', function () {
     await expectKeysOfRows();
   });
 
-  it('changes nothing when the same history is written again, as a new writer\'s resync does', async () => {
+  for (const mode of WRITE_MODES) it(`changes nothing when the same history is written again, as a new writer's resync does (${mode.name})`, async () => {
     const steps = history(11, 120);
     const writer = await session();
-    await write(writer as unknown as SqliteWorkloadStore, steps);
+    await mode.write(writer, steps);
     const snapshot = async () => ({
       rows: await query('SELECT * FROM workloads ORDER BY workload_id'),
       // A replay moves rows through their earlier states and back: rollup rows emptied on the way stay, at 0.
@@ -142,7 +153,7 @@ describe('store/postgres writer', function () {
     });
     const first = await snapshot();
     expect(first.rows).to.have.length(120);
-    await write(writer as unknown as SqliteWorkloadStore, steps);
+    await mode.write(writer, steps);
     expect(await snapshot()).to.deep.equal(first);
   });
 

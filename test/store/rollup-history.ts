@@ -115,19 +115,26 @@ function life(random: () => number, n: number): Step[] {
   return steps;
 }
 
-/** Applies the steps in batches of about `batch` steps, workloads of a batch before its pods (like a flush). */
-export async function write(store: SqliteWorkloadStore, steps: readonly Step[], batch = 25): Promise<void> {
+/** The steps in batches of about `batch` steps, the later step of a workload or pod winning within one (like the indexer's coalescing buffer). */
+export function batches(steps: readonly Step[], batch = 25): { workloads: WorkloadRecord[]; pods: PodGpuInterval[] }[] {
+  const out: { workloads: WorkloadRecord[]; pods: PodGpuInterval[] }[] = [];
   for (let i = 0; i < steps.length; i += batch) {
-    const slice = steps.slice(i, i + batch);
-    // Later steps of the same workload within a batch win, as in the indexer's coalescing buffer.
     const workloads = new Map<string, WorkloadRecord>();
     const pods = new Map<string, PodGpuInterval>();
-    for (const step of slice) {
+    for (const step of steps.slice(i, i + batch)) {
       if ('workloads' in step) for (const w of step.workloads) workloads.set(w.workloadId, w);
       else for (const p of step.pods) pods.set(p.podUid, p);
     }
-    await store.upsertWorkloads([...workloads.values()]);
-    await store.upsertPodIntervals([...pods.values()]);
+    out.push({ workloads: [...workloads.values()], pods: [...pods.values()] });
+  }
+  return out;
+}
+
+/** Applies the steps in batches of about `batch` steps, workloads of a batch before its pods (like a flush). */
+export async function write(store: SqliteWorkloadStore, steps: readonly Step[], batch = 25): Promise<void> {
+  for (const { workloads, pods } of batches(steps, batch)) {
+    await store.upsertWorkloads(workloads);
+    await store.upsertPodIntervals(pods);
   }
 }
 

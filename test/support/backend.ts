@@ -4,7 +4,7 @@
 // with the reason, and test/test-backend.test.ts keeps that list equal to the tests that use it.
 import { join } from 'node:path';
 import pg from 'pg';
-import type { WorkloadRecord } from '../../src/domain/workload.js';
+import sinon from 'sinon';
 import { PostgresWorkloadWriter } from '../../src/store/postgres/workload-writer.js';
 import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { freshDatabase } from './postgres-database.js';
@@ -111,7 +111,24 @@ export async function otherSessions(url: string): Promise<number> {
   }
 }
 
-/** Where upsertWorkloads of a watched cluster's writer lives on the test backend: stub it to make the index's writes fail. */
-export function clusterWriterPrototype(): { upsertWorkloads(records: readonly WorkloadRecord[]): Promise<number> } {
+/** Where the write methods of a watched cluster's writer live on the test backend (see failIndexWrites). */
+export function clusterWriterPrototype(): object {
   return TEST_BACKEND === 'sqlite' ? SqliteWorkloadStore.prototype : PostgresWorkloadWriter.prototype;
+}
+
+/**
+ * Makes every write of rows through `sink` (a writer, or clusterWriterPrototype()) reject, by the
+ * method the indexer calls: upsertWorkloads, or writeWorkloads where the sink has it.
+ */
+export function failIndexWrites(sink: object, error = new Error('injected: the index cannot be written')): { readonly called: boolean; restore(): void } {
+  const methods = sink as Record<'upsertWorkloads' | 'writeWorkloads', (...args: unknown[]) => Promise<unknown>>;
+  const stubs = (['upsertWorkloads', 'writeWorkloads'] as const).filter((name) => typeof methods[name] === 'function').map((name) => sinon.stub(methods, name).rejects(error));
+  return {
+    get called() {
+      return stubs.some((stub) => stub.called);
+    },
+    restore() {
+      for (const stub of stubs) stub.restore();
+    },
+  };
 }

@@ -7,6 +7,7 @@ import sinon from 'sinon';
 import { ClusterIndexers } from '../../src/workloads/cluster-indexers.js';
 import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS } from '../../src/workloads/mapping-context.js';
 import type { Pod } from '../../src/workloads/k8s-types.js';
+import { failIndexWrites } from '../support/backend.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { openTestIndex, type ClusterWriter, type TestIndex } from '../support/test-index.js';
 import { aPod, ms, T0 } from './fixtures.js';
@@ -37,10 +38,51 @@ describe('workloads/cluster-indexers', () => {
     cluster.onEvent('pods', { type: 'SYNC', items: pods(1200) }, undefined);
     await all.flushAll();
     expect(await t.countRows()).to.equal(1200);
-    // 1,200 rows and 1,200 intervals in steps of 500: four yields, rows visible as they are written.
+    // 1,200 rows and 1,200 intervals in steps of 500 items: four yields, rows visible as they are
+    // written. A sink that writes each row with its intervals takes 250 of each per step.
     expect(yields).to.equal(4);
-    expect(rowsSeenAtYield).to.deep.equal([500, 1000, 1200, 1200]);
+    expect(rowsSeenAtYield).to.deep.equal(store.writeWorkloads === undefined ? [500, 1000, 1200, 1200] : [250, 500, 750, 1000]);
     expect(all.counters()).to.deep.equal([{ clusterId: 'east', events: 1, rowsWritten: 1200, intervalsWritten: 1200, cancelledByReconcile: 0, flushErrors: 0, pending: 0 }]);
+  });
+
+  describe('with a backlog', () => {
+    // Events arrive while a batch is written (here, at the batch's first yield); the writes take
+    // `writeMs` of the clock. Behind by a flush interval or more, the same flush writes them too.
+    const flushWithArrivals = async (writeMs: number, signal?: AbortSignal) => {
+      let arrived = false;
+      const all = new ClusterIndexers(store, {
+        defaultOrganizationId: 'acme', keys: DEFAULT_LABEL_KEYS, gpuResources: DEFAULT_GPU_RESOURCES, clock, logger: logger(), stepItems: 500, backlogAfterMs: 200,
+        yieldToLoop: async () => {
+          clock.advance(writeMs);
+          if (!arrived) cluster.onEvent('pods', { type: 'SYNC', items: [...pods(600), ...pods(10, 'late')] }, undefined);
+          arrived = true;
+        },
+      });
+      const cluster = all.attach({ clusterId: 'east' });
+      cluster.onEvent('pods', { type: 'SYNC', items: pods(600) }, undefined);
+      await all.flushAll(signal);
+      return all;
+    };
+
+    it('goes on with what arrived meanwhile once the writes took a flush interval', async () => {
+      const all = await flushWithArrivals(250);
+      expect(await t.countRows()).to.equal(610);
+      expect(all.counters()[0]).to.include({ pending: 0 });
+    });
+
+    it('leaves it for the next flush when the writes were quicker than the interval', async () => {
+      const all = await flushWithArrivals(10);
+      expect(await t.countRows()).to.equal(600);
+      expect(all.counters()[0]?.pending).to.be.greaterThan(0);
+    });
+
+    it('stops between two batches once the flush loop is stopped', async () => {
+      const stopped = new AbortController();
+      stopped.abort();
+      const all = await flushWithArrivals(250, stopped.signal);
+      expect(await t.countRows()).to.equal(600);
+      expect(all.counters()[0]?.pending).to.be.greaterThan(0);
+    });
   });
 
   it('counts a failed write, keeps its rows, and writes them at the next flush', async () => {
@@ -48,7 +90,7 @@ describe('workloads/cluster-indexers', () => {
     const all = indexers({ stepItems: 500, yieldToLoop: () => new Promise((resolve) => setImmediate(resolve)), log });
     const cluster = all.attach({ clusterId: 'east' });
     cluster.onEvent('pods', { type: 'SYNC', items: pods(3) }, undefined);
-    const upsert = sinon.stub(store, 'upsertWorkloads').rejects(new Error('injected: the index cannot be written'));
+    const upsert = failIndexWrites(store);
     await all.flushAll();
     expect(all.counters()[0]).to.include({ flushErrors: 1, pending: 6 });
     expect(log.error.firstCall.args[1]).to.equal('Index write failed; retrying at the next flush');
@@ -63,7 +105,7 @@ describe('workloads/cluster-indexers', () => {
     const all = indexers({ stepItems: 500, yieldToLoop: () => Promise.resolve(), log });
     const cluster = all.attach({ clusterId: 'east' });
     cluster.onEvent('pods', { type: 'SYNC', items: pods(2) }, undefined);
-    sinon.stub(store, 'upsertWorkloads').rejects(new Error('injected: the index cannot be written'));
+    failIndexWrites(store);
     await cluster.detach();
     expect(log.error.callCount).to.equal(1);
     expect(log.error.firstCall.args[0]).to.include({ cluster: 'east', dropped: 4 });
@@ -80,7 +122,7 @@ describe('workloads/cluster-indexers', () => {
     await all.flushAll();
     expect(all.writerProgress()).to.deep.equal([{ clusterId: 'east', pending: 0, progress: 1 }]);
     cluster.onEvent('pods', { type: 'SYNC', items: pods(3) }, undefined);
-    const upsert = sinon.stub(store, 'upsertWorkloads').rejects(new Error('injected: the index cannot be written'));
+    const upsert = failIndexWrites(store);
     await all.flushAll();
     await all.flushAll();
     expect(all.writerProgress()).to.deep.equal([{ clusterId: 'east', pending: 6, progress: 1 }]);

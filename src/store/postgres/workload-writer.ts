@@ -35,6 +35,15 @@ const UPSERT_WORKLOADS = `
   ON CONFLICT (workload_id, submitted_at) DO UPDATE SET
     ${WRITTEN_COLUMNS.filter((c) => c !== 'workload_id' && c !== 'submitted_at').map((c) => `${c} = excluded.${c}`).join(', ')}`;
 
+// A whole row, its GPU aggregates included: the write of writeWorkloads(), which computed them.
+const FULL_COLUMNS = [...WRITTEN_COLUMNS, ...AGGREGATE_COLUMNS] as const;
+const FULL_COLUMN_TYPES = { ...COLUMN_TYPES, gpu_seconds_closed: 'float8', open_gpus: 'int', open_gpu_start_sum: 'float8' } as const;
+const UPSERT_FULL_WORKLOADS = `
+  INSERT INTO workloads (${FULL_COLUMNS.join(', ')})
+  SELECT * FROM unnest(${FULL_COLUMNS.map((c, i) => `$${i + 1}::${FULL_COLUMN_TYPES[c]}[]`).join(', ')})
+  ON CONFLICT (workload_id, submitted_at) DO UPDATE SET
+    ${FULL_COLUMNS.filter((c) => c !== 'workload_id' && c !== 'submitted_at').map((c) => `${c} = excluded.${c}`).join(', ')}`;
+
 const SELECT_POD_COLUMNS = 'SELECT pod_uid, workload_id, submitted_at, gpus, started_at, finished_at FROM workload_pods';
 const DELETE_PODS = 'DELETE FROM workload_pods WHERE (pod_uid, submitted_at) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))';
 const UPSERT_PODS = `
@@ -47,18 +56,24 @@ const UPSERT_PODS = `
 // workload's submitted_at), summed in whole GPU-ms and then divided, so that they are exact. A row
 // whose aggregates stay the same (a pod not started yet, or deleted after it finished) is not
 // written: an update rewrites the row and every index of it.
-const REFRESH_AGGREGATES = `
-  UPDATE workloads w SET gpu_seconds_closed = a.closed, open_gpus = a.open_gpus, open_gpu_start_sum = a.open_start, updated_at = $3
-  FROM unnest($1::text[], $2::bigint[]) AS ids (workload_id, submitted_at)
-  CROSS JOIN LATERAL (
+const AGGREGATES_OF_PODS = `
     SELECT COALESCE(SUM(CASE WHEN p.finished_at IS NOT NULL THEN p.gpus * GREATEST(0, p.finished_at - p.started_at) END), 0)::float8 / 1000 AS closed,
            COALESCE(SUM(CASE WHEN p.finished_at IS NULL THEN p.gpus END), 0)::int AS open_gpus,
            COALESCE(SUM(CASE WHEN p.finished_at IS NULL THEN p.gpus * p.started_at END), 0)::float8 / 1000 AS open_start
     FROM workload_pods p
-    WHERE p.workload_id = ids.workload_id AND p.submitted_at = ids.submitted_at AND p.started_at IS NOT NULL) AS a
+    WHERE p.workload_id = ids.workload_id AND p.submitted_at = ids.submitted_at AND p.started_at IS NOT NULL`;
+const REFRESH_AGGREGATES = `
+  UPDATE workloads w SET gpu_seconds_closed = a.closed, open_gpus = a.open_gpus, open_gpu_start_sum = a.open_start, updated_at = $3
+  FROM unnest($1::text[], $2::bigint[]) AS ids (workload_id, submitted_at)
+  CROSS JOIN LATERAL (${AGGREGATES_OF_PODS}) AS a
   WHERE w.workload_id = ids.workload_id AND w.submitted_at = ids.submitted_at
     AND (w.gpu_seconds_closed, w.open_gpus, w.open_gpu_start_sum) IS DISTINCT FROM (a.closed, a.open_gpus, a.open_start)
   RETURNING ${STORED_COLUMNS.map((c) => `w.${c}`).join(', ')}`;
+// The same aggregates, read to be written with the row (writeWorkloads).
+const READ_AGGREGATES = `
+  SELECT ids.workload_id, a.closed AS gpu_seconds_closed, a.open_gpus, a.open_start AS open_gpu_start_sum
+  FROM unnest($1::text[], $2::bigint[]) AS ids (workload_id, submitted_at)
+  CROSS JOIN LATERAL (${AGGREGATES_OF_PODS}) AS a`;
 
 const CLOSE_OPEN_PODS = `
   UPDATE workload_pods SET finished_at = $2
@@ -126,35 +141,59 @@ export class PostgresWorkloadWriter {
     const updatedAt = this.#options.clock.now();
     const { written, refreshed } = await this.#connection.transaction(async (client) => {
       const pods = await readPods(client, [...incoming.keys()]);
-      const owners = new Set([...incoming.values()].map((interval) => interval.workloadId));
-      for (const pod of pods.values()) owners.add(pod.workload_id);
-      const workloads = await lockWorkloads(client, [...owners]);
-      const upserts: (PodRow & { submitted_at: number })[] = [];
-      const moved: { pod_uid: string; submitted_at: number }[] = [];
-      const touched = new Set<string>();
-      for (const interval of incoming.values()) {
-        // Pods can be seen before their Job: skipped, and written again with the pod's next event.
-        const owner = workloads.get(interval.workloadId);
-        if (owner === undefined) continue;
-        const stored = pods.get(interval.podUid);
-        const row: PodRow = { pod_uid: interval.podUid, workload_id: interval.workloadId, gpus: interval.gpus, started_at: interval.startedAt, finished_at: interval.finishedAt };
-        const merged = mergePod(stored, row, isTerminal(owner.status as WorkloadStatus));
-        if (merged === null) continue;
-        if (stored !== undefined && stored.submitted_at !== owner.submitted_at) moved.push(stored);
-        upserts.push({ ...merged, submitted_at: owner.submitted_at });
-        touched.add(merged.workload_id);
-        if (stored !== undefined) touched.add(stored.workload_id);
-      }
-      if (upserts.length === 0) return { written: 0, refreshed: [] };
-      if (moved.length > 0) await client.query(DELETE_PODS, [moved.map((p) => p.pod_uid), moved.map((p) => p.submitted_at)]);
-      await client.query(UPSERT_PODS, [
-        upserts.map((p) => p.pod_uid), upserts.map((p) => p.workload_id), upserts.map((p) => p.submitted_at),
-        upserts.map((p) => p.gpus), upserts.map((p) => p.started_at), upserts.map((p) => p.finished_at),
-      ]);
-      const refreshed = await refreshAggregates(client, [...touched].flatMap((id) => workloads.get(id) ?? []), updatedAt);
-      return { written: upserts.length, refreshed };
+      const workloads = await lockWorkloads(client, [...ownersOf(incoming, pods)]);
+      const changes = mergePods(incoming, pods, (id) => workloads.get(id));
+      if (changes.upserts.length === 0) return { written: 0, refreshed: [] };
+      await writePods(client, changes);
+      const refreshed = await refreshAggregates(client, [...changes.touched].flatMap((id) => workloads.get(id) ?? []), updatedAt);
+      return { written: changes.upserts.length, refreshed };
     });
     this.#committed(refreshed);
+    return written;
+  }
+
+  /**
+   * Rows and pod intervals in one transaction, each row written once with the GPU aggregates of its
+   * pods: what upsertWorkloads then upsertPodIntervals write, where those rewrite a row whose pods
+   * changed a second time (one index entry per index each time). An interval whose workload is
+   * neither stored nor among `records` is skipped, as there.
+   */
+  async writeWorkloads(records: readonly WorkloadRecord[], intervals: readonly PodGpuInterval[]): Promise<{ rows: number; intervals: number }> {
+    if (records.length === 0 && intervals.length === 0) return { rows: 0, intervals: 0 };
+    const incoming = new Map(records.map((record) => [record.workloadId, toRow(record)]));
+    const incomingPods = new Map(intervals.map((interval) => [interval.podUid, interval]));
+    await this.#ensureMonths([...incoming.values()].map((row) => row.submitted_at));
+    const updatedAt = this.#options.clock.now();
+    const { rows, written } = await this.#connection.transaction(async (client) => {
+      const pods = await readPods(client, [...incomingPods.keys()]);
+      const owners = ownersOf(incomingPods, pods);
+      for (const id of incoming.keys()) owners.add(id);
+      const stored = await lockWorkloads(client, [...owners]);
+      const next = new Map<string, StoredRow>();
+      for (const [id, row] of incoming) {
+        const before = stored.get(id);
+        const merged = mergeWorkload(before, row);
+        if (merged !== null) next.set(id, { ...merged, ...aggregatesOf(before) });
+      }
+      const recordsChanged = next.size;
+      const changes = mergePods(incomingPods, pods, (id) => next.get(id) ?? stored.get(id));
+      if (changes.upserts.length > 0) {
+        await writePods(client, changes);
+        const touched = [...changes.touched].flatMap((id) => next.get(id) ?? stored.get(id) ?? []);
+        const { rows: sums } = await client.query<GpuAggregates & { workload_id: string }>(READ_AGGREGATES, [touched.map((w) => w.workload_id), touched.map((w) => w.submitted_at)]);
+        for (const { workload_id: id, ...aggregates } of sums) {
+          const base = next.get(id) ?? stored.get(id);
+          if (base !== undefined && (next.has(id) || !sameAggregates(base, aggregates))) next.set(id, { ...base, ...aggregates });
+        }
+      }
+      const rows = [...next.values()];
+      if (rows.length > 0) {
+        await client.query(UPSERT_FULL_WORKLOADS, FULL_COLUMNS.map((c) => rows.map((row) => (c === 'updated_at' ? updatedAt : row[c]))));
+        await applyRollupDeltas(client, rollupDeltas(rows.flatMap((row) => sourceOf(stored.get(row.workload_id))), rows.flatMap(sourceOf)));
+      }
+      return { rows, written: { rows: recordsChanged, intervals: changes.upserts.length } };
+    });
+    this.#committed(rows);
     return written;
   }
 
@@ -226,13 +265,60 @@ async function lockWorkloads(client: pg.ClientBase, ids: readonly string[]): Pro
 }
 
 /** The stored pods of these uids, by uid (see lockWorkloads). */
-async function readPods(client: pg.ClientBase, uids: readonly string[]): Promise<Map<string, PodRow & { submitted_at: number }>> {
-  const found = new Map<string, PodRow & { submitted_at: number }>();
+async function readPods(client: pg.ClientBase, uids: readonly string[]): Promise<Map<string, StoredPod>> {
+  const found = new Map<string, StoredPod>();
   for (const [start, inMonth] of await idsByMonth(client, POD_MONTHS, uids)) {
-    const { rows } = await client.query<PodRow & { submitted_at: number }>(PODS_IN_MONTH, [inMonth, start, nextMonthStart(start)]);
+    const { rows } = await client.query<StoredPod>(PODS_IN_MONTH, [inMonth, start, nextMonthStart(start)]);
     for (const pod of rows) found.set(pod.pod_uid, pod);
   }
   return found;
+}
+
+type StoredPod = PodRow & { submitted_at: number };
+
+/** What a batch of intervals changes: pods to upsert (in their owner's month), pods that left a month, workloads whose pods changed. */
+interface PodChanges {
+  upserts: StoredPod[];
+  moved: { pod_uid: string; submitted_at: number }[];
+  touched: Set<string>;
+}
+
+/** The workloads whose rows a batch of intervals may change: the pods' owners, before and after. */
+function ownersOf(incoming: ReadonlyMap<string, PodGpuInterval>, stored: ReadonlyMap<string, StoredPod>): Set<string> {
+  const owners = new Set([...incoming.values()].map((interval) => interval.workloadId));
+  for (const pod of stored.values()) owners.add(pod.workload_id);
+  return owners;
+}
+
+/** The intervals merged with the stored pods (shared/write-rules.ts), given each owner's row as it will be. */
+function mergePods(incoming: ReadonlyMap<string, PodGpuInterval>, stored: ReadonlyMap<string, StoredPod>, ownerOf: (workloadId: string) => StoredRow | undefined): PodChanges {
+  const changes: PodChanges = { upserts: [], moved: [], touched: new Set() };
+  for (const interval of incoming.values()) {
+    // Pods can be seen before their Job: skipped, and written again with the pod's next event.
+    const owner = ownerOf(interval.workloadId);
+    if (owner === undefined) continue;
+    const before = stored.get(interval.podUid);
+    const row: PodRow = { pod_uid: interval.podUid, workload_id: interval.workloadId, gpus: interval.gpus, started_at: interval.startedAt, finished_at: interval.finishedAt };
+    const merged = mergePod(before, row, isTerminal(owner.status as WorkloadStatus));
+    if (merged === null) continue;
+    if (before !== undefined && before.submitted_at !== owner.submitted_at) changes.moved.push(before);
+    changes.upserts.push({ ...merged, submitted_at: owner.submitted_at });
+    changes.touched.add(merged.workload_id);
+    if (before !== undefined) changes.touched.add(before.workload_id);
+  }
+  return changes;
+}
+
+async function writePods(client: pg.ClientBase, { upserts, moved }: PodChanges): Promise<void> {
+  if (moved.length > 0) await client.query(DELETE_PODS, [moved.map((p) => p.pod_uid), moved.map((p) => p.submitted_at)]);
+  await client.query(UPSERT_PODS, [
+    upserts.map((p) => p.pod_uid), upserts.map((p) => p.workload_id), upserts.map((p) => p.submitted_at),
+    upserts.map((p) => p.gpus), upserts.map((p) => p.started_at), upserts.map((p) => p.finished_at),
+  ]);
+}
+
+function sameAggregates(row: GpuAggregates, aggregates: GpuAggregates): boolean {
+  return row.gpu_seconds_closed === aggregates.gpu_seconds_closed && row.open_gpus === aggregates.open_gpus && row.open_gpu_start_sum === aggregates.open_gpu_start_sum;
 }
 
 /** Recomputes the aggregates of `workloads` from their pods and adds the rollup deltas; returns the rows that changed, after. */
