@@ -2,11 +2,12 @@
 // an unnamed statement, parsed and planned at every call: over 17 monthly partitions a list page plans
 // in 2.3-5 ms and runs in 0.2 ms. A named one is parsed once per connection (pg remembers which
 // names each connection has prepared, so a new connection prepares again), and its generic plan, which
-// prunes partitions at run time, is reused (read-queries.ts, inSnapshot's genericPlans).
+// prunes partitions at run time, is reused (plan_cache_mode = auto, or inSnapshot's genericPlans).
 //
 // A name is a hash of the typed text: the builders produce a closed set of texts (their filter shapes),
-// and the reads that are named have 19 of them, so a connection holds at most 19 statements, about
-// 185 kB of server memory each with its generic plan over 17 months. The generation in the name
+// and the reads that are named have 19 of them, each list shape at one of three row counts
+// (workload-index.ts rowsToRead), so a connection holds at most about 60 statements, about 185 kB
+// of server memory each with its generic plan over 17 months (clients mostly use one page size). The generation in the name
 // starts afresh when the server no longer agrees with a connection's statements (isStaleStatement):
 // after a migration changed what a prepared statement returns, or behind a pooler that lost them. The
 // connection that failed is dropped; the others keep their older statements, unused, until they close.

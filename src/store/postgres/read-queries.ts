@@ -65,8 +65,8 @@ export async function readRows<Row extends object>(client: ReadClient, query: Re
 }
 
 const BEGIN_SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
-// plan_cache_mode = auto would plan every list page afresh forever: it compares the generic plan's
-// estimate with the custom plans', and a generic `LIMIT $n` is estimated at a tenth of the rows.
+// plan_cache_mode = auto compares the generic plan's estimate with the custom plans': where the
+// generic one is estimated worse (an unnested array of unknown length), it would plan afresh forever.
 // SET LOCAL ends with the transaction, and travels in BEGIN's message: no round trip of its own.
 const BEGIN_GENERIC = `${BEGIN_SNAPSHOT}; SET LOCAL plan_cache_mode = force_generic_plan`;
 

@@ -4,9 +4,11 @@
 // cannot answer now (a restart, a failover, a full pool) fails the read with IndexBusyError, which the
 // API answers 503 with Retry-After; any other error stays what it is (a 500).
 //
-// Lists and lookups by id run as named statements (prepared-statements.ts) on their generic plans,
-// where those were measured as good as the custom ones; every other read stays unnamed, planned for
-// its values at each call. EXPLAIN ANALYZE on the 1M-row bench index (17 monthly partitions):
+// A list page and its count are one statement (withCount). Lists and lookups by id run as named
+// statements (prepared-statements.ts), which plan_cache_mode = auto runs on their generic plans from
+// the sixth call, where those were measured as good as the custom ones; every other read stays
+// unnamed, planned for its values at each call. EXPLAIN ANALYZE on the 1M-row bench index (17
+// monthly partitions):
 // - a list page without dates plans in 2.3-5 ms and runs in 0.15-0.4 ms on either plan; its generic
 //   plan takes the one index its filter leaves (org; org and one of team, status, submitter,
 //   is_managed; org, team and status) and prunes the months at run time. Where two indexes fit,
@@ -34,6 +36,8 @@ import { inSnapshot, readRows, type ReadClient, type ReadQuery } from './read-qu
 
 const d = POSTGRES;
 
+type PageRow = WorkloadRow & { list_total_count: number };
+
 export interface PostgresIndexOptions {
   /**
    * Named statements on generic plans for the reads that gain from them (config
@@ -52,18 +56,22 @@ export class PostgresWorkloadIndex implements WorkloadIndex {
   }
 
   async list(filter: WorkloadFilter, page: { limit: number; after: Keyset | null }): Promise<ListPage> {
-    // One extra row tells whether another page follows without a second query.
-    const limit = page.limit + 1;
     const teams = teamsToSeek(filter);
     const pageQuery = teams === null ? listQuery(d, filter, page.after) : teamSeeksQuery(d, filter, { teams, after: page.after });
-    return this.#read((prepared) => {
-      const generic = prepared !== null && hasOneIndex(filter, teams);
-      const named = generic ? prepared : null;
-      return inSnapshot(this.#pool, async (client) => {
-        const rows = await readRows<WorkloadRow>(client, { sql: pageQuery.sql, params: { ...pageQuery.params, limit } }, named);
-        const [count] = await readRows<{ n: number }>(client, countQuery(d, filter), named);
-        return { items: rows.slice(0, page.limit).map(toRecord), totalCount: count?.n ?? 0, hasMore: rows.length > page.limit };
-      }, { genericPlans: generic });
+    const count = countQuery(d, filter);
+    // One extra row tells whether another page follows without a second query.
+    const query = withCount(pageQuery, count, rowsToRead(page.limit + 1));
+    return this.#read(async (prepared) => {
+      const named = prepared !== null && hasOneIndex(filter, teams) ? prepared : null;
+      // The teams' seek unnests a list whose length only a custom plan knows: auto would plan it at
+      // every call, so it takes its generic plan by force, in a transaction (two round trips more).
+      const rows =
+        named !== null && teams !== null
+          ? await inSnapshot(this.#pool, (client) => readRows<PageRow>(client, query, named), { genericPlans: true })
+          : await readRows<PageRow>(this.#pool, query, named);
+      // An empty page (nothing matches, or a cursor past the end) carries no count: asked on its own.
+      const totalCount = rows[0]?.list_total_count ?? (await readRows<{ n: number }>(this.#pool, count, named))[0]?.n ?? 0;
+      return { items: rows.slice(0, page.limit).map(toRecord), totalCount, hasMore: rows.length > page.limit };
     });
   }
 
@@ -172,4 +180,32 @@ async function topFromIndexes(client: ReadClient, filter: WorkloadFilter, option
   const candidates: ranking.Ranked[] = [];
   for (const query of queries) candidates.push(...(await readRows<ranking.Ranked>(client, query)));
   return ranking.topOf(candidates, options);
+}
+
+// The row counts a page reads, written into its text: a `LIMIT $n` would leave plan_cache_mode = auto
+// estimating a tenth of the rows for the generic plan, so it would plan every page afresh (2.3-5 ms).
+// A few fixed counts (the API's limit is 1-100) keep the statements a connection holds to a few per
+// filter shape.
+const ROWS_TO_READ = [21, 51, 101];
+
+/** The rows to read for `wanted`: the next fixed count at or above it. */
+export function rowsToRead(wanted: number): number {
+  return ROWS_TO_READ.find((rows) => rows >= wanted) ?? wanted;
+}
+
+/**
+ * A page and its count as one statement, each row carrying the count: one round trip and one snapshot,
+ * where a transaction took four (BEGIN, page, count, COMMIT). The count is an uncorrelated subquery,
+ * run once. The two builders name their parameters after the same filter; a name used twice must
+ * hold the same value.
+ */
+export function withCount(page: ReadQuery, count: ReadQuery, rows: number): ReadQuery {
+  for (const [name, value] of Object.entries(count.params)) {
+    if (name in page.params && JSON.stringify(page.params[name]) !== JSON.stringify(value)) throw new Error(`The page and its count bind @${name} to different values`);
+  }
+  if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`Not a row count: ${rows}`);
+  return {
+    sql: `SELECT page.*, (${count.sql}) AS list_total_count FROM (${page.sql.replaceAll('@limit', String(rows))}) AS page ORDER BY page.submitted_at DESC, page.workload_id DESC`,
+    params: { ...page.params, ...count.params },
+  };
 }
