@@ -7,7 +7,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
-import { freePort } from '../../test/support/free-port.js';
+import { freePort, freePorts } from '../../test/support/free-port.js';
 import { BENCH_DIR, REPO_DIR } from './environment.js';
 
 export { freePort };
@@ -96,9 +96,7 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
       ],
     }),
   );
-  const apiPort = await freePort();
-  let adminPort = await freePort();
-  while (adminPort === apiPort) adminPort = await freePort();
+  const [apiPort, adminPort] = await freePorts(2);
 
   // Settings of the developer's shell (GPUCAP_CONFIG, a stray GPUCAP_LISTEN) must not leak in.
   const env: Record<string, string> = {};

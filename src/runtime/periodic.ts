@@ -1,6 +1,6 @@
 // A task run every `intervalMs` (measured from the end of one run to the start of the next, so a slow
-// run never overlaps the next) until stop(). A long run may watch the signal that stop() aborts. A run that throws is reported and
-// the loop goes on.
+// run never overlaps the next) until stop(). A long run may watch the signal that stop() aborts. A
+// run that throws is reported and the loop goes on.
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export type Delay = (ms: number, signal: AbortSignal) => Promise<void>;

@@ -7,10 +7,11 @@
 // A name is a hash of the typed text: the builders produce a closed set of texts (their filter shapes),
 // and the reads that are named have 19 of them, each list shape at one of three row counts
 // (workload-index.ts rowsToRead), so a connection holds at most about 60 statements, about 185 kB
-// of server memory each with its generic plan over 17 months (clients mostly use one page size). The generation in the name
-// starts afresh when the server no longer agrees with a connection's statements (isStaleStatement):
-// after a migration changed what a prepared statement returns, or behind a pooler that lost them. The
-// connection that failed is dropped; the others keep their older statements, unused, until they close.
+// of server memory each with its generic plan over 17 months (clients mostly use one page size).
+// The generation in the name starts afresh when the server no longer agrees with a connection's
+// statements (isStaleStatement): after a migration changed what a prepared statement returns, or
+// behind a pooler that lost them. A connection that failed inside a snapshot transaction is dropped;
+// the others keep their older statements, unused, until they close.
 import { createHash } from 'node:crypto';
 
 const CACHE_LIMIT = 2_000;
