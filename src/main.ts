@@ -142,6 +142,7 @@ function startTelemetry(config: Config, deps: TelemetryDeps): TelemetryRuntime {
       lastTick: () => sampler.lastTick(),
     }),
     logger: logger.child({ component: 'sampler' }),
+    beforeTick: (targets) => telemetry.beforeTick(targets),
     afterTick: (at) => telemetry.prune(at),
   });
   parts.add('sampler', () => sampler.stop());

@@ -44,6 +44,9 @@ export interface TickMeasure {
   /** Exporters whose last scrape failed at the tick's end, and scrape failures counted during it. */
   failingExporters: number;
   failures: number;
+  /** Full (mark-compact) collections of the process during the tick, and the time of every collection (prom-client's nodejs_gc_duration_seconds). */
+  majorGcs: number;
+  gcMs: number;
 }
 
 export interface TickResult {
@@ -63,7 +66,7 @@ export interface TickResult {
   };
   /** Scrape failures (gpucap_scrape_failures_total) over every tick with exporters, the cold one included: must be 0. */
   failures: number;
-  telemetry: { gpus: number; attributedGpus: number; workloads: number; ringBytes: number; exporters: number; gpuPods: number };
+  telemetry: { gpus: number; attributedGpus: number; workloads: number; ringBytes: number; ringReservedBytes: number; exporters: number; gpuPods: number };
   serviceMemory: NodeJS.MemoryUsage;
 }
 
@@ -110,7 +113,8 @@ export async function measureTicks(settings: TickSettings, log: (line: string) =
       if (cold === undefined) throw new Error('The sampler reported no tick');
       for (const [i, tick] of measured.entries()) {
         log(`  tick ${i === 0 ? 'cold' : i}: ${tick.wallMs} ms, CPU ${tick.cpuSeconds.toFixed(3)} s (interval ${tick.intervalCpuSeconds?.toFixed(3) ?? 'n/a'} s), ` +
-          `fleet CPU ${tick.fleetCpuSeconds?.toFixed(2) ?? 'n/a'} s, ${tick.exporters} exporters, ${tick.samples} samples, ${tick.failures} failures${tick.overlapped ? ', OVERLAPPED another tick' : ''}`);
+          `fleet CPU ${tick.fleetCpuSeconds?.toFixed(2) ?? 'n/a'} s, ${tick.exporters} exporters, ${tick.samples} samples, ${tick.failures} failures, ` +
+          `${tick.majorGcs} mark-compacts (GC ${tick.gcMs} ms)${tick.overlapped ? ', OVERLAPPED another tick' : ''}`);
       }
       const stats = telemetry.stats();
       attached.detach();
@@ -144,6 +148,15 @@ export async function measureTicks(settings: TickSettings, log: (line: string) =
   }
 }
 
+interface TickCounters {
+  tickMs: number;
+  samples: number;
+  failures: number;
+  failing: number;
+  majorGcs: number;
+  gcSeconds: number;
+}
+
 interface OpenTick {
   /** Date.now() when the tick listed its targets: within a millisecond or two of its `at`. */
   at: number;
@@ -164,7 +177,7 @@ class TickProbe {
   readonly #open: OpenTick[] = [];
   readonly #overlapping = new Set<OpenTick>();
   #lastEndCpu: NodeJS.CpuUsage | null = null;
-  #lastCounters: { samples: number; failures: number } | null = null;
+  #lastCounters: TickCounters | null = null;
   #reads: Promise<unknown> = Promise.resolve();
   readonly #done: Promise<TickMeasure>[] = [];
   #wake: (() => void) | null = null;
@@ -216,6 +229,8 @@ class TickProbe {
         samples: counters.samples - (previous?.samples ?? 0),
         failingExporters: counters.failing,
         failures: counters.failures - (previous?.failures ?? 0),
+        majorGcs: counters.majorGcs - (previous?.majorGcs ?? 0),
+        gcMs: Math.round((counters.gcSeconds - (previous?.gcSeconds ?? 0)) * 1000),
       })),
     );
     this.#wake?.();
@@ -239,18 +254,21 @@ class TickProbe {
     return Promise.all(this.#done.slice(0, count));
   }
 
-  async #readCounters(): Promise<{ tickMs: number; samples: number; failures: number; failing: number }> {
-    const sum = async (name: string): Promise<number> => {
+  async #readCounters(): Promise<TickCounters> {
+    const sum = async (name: string, series = (_: { metricName?: string; labels: Record<string, unknown> }) => true): Promise<number> => {
       const metric = this.#registry.getSingleMetric(name);
       if (metric === undefined) throw new Error(`The service registers no metric "${name}"`);
       const { values } = await metric.get();
-      return values.reduce((total, v) => total + v.value, 0);
+      return values.reduce((total, v) => total + (series(v) ? v.value : 0), 0);
     };
+    const gc = 'nodejs_gc_duration_seconds';
     return {
       tickMs: Math.round((await sum('gpucap_sampler_tick_seconds')) * 1000),
       samples: await sum('gpucap_scrape_samples_total'),
       failures: await sum('gpucap_scrape_failures_total'),
       failing: await sum('gpucap_exporters_failing'),
+      majorGcs: await sum(gc, (v) => v.metricName === `${gc}_count` && v.labels['kind'] === 'major'),
+      gcSeconds: await sum(gc, (v) => v.metricName === `${gc}_sum`),
     };
   }
 }

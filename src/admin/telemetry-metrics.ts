@@ -4,7 +4,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import { gaugeFrom } from './collected-metrics.js';
 
 export interface TelemetryMetricSources {
-  stats: () => { gpus: number; attributedGpus: number; workloads: number; ringBytes: number; exporters: number; gpuPods: number };
+  stats: () => { gpus: number; attributedGpus: number; workloads: number; ringBytes: number; ringReservedBytes: number; exporters: number; gpuPods: number };
   exporters: () => readonly { clusterId: string; consecutiveFailures: number }[];
   lastTick: () => { durationMs: number } | null;
 }
@@ -47,6 +47,7 @@ export function registerTelemetryMetrics(registry: Registry, sources: TelemetryM
   gaugeFrom(registry, 'gpucap_telemetry_attributed_gpus', 'GPUs whose latest sample belongs to a workload', [], stat((s) => s.attributedGpus));
   gaugeFrom(registry, 'gpucap_telemetry_workloads', 'Workloads with samples in the last 24 h', [], stat((s) => s.workloads));
   gaugeFrom(registry, 'gpucap_telemetry_ring_bytes', 'Bytes held by the per-GPU ring buffers (outside the V8 heap)', [], stat((s) => s.ringBytes));
+  gaugeFrom(registry, 'gpucap_telemetry_ring_reserved_bytes', 'Bytes of the slabs the rings are carved from, free slots included (reserved as a tick starts)', [], stat((s) => s.ringReservedBytes));
   gaugeFrom(registry, 'gpucap_telemetry_gpu_pods', 'GPU pods known to the attribution directory', [], stat((s) => s.gpuPods));
 
   return {

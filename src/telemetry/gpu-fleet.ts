@@ -2,11 +2,12 @@
 // of a workload read only the rings of its GPUs and only the samples tagged with it; rankings read
 // the last-hour totals every GPU's raw ring keeps up to date. GPUs and workload links that have seen
 // nothing for the longest ring span (24 h) are let go.
-import { GpuRings, RAW_SPAN_SECONDS, type Resolution } from './gpu-rings.js';
+import { GpuRings, gpuRingBytes, RAW_SPAN_SECONDS, type Resolution } from './gpu-rings.js';
 import { LastHourTotals, type OwnerFigures } from './last-hour-totals.js';
 import { decodeMetric } from './metric-codec.js';
 import { OldestCounted } from './oldest-counted.js';
 import { OwnerIds } from './owner-ids.js';
+import { RingSlabs } from './ring-slabs.js';
 import type { WindowSummary } from './window-summary.js';
 
 const DAY_SECONDS = 86_400;
@@ -56,14 +57,20 @@ export class GpuFleet {
   readonly #owners = new OwnerIds();
   readonly #lastHour = new LastHourTotals();
   readonly #oldestCounted = new OldestCounted<GpuEntry>();
+  readonly #slabs: RingSlabs;
   /** Time (s) of the newest sample recorded, on any GPU. */
   #newestTime = -Infinity;
   /** The latest window start the last-hour totals were trimmed to by a ranking. */
   #trimmedTo = -Infinity;
-  #ringBytes = 0;
 
   constructor(options: { rawSlots: number }) {
     this.#rawSlots = options.rawSlots;
+    this.#slabs = new RingSlabs(gpuRingBytes(options.rawSlots));
+  }
+
+  /** Makes room for the rings of `gpus` GPUs in all, in one allocation, before a tick meets them. */
+  reserve(gpus: number): void {
+    this.#slabs.reserve(gpus);
   }
 
   /**
@@ -75,11 +82,11 @@ export class GpuFleet {
     if (entry === undefined) {
       entry = {
         key: ownCopy(gpu.key), clusterId: gpu.clusterId, hostname: ownCopy(gpu.hostname), modelName: ownCopy(gpu.modelName),
-        rings: new GpuRings({ rawSlots: this.#rawSlots, totals: this.#lastHour.share() }), index: -1, lastSeen: sample.time, owner: 0,
+        rings: new GpuRings({ rawSlots: this.#rawSlots, totals: this.#lastHour.share(), slot: this.#slabs.take() }),
+        index: -1, lastSeen: sample.time, owner: 0,
       };
       entry.index = this.#oldestCounted.add(entry);
       this.#gpus.set(entry.key, entry);
-      this.#ringBytes += entry.rings.byteLength;
     }
     const owner = sample.workloadId === undefined ? 0 : this.#owners.numberOf(sample.workloadId);
     if (!entry.rings.record(sample.time, owner, sample.stored)) return null;
@@ -173,7 +180,7 @@ export class GpuFleet {
       entry.rings.releaseBefore(Infinity);
       this.#oldestCounted.remove(entry.index);
       this.#gpus.delete(key);
-      this.#ringBytes -= entry.rings.byteLength;
+      this.#slabs.give(entry.rings.slot);
       gpus += 1;
     }
     for (const [workloadId, links] of this.#gpusOfWorkload) {
@@ -186,10 +193,18 @@ export class GpuFleet {
     return { gpus, workloads };
   }
 
-  /** `lastHourWorkloads`: workloads the last-hour totals hold samples of (those of the past hour, as of the latest sample or ranking). */
-  stats(): { gpus: number; attributedGpus: number; workloads: number; lastHourWorkloads: number; ringBytes: number } {
+  /**
+   * `lastHourWorkloads`: workloads the last-hour totals hold samples of (those of the past hour, as of
+   * the latest sample or ranking). `ringBytes`: the GPUs' rings; `ringReservedBytes`: the slabs they
+   * are carved from, free slots included.
+   */
+  stats(): { gpus: number; attributedGpus: number; workloads: number; lastHourWorkloads: number; ringBytes: number; ringReservedBytes: number } {
     let attributedGpus = 0;
     for (const entry of this.#gpus.values()) if (entry.owner !== 0) attributedGpus += 1;
-    return { gpus: this.#gpus.size, attributedGpus, workloads: this.#gpusOfWorkload.size, lastHourWorkloads: this.#lastHour.owners, ringBytes: this.#ringBytes };
+    const slabs = this.#slabs.stats();
+    return {
+      gpus: this.#gpus.size, attributedGpus, workloads: this.#gpusOfWorkload.size, lastHourWorkloads: this.#lastHour.owners,
+      ringBytes: slabs.usedBytes, ringReservedBytes: slabs.reservedBytes,
+    };
   }
 }

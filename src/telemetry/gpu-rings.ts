@@ -1,7 +1,7 @@
 // One GPU's history at four resolutions: every raw sample for the last hour, 1-minute buckets for
 // 6 hours, 5-minute buckets for 24 hours (each bucket: count, sum, min, max, last per metric) and the
-// last 24 clock hours. All of it lives in typed arrays over one ArrayBuffer, outside the V8 heap: at
-// 10,000 GPUs the garbage collector never walks it. The rings have no clock: the caller passes each
+// last 24 clock hours. All of it lives in typed arrays over one slot of a slab (ring-slabs.ts), outside
+// the V8 heap: at 10,000 GPUs the garbage collector never walks it. The rings have no clock: the caller passes each
 // sample's time, and slots are found by their absolute number (time / width).
 //
 // Each bucket (and raw sample) carries the owner (an interned workload id, 0 = none) of its samples;
@@ -12,7 +12,8 @@ import { BucketRing, bucketRingSizes, type TierLayout } from './bucket-ring.js';
 import { GPU_FOLD } from './gpu-fold.js';
 import { HourRing, hourRingSizes } from './hour-ring.js';
 import { RawRing, rawRingSizes, type RawTotals } from './raw-ring.js';
-import { Carver } from './ring-carver.js';
+import { Carver, type ArraySize } from './ring-carver.js';
+import type { RingSlot } from './ring-slabs.js';
 import type { WindowSummary } from './window-summary.js';
 
 export type { TierLayout } from './bucket-ring.js';
@@ -32,17 +33,31 @@ export function rawSlotsFor(intervalSeconds: number): number {
 
 export type Resolution = 'raw' | 0 | 1;
 
+function ringSizes(rawSlots: number): ArraySize[] {
+  return [...rawRingSizes(rawSlots), ...BUCKET_TIERS.flatMap((t) => bucketRingSizes(t.slots)), ...hourRingSizes()];
+}
+
+/** Bytes of one GPU's rings: the slot size of the slabs they are carved from. */
+export function gpuRingBytes(rawSlots: number): number {
+  return Carver.bytes(ringSizes(rawSlots));
+}
+
 export class GpuRings {
   readonly byteLength: number;
+  /** Where the rings live; a buffer of their own when no slot was given. */
+  readonly slot: RingSlot;
   readonly #raw: RawRing;
   readonly #tiers: BucketRing[];
   readonly #hours: HourRing;
 
-  /** `totals`: running totals the raw ring keeps its counted samples in (see RawRing). */
-  constructor(options: { rawSlots: number; totals?: RawTotals }) {
-    const sizes = [...rawRingSizes(options.rawSlots), ...BUCKET_TIERS.flatMap((t) => bucketRingSizes(t.slots)), ...hourRingSizes()];
-    this.byteLength = Carver.bytes(sizes);
-    const carver = new Carver(new ArrayBuffer(this.byteLength));
+  /**
+   * `totals`: running totals the raw ring keeps its counted samples in (see RawRing). `slot`: zeroed
+   * memory of gpuRingBytes(rawSlots) bytes at an offset that is a multiple of 8.
+   */
+  constructor(options: { rawSlots: number; totals?: RawTotals; slot?: RingSlot }) {
+    this.byteLength = gpuRingBytes(options.rawSlots);
+    this.slot = options.slot ?? { buffer: new ArrayBuffer(this.byteLength), byteOffset: 0 };
+    const carver = new Carver(this.slot.buffer, this.slot.byteOffset);
     this.#raw = new RawRing(carver, options.rawSlots, options.totals ?? null);
     this.#tiers = BUCKET_TIERS.map((layout) => new BucketRing(carver, layout));
     this.#hours = new HourRing(carver);

@@ -19,6 +19,8 @@ import type { IngestResult } from './sampler.js';
 import { WindowSummary } from './window-summary.js';
 
 const HOUR_SECONDS = 3600;
+/** GPUs expected per exporter before any payload was read: the 8 of a DGX/HGX node. */
+const GPUS_PER_EXPORTER_GUESS = 8;
 
 export interface AttachedTelemetry {
   onEvent(resource: WatchedResource, event: ResourceEvent<unknown>, namespace: string | undefined): void;
@@ -44,6 +46,9 @@ export class GpuTelemetry implements TelemetryReader {
   readonly #fleet: GpuFleet;
   readonly #stored = new Uint16Array(METRIC_COUNT);
   readonly #decoded = new Float64Array(METRIC_COUNT);
+  /** Payloads read and the GPUs in them, for the GPUs per exporter a tick's reservation expects. */
+  #payloads = 0;
+  #payloadGpus = 0;
 
   constructor(options: GpuTelemetryOptions) {
     this.#options = options;
@@ -74,6 +79,16 @@ export class GpuTelemetry implements TelemetryReader {
     for (const [clusterId, directory] of this.#directories) if (scrapes === undefined || scrapes(clusterId)) yield* directory.exporters();
   }
 
+  /**
+   * Called as a tick starts: makes room for the rings of every GPU the tick's exporters are expected to
+   * report, in one allocation rather than one per new GPU as payloads arrive.
+   */
+  beforeTick(targets: readonly ExporterTarget[]): void {
+    if (!('lifetime' in this.#options.samples)) return;
+    const perExporter = this.#payloads === 0 ? GPUS_PER_EXPORTER_GUESS : this.#payloadGpus / this.#payloads;
+    this.#fleet.reserve(Math.ceil(targets.length * perExporter));
+  }
+
   /** Stores one exporter's payload, sampled at `at` (ms). Throws ExpositionParseError for unreadable text. */
   ingest(target: ExporterTarget, text: string, at: number): IngestResult {
     const payload = readDcgmPayload(text);
@@ -82,6 +97,10 @@ export class GpuTelemetry implements TelemetryReader {
     const stored = this.#stored;
     const decoded = this.#decoded;
     const samples = this.#options.samples;
+    if (payload.readings.length > 0) {
+      this.#payloads += 1;
+      this.#payloadGpus += payload.readings.length;
+    }
     for (const reading of payload.readings) {
       const pod = reading.pod;
       const workloadId = pod === undefined ? undefined : directory?.workloadOf(pod.namespace, pod.name);
@@ -107,7 +126,7 @@ export class GpuTelemetry implements TelemetryReader {
     this.#fleet.prune(toSeconds(at));
   }
 
-  stats(): { gpus: number; attributedGpus: number; workloads: number; ringBytes: number; exporters: number; gpuPods: number } {
+  stats(): { gpus: number; attributedGpus: number; workloads: number; ringBytes: number; ringReservedBytes: number; exporters: number; gpuPods: number } {
     let exporters = 0;
     let gpuPods = 0;
     for (const directory of this.#directories.values()) {

@@ -1,5 +1,5 @@
-// The typed arrays of one GPU's rings, carved out of one ArrayBuffer in the order asked, each aligned
-// to its element size: one allocation per GPU, outside the V8 heap.
+// The typed arrays of one GPU's rings, carved in the order asked out of an ArrayBuffer from a given
+// offset (the GPU's slot in a slab), each aligned to its element size: outside the V8 heap.
 
 export type ArraySize = readonly [length: number, elementBytes: number];
 
@@ -8,11 +8,13 @@ function align(offset: number, width: number): number {
 }
 
 export class Carver {
-  #offset = 0;
+  #offset: number;
   readonly #buffer: ArrayBuffer;
 
-  constructor(buffer: ArrayBuffer) {
+  /** `byteOffset` must be a multiple of 8, as every slot of a slab is (bytes() rounds up to 8). */
+  constructor(buffer: ArrayBuffer, byteOffset = 0) {
     this.#buffer = buffer;
+    this.#offset = byteOffset;
   }
 
   /** Bytes of a buffer holding arrays of these sizes, carved in this order. */

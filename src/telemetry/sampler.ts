@@ -59,6 +59,8 @@ export interface SamplerOptions {
   ingest(target: ExporterTarget, text: string, at: number): IngestResult;
   observer: SamplerObserver;
   logger: SamplerLogger;
+  /** As a tick starts, with its exporters, before any scrape (the rings' reservation). */
+  beforeTick?: (targets: readonly ExporterTarget[]) => void;
   /** After every tick's scrapes have settled (pruning, lifetime bookkeeping). */
   afterTick?: (at: number) => void;
 }
@@ -114,6 +116,7 @@ export class Sampler {
     const targets = [...this.#options.targets()];
     const live = new Set(targets.map((t) => t.key));
     for (const key of this.#statuses.keys()) if (!live.has(key)) this.#statuses.delete(key);
+    this.#options.beforeTick?.(targets);
     const started: Promise<void>[] = [];
     for (const target of targets) {
       if (this.#inFlight.has(target.key)) continue;

@@ -151,6 +151,28 @@ describe('GPU rings and window summaries', () => {
     expect(fleet.stats()).to.include({ gpus: 1, workloads: 1 });
   });
 
+  it('gives a forgotten GPU\'s slot to the next new GPU with none of the old samples in it', () => {
+    const fleet = new GpuFleet({ rawSlots: rawSlotsFor(15) });
+    fleet.reserve(2);
+    fleet.record(gpu('GPU-a'), { time: T0, stored: sample(90), workloadId: 'w1' });
+    fleet.record(gpu('GPU-c'), { time: T0 + 20 * HOUR, stored: sample(50), workloadId: 'w2' });
+    const later = T0 + 25 * HOUR;
+    expect(fleet.prune(later)).to.deep.equal({ gpus: 1, workloads: 1 });
+    fleet.record(gpu('GPU-b'), { time: later, stored: sample(10), workloadId: 'w1' });
+    expect(fleet.stats()).to.include({ gpus: 2, ringReservedBytes: fleet.stats().ringBytes });
+    expect(summaryOf(fleet, 'w1', later - 24 * HOUR, later)).to.deep.equal({ avg: 10, min: 10, max: 10, current: 10 });
+    expect(summaryOf(fleet, 'w1', later - HOUR, later)).to.deep.equal({ avg: 10, min: 10, max: 10, current: 10 });
+  });
+
+  it('carves every GPU\'s rings out of the reservation made before they arrive', () => {
+    const fleet = new GpuFleet({ rawSlots: rawSlotsFor(15) });
+    fleet.reserve(16);
+    const reserved = fleet.stats().ringReservedBytes;
+    for (let i = 0; i < 16; i += 1) fleet.record(gpu(`GPU-${i}`), { time: T0, stored: sample(i), workloadId: `w${i}` });
+    expect(fleet.stats()).to.include({ gpus: 16, ringBytes: reserved, ringReservedBytes: reserved });
+    for (let i = 0; i < 16; i += 1) expect(summaryOf(fleet, `w${i}`, T0 - HOUR, T0).avg).to.equal(i);
+  });
+
   it('holds a GPU\'s 24 hours in under 48 KiB at the default 15 s interval', () => {
     const rings = new GpuRings({ rawSlots: rawSlotsFor(15) });
     expect(rings.byteLength).to.be.below(48 * 1024);

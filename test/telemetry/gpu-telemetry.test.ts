@@ -72,6 +72,20 @@ describe('telemetry attribution', () => {
     expect((await lastHour(telemetry, 'uid-solo')).gpu_utilization).to.deep.equal({ avg: 33, min: 33, max: 33, current: 33 });
   });
 
+  it('reserves ring space for 8 GPUs per exporter before the first tick, then for the GPUs per payload it has read', () => {
+    const telemetry = telemetryWith([]);
+    const ringBytes = (): number => telemetry.stats().ringReservedBytes;
+    const exporters = (n: number) => Array.from({ length: n }, (_, i) => ({ ...TARGET, key: `${TARGET.key}-${i}` }));
+    telemetry.beforeTick(exporters(2));
+    const perGpu = ringBytes() / 16;
+    expect(perGpu).to.be.within(40 * 1024, 48 * 1024);
+    const twoGpus: SimNodeGpus = { hostname: 'n1', gpus: [{ index: 0, uuid: 'GPU-1', values: {} }, { index: 1, uuid: 'GPU-2', values: {} }] };
+    telemetry.ingest(TARGET, renderDcgmMetrics(twoGpus), NOW);
+    telemetry.beforeTick(exporters(10));
+    expect(ringBytes() / perGpu).to.equal(20);
+    expect(telemetry.stats()).to.include({ gpus: 2, ringBytes: 2 * perGpu });
+  });
+
   it('keeps the samples of a pod it does not know, attributed to no workload', async () => {
     const node: SimNodeGpus = { hostname: 'n1', gpus: [{ index: 0, uuid: 'GPU-1', pod: { pod: 'stranger', namespace: 'llm' }, values: { DCGM_FI_DEV_GPU_UTIL: 90 } }] };
     const telemetry = telemetryWith([]);

@@ -112,6 +112,17 @@ describe('sampler', function () {
     expect(s.statuses().map((e) => e.node)).to.deep.equal(['healthy']);
   });
 
+  it('tells the tick\'s exporters to beforeTick before it scrapes any of them', async () => {
+    const seen: { targets: string[]; ingestedSoFar: number }[] = [];
+    const s = aSampler({
+      targets: () => [targetOf(healthy)],
+      beforeTick: (targets) => seen.push({ targets: targets.map((t) => t.node ?? ''), ingestedSoFar: ingested.length }),
+    });
+    await s.tick();
+    await s.tick();
+    expect(seen).to.deep.equal([{ targets: ['healthy'], ingestedSoFar: 0 }, { targets: ['healthy'], ingestedSoFar: 1 }]);
+  });
+
   it('ticks at a fixed rate from start() until stop()', async () => {
     const delays: number[] = [];
     let ticks = 0;
