@@ -3,24 +3,27 @@
 // here; each kind of object has its cache (label-cache.ts, job-pod-cache.ts, the Jobs and standalone
 // pods below), so that a change of any of them re-maps the workloads it affects (workload-mapper.ts).
 // A relist rebuilds the caches (relist.ts) and cancels what vanished meanwhile (reconcile.ts).
-// Objects are cached as the events deliver them (managedFields are dropped upstream by the Reflector).
+// Pods and Jobs are cached as flat records of what the mappers read (facts-projection.ts), Namespaces
+// and Nodes as slim copies of their metadata.
 import type { Clock } from '../domain/clock.js';
 import { isTerminal, type WorkloadKind } from '../domain/workload.js';
+import { FactsProjection } from './facts-projection.js';
+import type { JobFacts } from './job-facts.js';
 import { JobPodCache, tombstone } from './job-pod-cache.js';
 import type { Job, Pod } from './k8s-types.js';
 import { LabelCache } from './label-cache.js';
 import { firstPodNodeName } from './map-job.js';
 import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type LabelKeys, type NamespaceInitiatives } from './mapping-context.js';
 import type { MappedWorkload } from './mapped-workload.js';
-import { jobOwnerUid } from './owner.js';
+import type { PodFacts } from './pod-facts.js';
 import { cancelVanished } from './reconcile.js';
 import { jobsOfRelist, keepOutOfScope, podsOfRelist, scopeOf, withinScope } from './relist.js';
-import { sameVersion, see, type Seen, type WithMetadata } from './seen.js';
+import { sameVersion, see, type Versioned, type WithMetadata } from './seen.js';
 import { WorkloadMapper } from './workload-mapper.js';
 import type { IndexerLogger, ResourceEvent, WorkloadSink } from './workload-sink.js';
 import { StagedWrite } from './staged-write.js';
 import { WriteBatch } from './write-batch.js';
-import { contextLabelKeys, slimJob, slimMeta, slimPod } from './slim.js';
+import { contextLabelKeys, slimMeta } from './slim.js';
 
 /**
  * How long a standby keeps the finishes it saw. A live writer writes them within its flush interval;
@@ -81,13 +84,12 @@ export class WorkloadIndexer {
   readonly #namespaces = new LabelCache();
   readonly #nodes = new LabelCache();
   readonly #mapper: WorkloadMapper;
-  #jobs = new Map<string, Seen<Job>>();
+  /** Jobs whose pods request GPUs. */
+  #jobs = new Map<string, JobFacts>();
   #jobPods = new JobPodCache();
   /** Standalone pods that request GPUs. */
-  #pods = new Map<string, Seen<Pod>>();
-  // Objects are cached as slim copies (slim.ts): what the mappers read, nothing else.
-  readonly #slimPod: (pod: Pod) => Pod;
-  readonly #slimJob: (job: Job) => Job;
+  #pods = new Map<string, PodFacts>();
+  readonly #projection: FactsProjection;
   readonly #slimContext: (object: WithMetadata) => WithMetadata;
   readonly #stats: IndexerStats = {
     events: 0, flushes: 0, rowsFlushed: 0, rowsWritten: 0, intervalsFlushed: 0, intervalsWritten: 0,
@@ -100,8 +102,7 @@ export class WorkloadIndexer {
     this.#options = options;
     const keys = options.keys ?? DEFAULT_LABEL_KEYS;
     const contextKeys = contextLabelKeys(keys);
-    this.#slimPod = (pod) => slimPod(pod, keys);
-    this.#slimJob = (job) => slimJob(job, keys);
+    this.#projection = new FactsProjection({ keys, gpuResources: options.gpuResources ?? DEFAULT_GPU_RESOURCES });
     this.#slimContext = (object) => ({ metadata: slimMeta(object.metadata, contextKeys) });
     this.#mapper = new WorkloadMapper({ namespaces: this.#namespaces, nodes: this.#nodes }, {
       clusterId: options.clusterId,
@@ -119,8 +120,8 @@ export class WorkloadIndexer {
     const changed = this.#namespaces.apply(slimEvent(event, this.#slimContext));
     if (changed.size === 0) return;
     this.#remapWhere(
-      (job) => changed.has(job.metadata?.namespace ?? ''),
-      (pod) => changed.has(pod.metadata?.namespace ?? ''),
+      (job) => changed.has(job.namespace ?? ''),
+      (pod) => changed.has(pod.namespace ?? ''),
     );
   }
 
@@ -131,8 +132,8 @@ export class WorkloadIndexer {
   remapNamespaces(namespaces: ReadonlySet<string>): void {
     if (namespaces.size === 0) return;
     this.#remapWhere(
-      (job) => namespaces.has(job.metadata?.namespace ?? ''),
-      (pod) => namespaces.has(pod.metadata?.namespace ?? ''),
+      (job) => namespaces.has(job.namespace ?? ''),
+      (pod) => namespaces.has(pod.namespace ?? ''),
     );
   }
 
@@ -143,41 +144,41 @@ export class WorkloadIndexer {
     if (changed.size === 0) return;
     this.#remapWhere(
       (_job, pods) => changed.has(firstPodNodeName(pods) ?? ''),
-      (pod) => changed.has(pod.spec?.nodeName ?? ''),
+      (pod) => changed.has(pod.nodeName ?? ''),
     );
   }
 
   onJobEvent(received: ResourceEvent<Job>): void {
     this.#stats.events += 1;
     if (received.type === 'SYNC') this.#syncsReceived += 1;
-    const event = slimEvent(received, this.#slimJob);
+    const event = projectEvent(received, (job) => this.#projection.job(job));
     if (event.type === 'SYNC') {
       this.#listed.jobs.add(event.namespace ?? null);
       return this.#syncJobs(event.items, event.namespace);
     }
-    const uid = event.object.metadata?.uid ?? '';
+    const job = event.object;
+    const uid = job.uid;
     if (uid === '') return;
     const previous = this.#jobs.get(uid);
-    if (event.type === 'DELETED') return this.#deleteJob(uid, event.object, previous);
-    if (previous !== undefined && sameVersion(previous.object, event.object)) return;
-    if (!this.#mapper.jobRequestsGpu(event.object)) return; // not a workload: nothing to keep
-    this.#jobs.set(uid, this.#see(previous, event.object));
+    if (event.type === 'DELETED') return this.#deleteJob(uid, job, previous);
+    if (previous !== undefined && sameVersion(previous, job)) return;
+    if (job.gpusPerPod === 0) return; // not a workload: nothing to keep
+    this.#jobs.set(uid, this.#see(previous, job));
     this.#queueJob(uid);
   }
 
   onPodEvent(received: ResourceEvent<Pod>): void {
     this.#stats.events += 1;
     if (received.type === 'SYNC') this.#syncsReceived += 1;
-    const event = slimEvent(received, this.#slimPod);
+    const event = projectEvent(received, (pod) => this.#projection.pod(pod));
     if (event.type === 'SYNC') {
       this.#listed.pods.add(event.namespace ?? null);
       return this.#syncPods(event.items, event.namespace);
     }
     const pod = event.object;
-    const uid = pod.metadata?.uid ?? '';
+    const uid = pod.uid;
     if (uid === '') return;
-    const jobUid = jobOwnerUid(pod.metadata);
-    if (jobUid !== null) return this.#onJobPod(event.type, jobUid, uid, pod);
+    if (pod.jobUid !== null) return this.#onJobPod(event.type, pod.jobUid, uid, pod);
     const previous = this.#pods.get(uid);
     if (event.type === 'DELETED') {
       this.#pods.delete(uid);
@@ -186,11 +187,10 @@ export class WorkloadIndexer {
       this.#queue(this.#mapper.standalone(this.#see(previous, pod), { at: this.#options.clock.now() }));
       return;
     }
-    if (previous !== undefined && sameVersion(previous.object, pod)) return;
-    const seen = this.#see(previous, pod);
-    const mapped = this.#mapper.standalone(seen);
+    if (previous !== undefined && sameVersion(previous, pod)) return;
+    const mapped = this.#mapper.standalone(this.#see(previous, pod));
     if (mapped === null) return; // no GPU: not a workload
-    this.#pods.set(uid, seen);
+    this.#pods.set(uid, pod);
     this.#queue(mapped);
   }
 
@@ -298,9 +298,7 @@ export class WorkloadIndexer {
     this.#remapWhere(() => true, () => true);
     for (const [jobUid, pods] of this.#jobPods.byJob()) {
       if (this.#jobs.has(jobUid)) continue;
-      for (const seen of pods.values()) {
-        this.#batch.addInterval(this.#mapper.podInterval(seen.object, { workloadId: jobUid, observedAt: seen.observedAt }));
-      }
+      for (const pod of pods.values()) this.#batch.addInterval(this.#mapper.podInterval(pod, { workloadId: jobUid, observedAt: pod.observedAt }));
     }
     const jobs = new Set(this.#jobs.keys());
     const pods = new Set(this.#pods.keys());
@@ -325,30 +323,30 @@ export class WorkloadIndexer {
     return { ...this.#stats };
   }
 
-  #onJobPod(type: 'ADDED' | 'MODIFIED' | 'DELETED', jobUid: string, uid: string, pod: Pod): void {
+  #onJobPod(type: 'ADDED' | 'MODIFIED' | 'DELETED', jobUid: string, uid: string, pod: PodFacts): void {
     // The pods of CPU Jobs are most pods of many clusters, and their Jobs are no workloads.
-    if (!this.#mapper.requestsGpu(pod)) return;
+    if (pod.gpus === 0) return;
     const previous = this.#jobPods.get(jobUid, uid);
     const jobKnown = this.#jobs.has(jobUid);
     if (type === 'DELETED') {
       const now = this.#options.clock.now();
       if (jobKnown) {
-        this.#jobPods.set(jobUid, uid, { object: tombstone(pod, now), observedAt: previous?.observedAt ?? now });
+        pod.observedAt = previous?.observedAt ?? now;
+        this.#jobPods.set(jobUid, uid, tombstone(pod, now));
         return this.#queueJob(jobUid);
       }
       this.#jobPods.delete(jobUid, uid);
       this.#batch.addInterval(this.#mapper.podInterval(pod, { workloadId: jobUid, deleted: { at: now } }));
       return;
     }
-    if (previous !== undefined && sameVersion(previous.object, pod)) return;
-    const seen = this.#see(previous, pod);
-    this.#jobPods.set(jobUid, uid, seen);
+    if (previous !== undefined && sameVersion(previous, pod)) return;
+    this.#jobPods.set(jobUid, uid, this.#see(previous, pod));
     if (jobKnown) return this.#queueJob(jobUid);
     // The Job is not seen yet (or requests no GPU): the store keeps the interval only if its row exists.
-    this.#batch.addInterval(this.#mapper.podInterval(pod, { workloadId: jobUid, observedAt: seen.observedAt }));
+    this.#batch.addInterval(this.#mapper.podInterval(pod, { workloadId: jobUid, observedAt: pod.observedAt }));
   }
 
-  #deleteJob(uid: string, job: Job, previous: Seen<Job> | undefined): void {
+  #deleteJob(uid: string, job: JobFacts, previous: JobFacts | undefined): void {
     const pods = this.#jobPods.podsOf(uid);
     const finished = previous !== undefined && isFinished(this.#mapper.job(previous, { pods }));
     // A finished Job keeps its row as it is (history); an unfinished one is cancelled, its pods' intervals end.
@@ -361,26 +359,24 @@ export class WorkloadIndexer {
    * After a (re)list of Jobs (of one namespace when `namespace` is set): replace the cached Jobs it
    * covers, re-map them, cancel the unfinished rows it lacks.
    */
-  #syncJobs(items: readonly Job[], namespace?: string): void {
+  #syncJobs(items: readonly JobFacts[], namespace?: string): void {
     const inScope = scopeOf(namespace);
     const previous = this.#jobs;
-    this.#jobs = jobsOfRelist(items.filter((job) => this.#mapper.jobRequestsGpu(job)), previous, this.#options.clock);
-    for (const [uid, seen] of previous) if (!inScope(seen.object)) this.#jobs.set(uid, seen);
+    this.#jobs = jobsOfRelist(items.filter((job) => job.gpusPerPod > 0), previous, this.#options.clock);
+    for (const [uid, job] of previous) if (!inScope(job)) this.#jobs.set(uid, job);
     this.#cancelVanished('Job', new Set(this.#jobs.keys()), namespace);
     for (const uid of previous.keys()) if (!this.#jobs.has(uid)) this.#jobPods.deleteJob(uid);
-    for (const [uid, seen] of this.#jobs) if (inScope(seen.object)) this.#queueJob(uid);
+    for (const [uid, job] of this.#jobs) if (inScope(job)) this.#queueJob(uid);
   }
 
   /**
    * After a (re)list of Pods (of one namespace when `namespace` is set): replace the cached pods it
    * covers, re-map their workloads, cancel the unfinished Pod rows it lacks.
    */
-  #syncPods(items: readonly Pod[], namespace?: string): void {
+  #syncPods(items: readonly PodFacts[], namespace?: string): void {
     const inScope = scopeOf(namespace);
     const previous = { standalone: this.#pods, jobPods: this.#jobPods };
     const relisted = podsOfRelist(items, namespace === undefined ? previous : withinScope(previous, inScope), {
-      isWorkload: (seen) => this.#mapper.standalone(seen) !== null,
-      isJobPodOfInterest: (pod) => this.#mapper.requestsGpu(pod),
       isKnownJob: (jobUid) => this.#jobs.has(jobUid),
       clock: this.#options.clock,
     });
@@ -388,13 +384,12 @@ export class WorkloadIndexer {
     this.#pods = relisted.standalone;
     this.#jobPods = relisted.jobPods;
     this.#cancelVanished('Pod', relisted.present, namespace);
-    for (const [uid, seen] of this.#jobs) if (inScope(seen.object)) this.#queueJob(uid);
-    for (const seen of this.#pods.values()) if (inScope(seen.object)) this.#queue(this.#mapper.standalone(seen));
+    for (const [uid, job] of this.#jobs) if (inScope(job)) this.#queueJob(uid);
+    for (const pod of this.#pods.values()) if (inScope(pod)) this.#queue(this.#mapper.standalone(pod));
     for (const [jobUid, pods] of this.#jobPods.byJob()) {
       if (this.#jobs.has(jobUid)) continue;
-      for (const seen of pods.values()) {
-        if (!inScope(seen.object)) continue;
-        this.#batch.addInterval(this.#mapper.podInterval(seen.object, { workloadId: jobUid, observedAt: seen.observedAt }));
+      for (const pod of pods.values()) {
+        if (inScope(pod)) this.#batch.addInterval(this.#mapper.podInterval(pod, { workloadId: jobUid, observedAt: pod.observedAt }));
       }
     }
   }
@@ -408,14 +403,14 @@ export class WorkloadIndexer {
     this.#stats.cancelledByReconcile += cancelVanished(kind, present, options);
   }
 
-  #remapWhere(jobAffected: (job: Job, pods: readonly Pod[]) => boolean, podAffected: (pod: Pod) => boolean): void {
-    for (const [uid, seen] of this.#jobs) if (jobAffected(seen.object, this.#jobPods.podsOf(uid))) this.#queueJob(uid);
-    for (const seen of this.#pods.values()) if (podAffected(seen.object)) this.#queue(this.#mapper.standalone(seen));
+  #remapWhere(jobAffected: (job: JobFacts, pods: readonly PodFacts[]) => boolean, podAffected: (pod: PodFacts) => boolean): void {
+    for (const [uid, job] of this.#jobs) if (jobAffected(job, this.#jobPods.podsOf(uid))) this.#queueJob(uid);
+    for (const pod of this.#pods.values()) if (podAffected(pod)) this.#queue(this.#mapper.standalone(pod));
   }
 
   #queueJob(uid: string): void {
-    const seen = this.#jobs.get(uid);
-    if (seen !== undefined) this.#queue(this.#mapper.job(seen, { pods: this.#jobPods.podsOf(uid) }));
+    const job = this.#jobs.get(uid);
+    if (job !== undefined) this.#queue(this.#mapper.job(job, { pods: this.#jobPods.podsOf(uid) }));
   }
 
   #queue(mapped: MappedWorkload | null): void {
@@ -432,13 +427,17 @@ export class WorkloadIndexer {
     for (const [id, { at }] of this.#finishedWhileStandby) if (at < time) this.#finishedWhileStandby.delete(id);
   }
 
-  #see<T extends WithMetadata>(previous: Seen<T> | undefined, object: T): Seen<T> {
+  #see<T extends Versioned>(previous: Versioned | undefined, object: T): T {
     return see(previous, object, this.#options.clock);
   }
 }
 
+function projectEvent<T, R>(event: ResourceEvent<T>, project: (object: T) => R): ResourceEvent<R> {
+  return event.type === 'SYNC' ? { ...event, items: event.items.map(project) } : { ...event, object: project(event.object) };
+}
+
 function slimEvent<T>(event: ResourceEvent<T>, slim: (object: T) => T): ResourceEvent<T> {
-  return event.type === 'SYNC' ? { ...event, items: event.items.map(slim) } : { ...event, object: slim(event.object) };
+  return projectEvent(event, slim);
 }
 
 function isFinished(mapped: MappedWorkload | null): boolean {

@@ -7,37 +7,33 @@
 // - status.startTime set → running; else pending.
 // - exit code of a finished Job: the first non-zero container exit code of its pod that finished last,
 //   else 0 (also when its pods are gone).
-import type { Condition, Job, Pod } from './k8s-types.js';
-import { deletionTime } from './deletion.js';
-import { firstNonZeroExitCode, lastTerminatedPod } from './pod-containers.js';
+import type { JobFacts } from './job-facts.js';
+import type { PodFacts } from './pod-facts.js';
 import type { StateOptions } from './pod-status.js';
-import { timestampMs } from './timestamps.js';
 import type { WorkloadState } from './workload-state.js';
 
-function trueCondition(job: Job, type: string): Condition | undefined {
-  return job.status?.conditions?.find((condition) => condition.type === type && condition.status === 'True');
-}
-
-function exitCodeOf(pods: readonly Pod[]): number {
-  const last = lastTerminatedPod(pods);
-  return (last === null ? null : firstNonZeroExitCode(last)) ?? 0;
-}
-
-export function jobState(job: Job, options: StateOptions & { pods?: readonly Pod[] } = {}): WorkloadState {
-  const startedAt = timestampMs(job.status?.startTime);
-  const pods = options.pods ?? [];
-  for (const [type, status] of [['Complete', 'completed'], ['Failed', 'failed']] as const) {
-    const condition = trueCondition(job, type);
-    if (condition === undefined) continue;
-    const completedAt =
-      timestampMs(condition.lastTransitionTime) ??
-      timestampMs(job.status?.completionTime) ??
-      options.observedAt ??
-      null;
-    return { status, startedAt, completedAt, exitCode: exitCodeOf(pods) };
+/** The exit code of the pod whose containers finished last (on a tie, the later one in the list), else 0. */
+function exitCodeOf(pods: readonly PodFacts[]): number {
+  let last: PodFacts | null = null;
+  let lastAt = Number.NEGATIVE_INFINITY;
+  for (const pod of pods) {
+    const at = pod.lastFinishAt;
+    if (at !== null && at >= lastAt) {
+      last = pod;
+      lastAt = at;
+    }
   }
-  const deletedAt = deletionTime(job.metadata, options.deleted);
+  return last?.failedExitCode ?? 0;
+}
+
+export function jobState(job: JobFacts, options: StateOptions & { pods?: readonly PodFacts[] } = {}): WorkloadState {
+  const startedAt = job.startedAt;
+  const pods = options.pods ?? [];
+  if (job.finish !== null) {
+    return { status: job.finish, startedAt, completedAt: job.finishedAt ?? options.observedAt ?? null, exitCode: exitCodeOf(pods) };
+  }
+  const deletedAt = job.deletionRequestedAt ?? options.deleted?.at ?? null;
   if (deletedAt !== null) return { status: 'cancelled', startedAt, completedAt: deletedAt, exitCode: exitCodeOf(pods) };
-  if (job.spec?.suspend === true) return { status: 'pending', startedAt, completedAt: null, exitCode: null };
+  if (job.suspended) return { status: 'pending', startedAt, completedAt: null, exitCode: null };
   return { status: startedAt === null ? 'pending' : 'running', startedAt, completedAt: null, exitCode: null };
 }

@@ -12,23 +12,31 @@ function valueOf(map: StringMap | undefined, key: string): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
+interface InitiativeOptions {
+  keys: LabelKeys;
+  namespace?: Namespace;
+  organizationId?: string;
+  namespaceInitiatives?: NamespaceInitiatives;
+}
+
+/** The object's own initiative label, when set. */
+export function ownInitiative(meta: ObjectMeta | undefined, keys: LabelKeys): string | undefined {
+  return valueOf(meta?.labels, keys.initiative);
+}
+
 /** Object label → Namespace label → the organization's capacity budget's namespace mapping → namespace name. */
-export function initiativeOf(
-  meta: ObjectMeta | undefined,
-  options: { keys: LabelKeys; namespace?: Namespace; organizationId?: string; namespaceInitiatives?: NamespaceInitiatives },
-): string {
-  const namespaceName = meta?.namespace ?? options.namespace?.metadata?.name;
+export function initiativeOf(meta: ObjectMeta | undefined, options: InitiativeOptions): string {
+  return initiativeFrom({ own: ownInitiative(meta, options.keys), namespace: meta?.namespace }, options);
+}
+
+/** initiativeOf for an object of which the caches kept its own initiative label (`own`) and namespace. */
+export function initiativeFrom(object: { own: string | undefined; namespace: string | undefined }, options: InitiativeOptions): string {
+  const namespaceName = object.namespace ?? options.namespace?.metadata?.name;
   const mapped =
     options.namespaceInitiatives === undefined || options.organizationId === undefined || namespaceName === undefined
       ? undefined
       : options.namespaceInitiatives.initiativeOf(options.organizationId, namespaceName);
-  return (
-    valueOf(meta?.labels, options.keys.initiative) ??
-    valueOf(options.namespace?.metadata?.labels, options.keys.initiative) ??
-    mapped ??
-    namespaceName ??
-    ''
-  );
+  return object.own ?? valueOf(options.namespace?.metadata?.labels, options.keys.initiative) ?? mapped ?? namespaceName ?? '';
 }
 
 /** Namespace label → the cluster's configured organization → the service's default organization. */

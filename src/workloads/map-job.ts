@@ -1,21 +1,20 @@
 // A batch/v1 Job whose pod template requests GPUs → its workload row, with its pods' GPU intervals.
 // The caller passes the Job's pods (context.pods) and the node its first pod runs on (context.node,
 // see firstPodNodeName).
-import { effectiveGpuRequest } from './gpu-request.js';
-import type { Job, Pod } from './k8s-types.js';
-import type { MappingContext } from './mapping-context.js';
-import { withUid, workloadRecord, type MappedWorkload } from './mapped-workload.js';
-import { podInterval } from './map-pod.js';
+import type { JobFacts } from './job-facts.js';
 import { jobState } from './job-status.js';
-import { timestampMs } from './timestamps.js';
+import type { MappingContext } from './mapping-context.js';
+import { workloadRecord, type MappedWorkload } from './mapped-workload.js';
+import { podInterval } from './map-pod.js';
+import type { PodFacts } from './pod-facts.js';
 
 /** The node of the Job's earliest-created pod that is scheduled; null when none is. */
-export function firstPodNodeName(pods: readonly Pod[]): string | null {
+export function firstPodNodeName(pods: readonly PodFacts[]): string | null {
   let first: { node: string; at: number } | null = null;
   for (const pod of pods) {
-    const node = pod.spec?.nodeName;
+    const node = pod.nodeName;
     if (node === undefined || node === '') continue;
-    const at = timestampMs(pod.metadata?.creationTimestamp) ?? Number.POSITIVE_INFINITY;
+    const at = pod.createdAt ?? Number.POSITIVE_INFINITY;
     if (first === null || at < first.at) first = { node, at };
   }
   return first?.node ?? null;
@@ -25,19 +24,15 @@ export function firstPodNodeName(pods: readonly Pod[]): string | null {
  * The workload of a Job; null when its pod template requests no GPU or it has no uid.
  * gpu_count = per-pod request × spec.parallelism (default 1).
  */
-export function mapJob(job: Job, context: MappingContext): MappedWorkload | null {
-  const meta = withUid(job.metadata);
-  if (meta === null) return null;
-  const perPod = effectiveGpuRequest(job.spec?.template?.spec, context.gpuResources);
-  if (perPod === 0) return null;
+export function mapJob(job: JobFacts, context: MappingContext): MappedWorkload | null {
+  if (job.uid === '' || job.gpusPerPod === 0) return null;
   const pods = context.pods ?? [];
   const state = jobState(job, { pods, deleted: context.deleted, observedAt: context.observedAt });
-  const gpuCount = perPod * (job.spec?.parallelism ?? 1);
   return {
-    workload: workloadRecord(meta, { kind: 'Job', gpuCount, state, context }),
+    workload: workloadRecord(job, { kind: 'Job', gpuCount: job.gpusPerPod * job.parallelism, state, context }),
     intervals: pods.map((pod) =>
       // A deleted Job takes its unfinished pods with it: they end at the Job's deletion at the latest.
-      podInterval(pod, { workloadId: meta.uid, gpuResources: context.gpuResources, deleted: context.deleted, observedAt: context.observedAt }),
+      podInterval(pod, { workloadId: job.uid, deleted: context.deleted, observedAt: context.observedAt }),
     ),
   };
 }

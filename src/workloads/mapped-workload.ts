@@ -1,9 +1,8 @@
 // What a mapper returns, and the part of a row every kind fills the same way.
 import type { PodGpuInterval, WorkloadKind, WorkloadRecord } from '../domain/workload.js';
-import type { ObjectMeta } from './k8s-types.js';
-import { initiativeOf, instanceTypeOf, isManagedOf, organizationOf, submittedByOf } from './labels.js';
+import type { OwnAttribution } from './attribution.js';
+import { initiativeFrom, instanceTypeOf, organizationOf } from './labels.js';
 import type { MappingContext } from './mapping-context.js';
-import { timestampMs } from './timestamps.js';
 import type { WorkloadState } from './workload-state.js';
 
 /** One workload row and the GPU intervals of its pods. */
@@ -12,36 +11,41 @@ export interface MappedWorkload {
   intervals: PodGpuInterval[];
 }
 
+/** What a row takes from the object a workload is (a Pod or a Job, as the caches keep it). */
+export interface WorkloadObject {
+  readonly uid: string;
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly resourceVersion: string | undefined;
+  readonly createdAt: number | null;
+  readonly attribution: OwnAttribution;
+}
+
 /** The row of an object with a uid, given its kind, GPU count and state. */
 export function workloadRecord(
-  meta: ObjectMeta & { uid: string },
+  object: WorkloadObject,
   fields: { kind: WorkloadKind; gpuCount: number; state: WorkloadState; context: MappingContext },
 ): WorkloadRecord {
   const { context, state } = fields;
+  const { attribution } = object;
   const organizationId = organizationOf(context);
   return {
-    workloadId: meta.uid,
+    workloadId: object.uid,
     organizationId,
     clusterId: context.clusterId,
-    namespace: meta.namespace ?? context.namespace?.metadata?.name ?? '',
-    name: meta.name ?? '',
+    namespace: object.namespace ?? context.namespace?.metadata?.name ?? '',
+    name: object.name,
     kind: fields.kind,
     status: state.status,
-    submittedBy: submittedByOf(meta, context.keys),
-    initiativeId: initiativeOf(meta, { ...context, organizationId }),
+    submittedBy: attribution.submittedBy,
+    initiativeId: initiativeFrom({ own: attribution.initiative, namespace: object.namespace }, { ...context, organizationId }),
     instanceType: instanceTypeOf(context.node, context.keys),
     gpuCount: fields.gpuCount,
-    submittedAt: timestampMs(meta.creationTimestamp) ?? context.observedAt ?? 0,
+    submittedAt: object.createdAt ?? context.observedAt ?? 0,
     startedAt: state.startedAt,
     completedAt: state.completedAt,
     exitCode: state.exitCode,
-    isManaged: isManagedOf(meta, context.keys),
-    resourceVersion: meta.resourceVersion ?? '',
+    isManaged: attribution.isManaged,
+    resourceVersion: object.resourceVersion ?? '',
   };
-}
-
-/** The object's metadata when it has a uid (a workload's id); objects without one cannot be indexed. */
-export function withUid(meta: ObjectMeta | undefined): (ObjectMeta & { uid: string }) | null {
-  const uid = meta?.uid;
-  return meta === undefined || uid === undefined || uid === '' ? null : { ...meta, uid };
 }

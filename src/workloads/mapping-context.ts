@@ -1,6 +1,7 @@
 // What a mapper needs besides the object itself: the cluster's settings, the related objects the
 // caller has looked up (namespace, node, a Job's pods) and whether the object was deleted.
-import type { Namespace, Node, Pod } from './k8s-types.js';
+import type { Namespace, Node } from './k8s-types.js';
+import type { PodFacts } from './pod-facts.js';
 
 /** Label and annotation keys read for attribution (DECISIONS "Where a workload comes from"). */
 export interface LabelKeys {
@@ -45,7 +46,7 @@ export interface MappingContext {
   /** The node the (first) pod runs on, when known. */
   node?: Node;
   /** A Job's pods (ignored for Pods). */
-  pods?: readonly Pod[];
+  pods?: readonly PodFacts[];
   /** Set when the object was deleted from the cluster (delete event, or missing after a relist). */
   deleted?: { at: number };
   /** When the object was observed; the last fallback for a terminal time Kubernetes did not record. */

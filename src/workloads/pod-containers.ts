@@ -26,17 +26,3 @@ export function firstNonZeroExitCode(pod: Pod): number | null {
   }
   return null;
 }
-
-/** The pod whose containers finished last (on a tie, the later one in the list); null when none finished. */
-export function lastTerminatedPod(pods: readonly Pod[]): Pod | null {
-  let last: Pod | null = null;
-  let lastAt = Number.NEGATIVE_INFINITY;
-  for (const pod of pods) {
-    const at = lastContainerFinish(pod);
-    if (at !== null && at >= lastAt) {
-      last = pod;
-      lastAt = at;
-    }
-  }
-  return last;
-}

@@ -8,10 +8,7 @@
 // - completed_at of a finished pod = its containers' latest finishedAt; when Kubernetes recorded none
 //   (e.g. evicted before a container ran), the latest pod condition transition, else `observedAt`, else
 //   startTime, else creationTimestamp.
-import type { Pod } from './k8s-types.js';
-import { deletionTime } from './deletion.js';
-import { firstNonZeroExitCode, lastContainerFinish } from './pod-containers.js';
-import { latestMs, timestampMs } from './timestamps.js';
+import type { PodFacts } from './pod-facts.js';
 import type { WorkloadState } from './workload-state.js';
 
 export interface StateOptions {
@@ -20,24 +17,18 @@ export interface StateOptions {
 }
 
 /** When a finished pod finished, by the fallbacks documented above. */
-function finishTime(pod: Pod, observedAt: number | undefined): number | null {
-  return (
-    lastContainerFinish(pod) ??
-    latestMs((pod.status?.conditions ?? []).map((condition) => timestampMs(condition.lastTransitionTime))) ??
-    observedAt ??
-    timestampMs(pod.status?.startTime) ??
-    timestampMs(pod.metadata?.creationTimestamp)
-  );
+function finishTime(pod: PodFacts, observedAt: number | undefined): number | null {
+  return pod.lastFinishAt ?? pod.latestTransitionAt ?? observedAt ?? pod.startedAt ?? pod.createdAt;
 }
 
-export function podState(pod: Pod, options: StateOptions = {}): WorkloadState {
-  const phase = pod.status?.phase;
-  const startedAt = timestampMs(pod.status?.startTime);
-  const deletedAt = deletionTime(pod.metadata, options.deleted);
-  const exitCode = (): number => firstNonZeroExitCode(pod) ?? 0;
+export function podState(pod: PodFacts, options: StateOptions = {}): WorkloadState {
+  const phase = pod.phase;
+  const startedAt = pod.startedAt;
+  const deletedAt = pod.deletionRequestedAt ?? options.deleted?.at ?? null;
+  const exitCode = (): number => pod.failedExitCode ?? 0;
 
   if (phase === 'Succeeded' || phase === 'Failed') {
-    const finished = lastContainerFinish(pod);
+    const finished = pod.lastFinishAt;
     // Kubernetes records both times in whole seconds: containers stopped in the very second the
     // deletion was requested were stopped by it (a SIGTERM handled at once), not before it.
     const killedByDeletion = deletedAt !== null && finished !== null && finished >= deletedAt;

@@ -41,9 +41,7 @@ export function cancelVanished(kind: WorkloadKind, present: ReadonlySet<string>,
   for (const row of vanished) {
     batch.addRow({ ...row, status: 'cancelled', completedAt: now, exitCode: row.exitCode ?? 0 });
     // A Job's pods that this process has seen may end earlier (their own deletion or finish).
-    for (const seen of jobPods.seenOf(row.workloadId)) {
-      batch.addInterval(mapper.podInterval(seen.object, { workloadId: row.workloadId, deleted: { at: now } }));
-    }
+    for (const pod of jobPods.podsOf(row.workloadId)) batch.addInterval(mapper.podInterval(pod, { workloadId: row.workloadId, deleted: { at: now } }));
   }
   // Every other open interval ends now, including those of pods only an earlier run of the service
   // saw: without this they would stay open for as long as the row is kept. Queued, not written now,

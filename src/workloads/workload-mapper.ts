@@ -2,14 +2,13 @@
 // reads beyond the object itself, the labels of its Namespace and Node and the cluster's attribution
 // settings, so that the indexer only decides what to map and when.
 import type { PodGpuInterval } from '../domain/workload.js';
-import type { Job, Pod } from './k8s-types.js';
+import type { JobFacts } from './job-facts.js';
 import type { LabelCache } from './label-cache.js';
-import { effectiveGpuRequest } from './gpu-request.js';
 import { firstPodNodeName, mapJob } from './map-job.js';
 import { mapPod, podInterval } from './map-pod.js';
 import type { LabelKeys, MappingContext, NamespaceInitiatives } from './mapping-context.js';
 import type { MappedWorkload } from './mapped-workload.js';
-import type { Seen } from './seen.js';
+import type { PodFacts } from './pod-facts.js';
 
 export interface WorkloadMapperOptions {
   clusterId: string;
@@ -35,31 +34,20 @@ export class WorkloadMapper {
   }
 
   /** A Job's workload from the Job and its cached pods; null when it requests no GPU. */
-  job(seen: Seen<Job>, options: { pods: readonly Pod[]; deleted?: Deleted }): MappedWorkload | null {
+  job(job: JobFacts, options: { pods: readonly PodFacts[]; deleted?: Deleted }): MappedWorkload | null {
     const { pods, deleted } = options;
-    const context = this.#context(seen.object.metadata?.namespace, firstPodNodeName(pods), seen.observedAt, deleted);
-    return mapJob(seen.object, { ...context, pods });
+    const context = this.#context(job.namespace, firstPodNodeName(pods), job.observedAt, deleted);
+    return mapJob(job, { ...context, pods });
   }
 
   /** A standalone Pod's workload; null when it requests no GPU (not a workload). */
-  standalone(seen: Seen<Pod>, deleted?: Deleted): MappedWorkload | null {
-    const pod = seen.object;
-    return mapPod(pod, this.#context(pod.metadata?.namespace, pod.spec?.nodeName, seen.observedAt, deleted));
-  }
-
-  /** Whether the pod asks for GPUs: a Job's pods that do not belong to a Job that is no workload either. */
-  requestsGpu(pod: Pod): boolean {
-    return effectiveGpuRequest(pod.spec, this.#options.gpuResources) > 0;
-  }
-
-  /** Whether a Job's pod template asks for GPUs (else the Job is no workload). */
-  jobRequestsGpu(job: Job): boolean {
-    return effectiveGpuRequest(job.spec?.template?.spec, this.#options.gpuResources) > 0;
+  standalone(pod: PodFacts, deleted?: Deleted): MappedWorkload | null {
+    return mapPod(pod, this.#context(pod.namespace, pod.nodeName, pod.observedAt, deleted));
   }
 
   /** The GPU interval of a Job's pod on its own, for when the Job itself is not known. */
-  podInterval(pod: Pod, options: { workloadId: string; observedAt?: number; deleted?: Deleted }): PodGpuInterval {
-    return podInterval(pod, { ...options, gpuResources: this.#options.gpuResources });
+  podInterval(pod: PodFacts, options: { workloadId: string; observedAt?: number; deleted?: Deleted }): PodGpuInterval {
+    return podInterval(pod, options);
   }
 
   #context(namespace: string | undefined, nodeName: string | null | undefined, observedAt: number, deleted: Deleted): MappingContext {

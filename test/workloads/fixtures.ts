@@ -2,7 +2,10 @@
 // object and takes only what a test row changes.
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import type { Container, ContainerStatus, Job, Namespace, Node, ObjectMeta, Pod, PodSpec, ResourceList } from '../../src/workloads/k8s-types.js';
+import { FactsProjection } from '../../src/workloads/facts-projection.js';
+import type { JobFacts } from '../../src/workloads/job-facts.js';
 import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type MappingContext } from '../../src/workloads/mapping-context.js';
+import type { PodFacts } from '../../src/workloads/pod-facts.js';
 
 export const T0 = '2026-11-20T10:00:00Z';
 export const ms = (iso: string): number => Date.parse(iso);
@@ -91,4 +94,14 @@ export function aContext(overrides: Partial<MappingContext> = {}): MappingContex
     gpuResources: DEFAULT_GPU_RESOURCES,
     ...overrides,
   };
+}
+
+/** What the indexer keeps of a Pod (facts-projection.ts), read with the context's keys and GPU resources. */
+export function podFacts(pod: Pod, context: Partial<MappingContext> = {}): PodFacts {
+  return new FactsProjection({ keys: context.keys ?? DEFAULT_LABEL_KEYS, gpuResources: context.gpuResources ?? DEFAULT_GPU_RESOURCES }).pod(pod);
+}
+
+/** What the indexer keeps of a Job. */
+export function jobFacts(job: Job, context: Partial<MappingContext> = {}): JobFacts {
+  return new FactsProjection({ keys: context.keys ?? DEFAULT_LABEL_KEYS, gpuResources: context.gpuResources ?? DEFAULT_GPU_RESOURCES }).job(job);
 }

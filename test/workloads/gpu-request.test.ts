@@ -3,8 +3,6 @@ import { expect } from 'chai';
 import { effectiveGpuRequest, isGpuResource, parseGpuQuantity } from '../../src/workloads/gpu-request.js';
 import type { PodSpec } from '../../src/workloads/k8s-types.js';
 import { aContainer, gpuContainer } from './fixtures.js';
-import { slimPod } from '../../src/workloads/slim.js';
-import { DEFAULT_LABEL_KEYS as KEYS } from '../../src/workloads/mapping-context.js';
 
 const sidecar = (n: number): ReturnType<typeof aContainer> => aContainer({ limits: { 'nvidia.com/gpu': n }, restartPolicy: 'Always' });
 
@@ -37,7 +35,6 @@ describe('workloads: effective GPU request', () => {
   for (const row of rows) {
     it(`${row.name}: ${row.expected}`, () => {
       expect(effectiveGpuRequest(row.spec, row.gpuResources)).to.equal(row.expected);
-      expect(effectiveGpuRequest(slimPod({ spec: row.spec }, KEYS).spec, row.gpuResources), 'the slim copy the indexer caches').to.equal(row.expected);
     });
   }
 });

@@ -4,9 +4,7 @@ import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.j
 import type { Job, Pod } from '../../src/workloads/k8s-types.js';
 import { firstPodNodeName, mapJob } from '../../src/workloads/map-job.js';
 import type { MappingContext } from '../../src/workloads/mapping-context.js';
-import { aContainer, aContext, aPendingRow, aJob, aJobPod, aNamespace, aNode, gpuContainer, ms, terminated } from './fixtures.js';
-import { slimJob, slimPod } from '../../src/workloads/slim.js';
-import { DEFAULT_LABEL_KEYS as KEYS } from '../../src/workloads/mapping-context.js';
+import { aContainer, aContext, aPendingRow, aJob, aJobPod, aNamespace, aNode, gpuContainer, jobFacts, ms, podFacts, terminated } from './fixtures.js';
 
 const STARTED = '2026-11-20T10:01:00Z';
 const DONE = '2026-11-20T11:00:00Z';
@@ -35,7 +33,12 @@ describe('workloads: mapJob rows', () => {
     {
       name: 'a failed Job has the exit code of its last terminated pod',
       job: aJob({ status: { startTime: STARTED, conditions: [{ type: 'Failed', status: 'True', lastTransitionTime: DONE }] } }),
-      context: { pods: [podOf('p1', { phase: 'Failed', startTime: STARTED, containerStatuses: [terminated(1, '2026-11-20T10:30:00Z')] }), podOf('p2', { phase: 'Failed', startTime: '2026-11-20T10:31:00Z', containerStatuses: [terminated(42, '2026-11-20T10:59:00Z')] })] },
+      context: {
+        pods: [
+          podOf('p1', { phase: 'Failed', startTime: STARTED, containerStatuses: [terminated(1, '2026-11-20T10:30:00Z')] }),
+          podOf('p2', { phase: 'Failed', startTime: '2026-11-20T10:31:00Z', containerStatuses: [terminated(42, '2026-11-20T10:59:00Z')] }),
+        ].map((pod) => podFacts(pod)),
+      },
       expected: { ...pendingRow, status: 'failed', startedAt: ms(STARTED), completedAt: ms(DONE), exitCode: 42 },
     },
     {
@@ -47,8 +50,7 @@ describe('workloads: mapJob rows', () => {
   ];
   for (const row of rows) {
     it(row.name, () => {
-      expect(mapJob(row.job, aContext(row.context))?.workload).to.deep.equal(row.expected);
-      expect(mapJob(slimJob(row.job, KEYS), aContext(row.context))?.workload, 'the slim copy the indexer caches').to.deep.equal(row.expected);
+      expect(mapJob(jobFacts(row.job, aContext(row.context)), aContext(row.context))?.workload).to.deep.equal(row.expected);
     });
   }
 });
@@ -60,8 +62,7 @@ describe('workloads: Jobs that are not workloads', () => {
   ];
   for (const row of rows) {
     it(`${row.name} maps to null`, () => {
-      expect(mapJob(row.job, aContext())).to.equal(null);
-      expect(mapJob(slimJob(row.job, KEYS), aContext()), 'the slim copy').to.equal(null);
+      expect(mapJob(jobFacts(row.job), aContext())).to.equal(null);
     });
   }
 });
@@ -93,9 +94,7 @@ describe('workloads: pods of a Job become its GPU intervals', () => {
   ];
   for (const row of rows) {
     it(row.name, () => {
-      expect(mapJob(aJob(), aContext({ ...row.context, pods: row.pods }))?.intervals).to.deep.equal(row.expected);
-      const slimPods = row.pods.map((pod) => slimPod(pod, KEYS));
-      expect(mapJob(slimJob(aJob(), KEYS), aContext({ ...row.context, pods: slimPods }))?.intervals, 'the slim copies').to.deep.equal(row.expected);
+      expect(mapJob(jobFacts(aJob()), aContext({ ...row.context, pods: row.pods.map((pod) => podFacts(pod)) }))?.intervals).to.deep.equal(row.expected);
     });
   }
 });
@@ -110,8 +109,7 @@ describe('workloads: the node of a Job’s first pod', () => {
   ];
   for (const row of rows) {
     it(`${row.name}: ${String(row.expected)}`, () => {
-      expect(firstPodNodeName(row.pods)).to.equal(row.expected);
-      expect(firstPodNodeName(row.pods.map((pod) => slimPod(pod, KEYS))), 'the slim copies').to.equal(row.expected);
+      expect(firstPodNodeName(row.pods.map((pod) => podFacts(pod)))).to.equal(row.expected);
     });
   }
 });

@@ -4,9 +4,7 @@ import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.j
 import type { Pod } from '../../src/workloads/k8s-types.js';
 import { mapPod, podInterval, type PodIntervalOptions } from '../../src/workloads/map-pod.js';
 import type { MappingContext } from '../../src/workloads/mapping-context.js';
-import { aContainer, aContext, aPendingRow, aJobPod, aNamespace, aNode, aPod, gpuContainer, ms, terminated } from './fixtures.js';
-import { slimPod } from '../../src/workloads/slim.js';
-import { DEFAULT_LABEL_KEYS as KEYS } from '../../src/workloads/mapping-context.js';
+import { aContainer, aContext, aPendingRow, aJobPod, aNamespace, aNode, aPod, gpuContainer, ms, podFacts, terminated } from './fixtures.js';
 
 const STARTED = '2026-11-20T10:01:00Z';
 const FINISHED = '2026-11-20T11:00:00Z';
@@ -46,9 +44,8 @@ describe('workloads: mapPod rows', () => {
   ];
   for (const row of rows) {
     it(row.name, () => {
-      const mapped = mapPod(row.pod, aContext(row.context));
+      const mapped = mapPod(podFacts(row.pod, aContext(row.context)), aContext(row.context));
       expect(mapped?.workload).to.deep.equal(row.expected);
-      expect(mapPod(slimPod(row.pod, KEYS), aContext(row.context))?.workload, 'the slim copy the indexer caches').to.deep.equal(row.expected);
     });
   }
 });
@@ -61,8 +58,7 @@ describe('workloads: pods that are not workloads', () => {
   ];
   for (const row of rows) {
     it(`${row.name} maps to null`, () => {
-      expect(mapPod(row.pod, aContext())).to.equal(null);
-      expect(mapPod(slimPod(row.pod, KEYS), aContext()), 'the slim copy').to.equal(null);
+      expect(mapPod(podFacts(row.pod), aContext())).to.equal(null);
     });
   }
 });
@@ -70,7 +66,7 @@ describe('workloads: pods that are not workloads', () => {
 describe('workloads: a standalone pod carries its own GPU interval', () => {
   it('one interval keyed by the pod uid, with its GPUs and times', () => {
     const pod = aPod({ spec: { containers: [gpuContainer(2)] }, status: { phase: 'Succeeded', startTime: STARTED, containerStatuses: [terminated(0, FINISHED)] } });
-    expect(mapPod(pod, aContext())?.intervals).to.deep.equal([
+    expect(mapPod(podFacts(pod), aContext())?.intervals).to.deep.equal([
       { podUid: 'uid-1', workloadId: 'uid-1', gpus: 2, startedAt: ms(STARTED), finishedAt: ms(FINISHED) },
     ]);
   });
@@ -116,8 +112,7 @@ describe('workloads: podInterval', () => {
   ];
   for (const row of rows) {
     it(row.name, () => {
-      expect(podInterval(row.pod, row.options)).to.deep.equal(row.expected);
-      expect(podInterval(slimPod(row.pod, KEYS), row.options), 'the slim copy').to.deep.equal(row.expected);
+      expect(podInterval(podFacts(row.pod), row.options)).to.deep.equal(row.expected);
     });
   }
 });

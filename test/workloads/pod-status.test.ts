@@ -3,9 +3,7 @@ import { expect } from 'chai';
 import type { Pod } from '../../src/workloads/k8s-types.js';
 import { podState, type StateOptions } from '../../src/workloads/pod-status.js';
 import type { WorkloadState } from '../../src/workloads/workload-state.js';
-import { aPod, ms, terminated } from './fixtures.js';
-import { slimPod } from '../../src/workloads/slim.js';
-import { DEFAULT_LABEL_KEYS as KEYS } from '../../src/workloads/mapping-context.js';
+import { aPod, ms, podFacts, terminated } from './fixtures.js';
 
 const STARTED = '2026-11-20T10:01:00Z';
 const FINISHED = '2026-11-20T11:00:00Z';
@@ -96,8 +94,7 @@ describe('workloads: pod status and times', () => {
   ];
   for (const row of rows) {
     it(row.name, () => {
-      expect(podState(row.pod, row.options)).to.deep.equal(row.expected);
-      expect(podState(slimPod(row.pod, KEYS), row.options), 'the slim copy the indexer caches').to.deep.equal(row.expected);
+      expect(podState(podFacts(row.pod), row.options)).to.deep.equal(row.expected);
     });
   }
 });
