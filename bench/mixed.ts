@@ -1,28 +1,29 @@
 // Benchmark "mixed" of issue 7: every /v1 endpoint answered while the service ingests 5,000 watch
 // events/s (--quick: 1,000). The real service (child process) runs on a copy of the 1M-row index
-// (--quick: 10k) and watches three simulated clusters in this process:
-//   - the demo world's two clusters (sim/demo/world.ts): GPU nodes with simulated dcgm-exporters that the
-//     service scrapes, Jobs running on real GPU slots, and the capacity ConfigMaps, so that the metrics,
-//     ranking and capacity endpoints answer from live telemetry and real budgets;
-//   - a churn cluster (bench/data/generate-cluster.ts) whose pods go through create → start → finish →
-//     delete at the target rate (bench/lib/pod-churn.ts).
+// (--quick: 10k) and watches three simulated clusters:
+//   - the demo world's two clusters (sim/demo/world.ts, in this process): GPU nodes with simulated
+//     dcgm-exporters that the service scrapes, Jobs running on real GPU slots, and the capacity
+//     ConfigMaps, so that the metrics, ranking and capacity endpoints answer from live telemetry and
+//     real budgets;
+//   - a churn cluster (bench/data/generate-cluster.ts) in a child process of its own that also drives
+//     its pods through create → start → finish → delete at the target rate (bench/lib/kube-sim.ts), so
+//     that making and writing the events does not share this process's event loop with the clients.
 // Load: closed-loop clients on keep-alive connections cycle through a mix of every endpoint (list with
 // filters and as a TEAM_LEAD, get, stats with each group_by, per-workload metrics, both rankings, capacity,
 // health). Per endpoint: p50/p99/max and errors. Target: p99 ≤ 1 s everywhere and no errors. Prints figures
 // and writes bench/results/mixed[.quick].json. It never asserts speed.
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { CAPACITY_NAMESPACE, startDemoWorld, type DemoWorld } from '../sim/demo/world.js';
-import { startKubeApi, type KubeApi } from '../sim/kube-api/server.js';
-import { KubeStore } from '../sim/kube-api/store.js';
 import { mulberry32 } from '../sim/random.js';
-import { CLUSTER_SEED, generateCluster } from './data/generate-cluster.js';
+import { CLUSTER_SEED } from './data/generate-cluster.js';
 import { BENCH_NOW, CACHE_DIR, ensureWorkloadsDb } from './data/generate-workloads.js';
+import { benchCpuSeconds, cpuBetween, readCpu, saturatedOf } from './lib/cpu-meters.js';
 import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
+import { driverFigures, startKubeSim, type KubeSim } from './lib/kube-sim.js';
 import { summarize, type LatencySummary } from './lib/load.js';
-import { PodChurn } from './lib/pod-churn.js';
 import { scrape, sumOf } from './lib/prometheus-text.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service-process.js';
 import type { BenchOutcome } from './workloads-api.js';
@@ -76,18 +77,23 @@ export async function runMixedBench(options: { quick: boolean; log?: (line: stri
   const offset = BENCH_NOW - Date.now();
   const now = () => Date.now() + offset;
   let world: DemoWorld | undefined;
-  let churnApi: KubeApi | undefined;
+  let churnSim: KubeSim | undefined;
   let service: ServiceProcess | undefined;
   try {
     world = await startDemoWorld({ dir: workDir, now: now() });
-    const cluster = generateCluster({ pods: settings.churnPods, jobs: Math.round(settings.churnPods / 10), namespaces: 10, nodes: Math.max(16, Math.round(settings.churnPods / 80)) }, { now: Math.floor(now() / 60_000) * 60_000, seed: 7 });
-    const store = new KubeStore({ historyLimit: 100_000 });
-    store.seed('namespaces', cluster.namespaces);
-    store.seed('nodes', cluster.nodes);
-    store.seed('jobs', cluster.jobs);
-    store.seed('pods', cluster.pods);
-    churnApi = await startKubeApi({ store, clusterName: CHURN_CLUSTER_ID, bookmarkIntervalMs: 5_000 });
-    writeFileSync(join(world.remoteDir, `${CHURN_CLUSTER_ID}.kubeconfig`), churnApi.kubeconfig());
+    churnSim = await startKubeSim({
+      clusterName: CHURN_CLUSTER_ID,
+      shape: { pods: settings.churnPods, jobs: Math.round(settings.churnPods / 10), namespaces: 10, nodes: Math.max(16, Math.round(settings.churnPods / 80)) },
+      seed: 7,
+      now: Math.floor(now() / 60_000) * 60_000,
+      clockOffsetMs: offset,
+      churnSeed: CLUSTER_SEED,
+      historyLimit: 100_000,
+      bookmarkIntervalMs: 5_000,
+      organization: ORGANIZATION,
+      spotChecksPerKind: 0,
+    });
+    writeFileSync(join(world.remoteDir, `${CHURN_CLUSTER_ID}.kubeconfig`), churnSim.kubeconfig);
 
     service = await startServiceProcess({
       dbPath,
@@ -112,18 +118,19 @@ export async function runMixedBench(options: { quick: boolean; log?: (line: stri
     const requests = await requestMix(service, ids);
     log(`  service pid ${service.pid} ready; ${requests.length} kinds of request; churning ${settings.eventsPerSecond} events/s on ${settings.churnPods.toLocaleString('en-US')} pods`);
 
-    const churn = new PodChurn(store, cluster, { now, seed: CLUSTER_SEED });
     const eventsBefore = await churnEvents(service);
-    const cpuBefore = service.cpuSeconds();
+    const driverSim = churnSim;
+    const meters = { service: () => (service as ServiceProcess).cpuSeconds(), bench: benchCpuSeconds, [`sim ${CHURN_CLUSTER_ID}`]: () => driverSim.cpuSeconds() };
+    const cpuBefore = readCpu(meters);
     const stop = { at: performance.now() + settings.seconds * 1000 };
-    const driving = driveChurn(churn, settings.eventsPerSecond, stop.at);
+    const driving = churnSim.churn({ rate: settings.eventsPerSecond, seconds: settings.seconds, sampleEveryMs: 0 });
     const samples = new Map<string, number[]>(requests.map((r) => [r.endpoint, []]));
     const errors = new Map<string, string[]>();
     await Promise.all(Array.from({ length: settings.clients }, (_, client) => runClient(service as ServiceProcess, requests, client, stop.at, samples, errors)));
-    const emitted = await driving;
+    const report = await driving;
     const windowSeconds = settings.seconds;
     const absorbed = ((await churnEvents(service)) - eventsBefore) / windowSeconds;
-    const cpu = service.cpuSeconds();
+    const cpuSeconds = cpuBetween(cpuBefore, readCpu(meters));
     const memory = service.memory();
 
     const endpoints: EndpointResult[] = [...samples].map(([endpoint, ms]) => {
@@ -132,10 +139,15 @@ export async function runMixedBench(options: { quick: boolean; log?: (line: stri
       return { endpoint, ...summary, errors: failed.length, firstError: failed[0] ?? null, met: failed.length === 0 && summary.requests > 0 && summary.p99 <= TARGET_P99_MS };
     });
     const requestErrors = endpoints.reduce((sum, e) => sum + e.errors, 0);
+    const serviceCpu = cpuSeconds['service'];
     const ingest = {
-      offeredPerSecond: Math.round(emitted / windowSeconds),
+      offeredPerSecond: Math.round(report.emitted / windowSeconds),
       absorbedPerSecond: Math.round(absorbed),
-      serviceCpuPercent: cpu === null || cpuBefore === null ? null : Math.round(((cpu - cpuBefore) / windowSeconds) * 100),
+      serviceCpuPercent: serviceCpu == null ? null : Math.round((serviceCpu / windowSeconds) * 100),
+      drivers: [driverFigures(churnSim, settings.eventsPerSecond, report)],
+      // CPU seconds of the service, this process (the clients, the demo world) and the churn cluster's process.
+      cpuSeconds,
+      saturated: saturatedOf(cpuSeconds, windowSeconds),
     };
     const worstP99 = Math.max(...endpoints.map((e) => e.p99));
     const results = {
@@ -159,7 +171,9 @@ export async function runMixedBench(options: { quick: boolean; log?: (line: stri
         rows: endpoints.map((e) => [e.endpoint, String(e.requests), fixed(e.p50), fixed(e.p90), fixed(e.p99), fixed(e.max), String(e.errors), e.met ? 'met' : 'MISSED']),
       },
       notes: [
-        `ingest during the run: offered ${ingest.offeredPerSecond} events/s, absorbed ${ingest.absorbedPerSecond} events/s, service CPU ${ingest.serviceCpuPercent ?? 'n/a'} %`,
+        `ingest during the run: offered ${ingest.offeredPerSecond} events/s, absorbed ${ingest.absorbedPerSecond} events/s, service CPU ${ingest.serviceCpuPercent ?? 'n/a'} %, ` +
+          `driver CPU ${ingest.drivers[0]?.cpuPercent} %, CPU s: ${Object.entries(cpuSeconds).map(([name, cpu]) => `${name} ${cpu ?? 'n/a'}`).join(', ')}` +
+          (ingest.saturated.length > 0 ? ` (saturated: ${ingest.saturated.join(', ')})` : ''),
         `service RSS ${memory ? formatBytes(memory.rssBytes) : 'n/a'} (peak ${memory ? formatBytes(memory.peakRssBytes) : 'n/a'})`,
         ...endpoints.filter((e) => e.firstError !== null).map((e) => `${e.endpoint}: first error ${e.firstError}`),
       ],
@@ -169,7 +183,7 @@ export async function runMixedBench(options: { quick: boolean; log?: (line: stri
     throw error;
   } finally {
     await service?.stop().catch(() => undefined);
-    await churnApi?.close();
+    await churnSim?.stop();
     await world?.close();
     rmSync(workDir, { recursive: true, force: true });
   }
@@ -247,23 +261,6 @@ async function runClient(
       (errors.get(request.endpoint) ?? errors.set(request.endpoint, []).get(request.endpoint))?.push((error as Error).message);
     }
   }
-}
-
-/** Pod events at `rate` until `until`, at most 10 ms of them per turn of the event loop. Returns the count. */
-async function driveChurn(churn: PodChurn, rate: number, until: number): Promise<number> {
-  const started = performance.now();
-  const burst = Math.max(1, Math.ceil(rate / 100));
-  let emitted = 0;
-  while (performance.now() < until) {
-    const due = Math.min(Math.floor((rate * (performance.now() - started)) / 1000) - emitted, burst);
-    for (let i = 0; i < due; i += 1) {
-      if (churn.step() === undefined) throw new Error(`The pod stream ran dry at ${emitted} events`);
-      emitted += 1;
-    }
-    if (due <= 0) await sleep(1);
-    else await yieldToLoop();
-  }
-  return emitted;
 }
 
 /** Ids of the organization's rows spread over the table, for GET /v1/workloads/{id}. */
