@@ -44,7 +44,7 @@ export interface TickMeasure {
   /** Exporters whose last scrape failed at the tick's end, and scrape failures counted during it. */
   failingExporters: number;
   failures: number;
-  /** Full (mark-compact) collections of the process during the tick, and the time of every collection (prom-client's nodejs_gc_duration_seconds). */
+  /** Full (mark-compact) collections of the process during the tick, and the time of every collection (prom-client's gpucap_nodejs_gc_duration_seconds). */
   majorGcs: number;
   gcMs: number;
 }
@@ -261,7 +261,7 @@ class TickProbe {
       const { values } = await metric.get();
       return values.reduce((total, v) => total + (series(v) ? v.value : 0), 0);
     };
-    const gc = 'nodejs_gc_duration_seconds';
+    const gc = 'gpucap_nodejs_gc_duration_seconds';
     return {
       tickMs: Math.round((await sum('gpucap_sampler_tick_seconds')) * 1000),
       samples: await sum('gpucap_scrape_samples_total'),
