@@ -151,14 +151,14 @@ export async function runSyncIngestBench(options: SyncIngestOptions): Promise<Be
     `(${counts.jobPods} of jobs), ${counts.expectedWorkloads} workloads expected; generated and seeded in ${sims.length} processes (pids ${sims.map((s) => s.pid).join(', ')}) in ${startSeconds.toFixed(1)} s`);
 
   const workDir = join(CACHE_DIR, `${NAME}-${process.pid}`);
-  rmSync(workDir, { recursive: true, force: true });
-  const remoteDir = join(workDir, 'remote-clusters');
-  mkdirSync(remoteDir, { recursive: true });
-  const kubeconfigPath = join(workDir, 'kubeconfig.json');
-  writeFileSync(kubeconfigPath, (sims[0] as KubeSim).kubeconfig);
-  for (const sim of sims.slice(1)) writeFileSync(join(remoteDir, `${sim.clusterName}.kubeconfig`), sim.kubeconfig);
   let service: ServiceProcess | undefined;
   try {
+    rmSync(workDir, { recursive: true, force: true });
+    const remoteDir = join(workDir, 'remote-clusters');
+    mkdirSync(remoteDir, { recursive: true });
+    const kubeconfigPath = join(workDir, 'kubeconfig.json');
+    writeFileSync(kubeconfigPath, (sims[0] as KubeSim).kubeconfig);
+    for (const sim of sims.slice(1)) writeFileSync(join(remoteDir, `${sim.clusterName}.kubeconfig`), sim.kubeconfig);
     const baseline = await idleHeap(workDir);
     const benchCpuAtSpawn = benchCpuSeconds();
     const simsCpuAtSpawn = readCpu(Object.fromEntries(sims.map((sim) => [`sim ${sim.clusterName}`, () => sim.cpuSeconds()])));
