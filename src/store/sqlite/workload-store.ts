@@ -7,19 +7,16 @@ import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
 } from '../../query/ports.js';
 import { RECORD_COLUMNS, toRow } from '../common/row-mapping.js';
-import { ROLLUP_SOURCE_COLUMNS, ROLLUPS, type RollupDefinition, type RollupSource, type RollupTable } from '../rollups/definitions.js';
-import { rollupDeltas } from '../rollups/deltas.js';
-import { WRITER_ROLLUPS_SINCE } from './migration-v4.js';
-import { schemaVersion } from './migrations.js';
+import { ROLLUP_SOURCE_COLUMNS, type RollupSource } from '../rollups/definitions.js';
+import { refreshAggregates } from './gpu-aggregates.js';
 import { rankByGpuHours } from './ranking-queries.js';
+import { SOURCE_COLUMNS, SqliteRollups, type SourceRow } from './rollup-apply.js';
 import { workloadStats } from './stats-queries.js';
 import { usageInWindow } from './usage-queries.js';
 import { activeGpus, describeWorkloads, getWorkload, listUnfinished, listWorkloads } from './workload-reads.js';
 import { StatementCache } from './workload-sql.js';
 
 const MUTABLE_COLUMNS = RECORD_COLUMNS.filter((c) => c !== 'workload_id');
-/** What a write returns of each row it wrote, and reads of each row before: the row's rollup columns. */
-const SOURCE_COLUMNS = ['workload_id', ...ROLLUP_SOURCE_COLUMNS].join(', ');
 
 const FINISHED = "('completed', 'failed', 'cancelled')";
 
@@ -83,19 +80,6 @@ const UPSERT_POD = `
   WHERE (excluded.workload_id, excluded.gpus, excluded.started_at, excluded.finished_at)
     IS NOT (workload_pods.workload_id, workload_pods.gpus, workload_pods.started_at, workload_pods.finished_at)`;
 
-// Pods that never started hold no GPU time; times are stored in ms, the aggregates in seconds.
-const REFRESH_AGGREGATES = `
-  UPDATE workloads SET
-    gpu_seconds_closed = a.closed, open_gpus = a.open_gpus, open_gpu_start_sum = a.open_start, updated_at = @updatedAt
-  FROM (
-    SELECT TOTAL(CASE WHEN finished_at IS NOT NULL THEN gpus * MAX(0, finished_at - started_at) / 1000.0 END) AS closed,
-           COALESCE(SUM(CASE WHEN finished_at IS NULL THEN gpus END), 0) AS open_gpus,
-           TOTAL(CASE WHEN finished_at IS NULL THEN gpus * started_at / 1000.0 END) AS open_start
-    FROM workload_pods WHERE workload_id = @workloadId AND started_at IS NOT NULL
-  ) AS a
-  WHERE workloads.workload_id = @workloadId
-  RETURNING ${SOURCE_COLUMNS}`;
-
 // One statement for the whole list: the ids travel as one JSON array, so the SQL text stays the same.
 const CLOSE_OPEN_PODS = `
   UPDATE workload_pods SET finished_at = @at
@@ -113,29 +97,6 @@ const FINISHED_BATCH = `
   LIMIT @batchSize`;
 const DELETE_ROWIDS = 'DELETE FROM workloads WHERE rowid IN (SELECT value FROM json_each(@rowids))';
 
-// The rollups (src/store/rollups/) are kept here, per transaction, since schema v4 dropped their
-// triggers: each write reads the rollup columns of every row it may change before its first
-// statement, takes them again as its statements return them (RETURNING: the last one returned of a
-// row is what it became), and adds the difference of their figures to each rollup in one statement.
-// A replayed write finds the same rows before and after and adds nothing. In a file of an older
-// schema, which only the bench's dataset generator writes (at v2, then migrated so that v3 backfills
-// the rollups in one pass), the triggers keep them and the writer leaves them alone.
-const ROLLUP_SOURCES = `
-  SELECT ${SOURCE_COLUMNS} FROM workloads
-  WHERE workload_id IN (SELECT value FROM json_each(@ids))`;
-
-/** Adds each row of @rows, a JSON array of [...key, ...values], to its rollup row, creating it. */
-function applyRollupSql(rollup: RollupDefinition): string {
-  const columns = [...rollup.keys, ...rollup.values];
-  // `WHERE true`: without it SQLite would read ON CONFLICT as a join constraint of the FROM.
-  return `INSERT INTO ${rollup.table} (${columns.join(', ')})
-  SELECT ${columns.map((_, i) => `value ->> ${i}`).join(', ')} FROM json_each(@rows) WHERE true
-  ON CONFLICT DO UPDATE SET ${rollup.values.map((v) => `${v} = ${v} + excluded.${v}`).join(', ')}`;
-}
-const APPLY_ROLLUP = Object.fromEntries(ROLLUPS.map((rollup) => [rollup.table, applyRollupSql(rollup)])) as Record<RollupTable, string>;
-
-type SourceRow = RollupSource & { workload_id: string };
-
 export class SqliteWorkloadStore implements WorkloadIndex {
   readonly #statements: StatementCache;
   readonly #clock: Clock;
@@ -143,17 +104,16 @@ export class SqliteWorkloadStore implements WorkloadIndex {
   readonly #upsertPods: (intervals: readonly PodGpuInterval[]) => number;
   readonly #closeOpenPods: (workloadIds: readonly string[], at: number) => number;
   readonly #deleteFinished: (cutoff: number, batchSize: number) => number;
-  /** Whether this writer keeps the rollups (schema v4 on), or triggers do. */
-  readonly #keepsRollups: boolean;
+  readonly #rollups: SqliteRollups;
 
   constructor(db: Database, options: { clock?: Clock } = {}) {
     this.#statements = new StatementCache(db);
     this.#clock = options.clock ?? systemClock;
-    this.#keepsRollups = schemaVersion(db) >= WRITER_ROLLUPS_SINCE;
+    this.#rollups = new SqliteRollups(db, this.#statements);
     // IMMEDIATE: the write lock is taken before the rows are read, so what is read before a write is
     // what the write changes.
     const upsertWorkloads = db.transaction((records: readonly WorkloadRecord[]) => {
-      const before = this.#readSources(records.map((record) => record.workloadId));
+      const before = this.#rollups.readSources(records.map((record) => record.workloadId));
       const statement = this.#statements.get(UPSERT_WORKLOAD);
       const updatedAt = this.#clock.now();
       const after = new Map<string, SourceRow>();
@@ -164,7 +124,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
         written += 1;
         after.set(row.workload_id, row);
       }
-      this.#addRollupDeltas(before, after);
+      this.#rollups.addChanges(before, after);
       return written;
     });
     this.#upsertWorkloads = (records) => upsertWorkloads.immediate(records);
@@ -175,7 +135,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
         (this.#statements.get(POD_OWNERS).all({ podUids: JSON.stringify(intervals.map((i) => i.podUid)) }) as { pod_uid: string; workload_id: string }[])
           .map((row) => [row.pod_uid, row.workload_id]),
       );
-      const before = this.#readSources([...new Set([...intervals.map((i) => i.workloadId), ...owners.values()])]);
+      const before = this.#rollups.readSources([...new Set([...intervals.map((i) => i.workloadId), ...owners.values()])]);
       const upsert = this.#statements.get(UPSERT_POD);
       const touched = new Set<string>();
       let written = 0;
@@ -188,15 +148,15 @@ export class SqliteWorkloadStore implements WorkloadIndex {
         if (previous !== undefined) touched.add(previous);
         owners.set(interval.podUid, interval.workloadId);
       }
-      this.#addRollupDeltas(before, this.#refreshAggregates(touched));
+      this.#rollups.addChanges(before, refreshAggregates(this.#statements, touched, this.#clock.now()));
       return written;
     });
     this.#upsertPods = (intervals) => upsertPods.immediate(intervals);
     const closeOpenPods = db.transaction((workloadIds: readonly string[], at: number) => {
-      const before = this.#readSources(workloadIds);
+      const before = this.#rollups.readSources(workloadIds);
       const closed = this.#statements.get(CLOSE_OPEN_PODS).all({ ids: JSON.stringify(workloadIds), at }) as { workload_id: string }[];
       const touched = new Set(closed.map((row) => row.workload_id));
-      this.#addRollupDeltas(before, this.#refreshAggregates(touched));
+      this.#rollups.addChanges(before, refreshAggregates(this.#statements, touched, this.#clock.now()));
       return closed.length;
     });
     this.#closeOpenPods = (workloadIds, at) => closeOpenPods.immediate(workloadIds, at);
@@ -204,7 +164,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
       const rows = this.#statements.get(FINISHED_BATCH).all({ cutoff, batchSize }) as (RollupSource & { rowid: number })[];
       if (rows.length === 0) return 0;
       const deleted = this.#statements.get(DELETE_ROWIDS).run({ rowids: JSON.stringify(rows.map((row) => row.rowid)) }).changes;
-      this.#applyDeltas(rows, []);
+      this.#rollups.addDeltas(rows, []);
       return deleted;
     });
     this.#deleteFinished = (cutoff, batchSize) => deleteFinished.immediate(cutoff, batchSize);
@@ -279,53 +239,5 @@ export class SqliteWorkloadStore implements WorkloadIndex {
 
   async activeGpus(filter: WorkloadFilter): Promise<number> {
     return activeGpus(this.#statements, filter);
-  }
-
-  /**
-   * Inside a write transaction: brings the GPU-hour aggregates of `workloadIds` in step with their
-   * pods; returns the rollup columns of the rows as they became, by id.
-   */
-  #refreshAggregates(workloadIds: ReadonlySet<string>): Map<string, SourceRow> {
-    const refresh = this.#statements.get(REFRESH_AGGREGATES);
-    const updatedAt = this.#clock.now();
-    const after = new Map<string, SourceRow>();
-    for (const workloadId of workloadIds) {
-      const row = refresh.get({ workloadId, updatedAt }) as SourceRow | undefined;
-      if (row !== undefined) after.set(workloadId, row);
-    }
-    return after;
-  }
-
-  /** Inside a write transaction, before its first write: the rollup columns of those of `workloadIds` that exist, by id. */
-  #readSources(workloadIds: readonly string[]): Map<string, SourceRow> {
-    if (workloadIds.length === 0 || !this.#keepsRollups) return new Map();
-    const rows = this.#statements.get(ROLLUP_SOURCES).all({ ids: JSON.stringify(workloadIds) }) as SourceRow[];
-    return new Map(rows.map((row) => [row.workload_id, row]));
-  }
-
-  /**
-   * Inside a write transaction, after its writes: adds to each rollup what the rows written became
-   * (`after`) minus what they were (those of `before` that were written; `before` may hold more).
-   */
-  #addRollupDeltas(before: ReadonlyMap<string, RollupSource>, after: ReadonlyMap<string, RollupSource>): void {
-    if (after.size === 0 || !this.#keepsRollups) return;
-    const was: RollupSource[] = [];
-    const is: RollupSource[] = [];
-    for (const [id, row] of after) {
-      const old = before.get(id);
-      // Most rewrites leave the rollup columns as they were (a new resourceVersion, exit code or name).
-      if (old !== undefined && ROLLUP_SOURCE_COLUMNS.every((column) => old[column] === row[column])) continue;
-      if (old !== undefined) was.push(old);
-      is.push(row);
-    }
-    this.#applyDeltas(was, is);
-  }
-
-  #applyDeltas(before: Iterable<RollupSource>, after: Iterable<RollupSource>): void {
-    if (!this.#keepsRollups) return;
-    for (const delta of rollupDeltas(before, after)) {
-      const rows = JSON.stringify(delta.rows.map((row) => [...row.key, ...row.values]));
-      this.#statements.get(APPLY_ROLLUP[delta.table]).run({ rows });
-    }
   }
 }
