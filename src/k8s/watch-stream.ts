@@ -1,10 +1,15 @@
-// One WATCH request through client-node's Watch, turned into a single outcome the reflector loop can
-// branch on: the stream ended, the version expired (410), it failed, it stalled, or it was stopped.
-import { Agent } from 'node:http';
-import { KubeConfig, Watch } from '@kubernetes/client-node';
+// One WATCH request, turned into a single outcome the reflector loop can branch on: the stream ended,
+// the version expired (410), it failed, it stalled, or it was stopped. The request goes through the
+// kubeconfig's connection settings (kube-get.ts); the stream is split into lines and each line parsed
+// as one event, as client-node's Watch does, without its node-fetch and readline layers. A line that
+// is not JSON is skipped, as Watch skips it.
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Socket } from 'node:net';
 import type { Clock } from '../domain/clock.js';
 import { guardIdle } from './idle-guard.js';
+import { kubeConnection, kubeGet, type KubeConnection } from './kube-get.js';
 import { KubeRequestError, statusCodeOf, type ReflectedObject } from './kube-object.js';
+import { LineSplitter } from './line-splitter.js';
 
 export type WatchOutcome =
   | { kind: 'ended' }
@@ -30,9 +35,24 @@ export interface WatchStreamOptions {
   onOpen?: () => void;
 }
 
+/** TCP keep-alive probes after this long idle, so that a dead peer ends the stream (as client-node's Watch sets). */
+const KEEP_ALIVE_MS = 30_000;
+
+function watchUrl(server: string, options: WatchStreamOptions): URL {
+  const url = new URL(server + options.path);
+  url.searchParams.set('watch', 'true');
+  url.searchParams.set('allowWatchBookmarks', 'true');
+  url.searchParams.set('resourceVersion', options.resourceVersion);
+  url.searchParams.set('timeoutSeconds', String(options.timeoutSeconds));
+  if (options.labelSelector !== undefined) url.searchParams.set('labelSelector', options.labelSelector);
+  return url;
+}
+
 export async function watchOnce(kubeConfig: KubeConfig, options: WatchStreamOptions): Promise<WatchOutcome> {
+  if (options.signal.aborted) return { kind: 'aborted' };
+  const what = `Watch of "${options.path}"`;
   const local = new AbortController();
-  const agents: Agent[] = [];
+  let connection: KubeConnection | undefined;
   let settle: (outcome: WatchOutcome) => void = () => undefined;
   let settled = false;
   let lastActivity = options.clock.now();
@@ -41,61 +61,64 @@ export async function watchOnce(kubeConfig: KubeConfig, options: WatchStreamOpti
       if (settled) return;
       settled = true;
       local.abort();
-      // Watch hands out its AbortController only once headers arrive, so a request hung before
-      // them could not be cancelled; destroying the agent we gave it closes that socket too.
-      for (const agent of agents) agent.destroy();
+      // Its own agent: closing it ends this watch's socket, also one hung before any response.
+      connection?.close();
       resolve(result);
     };
   });
   const onStop = (): void => settle({ kind: 'aborted' });
-  if (options.signal.aborted) return { kind: 'aborted' };
   options.signal.addEventListener('abort', onStop, { once: true });
 
-  const params: Record<string, string | number | boolean> = {
-    allowWatchBookmarks: true,
-    resourceVersion: options.resourceVersion,
-    timeoutSeconds: options.timeoutSeconds,
-  };
-  if (options.labelSelector !== undefined) params.labelSelector = options.labelSelector;
-
-  const onLine = (type: string, object: unknown): void => {
+  const onLine = (line: string): void => {
     if (settled) return;
+    let data: { type?: unknown; object?: unknown };
+    try {
+      data = JSON.parse(line) as typeof data;
+    } catch {
+      return;
+    }
     lastActivity = options.clock.now();
+    const type = data.type;
     if (type === 'ERROR') {
-      const status = object as { code?: unknown; message?: unknown };
+      const status = (data.object ?? {}) as { code?: unknown; message?: unknown };
       const code = typeof status.code === 'number' ? status.code : undefined;
-      const error = new KubeRequestError('KUBE_WATCH_ERROR', `Watch of "${options.path}" got an ERROR event: ${String(status.message ?? 'no message')}`, code);
+      const error = new KubeRequestError('KUBE_WATCH_ERROR', `${what} got an ERROR event: ${String(status.message ?? 'no message')}`, code);
       return settle(code === 410 ? { kind: 'expired', error } : { kind: 'failed', error });
     }
-    if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED' || type === 'BOOKMARK') {
-      // Watch swallows what its callback throws (it shares a try with JSON.parse): report it here instead.
-      try {
-        options.onEvent(type, object as ReflectedObject);
-      } catch (error) {
-        settle({ kind: 'failed', error: error instanceof Error ? error : new Error(String(error)) });
-      }
+    if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED' && type !== 'BOOKMARK') return;
+    try {
+      options.onEvent(type, data.object as ReflectedObject);
+    } catch (error) {
+      settle({ kind: 'failed', error: error instanceof Error ? error : new Error(String(error)) });
     }
   };
-  const onDone = (err: unknown): void => {
-    if (err === null || err === undefined) return settle({ kind: 'ended' });
+  const onFailure = (err: unknown): void => {
     const error = err instanceof Error ? err : new Error(String(err));
-    const code = statusCodeOf(err);
-    if (code === 410) return settle({ kind: 'expired', error });
-    settle({ kind: 'failed', error: code === undefined ? error : new KubeRequestError('KUBE_HTTP_STATUS', `Watch of "${options.path}" failed: HTTP ${code} (${error.message})`, code) });
+    settle(statusCodeOf(err) === 410 ? { kind: 'expired', error } : { kind: 'failed', error });
   };
 
-  const onAgent = (agent: Agent): void => {
-    if (settled) agent.destroy();
-    else agents.push(agent);
-  };
-  void new Watch(capturingAgents(kubeConfig, onAgent)).watch(options.path, params, onLine, onDone).then(
-    (controller) => {
-      if (settled) return controller.abort();
-      local.signal.addEventListener('abort', () => controller.abort(), { once: true });
+  void (async () => {
+    try {
+      connection = await kubeConnection(kubeConfig, what);
+      if (settled) return connection.close();
+      const res = await kubeGet(connection, watchUrl(connection.server, options), { what, signal: local.signal });
+      if (settled) return res.destroy();
+      (res.socket as Socket | null)?.setKeepAlive(true, KEEP_ALIVE_MS);
       options.onOpen?.();
-    },
-    (error: unknown) => onDone(error ?? new Error('Watch failed to start')),
-  );
+      const lines = new LineSplitter();
+      res.on('data', (chunk: Buffer) => {
+        for (const line of lines.push(chunk)) onLine(line);
+      });
+      res.on('end', () => {
+        for (const line of lines.end()) onLine(line);
+        settle({ kind: 'ended' });
+      });
+      res.on('error', onFailure);
+      res.on('close', () => settle({ kind: 'ended' }));
+    } catch (error) {
+      onFailure(error);
+    }
+  })();
   // No event and no bookmark for stallTimeoutMs means a silent, half-open stream: restart it.
   void guardIdle({
     limitMs: options.stallTimeoutMs,
@@ -103,24 +126,10 @@ export async function watchOnce(kubeConfig: KubeConfig, options: WatchStreamOpti
     delay: options.delay,
     signal: local.signal,
     lastActivity: () => lastActivity,
-    onIdle: (idle) => settle({ kind: 'stalled', error: new KubeRequestError('KUBE_STALLED', `Watch of "${options.path}" was silent for ${idle} ms (limit ${options.stallTimeoutMs} ms)`) }),
+    onIdle: (idle) => settle({ kind: 'stalled', error: new KubeRequestError('KUBE_STALLED', `${what} was silent for ${idle} ms (limit ${options.stallTimeoutMs} ms)`) }),
   });
 
   const result = await outcome;
   options.signal.removeEventListener('abort', onStop);
   return result;
-}
-
-/**
- * A view of the kubeconfig whose applyToFetchOptions records the agent it creates (one per call), so
- * this watch's sockets can be destroyed without touching anyone else's.
- */
-function capturingAgents(kubeConfig: KubeConfig, onAgent: (agent: Agent) => void): KubeConfig {
-  const view = Object.create(kubeConfig) as KubeConfig;
-  view.applyToFetchOptions = async (opts) => {
-    const init = await kubeConfig.applyToFetchOptions(opts);
-    if (init.agent instanceof Agent) onAgent(init.agent);
-    return init;
-  };
-  return view;
 }

@@ -49,6 +49,7 @@ export class SqliteLeases {
       },
       upsertWorkloads: (records: readonly WorkloadRecord[]) => store.upsertWorkloads(records),
       upsertPodIntervals: (intervals: readonly PodGpuInterval[]) => store.upsertPodIntervals(intervals),
+      writeWorkloads: (records: readonly WorkloadRecord[], intervals: readonly PodGpuInterval[]) => store.writeWorkloads(records, intervals),
       closeOpenIntervals: (workloadIds: readonly string[], at: number) => store.closeOpenIntervals(workloadIds, at),
       listUnfinished: (id: string) => store.listUnfinished(id),
     };

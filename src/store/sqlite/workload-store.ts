@@ -11,6 +11,7 @@ import { ROLLUP_SOURCE_COLUMNS, type RollupSource } from '../rollups/definitions
 import { refreshAggregates } from './gpu-aggregates.js';
 import { rankByGpuHours } from './ranking-queries.js';
 import { SOURCE_COLUMNS, SqliteRollups, type SourceRow } from './rollup-apply.js';
+import { rowsWithPodsWriter } from './rows-with-pods.js';
 import { workloadStats } from './stats-queries.js';
 import { usageInWindow } from './usage-queries.js';
 import { activeGpus, describeWorkloads, getWorkload, listUnfinished, listWorkloads } from './workload-reads.js';
@@ -34,8 +35,8 @@ const FINISHED = "('completed', 'failed', 'cancelled')";
 //   terminal row: a pod marked for deletion is cancelled with exit code 0 until its containers stop
 //   (then 137), and a Job's exit code comes from pods that may arrive after its condition. Labels
 //   always update.
-// The PostgreSQL writer applies the same rules in code (common/write-rules.ts); the suites of
-// test/store run on both backends.
+// The PostgreSQL writer and writeWorkloads (rows-with-pods.ts) apply the same rules in code
+// (common/write-rules.ts); the suites of test/store run on both backends.
 const UPDATED_VALUE: Record<(typeof MUTABLE_COLUMNS)[number], string> = Object.fromEntries(
   MUTABLE_COLUMNS.map((c) => [c, `excluded.${c}`]),
 ) as Record<(typeof MUTABLE_COLUMNS)[number], string>;
@@ -103,6 +104,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
   readonly #upsertWorkloads: (records: readonly WorkloadRecord[]) => number;
   readonly #upsertPods: (intervals: readonly PodGpuInterval[]) => number;
   readonly #closeOpenPods: (workloadIds: readonly string[], at: number) => number;
+  readonly #writeWorkloads: (records: readonly WorkloadRecord[], intervals: readonly PodGpuInterval[]) => { rows: number; intervals: number };
   readonly #deleteFinished: (cutoff: number, batchSize: number) => number;
   readonly #rollups: SqliteRollups;
 
@@ -168,6 +170,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
       return deleted;
     });
     this.#deleteFinished = (cutoff, batchSize) => deleteFinished.immediate(cutoff, batchSize);
+    this.#writeWorkloads = rowsWithPodsWriter(db, this.#statements, this.#rollups, this.#clock);
   }
 
   /** Inserts or updates rows in one transaction; returns how many were written (unchanged rows are not). */
@@ -182,6 +185,15 @@ export class SqliteWorkloadStore implements WorkloadIndex {
    */
   async upsertPodIntervals(intervals: readonly PodGpuInterval[]): Promise<number> {
     return intervals.length === 0 ? 0 : this.#upsertPods(intervals);
+  }
+
+  /**
+   * Rows, then pod intervals, in one transaction, each row written once with its GPU aggregates:
+   * the tables end as upsertWorkloads(records) then upsertPodIntervals(intervals) leave them
+   * (rows-with-pods.ts). Returns what those two calls would return.
+   */
+  async writeWorkloads(records: readonly WorkloadRecord[], intervals: readonly PodGpuInterval[]): Promise<{ rows: number; intervals: number }> {
+    return records.length === 0 && intervals.length === 0 ? { rows: 0, intervals: 0 } : this.#writeWorkloads(records, intervals);
   }
 
   /**
