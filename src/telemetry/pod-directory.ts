@@ -1,10 +1,13 @@
 // What the telemetry flow needs from one cluster's pod informer: the dcgm-exporter pods to scrape,
 // and for each GPU pod (by namespace and name, as the exporter labels it) the workload it belongs to.
-// Fed the same events as the workload indexer; keeps a few strings per GPU pod, nothing more.
+// Fed the same events as the workload indexer; keeps a few strings per GPU pod, nothing more: pods
+// by namespace then name (no key string of their own per pod), namespace names and the workload ids
+// of a Job's pods shared.
 import type { ResourceEvent } from '../workloads/workload-sink.js';
 import type { Pod } from '../workloads/k8s-types.js';
 import { effectiveGpuRequest } from '../workloads/gpu-request.js';
 import { jobOwnerUid } from '../workloads/owner.js';
+import { StringTable } from '../workloads/string-table.js';
 import { exporterUrl, type ExporterDiscovery, type ExporterTarget } from './exporter-target.js';
 
 function podKey(namespace: string, name: string): string {
@@ -16,8 +19,12 @@ export class PodDirectory {
   readonly #discovery: ExporterDiscovery;
   readonly #selectors: readonly (readonly [string, string])[];
   readonly #gpuResources: readonly string[];
-  /** namespace/name → workload id, for pods that hold GPUs. */
-  readonly #workloadOfPod = new Map<string, string>();
+  /** namespace → pod name → workload id, for pods that hold GPUs. */
+  readonly #workloadOfPod = new Map<string, Map<string, string>>();
+  #gpuPods = 0;
+  readonly #namespaces = new StringTable();
+  /** The workload id of each Job with GPU pods here, one string for all its pods, and how many pods use it. */
+  readonly #jobIds = new Map<string, { id: string; pods: number }>();
   /** namespace/name → exporter target, for running exporter pods with an IP. */
   readonly #exporters = new Map<string, ExporterTarget>();
 
@@ -31,10 +38,8 @@ export class PodDirectory {
   onPodEvent(event: ResourceEvent<Pod>, namespace: string | undefined): void {
     if (event.type === 'SYNC') {
       // A namespaced informer's snapshot replaces that namespace only.
-      for (const map of [this.#workloadOfPod, this.#exporters] as Map<string, unknown>[]) {
-        if (namespace === undefined) map.clear();
-        else for (const key of map.keys()) if (key.startsWith(`${namespace}/`)) map.delete(key);
-      }
+      for (const name of namespace === undefined ? [...this.#workloadOfPod.keys()] : [namespace]) this.#dropNamespace(name);
+      for (const key of this.#exporters.keys()) if (namespace === undefined || key.startsWith(`${namespace}/`)) this.#exporters.delete(key);
       for (const pod of event.items) this.#put(pod);
       return;
     }
@@ -43,7 +48,7 @@ export class PodDirectory {
   }
 
   workloadOf(namespace: string, pod: string): string | undefined {
-    return this.#workloadOfPod.get(podKey(namespace, pod));
+    return this.#workloadOfPod.get(namespace)?.get(pod);
   }
 
   exporters(): IterableIterator<ExporterTarget> {
@@ -55,7 +60,7 @@ export class PodDirectory {
   }
 
   get gpuPods(): number {
-    return this.#workloadOfPod.size;
+    return this.#gpuPods;
   }
 
   #put(pod: Pod): void {
@@ -65,11 +70,8 @@ export class PodDirectory {
     if (name === undefined || namespace === undefined) return;
     const key = podKey(namespace, name);
     const uid = meta?.uid;
-    if (uid !== undefined && effectiveGpuRequest(pod.spec, this.#gpuResources) > 0) {
-      this.#workloadOfPod.set(key, jobOwnerUid(meta) ?? uid);
-    } else {
-      this.#workloadOfPod.delete(key);
-    }
+    if (uid !== undefined && effectiveGpuRequest(pod.spec, this.#gpuResources) > 0) this.#setWorkload(namespace, name, jobOwnerUid(meta), uid);
+    else this.#deleteWorkload(namespace, name);
     const ip = pod.status?.podIP;
     if (this.#isExporter(pod) && ip && pod.status?.phase === 'Running' && meta?.deletionTimestamp === undefined) {
       this.#exporters.set(key, {
@@ -89,8 +91,51 @@ export class PodDirectory {
     const name = pod.metadata?.name;
     const namespace = pod.metadata?.namespace;
     if (name === undefined || namespace === undefined) return;
-    this.#workloadOfPod.delete(podKey(namespace, name));
+    this.#deleteWorkload(namespace, name);
     this.#exporters.delete(podKey(namespace, name));
+  }
+
+  #setWorkload(namespace: string, name: string, jobUid: string | null, uid: string): void {
+    let pods = this.#workloadOfPod.get(namespace);
+    if (pods === undefined) this.#workloadOfPod.set(this.#namespaces.intern(namespace), (pods = new Map()));
+    const previous = pods.get(name);
+    let id = uid;
+    if (jobUid !== null) {
+      if (previous === jobUid) return;
+      let shared = this.#jobIds.get(jobUid);
+      if (shared === undefined) this.#jobIds.set(jobUid, (shared = { id: jobUid, pods: 0 }));
+      shared.pods += 1;
+      id = shared.id;
+    }
+    if (previous === undefined) this.#gpuPods += 1;
+    else this.#release(previous);
+    pods.set(name, id);
+  }
+
+  #deleteWorkload(namespace: string, name: string): void {
+    const pods = this.#workloadOfPod.get(namespace);
+    const previous = pods?.get(name);
+    if (pods === undefined || previous === undefined) return;
+    pods.delete(name);
+    this.#gpuPods -= 1;
+    this.#release(previous);
+    if (pods.size === 0) this.#workloadOfPod.delete(namespace);
+  }
+
+  #dropNamespace(namespace: string): void {
+    const pods = this.#workloadOfPod.get(namespace);
+    if (pods === undefined) return;
+    for (const id of pods.values()) this.#release(id);
+    this.#gpuPods -= pods.size;
+    this.#workloadOfPod.delete(namespace);
+  }
+
+  /** A pod no longer holds `id`: a Job's shared id goes once its last pod here does. */
+  #release(id: string): void {
+    const shared = this.#jobIds.get(id);
+    if (shared === undefined) return;
+    shared.pods -= 1;
+    if (shared.pods === 0) this.#jobIds.delete(id);
   }
 
   #isExporter(pod: Pod): boolean {

@@ -78,6 +78,23 @@ describe('telemetry pod directory (exporters and GPU pods of one cluster)', () =
     expect(d.exporterCount).to.equal(1);
   });
 
+  it('counts GPU pods through changes, deletions and relists, and forgets a Job once its last pod here is gone', () => {
+    const d = directory();
+    d.onPodEvent({ type: 'SYNC', items: [gpuPod('llm', 'a-0', { jobUid: 'job-a' }), gpuPod('llm', 'a-1', { jobUid: 'job-a' }), gpuPod('cv', 'solo')] }, undefined);
+    d.onPodEvent({ type: 'MODIFIED', object: gpuPod('llm', 'a-0', { jobUid: 'job-a' }) }, undefined);
+    expect(d.gpuPods).to.equal(3);
+    d.onPodEvent({ type: 'MODIFIED', object: gpuPod('llm', 'a-1', { jobUid: 'job-b' }) }, undefined);
+    expect([d.workloadOf('llm', 'a-0'), d.workloadOf('llm', 'a-1')]).to.deep.equal(['job-a', 'job-b']);
+    d.onPodEvent({ type: 'DELETED', object: gpuPod('llm', 'a-0', { jobUid: 'job-a' }) }, undefined);
+    d.onPodEvent({ type: 'MODIFIED', object: { ...gpuPod('cv', 'solo'), spec: { containers: [{ name: 'c' }] } } }, undefined);
+    expect(d.gpuPods).to.equal(1);
+    expect(d.workloadOf('llm', 'a-0')).to.equal(undefined);
+    expect(d.workloadOf('cv', 'solo')).to.equal(undefined);
+    d.onPodEvent({ type: 'SYNC', items: [gpuPod('llm', 'a-2', { jobUid: 'job-a' })] }, 'llm');
+    expect(d.gpuPods).to.equal(1);
+    expect([d.workloadOf('llm', 'a-1'), d.workloadOf('llm', 'a-2')]).to.deep.equal([undefined, 'job-a']);
+  });
+
   it('refuses an exporter selector without "="', () => {
     expect(() => parseSelectors(['app'])).to.throw('Invalid exporter selector "app": expected key=value');
   });
