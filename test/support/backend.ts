@@ -33,7 +33,6 @@ export const SQLITE_ONLY: Readonly<Record<string, string>> = {
   'store/database': 'the SQLite file itself: its folder, WAL, user_version, corruption, read-only opening',
   'store SQL snapshot (SQLite)': 'SQLite\'s SQL texts byte for byte',
   'store/rollups (kept per batch by the writer, schema v4)': 'SQLite\'s rollups and their v2 to v4 migrations; PostgreSQL\'s: postgres-writes.test.ts',
-  'store/rollups property: kept per batch, equal to a recomputation from the rows': 'SQLite\'s writer in memory; PostgreSQL\'s writer leaves the same rollups: postgres-writes.test.ts',
   'lets other work run between its batches: reads on the event loop see the pass half done': 'SQLite\'s batches hold the thread; PostgreSQL\'s are round trips that never do',
   // EXPLAIN QUERY PLAN of SQLite's texts; PostgreSQL's plans: postgres-reads-plans.test.ts.
   'the list\'s SQLite query plans': 'EXPLAIN QUERY PLAN of SQLite\'s texts',

@@ -1,0 +1,108 @@
+// A fresh index on the test backend for one run of a property test: the writes of cluster `local`'s
+// writer and of retention, the rollups as the writer kept them, and the same rollups recomputed from
+// the rows. SQLite: a file in memory, recomputed by migration v3's backfill over a copy of the rows
+// (rollup-history.ts). PostgreSQL: a database copied from the migrated template, recomputed by the
+// rebuild of `gpucap migrate` (rollup-rebuild.ts) in a transaction that is rolled back.
+import pg from 'pg';
+import type { Clock } from '../../src/domain/clock.js';
+import { TYPES } from '../../src/store/postgres/connection.js';
+import { PostgresLeases } from '../../src/store/postgres/lease.js';
+import { PostgresRetention } from '../../src/store/postgres/retention.js';
+import { rollupRebuildSql } from '../../src/store/postgres/rollup-rebuild.js';
+import { PostgresWorkloadWriter } from '../../src/store/postgres/workload-writer.js';
+import { ROLLUPS } from '../../src/store/rollups/definitions.js';
+import { openDatabase } from '../../src/store/sqlite/database.js';
+import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
+import { TEST_BACKEND } from '../support/backend.js';
+import { freshDatabase } from '../support/postgres-database.js';
+import { expect } from 'chai';
+import { recomputedRollups, rollupContents } from './rollup-history.js';
+import type { CommandTarget } from './write-commands.js';
+
+export interface PropertyIndex {
+  target: CommandTarget;
+  /** The workload a pod belongs to, if the pod is stored. */
+  podOwner(podUid: string): Promise<string | undefined>;
+  /** The rollups' rows that hold workloads (those that hold none must be 0 throughout). */
+  rollups(): Promise<Record<string, unknown[]>>;
+  /** The same, recomputed from the rows. */
+  recomputed(): Promise<Record<string, unknown[]>>;
+  close(): Promise<void>;
+}
+
+export async function openPropertyIndex(context: Mocha.Context, clock: Clock): Promise<PropertyIndex> {
+  return TEST_BACKEND === 'sqlite' ? openSqlite(clock) : openPostgres(context, clock);
+}
+
+function openSqlite(clock: Clock): PropertyIndex {
+  const db = openDatabase(':memory:');
+  const owner = db.prepare('SELECT workload_id FROM workload_pods WHERE pod_uid = ?').pluck();
+  return {
+    target: new SqliteWorkloadStore(db, { clock }),
+    podOwner: async (podUid) => owner.get(podUid) as string | undefined,
+    rollups: async () => rollupContents(db),
+    recomputed: async () => recomputedRollups(db),
+    close: async () => void db.close(),
+  };
+}
+
+const quiet = { warn: () => undefined };
+
+async function openPostgres(context: Mocha.Context, clock: Clock): Promise<PropertyIndex> {
+  const database = await freshDatabase(context);
+  const sql = new pg.Client({ connectionString: database.url, types: TYPES });
+  const pool = new pg.Pool({ connectionString: database.url, types: TYPES, max: 1 });
+  // pool.end() resolves once it has asked its connections to end, before they have: the drop that
+  // follows may terminate one, and a client without a listener would throw that at the process.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  const closing: (() => Promise<unknown>)[] = [() => database.drop(), () => pool.end()];
+  const close = async () => {
+    for (const step of closing.splice(0).reverse()) await step().catch(() => undefined);
+  };
+  try {
+    await sql.connect();
+    closing.push(() => sql.end());
+    const leases = new PostgresLeases(
+      { url: database.url, instanceId: 'property', leaseSeconds: 10, logger: quiet, read: async (text, params) => ({ rows: (await sql.query(text, params)).rows }) },
+      (connection) => new PostgresWorkloadWriter(connection, { clock }).load(),
+    );
+    const writer = await leases.lease('local').acquire();
+    if (writer === null) throw new Error('Cannot write cluster local: its lock is held');
+    closing.push(() => writer.release());
+    const retention = new PostgresRetention(pool);
+    const contents = async () => {
+      const tables: Record<string, unknown[]> = {};
+      for (const { table, keys, values } of ROLLUPS) {
+        const count = values[0] as string;
+        const { rows } = await sql.query<Record<string, unknown>>(`SELECT ${[...keys, ...values].join(', ')} FROM ${table} ORDER BY ${keys.join(', ')}`);
+        for (const row of rows.filter((r) => r[count] === 0)) expect(values.filter((v) => row[v] !== 0), `${table} ${JSON.stringify(row)}`).to.deep.equal([]);
+        tables[table] = rows.filter((r) => r[count] !== 0);
+      }
+      return tables;
+    };
+    return {
+      target: {
+        upsertWorkloads: (records) => writer.upsertWorkloads(records),
+        upsertPodIntervals: (intervals) => writer.upsertPodIntervals(intervals),
+        writeWorkloads: (records, intervals) => writer.writeWorkloads(records, intervals),
+        closeOpenIntervals: (workloadIds, at) => writer.closeOpenIntervals(workloadIds, at),
+        deleteFinishedBatch: (cutoff, limit) => retention.deleteFinishedBatch(cutoff, limit),
+      },
+      podOwner: async (podUid) => (await sql.query<{ workload_id: string }>('SELECT workload_id FROM workload_pods WHERE pod_uid = $1', [podUid])).rows[0]?.workload_id,
+      rollups: contents,
+      recomputed: async () => {
+        await sql.query('BEGIN');
+        try {
+          for (const statement of rollupRebuildSql()) await sql.query(statement);
+          return await contents();
+        } finally {
+          await sql.query('ROLLBACK');
+        }
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
