@@ -3,7 +3,8 @@
 // GPU aggregates must be summed again). The records are merged first, then the intervals against the
 // rows as they will be, each in order, each against what the ones before it left: the same outcome
 // as upserting the records, then the intervals, one statement each (SQLite's upsertWorkloads and
-// upsertPodIntervals). The write rules themselves are write-rules.ts's.
+// upsertPodIntervals). SQLite's writeWorkloads and PostgreSQL's writer (which passes the last record
+// of each id and the last interval of each pod only) follow it; the write rules are write-rules.ts's.
 import { isTerminal, type PodGpuInterval, type WorkloadRecord, type WorkloadStatus } from '../../domain/workload.js';
 import { toRow, type WorkloadRow } from './row-mapping.js';
 import { mergePod, mergeWorkload, type PodRow } from './write-rules.js';

@@ -9,11 +9,11 @@
 // step with every commit: the indexer's reconcile reads them synchronously (WorkloadSink).
 import type pg from 'pg';
 import type { PodGpuInterval, WorkloadRecord } from '../../domain/workload.js';
-import { isTerminal, type WorkloadStatus } from '../../domain/workload.js';
 import { ROLLUP_SOURCE_COLUMNS, type RollupSource } from '../rollups/definitions.js';
 import { rollupDeltas } from '../rollups/deltas.js';
 import { AGGREGATE_COLUMNS, RECORD_COLUMNS, toRecord, toRow, type GpuAggregates, type WorkloadRow } from '../common/row-mapping.js';
-import { mergePod, mergeWorkload, type PodRow } from '../common/write-rules.js';
+import { planWrite, workloadsMet, type WritePlan } from '../common/write-plan.js';
+import { mergeWorkload, type PodRow } from '../common/write-rules.js';
 import type { FencedConnection } from './lease.js';
 import { ensurePartitions, monthStart, nextMonthStart } from './partitions.js';
 import { applyRollupDeltas } from './rollup-apply.js';
@@ -141,11 +141,12 @@ export class PostgresWorkloadWriter {
     const updatedAt = this.#options.clock.now();
     const { written, refreshed } = await this.#connection.transaction(async (client) => {
       const pods = await readPods(client, [...incoming.keys()]);
-      const workloads = await lockWorkloads(client, [...ownersOf(incoming, pods)]);
-      const changes = mergePods(incoming, pods, (id) => workloads.get(id));
+      const workloads = await lockWorkloads(client, [...workloadsMet([], [...incoming.values()], pods.values())]);
+      const plan = planWrite(workloads, pods, [], [...incoming.values()]);
+      const changes = podChanges(plan, pods, (id) => workloads.get(id));
       if (changes.upserts.length === 0) return { written: 0, refreshed: [] };
       await writePods(client, changes);
-      const refreshed = await refreshAggregates(client, [...changes.touched].flatMap((id) => workloads.get(id) ?? []), updatedAt);
+      const refreshed = await refreshAggregates(client, [...plan.touched].flatMap((id) => workloads.get(id) ?? []), updatedAt);
       return { written: changes.upserts.length, refreshed };
     });
     this.#committed(refreshed);
@@ -160,26 +161,21 @@ export class PostgresWorkloadWriter {
    */
   async writeWorkloads(records: readonly WorkloadRecord[], intervals: readonly PodGpuInterval[]): Promise<{ rows: number; intervals: number }> {
     if (records.length === 0 && intervals.length === 0) return { rows: 0, intervals: 0 };
-    const incoming = new Map(records.map((record) => [record.workloadId, toRow(record)]));
-    const incomingPods = new Map(intervals.map((interval) => [interval.podUid, interval]));
-    await this.#ensureMonths([...incoming.values()].map((row) => row.submitted_at));
+    // Later records of one id, and later intervals of one pod, win.
+    const incoming = [...new Map(records.map((record) => [record.workloadId, record])).values()];
+    const incomingPods = [...new Map(intervals.map((interval) => [interval.podUid, interval])).values()];
+    await this.#ensureMonths(incoming.map((record) => record.submittedAt));
     const updatedAt = this.#options.clock.now();
     const { rows, written } = await this.#connection.transaction(async (client) => {
-      const pods = await readPods(client, [...incomingPods.keys()]);
-      const owners = ownersOf(incomingPods, pods);
-      for (const id of incoming.keys()) owners.add(id);
-      const stored = await lockWorkloads(client, [...owners]);
+      const pods = await readPods(client, incomingPods.map((interval) => interval.podUid));
+      const stored = await lockWorkloads(client, [...workloadsMet(incoming, incomingPods, pods.values())]);
+      const plan = planWrite(stored, pods, incoming, incomingPods);
       const next = new Map<string, StoredRow>();
-      for (const [id, row] of incoming) {
-        const before = stored.get(id);
-        const merged = mergeWorkload(before, row);
-        if (merged !== null) next.set(id, { ...merged, ...aggregatesOf(before) });
-      }
-      const recordsChanged = next.size;
-      const changes = mergePods(incomingPods, pods, (id) => next.get(id) ?? stored.get(id));
+      for (const [id, row] of plan.rows) next.set(id, { ...row, ...aggregatesOf(stored.get(id)) });
+      const changes = podChanges(plan, pods, (id) => next.get(id) ?? stored.get(id));
       if (changes.upserts.length > 0) {
         await writePods(client, changes);
-        const touched = [...changes.touched].flatMap((id) => next.get(id) ?? stored.get(id) ?? []);
+        const touched = [...plan.touched].flatMap((id) => next.get(id) ?? stored.get(id) ?? []);
         const { rows: sums } = await client.query<GpuAggregates & { workload_id: string }>(READ_AGGREGATES, [touched.map((w) => w.workload_id), touched.map((w) => w.submitted_at)]);
         for (const { workload_id: id, ...aggregates } of sums) {
           const base = next.get(id) ?? stored.get(id);
@@ -191,7 +187,7 @@ export class PostgresWorkloadWriter {
         await client.query(UPSERT_FULL_WORKLOADS, FULL_COLUMNS.map((c) => rows.map((row) => (c === 'updated_at' ? updatedAt : row[c]))));
         await applyRollupDeltas(client, rollupDeltas(rows.flatMap((row) => sourceOf(stored.get(row.workload_id))), rows.flatMap(sourceOf)));
       }
-      return { rows, written: { rows: recordsChanged, intervals: changes.upserts.length } };
+      return { rows, written: plan.written };
     });
     this.#committed(rows);
     return written;
@@ -276,35 +272,25 @@ async function readPods(client: pg.ClientBase, uids: readonly string[]): Promise
 
 type StoredPod = PodRow & { submitted_at: number };
 
-/** What a batch of intervals changes: pods to upsert (in their owner's month), pods that left a month, workloads whose pods changed. */
+/** What a batch of intervals changes: pods to upsert (in their owner's month), pods that left a month. */
 interface PodChanges {
   upserts: StoredPod[];
   moved: { pod_uid: string; submitted_at: number }[];
-  touched: Set<string>;
 }
 
-/** The workloads whose rows a batch of intervals may change: the pods' owners, before and after. */
-function ownersOf(incoming: ReadonlyMap<string, PodGpuInterval>, stored: ReadonlyMap<string, StoredPod>): Set<string> {
-  const owners = new Set([...incoming.values()].map((interval) => interval.workloadId));
-  for (const pod of stored.values()) owners.add(pod.workload_id);
-  return owners;
-}
-
-/** The intervals merged with the stored pods (shared/write-rules.ts), given each owner's row as it will be. */
-function mergePods(incoming: ReadonlyMap<string, PodGpuInterval>, stored: ReadonlyMap<string, StoredPod>, ownerOf: (workloadId: string) => StoredRow | undefined): PodChanges {
-  const changes: PodChanges = { upserts: [], moved: [], touched: new Set() };
-  for (const interval of incoming.values()) {
-    // Pods can be seen before their Job: skipped, and written again with the pod's next event.
-    const owner = ownerOf(interval.workloadId);
-    if (owner === undefined) continue;
-    const before = stored.get(interval.podUid);
-    const row: PodRow = { pod_uid: interval.podUid, workload_id: interval.workloadId, gpus: interval.gpus, started_at: interval.startedAt, finished_at: interval.finishedAt };
-    const merged = mergePod(before, row, isTerminal(owner.status as WorkloadStatus));
-    if (merged === null) continue;
+/**
+ * The pods of a plan (common/write-plan.ts) as they are written here: each in its owner's month (the
+ * row as it will be), and a pod whose owner is of another month than before deleted from that one.
+ */
+function podChanges(plan: WritePlan, stored: ReadonlyMap<string, StoredPod>, ownerOf: (workloadId: string) => StoredRow | undefined): PodChanges {
+  const changes: PodChanges = { upserts: [], moved: [] };
+  for (const pod of plan.pods.values()) {
+    // The plan writes no pod of a workload that neither is stored nor comes with the records.
+    const owner = ownerOf(pod.workload_id);
+    if (owner === undefined) throw new Error(`Cannot write pod ${pod.pod_uid}: its workload ${pod.workload_id} has no row`);
+    const before = stored.get(pod.pod_uid);
     if (before !== undefined && before.submitted_at !== owner.submitted_at) changes.moved.push(before);
-    changes.upserts.push({ ...merged, submitted_at: owner.submitted_at });
-    changes.touched.add(merged.workload_id);
-    if (before !== undefined) changes.touched.add(before.workload_id);
+    changes.upserts.push({ ...pod, submitted_at: owner.submitted_at });
   }
   return changes;
 }
