@@ -35,7 +35,7 @@ export interface AttachedIndexer {
   detach(): Promise<void>;
 }
 
-// About 30-60 ms of SQLite work (rows with their triggers and indexes): short enough for a request
+// About 30-60 ms of SQLite work (rows and pods with their indexes and rollups): short enough for a request
 // to wait, long enough that the commit per step stays a small share.
 const DEFAULT_STEP_ITEMS = 500;
 
