@@ -30,7 +30,7 @@ import { registerCapacityMetrics } from './admin/capacity-metrics.js';
 import { ConfigMapWatch } from './k8s/configmap-watch.js';
 import { noBudgets, noTelemetry } from './query/empty-sources.js';
 import type { BudgetSource, TelemetryReader, WorkloadIndex } from './query/ports.js';
-import type { ResourceEvent } from './workloads/workload-sink.js';
+import type { WholeEvent } from './workloads/workload-sink.js';
 import { Disposables } from './runtime/disposables.js';
 import { listen, type Listener } from './runtime/http-listener.js';
 import { realDelay, runPeriodically, type Delay } from './runtime/periodic.js';
@@ -195,7 +195,10 @@ function startCapacity(
     delay: deps.delay,
     logger: deps.logger,
     tuning: deps.tuning,
-    onEvent: (event) => budgets.onEvent(event as ResourceEvent<ConfigMap>),
+    // The ConfigMap watch takes its LIST whole (no pages): a handful of small objects.
+    onEvent: (event) => {
+      if (event.type !== 'PAGE') budgets.onEvent(event as WholeEvent<ConfigMap>);
+    },
   });
   registerCapacityMetrics(deps.metrics.registry, { problems: () => budgets.problems(), budgets: () => budgets.budgets().length, synced: () => budgets.synced });
   deps.parts.add('capacity watch', () => watch.stop());

@@ -4,7 +4,7 @@
 // it. Two ConfigMaps claiming one organization: the first by name wins, the other is reported.
 import type { BudgetSource, CapacityBudget } from '../query/ports.js';
 import type { NamespaceInitiatives } from '../workloads/mapping-context.js';
-import type { ResourceEvent } from '../workloads/workload-sink.js';
+import type { WholeEvent } from '../workloads/workload-sink.js';
 import { parseCapacityFileWithWarnings } from './capacity-file.js';
 
 export interface ConfigMap {
@@ -52,7 +52,7 @@ export class ConfigMapBudgets implements BudgetSource, NamespaceInitiatives {
     this.#logger = options.logger;
   }
 
-  onEvent(event: ResourceEvent<ConfigMap>): void {
+  onEvent(event: WholeEvent<ConfigMap>): void {
     if (event.type === 'SYNC') {
       const present = new Set<string>();
       for (const configMap of event.items) present.add(this.#apply(configMap));

@@ -61,6 +61,8 @@ export class ClusterInformers {
       reflector: new Reflector<ReflectedObject>(kubeConfig, {
         ...options.tuning,
         path: PATHS[resource](namespace),
+        // Pods and Jobs are most of a cluster: their LISTs reach the consumers page by page.
+        pages: resource === 'pods' || resource === 'jobs',
         clock: options.clock,
         delay: options.delay,
         logger: options.logger,

@@ -5,19 +5,21 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeConnection, kubeGet } from './kube-get.js';
 import { KubeRequestError, type ReflectedObject } from './kube-object.js';
 
-export interface ListOptions {
+export interface ListOptions<T> {
   path: string;
   labelSelector?: string;
   pageSize: number;
   /** Aborts the page in flight (stop(), or a timeout the caller arms). */
   signal: AbortSignal;
-  /** Called after each page so the caller can feed its watchdog. */
-  onPage?: (count: number) => void;
+  /** Each page's objects as it arrives (`index` 0 first), so that no caller needs to hold the whole LIST. */
+  onPage: (items: T[], index: number) => void;
 }
 
-export interface ListResult<T> {
-  items: T[];
+export interface ListResult {
+  /** The first page's version, which stands for the whole LIST. */
   resourceVersion: string;
+  items: number;
+  pages: number;
 }
 
 interface ListBody<T> {
@@ -25,11 +27,12 @@ interface ListBody<T> {
   items?: T[];
 }
 
-export async function listAll<T extends ReflectedObject>(kubeConfig: KubeConfig, options: ListOptions): Promise<ListResult<T>> {
+export async function listPages<T extends ReflectedObject>(kubeConfig: KubeConfig, options: ListOptions<T>): Promise<ListResult> {
   const what = `Cannot list "${options.path}"`;
   const connection = await kubeConnection(kubeConfig, what);
   try {
-    const items: T[] = [];
+    let items = 0;
+    let pages = 0;
     let resourceVersion: string | undefined;
     let token: string | undefined;
     do {
@@ -40,13 +43,14 @@ export async function listAll<T extends ReflectedObject>(kubeConfig: KubeConfig,
       const body = await getJson<ListBody<T>>(connection, url, { what, signal: options.signal });
       // Later chunks are served at the first chunk's revision, so the first one's version stands for all.
       resourceVersion ??= body.metadata?.resourceVersion;
+      if (resourceVersion === undefined) throw new KubeRequestError('KUBE_BAD_RESPONSE', `${what}: the response has no resourceVersion`);
       const page = body.items ?? [];
-      for (const item of page) items.push(item);
-      options.onPage?.(page.length);
+      items += page.length;
+      options.onPage(page, pages);
+      pages += 1;
       token = body.metadata?.continue || undefined;
     } while (token !== undefined);
-    if (resourceVersion === undefined) throw new KubeRequestError('KUBE_BAD_RESPONSE', `${what}: the response has no resourceVersion`);
-    return { items, resourceVersion };
+    return { resourceVersion, items, pages };
   } finally {
     connection.close();
   }

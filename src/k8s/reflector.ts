@@ -8,14 +8,19 @@ import type { Clock } from '../domain/clock.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { guardIdle } from './idle-guard.js';
 import { KubeRequestError, withoutManagedFields, type K8sLogger, type ReflectedObject } from './kube-object.js';
-import { listAll } from './list-pages.js';
+import { listPages } from './list-pages.js';
 import { watchOnce, type WatchOutcome } from './watch-stream.js';
 
 const MAX_RETRY_AFTER_MS = 60_000;
 
 export type ReflectorEvent<T> =
-  /** The full current state: objects the consumer holds that are missing here were deleted meanwhile. */
-  | { type: 'SYNC'; items: T[]; resourceVersion: string }
+  /**
+   * The full current state: objects the consumer holds that are missing here were deleted meanwhile.
+   * `paged`: the state is the PAGEs delivered since the last first page, and `items` is empty.
+   */
+  | { type: 'SYNC'; items: T[]; resourceVersion: string; paged?: boolean }
+  /** One page of a LIST (pages: true). `first` starts a LIST: pages of an earlier one that failed are void. */
+  | { type: 'PAGE'; items: T[]; first: boolean }
   | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T; resourceVersion: string };
 
 export interface ReflectorOptions<T> {
@@ -24,6 +29,11 @@ export interface ReflectorOptions<T> {
   labelSelector?: string;
   /** LIST chunk size (default 500). */
   pageSize?: number;
+  /**
+   * Deliver a LIST page by page (PAGE events, then a `paged` SYNC) rather than as one SYNC holding
+   * every object: the consumer keeps what it needs of each page, and the LIST is never in memory whole.
+   */
+  pages?: boolean;
   clock: Clock;
   /** Resolves after `ms`, or early (resolve or reject) once `signal` aborts. */
   delay: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -202,23 +212,29 @@ export class Reflector<T extends ReflectedObject> {
       lastActivity: () => lastPage,
       onIdle: (idle) => local.abort(new KubeRequestError('KUBE_STALLED', `LIST of "${this.options.path}" got no page for ${idle} ms (limit ${listTimeoutMs} ms)`)),
     });
+    const paged = this.options.pages === true;
+    const items: T[] = [];
     try {
-      const result = await listAll<T>(this.kubeConfig, {
+      const result = await listPages<T>(this.kubeConfig, {
         path: this.options.path,
         labelSelector: this.options.labelSelector,
         pageSize: this.options.pageSize ?? 500,
         signal: local.signal,
-        onPage: () => (lastPage = this.options.clock.now()),
+        onPage: (page, index) => {
+          lastPage = this.options.clock.now();
+          if (!paged) for (const item of page) items.push(withoutManagedFields(item));
+          else if (!signal.aborted) this.emit({ type: 'PAGE', items: page.map(withoutManagedFields), first: index === 0 });
+        },
       });
       if (signal.aborted) return;
-      this.emit({ type: 'SYNC', items: result.items.map(withoutManagedFields), resourceVersion: result.resourceVersion });
+      this.emit(paged ? { type: 'SYNC', items: [], resourceVersion: result.resourceVersion, paged } : { type: 'SYNC', items, resourceVersion: result.resourceVersion });
       this.rv = result.resourceVersion;
       if (this.lists > 0) this.relists += 1;
       this.lists += 1;
       this.isSynced = true;
       this.failing = false;
       this.backoff.reset();
-      this.log.info({ items: result.items.length, resourceVersion: result.resourceVersion }, 'Listed');
+      this.log.info({ items: result.items, pages: result.pages, resourceVersion: result.resourceVersion }, 'Listed');
     } catch (error) {
       const reason: unknown = local.signal.reason;
       throw !signal.aborted && reason instanceof KubeRequestError ? reason : error;

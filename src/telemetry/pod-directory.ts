@@ -7,11 +7,22 @@ import type { ResourceEvent } from '../workloads/workload-sink.js';
 import type { Pod } from '../workloads/k8s-types.js';
 import { effectiveGpuRequest } from '../workloads/gpu-request.js';
 import { jobOwnerUid } from '../workloads/owner.js';
+import { SnapshotPages } from '../workloads/snapshot-pages.js';
 import { StringTable } from '../workloads/string-table.js';
 import { exporterUrl, type ExporterDiscovery, type ExporterTarget } from './exporter-target.js';
 
 function podKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
+}
+
+/** What the directory takes from one pod. */
+interface PodEntry {
+  namespace: string;
+  name: string;
+  /** Set for a pod that holds GPUs. */
+  gpu: { jobUid: string | null; uid: string } | null;
+  /** Set for a running exporter pod with an IP. */
+  exporter: ExporterTarget | null;
 }
 
 export class PodDirectory {
@@ -25,6 +36,7 @@ export class PodDirectory {
   readonly #namespaces = new StringTable();
   /** The workload id of each Job with GPU pods here, one string for all its pods, and how many pods use it. */
   readonly #jobIds = new Map<string, { id: string; pods: number }>();
+  readonly #pages = new SnapshotPages<Pod, PodEntry | null>((pod) => this.#entryOf(pod));
   /** namespace/name → exporter target, for running exporter pods with an IP. */
   readonly #exporters = new Map<string, ExporterTarget>();
 
@@ -36,15 +48,20 @@ export class PodDirectory {
   }
 
   onPodEvent(event: ResourceEvent<Pod>, namespace: string | undefined): void {
-    if (event.type === 'SYNC') {
+    if (event.type === 'SYNC' || event.type === 'PAGE') {
+      const entries = this.#pages.take(namespace === undefined ? event : { ...event, namespace });
+      if (entries === undefined) return;
       // A namespaced informer's snapshot replaces that namespace only.
       for (const name of namespace === undefined ? [...this.#workloadOfPod.keys()] : [namespace]) this.#dropNamespace(name);
       for (const key of this.#exporters.keys()) if (namespace === undefined || key.startsWith(`${namespace}/`)) this.#exporters.delete(key);
-      for (const pod of event.items) this.#put(pod);
+      for (const entry of entries) if (entry !== null) this.#put(entry);
       return;
     }
     if (event.type === 'DELETED') this.#remove(event.object);
-    else this.#put(event.object);
+    else {
+      const entry = this.#entryOf(event.object);
+      if (entry !== null) this.#put(entry);
+    }
   }
 
   workloadOf(namespace: string, pod: string): string | undefined {
@@ -63,28 +80,28 @@ export class PodDirectory {
     return this.#gpuPods;
   }
 
-  #put(pod: Pod): void {
+  #entryOf(pod: Pod): PodEntry | null {
     const meta = pod.metadata;
     const name = meta?.name;
     const namespace = meta?.namespace;
-    if (name === undefined || namespace === undefined) return;
-    const key = podKey(namespace, name);
+    if (name === undefined || namespace === undefined) return null;
     const uid = meta?.uid;
-    if (uid !== undefined && effectiveGpuRequest(pod.spec, this.#gpuResources) > 0) this.#setWorkload(namespace, name, jobOwnerUid(meta), uid);
-    else this.#deleteWorkload(namespace, name);
+    const gpu = uid !== undefined && effectiveGpuRequest(pod.spec, this.#gpuResources) > 0 ? { jobUid: jobOwnerUid(meta), uid } : null;
     const ip = pod.status?.podIP;
-    if (this.#isExporter(pod) && ip && pod.status?.phase === 'Running' && meta?.deletionTimestamp === undefined) {
-      this.#exporters.set(key, {
-        key: `${this.#clusterId}/${key}`,
-        clusterId: this.#clusterId,
-        namespace,
-        pod: name,
-        node: pod.spec?.nodeName,
-        url: exporterUrl(ip, this.#discovery),
-      });
-    } else {
-      this.#exporters.delete(key);
-    }
+    const key = podKey(namespace, name);
+    const exporter: ExporterTarget | null =
+      this.#isExporter(pod) && ip && pod.status?.phase === 'Running' && meta?.deletionTimestamp === undefined
+        ? { key: `${this.#clusterId}/${key}`, clusterId: this.#clusterId, namespace, pod: name, node: pod.spec?.nodeName, url: exporterUrl(ip, this.#discovery) }
+        : null;
+    return { namespace, name, gpu, exporter };
+  }
+
+  #put(entry: PodEntry): void {
+    const { namespace, name, gpu, exporter } = entry;
+    if (gpu !== null) this.#setWorkload(namespace, name, gpu.jobUid, gpu.uid);
+    else this.#deleteWorkload(namespace, name);
+    if (exporter !== null) this.#exporters.set(podKey(namespace, name), exporter);
+    else this.#exporters.delete(podKey(namespace, name));
   }
 
   #remove(pod: Pod): void {

@@ -80,7 +80,7 @@ export class ClusterIndexers {
       // The objects are the API server's JSON: the mappers read every field defensively.
       onEvent: (resource, received, namespace) => {
         // A namespaced informer's LIST covers its namespace only: the indexer must not judge the rest by it.
-        const event = received.type === 'SYNC' && namespace !== undefined ? { ...received, namespace } : received;
+        const event = (received.type === 'SYNC' || received.type === 'PAGE') && namespace !== undefined ? { ...received, namespace } : received;
         switch (resource) {
           case 'namespaces':
             return indexer.onNamespaceEvent(event as ResourceEvent<Namespace>);

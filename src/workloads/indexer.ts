@@ -20,7 +20,8 @@ import { cancelVanished } from './reconcile.js';
 import { jobsOfRelist, keepOutOfScope, podsOfRelist, scopeOf, withinScope } from './relist.js';
 import { sameVersion, see, type Versioned, type WithMetadata } from './seen.js';
 import { WorkloadMapper } from './workload-mapper.js';
-import type { IndexerLogger, ResourceEvent, WorkloadSink } from './workload-sink.js';
+import { SnapshotPages } from './snapshot-pages.js';
+import type { IndexerLogger, ResourceEvent, WholeEvent, WorkloadSink } from './workload-sink.js';
 import { StagedWrite } from './staged-write.js';
 import { WriteBatch } from './write-batch.js';
 import { contextLabelKeys, slimMeta } from './slim.js';
@@ -89,8 +90,11 @@ export class WorkloadIndexer {
   #jobPods = new JobPodCache();
   /** Standalone pods that request GPUs. */
   #pods = new Map<string, PodFacts>();
-  readonly #projection: FactsProjection;
-  readonly #slimContext: (object: WithMetadata) => WithMetadata;
+  // What each kind keeps of a LIST, page by page: flat records of Pods and Jobs, slim Namespaces and Nodes.
+  readonly #podPages: SnapshotPages<Pod, PodFacts>;
+  readonly #jobPages: SnapshotPages<Job, JobFacts>;
+  readonly #namespacePages: SnapshotPages<WithMetadata, WithMetadata>;
+  readonly #nodePages: SnapshotPages<WithMetadata, WithMetadata>;
   readonly #stats: IndexerStats = {
     events: 0, flushes: 0, rowsFlushed: 0, rowsWritten: 0, intervalsFlushed: 0, intervalsWritten: 0,
     cancelledByReconcile: 0, intervalsClosedByReconcile: 0,
@@ -102,8 +106,12 @@ export class WorkloadIndexer {
     this.#options = options;
     const keys = options.keys ?? DEFAULT_LABEL_KEYS;
     const contextKeys = contextLabelKeys(keys);
-    this.#projection = new FactsProjection({ keys, gpuResources: options.gpuResources ?? DEFAULT_GPU_RESOURCES });
-    this.#slimContext = (object) => ({ metadata: slimMeta(object.metadata, contextKeys) });
+    const projection = new FactsProjection({ keys, gpuResources: options.gpuResources ?? DEFAULT_GPU_RESOURCES });
+    const slimContext = (object: WithMetadata): WithMetadata => ({ metadata: slimMeta(object.metadata, contextKeys) });
+    this.#podPages = new SnapshotPages((pod) => projection.pod(pod));
+    this.#jobPages = new SnapshotPages((job) => projection.job(job));
+    this.#namespacePages = new SnapshotPages(slimContext);
+    this.#nodePages = new SnapshotPages(slimContext);
     this.#mapper = new WorkloadMapper({ namespaces: this.#namespaces, nodes: this.#nodes }, {
       clusterId: options.clusterId,
       clusterOrganizationId: options.clusterOrganizationId,
@@ -114,10 +122,10 @@ export class WorkloadIndexer {
     });
   }
 
-  onNamespaceEvent(event: ResourceEvent<WithMetadata>): void {
-    this.#stats.events += 1;
-    if (event.type === 'SYNC') this.#syncsReceived += 1;
-    const changed = this.#namespaces.apply(slimEvent(event, this.#slimContext));
+  onNamespaceEvent(received: ResourceEvent<WithMetadata>): void {
+    const event = this.#whole(received, this.#namespacePages);
+    if (event === undefined) return;
+    const changed = this.#namespaces.apply(event);
     if (changed.size === 0) return;
     this.#remapWhere(
       (job) => changed.has(job.namespace ?? ''),
@@ -137,10 +145,10 @@ export class WorkloadIndexer {
     );
   }
 
-  onNodeEvent(event: ResourceEvent<WithMetadata>): void {
-    this.#stats.events += 1;
-    if (event.type === 'SYNC') this.#syncsReceived += 1;
-    const changed = this.#nodes.apply(slimEvent(event, this.#slimContext));
+  onNodeEvent(received: ResourceEvent<WithMetadata>): void {
+    const event = this.#whole(received, this.#nodePages);
+    if (event === undefined) return;
+    const changed = this.#nodes.apply(event);
     if (changed.size === 0) return;
     this.#remapWhere(
       (_job, pods) => changed.has(firstPodNodeName(pods) ?? ''),
@@ -149,9 +157,8 @@ export class WorkloadIndexer {
   }
 
   onJobEvent(received: ResourceEvent<Job>): void {
-    this.#stats.events += 1;
-    if (received.type === 'SYNC') this.#syncsReceived += 1;
-    const event = projectEvent(received, (job) => this.#projection.job(job));
+    const event = this.#whole(received, this.#jobPages);
+    if (event === undefined) return;
     if (event.type === 'SYNC') {
       this.#listed.jobs.add(event.namespace ?? null);
       return this.#syncJobs(event.items, event.namespace);
@@ -168,9 +175,8 @@ export class WorkloadIndexer {
   }
 
   onPodEvent(received: ResourceEvent<Pod>): void {
-    this.#stats.events += 1;
-    if (received.type === 'SYNC') this.#syncsReceived += 1;
-    const event = projectEvent(received, (pod) => this.#projection.pod(pod));
+    const event = this.#whole(received, this.#podPages);
+    if (event === undefined) return;
     if (event.type === 'SYNC') {
       this.#listed.pods.add(event.namespace ?? null);
       return this.#syncPods(event.items, event.namespace);
@@ -430,14 +436,22 @@ export class WorkloadIndexer {
   #see<T extends Versioned>(previous: Versioned | undefined, object: T): T {
     return see(previous, object, this.#options.clock);
   }
-}
 
-function projectEvent<T, R>(event: ResourceEvent<T>, project: (object: T) => R): ResourceEvent<R> {
-  return event.type === 'SYNC' ? { ...event, items: event.items.map(project) } : { ...event, object: project(event.object) };
-}
-
-function slimEvent<T>(event: ResourceEvent<T>, slim: (object: T) => T): ResourceEvent<T> {
-  return projectEvent(event, slim);
+  /**
+   * The event as the caches take it, its objects reduced (pages.take's reduction): a change, or a
+   * whole snapshot once its LIST is complete. Undefined for a page, which is only gathered.
+   */
+  #whole<T, R>(event: ResourceEvent<T>, pages: SnapshotPages<T, R>): WholeEvent<R> | undefined {
+    if (event.type === 'PAGE' || event.type === 'SYNC') {
+      const items = pages.take(event);
+      if (items === undefined) return undefined;
+      this.#stats.events += 1;
+      this.#syncsReceived += 1;
+      return { type: 'SYNC', items, ...(event.namespace === undefined ? {} : { namespace: event.namespace }) };
+    }
+    this.#stats.events += 1;
+    return { type: event.type, object: pages.reduce(event.object), ...(event.resourceVersion === undefined ? {} : { resourceVersion: event.resourceVersion }) };
+  }
 }
 
 function isFinished(mapped: MappedWorkload | null): boolean {

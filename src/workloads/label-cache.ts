@@ -5,7 +5,7 @@
 // cluster instead of growing with every node it ever had.
 import { DeletedObjects } from './deleted-objects.js';
 import type { WithMetadata } from './seen.js';
-import type { ResourceEvent } from './workload-sink.js';
+import type { WholeEvent } from './workload-sink.js';
 
 const labelsKey = (object: WithMetadata): string =>
   JSON.stringify(Object.entries(object.metadata?.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -27,7 +27,7 @@ export class LabelCache {
    * check. The caller maps them again, through get(), before it applies the next event: a deleted
    * name that no mapping looked up by then is forgotten.
    */
-  apply(event: ResourceEvent<WithMetadata>): Set<string> {
+  apply(event: WholeEvent<WithMetadata>): Set<string> {
     this.#deleted.forgetUnused();
     const changed = event.type === 'SYNC' ? this.#relist(event.items) : this.#change(event.type, event.object);
     for (const name of this.#deleted.startCheck({ relist: event.type === 'SYNC' })) changed.add(name);

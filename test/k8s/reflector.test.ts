@@ -56,6 +56,46 @@ describe('Reflector against the simulated Kubernetes API', () => {
     expect(reflector?.status()).to.include({ synced: true, lastResourceVersion: listedAt, relists: 0, restarts: 0 });
   });
 
+  it('delivers a LIST page by page when asked, then one SYNC that completes it, holding no page itself', async () => {
+    for (let i = 0; i < 1234; i++) sim.store.create('pods', pod(`ns-${i % 7}`, `p-${i}`));
+    const firsts: boolean[] = [];
+    const consumer = start({
+      pageSize: 100,
+      pages: true,
+      onEvent: (event) => {
+        if (event.type === 'PAGE') firsts.push(event.first);
+        if (event.type === 'SYNC') expect(event).to.include({ paged: true }).and.have.property('items').that.is.empty;
+        consumer.apply(event);
+      },
+    });
+    await eventually(() => expect(reflector?.synced).to.equal(true));
+    expect(firsts).to.deep.equal([true, ...Array<boolean>(12).fill(false)]);
+    expect(consumer.count('SYNC')).to.equal(1);
+    expect(consumer.objects.size).to.equal(1234);
+    expect(consumer.snapshot()).to.deep.equal(storeSnapshot(sim));
+  });
+
+  it('relists from the first page when a paged LIST fails part way, and what the failed pages held is void', async () => {
+    for (let i = 0; i < 250; i++) sim.store.create('pods', pod('ml', `p-${i}`));
+    let pages = 0;
+    const consumer = start({
+      pageSize: 100,
+      pages: true,
+      onEvent: (event) => {
+        consumer.apply(event);
+        if (event.type !== 'PAGE' || (pages += 1) !== 2) return;
+        // The third page fails; meanwhile, pods the first pages held are deleted.
+        sim.faults.failNext(500, { watch: false });
+        for (let i = 0; i < 10; i++) sim.store.delete('pods', { namespace: 'ml', name: `p-${i}` });
+      },
+    });
+    await eventually(() => expect(reflector?.synced).to.equal(true));
+    expect(consumer.count('SYNC')).to.equal(1);
+    expect(consumer.pages).to.equal(2 + 3);
+    expect(consumer.snapshot()).to.deep.equal(storeSnapshot(sim));
+    expect(reflector?.status()).to.include({ restarts: 1, relists: 0 });
+  });
+
   it('delivers live ADDED, MODIFIED and DELETED in order with their resourceVersions', async () => {
     const consumer = start();
     await eventually(() => expect(reflector?.status().watchAgeMs).to.be.a('number'));
@@ -64,7 +104,7 @@ describe('Reflector against the simulated Kubernetes API', () => {
     sim.store.patchStatus('pods', { namespace: 'ml', name: 'p' }, { phase: 'Running' });
     sim.store.delete('pods', { namespace: 'ml', name: 'p' });
     await eventually(() => expect(consumer.events).to.have.length(4));
-    const live = consumer.events.slice(1).map((e) => (e.type === 'SYNC' ? 'SYNC' : `${e.type} ${e.object.metadata.name} ${e.resourceVersion}`));
+    const live = consumer.events.slice(1).map((e) => (e.type === 'SYNC' || e.type === 'PAGE' ? e.type : `${e.type} ${e.object.metadata.name} ${e.resourceVersion}`));
     expect(live).to.deep.equal([`ADDED p ${base + 1}`, `MODIFIED p ${base + 2}`, `DELETED p ${base + 3}`]);
     const added = consumer.events[1];
     expect(added?.type === 'ADDED' && 'managedFields' in added.object.metadata).to.equal(false);
@@ -201,7 +241,7 @@ describe('Reflector against the simulated Kubernetes API', () => {
     const consumer = start({
       onEvent: (event) => {
         if (event.type === 'ADDED' && event.object.metadata.name === 'boom' && thrown++ === 0) throw new Error('Consumer is full');
-        if (event.type !== 'SYNC') seen.push(`${event.type} ${event.object.metadata.name}`);
+        if (event.type !== 'SYNC' && event.type !== 'PAGE') seen.push(`${event.type} ${event.object.metadata.name}`);
         consumer.apply(event);
       },
     });

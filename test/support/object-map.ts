@@ -11,13 +11,25 @@ export interface KeyedObject {
 
 export class ObjectMap<KubeObject extends KeyedObject = KeyedObject> {
   readonly objects = new Map<string, KubeObject>();
+  /** Every event but the pages of a paged LIST, whose SYNC is recorded with the pages' objects. */
   readonly events: ReflectorEvent<KubeObject>[] = [];
+  /** PAGE events taken (a paged reflector). */
+  pages = 0;
+  #gathered: KubeObject[] = [];
   readonly doubles: string[] = [];
   private lastRv = 0;
 
-  apply = (event: ReflectorEvent<KubeObject>): void => {
+  apply = (received: ReflectorEvent<KubeObject>): void => {
+    if (received.type === 'PAGE') {
+      this.pages += 1;
+      if (received.first) this.#gathered = [];
+      this.#gathered.push(...received.items);
+      return;
+    }
+    const event: typeof received = received.type === 'SYNC' && received.paged === true ? { ...received, items: this.#gathered } : received;
     this.events.push(event);
     if (event.type === 'SYNC') {
+      this.#gathered = [];
       this.objects.clear();
       for (const item of event.items) this.objects.set(objectKey(item), item);
       this.lastRv = Number(event.resourceVersion);
@@ -38,7 +50,7 @@ export class ObjectMap<KubeObject extends KeyedObject = KeyedObject> {
   eventsFor(match: (key: string) => boolean): string[] {
     const seen: string[] = [];
     for (const event of this.events) {
-      if (event.type !== 'SYNC' && match(objectKey(event.object))) seen.push(`${event.type} ${objectKey(event.object)}`);
+      if (event.type !== 'SYNC' && event.type !== 'PAGE' && match(objectKey(event.object))) seen.push(`${event.type} ${objectKey(event.object)}`);
     }
     return seen;
   }

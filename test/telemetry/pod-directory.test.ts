@@ -95,6 +95,17 @@ describe('telemetry pod directory (exporters and GPU pods of one cluster)', () =
     expect([d.workloadOf('llm', 'a-1'), d.workloadOf('llm', 'a-2')]).to.deep.equal([undefined, 'job-a']);
   });
 
+  it('takes a LIST page by page, and its pages replace the snapshot only once the LIST is complete', () => {
+    const d = directory();
+    d.onPodEvent({ type: 'SYNC', items: [gpuPod('llm', 'old'), exporterPod('dcgm-0')] }, undefined);
+    d.onPodEvent({ type: 'PAGE', items: [gpuPod('llm', 'new-0', { jobUid: 'job-1' })], first: true }, undefined);
+    d.onPodEvent({ type: 'PAGE', items: [exporterPod('dcgm-1', { ip: '10.0.0.8' })], first: false }, undefined);
+    expect(d.workloadOf('llm', 'old')).to.equal('uid-old');
+    d.onPodEvent({ type: 'SYNC', items: [], paged: true }, undefined);
+    expect([d.workloadOf('llm', 'old'), d.workloadOf('llm', 'new-0'), d.gpuPods]).to.deep.equal([undefined, 'job-1', 1]);
+    expect([...d.exporters()].map((e) => e.url)).to.deep.equal(['http://10.0.0.8:9400/metrics']);
+  });
+
   it('refuses an exporter selector without "="', () => {
     expect(() => parseSelectors(['app'])).to.throw('Invalid exporter selector "app": expected key=value');
   });

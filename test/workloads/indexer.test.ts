@@ -349,6 +349,47 @@ describe('workloads/indexer', () => {
     });
   });
 
+  describe('LISTs delivered page by page', () => {
+    const running = (uid: string, namespace = 'team-a'): Pod =>
+      aPod({ metadata: { uid, namespace, resourceVersion: '1' }, status: { phase: 'Running', startTime: AT('10:00') } });
+
+    it('indexes a paged snapshot as it would the whole one, counting it once, and writes nothing before its SYNC', async () => {
+      indexer.onPodEvent({ type: 'PAGE', items: [running('p1'), running('p2')], first: true });
+      indexer.onPodEvent({ type: 'PAGE', items: [running('p3')], first: false });
+      await indexer.flush();
+      expect(await view('p1')).to.equal(undefined);
+      indexer.onPodEvent({ type: 'SYNC', items: [], paged: true });
+      expect(indexer.snapshotsWritten).to.equal(false);
+      await indexer.flush();
+      for (const id of ['p1', 'p2', 'p3']) expect((await view(id))?.status, id).to.equal('running');
+      expect(indexer.snapshotsWritten).to.equal(true);
+      expect(indexer.stats().events).to.equal(1);
+    });
+
+    it('voids the pages of a LIST that failed part way: the next LIST judges what vanished by its own pages', async () => {
+      indexer.onPodEvent({ type: 'SYNC', items: [running('p1'), running('p2')] });
+      await indexer.flush();
+      clock.set(AT('12:00'));
+      indexer.onPodEvent({ type: 'PAGE', items: [running('p1'), running('p2')], first: true });
+      // The LIST failed; the next one finds p2 gone.
+      indexer.onPodEvent({ type: 'PAGE', items: [running('p1')], first: true });
+      indexer.onPodEvent({ type: 'SYNC', items: [], paged: true });
+      await indexer.flush();
+      expect((await view('p1'))?.status).to.equal('running');
+      expect(await view('p2')).to.deep.include({ status: 'cancelled', completedAt: ms(AT('12:00')) });
+    });
+
+    it('gathers the pages of namespaced LISTs apart, however they interleave', async () => {
+      indexer.onPodEvent({ type: 'PAGE', items: [running('a1', 'a')], first: true, namespace: 'a' });
+      indexer.onPodEvent({ type: 'PAGE', items: [running('b1', 'b')], first: true, namespace: 'b' });
+      indexer.onPodEvent({ type: 'PAGE', items: [running('a2', 'a')], first: false, namespace: 'a' });
+      indexer.onPodEvent({ type: 'SYNC', items: [], paged: true, namespace: 'a' });
+      indexer.onPodEvent({ type: 'SYNC', items: [], paged: true, namespace: 'b' });
+      await indexer.flush();
+      for (const id of ['a1', 'a2', 'b1']) expect((await view(id))?.status, id).to.equal('running');
+    });
+  });
+
   describe('flush', () => {
     it('writes each batch with one call per table, the last version of a workload winning', async () => {
       const running = (rv: string, hour: string) =>

@@ -7,7 +7,7 @@ import type { WorkloadView } from '../../src/domain/workload.js';
 import { WorkloadIndexer } from '../../src/workloads/indexer.js';
 import type { Job, Namespace, Node, Pod } from '../../src/workloads/k8s-types.js';
 import { LabelCache } from '../../src/workloads/label-cache.js';
-import type { ResourceEvent } from '../../src/workloads/workload-sink.js';
+import type { WholeEvent } from '../../src/workloads/workload-sink.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aJob, aJobPod, aPod, gpuContainer, ms, T0, terminated } from './fixtures.js';
@@ -19,7 +19,7 @@ const liveNodes = (count: number): Node[] => Array.from({ length: count }, (_, i
 describe('workloads/label-cache', () => {
   // What the indexer does with apply()'s answer: it maps again, at once, every workload in or on the
   // names returned, and each mapping looks its Node up. `inUse` names the nodes cached workloads run on.
-  const applyAndRemap = (cache: LabelCache, event: ResourceEvent<Node>, inUse: ReadonlySet<string> = new Set()): void => {
+  const applyAndRemap = (cache: LabelCache, event: WholeEvent<Node>, inUse: ReadonlySet<string> = new Set()): void => {
     for (const name of cache.apply(event)) if (inUse.has(name)) cache.get(name);
   };
   const churn = (cache: LabelCache, cycles: number, inUse?: ReadonlySet<string>): number => {
