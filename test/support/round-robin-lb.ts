@@ -1,7 +1,9 @@
 // Traffic for the fault tests: a load generator, and a small HTTP load balancer shaped like kube-proxy.
 //
 // The balancer polls each backend's /readyz every `pollMs`, sends each request to the next backend
-// (round robin) among those whose last poll passed, and never retries. A backend that fails, refuses
+// (round robin) among the ready ones, and never retries. As with a Kubernetes readiness probe, one
+// passing poll makes a backend ready and `failureThreshold` failed polls in a row (the chart's 2 by
+// default; a poll that times out fails) take it out: one slow answer on a busy machine does not. A backend that fails, refuses
 // or resets a request fails that request (502), as it would fail the client's connection behind
 // kube-proxy; with no ready backend the request fails at once (503).
 //
@@ -37,13 +39,16 @@ export interface RoundRobinLb {
 interface Member {
   backend: Backend;
   ready: boolean;
+  /** Failed polls in a row. */
+  failures: number;
   agent: http.Agent;
   polling: boolean;
 }
 
-export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutMs?: number } = {}): Promise<RoundRobinLb> {
+export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutMs?: number; failureThreshold?: number } = {}): Promise<RoundRobinLb> {
   const pollMs = options.pollMs ?? 250;
   const pollTimeoutMs = options.pollTimeoutMs ?? 1_000;
+  const failureThreshold = options.failureThreshold ?? 2;
   const members = new Map<string, Member>();
   const byBackend: Record<string, number> = {};
   let noBackend = 0;
@@ -54,15 +59,18 @@ export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutM
   const poll = async (member: Member) => {
     if (member.polling) return;
     member.polling = true;
+    let passed: boolean;
     try {
       const response = await fetch(`${member.backend.adminUrl}/readyz`, { signal: AbortSignal.timeout(pollTimeoutMs) });
       await response.arrayBuffer();
-      member.ready = response.status === 200;
+      passed = response.status === 200;
     } catch {
-      member.ready = false;
-    } finally {
-      member.polling = false;
+      passed = false;
     }
+    member.polling = false;
+    member.failures = passed ? 0 : member.failures + 1;
+    if (passed) member.ready = true;
+    else if (member.failures >= failureThreshold) member.ready = false;
   };
   const poller = setInterval(() => {
     for (const member of members.values()) void poll(member);
@@ -106,7 +114,7 @@ export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutM
   return {
     url: `http://127.0.0.1:${port}`,
     add: (backend) => {
-      const member: Member = { backend, ready: false, agent: new http.Agent({ keepAlive: true, maxSockets: 64 }), polling: false };
+      const member: Member = { backend, ready: false, failures: 0, agent: new http.Agent({ keepAlive: true, maxSockets: 64 }), polling: false };
       members.set(backend.url, member);
       void poll(member);
     },
