@@ -48,6 +48,8 @@ interface Settings {
   bookmarkIntervalMs: number;
   /** The most one cluster's driver is asked to offer; a higher rate churns on more clusters at once. */
   maxRatePerDriver: number;
+  /** Nice value of the simulated clusters' processes: the service is served first (see kube-sim.ts). */
+  simNiceness: number;
 }
 
 const FULL: Settings = {
@@ -65,6 +67,7 @@ const FULL: Settings = {
   // One driver alone offers 10,000 ev/s with 80-85 % of a core (bench/driver-capacity.ts on a quiet
   // machine): too near a whole core to keep up beside the service, so 10,000 churns on two clusters.
   maxRatePerDriver: 5_000,
+  simNiceness: 10,
 };
 
 const QUICK: Settings = {
@@ -79,6 +82,7 @@ const QUICK: Settings = {
   bookmarkIntervalMs: 5_000,
   // Below the last rate, so that the smoke check also runs a step with two drivers.
   maxRatePerDriver: 1_000,
+  simNiceness: 10,
 };
 
 export interface SyncResult {
@@ -104,7 +108,7 @@ export interface SyncResult {
 export interface SyncIngestOptions {
   quick: boolean;
   /** Overrides for an investigation (another size, other rates); results then go to sync-ingest.custom.json. */
-  overrides?: Partial<Pick<Settings, 'shape' | 'clusters' | 'rates' | 'stepSeconds' | 'maxRatePerDriver'>>;
+  overrides?: Partial<Pick<Settings, 'shape' | 'clusters' | 'rates' | 'stepSeconds' | 'maxRatePerDriver' | 'simNiceness'>>;
   /** Node flags for the service, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof']. */
   serviceNodeArgs?: readonly string[];
   /** Node flags for the simulated clusters' processes (the drivers). */
@@ -145,7 +149,7 @@ export async function runSyncIngestBench(options: SyncIngestOptions): Promise<Be
         spotChecksPerKind: Math.ceil(20 / settings.clusters),
       };
     }),
-    { nodeArgs: options.simNodeArgs },
+    { nodeArgs: options.simNodeArgs, niceness: settings.simNiceness },
   );
   const startSeconds = (performance.now() - started) / 1000;
   const counts = fleetCounts(sims);
@@ -365,7 +369,7 @@ async function measureSync(service: ServiceProcess, sims: readonly KubeSim[], se
 const invokedDirectly = isEntryPoint(import.meta.url);
 if (invokedDirectly) {
   // `npx tsx bench/sync-ingest.ts [--quick] [--pods N --jobs N --clusters N --rates 1000,5000 --step-seconds S
-  //    --max-rate-per-driver R] [--profile-service DIR] [--trace-gc FILE] [--profile-sims DIR]` (the last
+  //    --max-rate-per-driver R --sim-niceness N] [--profile-service DIR] [--trace-gc FILE] [--profile-sims DIR]` (the last
   //    three to look into the service and into the simulated clusters' processes)
   const args = process.argv.slice(2);
   const arg = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -376,6 +380,7 @@ if (invokedDirectly) {
   const rates = arg('--rates');
   const stepSeconds = arg('--step-seconds');
   const maxRatePerDriver = arg('--max-rate-per-driver');
+  const simNiceness = arg('--sim-niceness');
   const overrides: SyncIngestOptions['overrides'] = {
     ...(pods !== undefined || jobs !== undefined
       ? { shape: { ...base.shape, pods: Number(pods ?? base.shape.pods), jobs: Number(jobs ?? base.shape.jobs), nodes: Math.max(16, Math.round(Number(pods ?? base.shape.pods) / 80)) } }
@@ -384,6 +389,7 @@ if (invokedDirectly) {
     ...(rates === undefined ? {} : { rates: rates.split(',').map(Number) }),
     ...(stepSeconds === undefined ? {} : { stepSeconds: Number(stepSeconds) }),
     ...(maxRatePerDriver === undefined ? {} : { maxRatePerDriver: Number(maxRatePerDriver) }),
+    ...(simNiceness === undefined ? {} : { simNiceness: Number(simNiceness) }),
   };
   const simsProfileDir = arg('--profile-sims');
   const profileDir = arg('--profile-service');

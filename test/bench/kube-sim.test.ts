@@ -1,6 +1,7 @@
 // The write-path benchmarks' simulated cluster in its child process (bench/lib/kube-sim.ts): it serves
 // the cluster it generated, churns at the rate it is asked for, streams its lag samples with times
 // comparable to this process's clock, and reports what it offered.
+import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { startKubeSim, type KubeSim } from '../../bench/lib/kube-sim.js';
 import { epochNow, type ChurnSample, type KubeSimSettings } from '../../bench/lib/kube-sim-protocol.js';
@@ -90,5 +91,20 @@ describe('bench/lib/kube-sim.ts: a simulated cluster and its churn driver in a c
     expect(sim.cpuSeconds()).to.be.above(0);
     await sim.stop();
     expect(sim.cpuSeconds()).to.equal(null);
+  });
+
+  it('runs at the nice value it is given, every thread of it, and still answers over IPC', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const niced = await startKubeSim({ ...SETTINGS, clusterName: 'gpu-niced' }, { niceness: 10 });
+    try {
+      // Field 19 of /proc/<pid>/task/<tid>/stat is the thread's nice value.
+      const niceOf = (stat: string) => Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      const threads = readdirSync(`/proc/${niced.pid}/task`).map((tid) => niceOf(readFileSync(`/proc/${niced.pid}/task/${tid}/stat`, 'utf8')));
+      expect(threads.length).to.be.above(1);
+      expect(new Set(threads)).to.deep.equal(new Set([10]));
+      expect((await niced.churn({ rate: 100, seconds: 0.2, sampleEveryMs: 0 })).emitted).to.be.above(0);
+    } finally {
+      await niced.stop();
+    }
   });
 });
