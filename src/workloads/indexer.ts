@@ -24,7 +24,7 @@ import { SnapshotPages } from './snapshot-pages.js';
 import type { IndexerLogger, ResourceEvent, WholeEvent, WorkloadSink } from './workload-sink.js';
 import { StagedWrite } from './staged-write.js';
 import { WriteBatch } from './write-batch.js';
-import { contextLabelKeys, slimMeta } from './slim.js';
+import { contextSlimmer } from './slim.js';
 
 /**
  * How long a standby keeps the finishes it saw. A live writer writes them within its flush interval;
@@ -105,9 +105,8 @@ export class WorkloadIndexer {
     this.#sink = sink;
     this.#options = options;
     const keys = options.keys ?? DEFAULT_LABEL_KEYS;
-    const contextKeys = contextLabelKeys(keys);
     const projection = new FactsProjection({ keys, gpuResources: options.gpuResources ?? DEFAULT_GPU_RESOURCES });
-    const slimContext = (object: WithMetadata): WithMetadata => ({ metadata: slimMeta(object.metadata, contextKeys) });
+    const slimContext = contextSlimmer(keys);
     this.#podPages = new SnapshotPages((pod) => projection.pod(pod));
     this.#jobPages = new SnapshotPages((job) => projection.job(job));
     this.#namespacePages = new SnapshotPages(slimContext);
