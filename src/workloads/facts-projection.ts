@@ -5,11 +5,12 @@ import { Attributions } from './attribution.js';
 import { deletionTime } from './deletion.js';
 import { effectiveGpuRequest } from './gpu-request.js';
 import { JobFacts } from './job-facts.js';
-import type { Condition, Job, Pod } from './k8s-types.js';
+import type { Condition, Job, ObjectMeta, Pod, Timestamp } from './k8s-types.js';
 import { toKubeTime } from './kube-time.js';
 import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type LabelKeys } from './mapping-context.js';
 import { jobOwnerUid } from './owner.js';
 import { firstNonZeroExitCode, lastContainerFinish } from './pod-containers.js';
+import type { ObjectIdentity, ObjectTimes } from './object-facts.js';
 import { PodFacts } from './pod-facts.js';
 import { StringTable } from './string-table.js';
 import { latestMs, timestampMs } from './timestamps.js';
@@ -20,6 +21,10 @@ export interface ProjectionSettings {
 }
 
 const kubeTime = (value: Parameters<typeof timestampMs>[0]): number | null => toKubeTime(timestampMs(value));
+
+function timesOf(meta: ObjectMeta | undefined, startTime: Timestamp | undefined, observedAt: number): ObjectTimes {
+  return { created: kubeTime(meta?.creationTimestamp), deletionRequested: toKubeTime(deletionTime(meta)), started: kubeTime(startTime), observedAt };
+}
 
 function trueCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
   return conditions?.find((condition) => condition.type === type && condition.status === 'True');
@@ -40,24 +45,15 @@ export class FactsProjection {
     const meta = pod.metadata;
     const status = pod.status;
     const strings = this.#strings;
-    return new PodFacts(
-      meta?.uid ?? '',
-      meta?.name ?? '',
-      strings.intern(meta?.namespace),
-      meta?.resourceVersion,
-      jobOwnerUid(meta),
-      strings.intern(pod.spec?.nodeName),
-      strings.intern(status?.phase),
-      effectiveGpuRequest(pod.spec, this.#gpuResources),
-      this.#attributions.of(meta),
-      firstNonZeroExitCode(pod),
-      kubeTime(meta?.creationTimestamp),
-      toKubeTime(deletionTime(meta)),
-      kubeTime(status?.startTime),
-      toKubeTime(latestMs((status?.conditions ?? []).map((condition) => timestampMs(condition.lastTransitionTime)))),
-      toKubeTime(lastContainerFinish(pod)),
-      observedAt,
-    );
+    return new PodFacts(this.#identity(meta), timesOf(meta, status?.startTime, observedAt), {
+      jobUid: jobOwnerUid(meta),
+      nodeName: strings.intern(pod.spec?.nodeName),
+      phase: strings.intern(status?.phase),
+      gpus: effectiveGpuRequest(pod.spec, this.#gpuResources),
+      failedExitCode: firstNonZeroExitCode(pod),
+      latestTransition: toKubeTime(latestMs((status?.conditions ?? []).map((condition) => timestampMs(condition.lastTransitionTime)))),
+      lastFinish: toKubeTime(lastContainerFinish(pod)),
+    });
   }
 
   job(job: Job, observedAt = 0): JobFacts {
@@ -66,21 +62,16 @@ export class FactsProjection {
     const complete = trueCondition(status?.conditions, 'Complete');
     const finishCondition = complete ?? trueCondition(status?.conditions, 'Failed');
     const finish = finishCondition === undefined ? null : complete !== undefined ? 'completed' : 'failed';
-    return new JobFacts(
-      meta?.uid ?? '',
-      meta?.name ?? '',
-      this.#strings.intern(meta?.namespace),
-      meta?.resourceVersion,
-      this.#attributions.of(meta),
-      effectiveGpuRequest(job.spec?.template?.spec, this.#gpuResources),
-      job.spec?.parallelism ?? 1,
-      job.spec?.suspend === true,
+    return new JobFacts(this.#identity(meta), timesOf(meta, status?.startTime, observedAt), {
+      gpusPerPod: effectiveGpuRequest(job.spec?.template?.spec, this.#gpuResources),
+      parallelism: job.spec?.parallelism ?? 1,
+      suspended: job.spec?.suspend === true,
       finish,
-      finishCondition === undefined ? null : (kubeTime(finishCondition.lastTransitionTime) ?? kubeTime(status?.completionTime)),
-      kubeTime(meta?.creationTimestamp),
-      toKubeTime(deletionTime(meta)),
-      kubeTime(status?.startTime),
-      observedAt,
-    );
+      finished: finishCondition === undefined ? null : (kubeTime(finishCondition.lastTransitionTime) ?? kubeTime(status?.completionTime)),
+    });
+  }
+
+  #identity(meta: ObjectMeta | undefined): ObjectIdentity {
+    return { uid: meta?.uid ?? '', name: meta?.name ?? '', namespace: this.#strings.intern(meta?.namespace), resourceVersion: meta?.resourceVersion, attribution: this.#attributions.of(meta) };
   }
 }

@@ -3,46 +3,45 @@
 // containers reduced to the figures they give (GPUs held, last finish, exit code). An API server's
 // Pod is 4-20 KB of JSON and a tree of some twenty objects even when slimmed; this is one object.
 import { fromKubeTime } from './kube-time.js';
-import type { OwnAttribution } from './attribution.js';
+import { ObjectFacts, type ObjectIdentity, type ObjectTimes } from './object-facts.js';
 
-export class PodFacts {
+export interface PodFigures {
+  /** The owning batch Job's uid; null for a pod of its own. */
+  jobUid: string | null;
+  nodeName: string | undefined;
+  phase: string | undefined;
+  /** GPUs held, as the scheduler counts them (gpu-request.ts). */
+  gpus: number;
+  /** The first non-zero exit code of its terminated containers, init containers first. */
+  failedExitCode: number | null;
+  /** The latest transition of any of its conditions (kube time). */
+  latestTransition: number | null;
+  /** The latest finishedAt of its terminated containers (kube time). */
+  lastFinish: number | null;
+}
+
+export class PodFacts extends ObjectFacts {
+  readonly jobUid: string | null;
+  readonly nodeName: string | undefined;
+  readonly phase: string | undefined;
+  readonly gpus: number;
+  readonly failedExitCode: number | null;
+  readonly latestTransition: number | null;
+  readonly lastFinish: number | null;
+
   constructor(
-    readonly uid: string,
-    readonly name: string,
-    readonly namespace: string | undefined,
-    readonly resourceVersion: string | undefined,
-    /** The owning batch Job's uid; null for a pod of its own. */
-    readonly jobUid: string | null,
-    readonly nodeName: string | undefined,
-    readonly phase: string | undefined,
-    /** GPUs held, as the scheduler counts them (gpu-request.ts). */
-    readonly gpus: number,
-    readonly attribution: OwnAttribution,
-    /** The first non-zero exit code of its terminated containers, init containers first. */
-    readonly failedExitCode: number | null,
-    // Times in kube-time seconds, null when unknown.
-    readonly created: number | null,
-    /** When its deletion was requested: deletionTimestamp − grace period (deletion.ts). */
-    readonly deletionRequested: number | null,
-    readonly started: number | null,
-    /** The latest transition of any of its conditions. */
-    readonly latestTransition: number | null,
-    /** The latest finishedAt of its terminated containers. */
-    readonly lastFinish: number | null,
-    /** When the service first saw this version of it (epoch ms; see seen.ts). */
-    public observedAt: number,
-  ) {}
-
-  get createdAt(): number | null {
-    return fromKubeTime(this.created);
-  }
-
-  get deletionRequestedAt(): number | null {
-    return fromKubeTime(this.deletionRequested);
-  }
-
-  get startedAt(): number | null {
-    return fromKubeTime(this.started);
+    identity: ObjectIdentity,
+    times: ObjectTimes,
+    figures: PodFigures,
+  ) {
+    super(identity, times);
+    this.jobUid = figures.jobUid;
+    this.nodeName = figures.nodeName;
+    this.phase = figures.phase;
+    this.gpus = figures.gpus;
+    this.failedExitCode = figures.failedExitCode;
+    this.latestTransition = figures.latestTransition;
+    this.lastFinish = figures.lastFinish;
   }
 
   get latestTransitionAt(): number | null {
@@ -56,9 +55,6 @@ export class PodFacts {
   /** This pod deleted at `deletion` (kube time), unless a deletion was already requested: a tombstone. */
   deletedAt(deletion: number | null): PodFacts {
     if (this.deletionRequested !== null) return this;
-    return new PodFacts(
-      this.uid, this.name, this.namespace, this.resourceVersion, this.jobUid, this.nodeName, this.phase, this.gpus, this.attribution,
-      this.failedExitCode, this.created, deletion, this.started, this.latestTransition, this.lastFinish, this.observedAt,
-    );
+    return new PodFacts(this, { created: this.created, deletionRequested: deletion, started: this.started, observedAt: this.observedAt }, this);
   }
 }
