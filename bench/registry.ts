@@ -1,6 +1,7 @@
 // Every benchmark of `npm run bench`, in the order they run, with the rows of issue 7's table each one
 // measures (each row has its results file, bench/results/<row>.json). A new benchmark registers here.
 import { runBackendsBench } from './backends.js';
+import { runFullScaleBench } from './full-scale.js';
 import { runKubeApiserverBench } from './kube-apiserver.js';
 import { runMixedBench } from './mixed.js';
 import { runParseBench } from './parse.js';
@@ -15,6 +16,11 @@ export interface BenchDefinition {
   /** The rows of issue 7's table it measures: each writes bench/results/<row>.json. */
   rows: readonly string[];
   run(options: { quick: boolean }): Promise<BenchOutcome>;
+  /**
+   * Its full run is too long for `npm run bench` (15 minutes for all of them): it runs only when named
+   * (`--only NAME`). Its --quick run stays in `npm run bench -- --quick`, the smoke check.
+   */
+  onlyWhenNamed?: boolean;
 }
 
 /** The two that need the 1M-row index come last: on a fresh clone the first of them generates it, and they share it. */
@@ -28,5 +34,7 @@ export const BENCHES: readonly BenchDefinition[] = [
   { name: 'workloads-api', rows: ['list', 'get', 'stats'], run: (options) => runWorkloadsApiBench(options) },
   { name: 'mixed', rows: ['mixed'], run: (options) => runMixedBench(options) },
   { name: 'backends', rows: ['backends'], run: (options) => runBackendsBench(options) },
+  // Issue 17: 1M rows, 150k pods and 10,000 GPUs in one process; several minutes on its own.
+  { name: 'full-scale', rows: ['full-scale'], run: (options) => runFullScaleBench(options), onlyWhenNamed: true },
 ];
 

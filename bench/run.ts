@@ -1,7 +1,8 @@
 // `npm run bench [-- --quick] [-- --only NAME|ROW]`: runs every benchmark of bench/registry.ts, one after the
-// other, then prints one summary table each. Benchmarks measure and report; they never fail on
-// slowness. The exit code is non-zero only when a benchmark crashed or a request failed (non-2xx or
-// connection error), since figures over failed requests mean nothing.
+// other, then prints one summary table each. A benchmark marked onlyWhenNamed (too long for the whole
+// run) runs at full scale only with --only NAME; its --quick run stays in the smoke check. Benchmarks
+// measure and report; they never fail on slowness. The exit code is non-zero only when a benchmark
+// crashed or a request failed (non-2xx or connection error), since figures over failed requests mean nothing.
 import { join } from 'node:path';
 import { REPO_DIR } from './lib/environment.js';
 import { readSideBySide, readTargets, sideBySideMarkdown, targetsMarkdown, writeTargetsSection } from './lib/targets.js';
@@ -41,6 +42,10 @@ async function main(): Promise<number> {
   const crashed: string[] = [];
   for (const bench of BENCHES) {
     if (only !== null && bench.name !== only) continue;
+    if (only === null && !quick && bench.onlyWhenNamed === true) {
+      console.log(`\n=== ${bench.name}: left out (it runs only when named: --only ${bench.name}) ===`);
+      continue;
+    }
     console.log(`\n=== ${bench.name}${quick ? ' (quick)' : ''} ===`);
     try {
       outcomes.push(await bench.run({ quick }));

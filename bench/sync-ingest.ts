@@ -17,7 +17,7 @@ import { benchCpuSeconds, cpuBetween, readCpu, type CpuReading } from './lib/cpu
 import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
 import { adminHeaders, cpuMetersOf, runIngestStep, type StepResult } from './lib/ingest-step.js';
 import { startKubeSims, type KubeSim } from './lib/kube-sim.js';
-import type { FleetCounts } from './lib/kube-sim-protocol.js';
+import type { FleetCounts, KubeSimSettings } from './lib/kube-sim-protocol.js';
 import { scrape, sumOf } from './lib/prometheus-text.js';
 import { startServiceProcess, type HeapFigures, type ProcessMemory, type ServiceProcess } from './lib/service-process.js';
 import { runSpotChecks } from './lib/spot-checks.js';
@@ -27,7 +27,7 @@ import { fixed, isEntryPoint } from './lib/format.js';
 export type { StepResult } from './lib/ingest-step.js';
 
 export const NAME = 'sync-ingest';
-const ORGANIZATION = 'acme';
+export const ORGANIZATION = 'acme';
 /** Cluster ids (and the simulated APIs' context names); the first is the home cluster, the first to churn. */
 const CLUSTER_IDS = ['gpu-a', 'gpu-b', 'gpu-c', 'gpu-d', 'gpu-e', 'gpu-f', 'gpu-g', 'gpu-h'];
 const HOME_CLUSTER_ID = 'gpu-a';
@@ -131,26 +131,7 @@ export async function runSyncIngestBench(options: SyncIngestOptions): Promise<Be
   // Whole minutes, so that the objects' times are the same within a minute however long generation takes.
   const now = Math.floor(Date.now() / 60_000) * 60_000;
   const started = performance.now();
-  const sims = await startKubeSims(
-    Array.from({ length: settings.clusters }, (_, index) => {
-      const id = CLUSTER_IDS[index];
-      if (id === undefined) throw new Error(`At most ${CLUSTER_IDS.length} clusters`);
-      return {
-        clusterName: id,
-        shape: shareOf(settings.shape, settings.clusters, index),
-        seed: index,
-        now,
-        clockOffsetMs: 0,
-        // The home cluster's stream is the one of every run before the drivers moved out.
-        churnSeed: CLUSTER_SEED + index,
-        historyLimit: settings.historyLimit,
-        bookmarkIntervalMs: settings.bookmarkIntervalMs,
-        organization: ORGANIZATION,
-        spotChecksPerKind: Math.ceil(20 / settings.clusters),
-      };
-    }),
-    { nodeArgs: options.simNodeArgs, niceness: settings.simNiceness },
-  );
+  const sims = await startKubeSims(fleetSimSettings(settings, { now, clockOffsetMs: 0 }), { nodeArgs: options.simNodeArgs, niceness: settings.simNiceness });
   const startSeconds = (performance.now() - started) / 1000;
   const counts = fleetCounts(sims);
   log(`  fleet: ${sims.length} clusters, ${counts.namespaces} namespaces, ${counts.nodes} nodes, ${counts.jobs} jobs, ${counts.pods} pods ` +
@@ -160,11 +141,7 @@ export async function runSyncIngestBench(options: SyncIngestOptions): Promise<Be
   let service: ServiceProcess | undefined;
   try {
     rmSync(workDir, { recursive: true, force: true });
-    const remoteDir = join(workDir, 'remote-clusters');
-    mkdirSync(remoteDir, { recursive: true });
-    const kubeconfigPath = join(workDir, 'kubeconfig.json');
-    writeFileSync(kubeconfigPath, (sims[0] as KubeSim).kubeconfig);
-    for (const sim of sims.slice(1)) writeFileSync(join(remoteDir, `${sim.clusterName}.kubeconfig`), sim.kubeconfig);
+    const clusterEnv = writeFleetKubeconfigs(workDir, sims);
     const baseline = await idleHeap(workDir);
     const benchCpuAtSpawn = benchCpuSeconds();
     const simsCpuAtSpawn = readCpu(Object.fromEntries(sims.map((sim) => [`sim ${sim.clusterName}`, () => sim.cpuSeconds()])));
@@ -177,12 +154,7 @@ export async function runSyncIngestBench(options: SyncIngestOptions): Promise<Be
       nodeArgs: options.serviceNodeArgs,
       outputFile: options.serviceOutputFile,
       heapProbe: true,
-      env: {
-        GPUCAP_HOME_CLUSTER_ENABLED: 'true',
-        GPUCAP_KUBECONFIG: kubeconfigPath,
-        GPUCAP_CLUSTER_ID: HOME_CLUSTER_ID,
-        GPUCAP_REMOTE_KUBECONFIG_DIR: remoteDir,
-      },
+      env: clusterEnv,
     });
     log(`  service pid ${service.pid} listening after ${(service.startupMs / 1000).toFixed(1)} s; waiting for the initial sync`);
     const sync = await measureSync(service, sims, settings, baseline, { service: 0, bench: benchCpuAtSpawn, ...simsCpuAtSpawn });
@@ -267,7 +239,49 @@ export async function runSyncIngestBench(options: SyncIngestOptions): Promise<Be
   }
 }
 
-function fleetCounts(sims: readonly KubeSim[]): FleetCounts {
+/**
+ * One simulated cluster's settings per cluster of the fleet, each with its share of the shape; the first
+ * is the home cluster. Shared with bench/full-scale.ts, which adds exporters to them.
+ */
+export function fleetSimSettings(
+  settings: Pick<Settings, 'shape' | 'clusters' | 'historyLimit' | 'bookmarkIntervalMs'>,
+  options: { now: number; clockOffsetMs: number; spotChecks?: number },
+): KubeSimSettings[] {
+  return Array.from({ length: settings.clusters }, (_, index) => {
+    const id = CLUSTER_IDS[index];
+    if (id === undefined) throw new Error(`At most ${CLUSTER_IDS.length} clusters`);
+    return {
+      clusterName: id,
+      shape: shareOf(settings.shape, settings.clusters, index),
+      seed: index,
+      now: options.now,
+      clockOffsetMs: options.clockOffsetMs,
+      // The home cluster's stream is the one of every run before the drivers moved out.
+      churnSeed: CLUSTER_SEED + index,
+      historyLimit: settings.historyLimit,
+      bookmarkIntervalMs: settings.bookmarkIntervalMs,
+      organization: ORGANIZATION,
+      spotChecksPerKind: Math.ceil((options.spotChecks ?? 20) / settings.clusters),
+    };
+  });
+}
+
+/** Writes the home cluster's kubeconfig and the remote ones under `workDir`; returns the service settings that watch them. */
+export function writeFleetKubeconfigs(workDir: string, sims: readonly KubeSim[]): Record<string, string> {
+  const remoteDir = join(workDir, 'remote-clusters');
+  mkdirSync(remoteDir, { recursive: true });
+  const kubeconfigPath = join(workDir, 'kubeconfig.json');
+  writeFileSync(kubeconfigPath, (sims[0] as KubeSim).kubeconfig);
+  for (const sim of sims.slice(1)) writeFileSync(join(remoteDir, `${sim.clusterName}.kubeconfig`), sim.kubeconfig);
+  return {
+    GPUCAP_HOME_CLUSTER_ENABLED: 'true',
+    GPUCAP_KUBECONFIG: kubeconfigPath,
+    GPUCAP_CLUSTER_ID: HOME_CLUSTER_ID,
+    GPUCAP_REMOTE_KUBECONFIG_DIR: remoteDir,
+  };
+}
+
+export function fleetCounts(sims: readonly KubeSim[]): FleetCounts {
   const sum = (f: (c: FleetCounts) => number) => sims.reduce((total, sim) => total + f(sim.counts), 0);
   return {
     namespaces: sum((c) => c.namespaces),

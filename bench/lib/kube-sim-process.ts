@@ -11,6 +11,7 @@ import { startKubeApi, type KubeApi } from '../../sim/kube-api/server.js';
 import { KubeStore } from '../../sim/kube-api/store.js';
 import { generateCluster, type GeneratedCluster } from '../data/generate-cluster.js';
 import { runChurnLoop } from './churn-loop.js';
+import { clusterExporters, type ClusterExporters } from './full-scale-exporters.js';
 import { SETTINGS_VARIABLE, epochNow, type ChurnCommand, type ChurnReport, type ChurnSample, type FromSim, type KubeSimSettings, type SimStatus, type ToSim } from './kube-sim-protocol.js';
 import { PodChurn } from './pod-churn.js';
 import { spotChecksOf } from './spot-checks.js';
@@ -72,12 +73,13 @@ async function churnFor(command: ChurnCommand, churn: PodChurn, organizationOf: 
   };
 }
 
-function seededStore(cluster: GeneratedCluster, historyLimit: number): KubeStore {
+function seededStore(cluster: GeneratedCluster, historyLimit: number, exporters: ClusterExporters | undefined): KubeStore {
   const store = new KubeStore({ historyLimit });
-  store.seed('namespaces', cluster.namespaces);
+  store.seed('namespaces', exporters === undefined ? cluster.namespaces : [...cluster.namespaces, exporters.namespace]);
   store.seed('nodes', cluster.nodes);
   store.seed('jobs', cluster.jobs);
   store.seed('pods', cluster.pods);
+  if (exporters !== undefined) store.seed('pods', exporters.pods);
   return store;
 }
 
@@ -89,9 +91,10 @@ async function main(): Promise<void> {
 
   let started = performance.now();
   const cluster = generateCluster(settings.shape, { now: settings.now, seed: settings.seed });
+  const exporters = settings.gpuExporters === undefined ? undefined : clusterExporters(cluster, settings.gpuExporters, settings.now);
   const generateSeconds = (performance.now() - started) / 1000;
   started = performance.now();
-  const store = seededStore(cluster, settings.historyLimit);
+  const store = seededStore(cluster, settings.historyLimit, exporters);
   const seedSeconds = (performance.now() - started) / 1000;
   const api = await startKubeApi({ store, clusterName: settings.clusterName, bookmarkIntervalMs: settings.bookmarkIntervalMs });
   const churn = new PodChurn(store, cluster, { now: () => Date.now() + settings.clockOffsetMs, seed: settings.churnSeed });
@@ -128,6 +131,7 @@ async function main(): Promise<void> {
     spotChecks: spotChecksOf(cluster, settings.organization, settings.spotChecksPerKind),
     generateSeconds,
     seedSeconds,
+    ...(exporters === undefined ? {} : { exporterNodes: exporters.nodes }),
   });
 }
 

@@ -4,6 +4,7 @@
 // performance.timeOrigin + performance.now(): monotonic within a process and, unlike performance.now()
 // alone, comparable between processes.
 import type { ClusterShape } from '../data/generate-cluster.js';
+import type { ExporterNode, GpuExporterSettings } from './full-scale-exporters.js';
 import type { ChurnKind } from './pod-churn.js';
 
 /** The environment variable that carries a child's KubeSimSettings, as JSON. */
@@ -27,6 +28,8 @@ export interface KubeSimSettings {
   organization: string;
   /** Standalone pods, and Jobs, that the ready message asks the benchmark to check (0: none). */
   spotChecksPerKind: number;
+  /** Set: the cluster also runs a dcgm-exporter pod on every node (full-scale-exporters.ts). */
+  gpuExporters?: GpuExporterSettings;
 }
 
 export interface FleetCounts {
@@ -57,6 +60,8 @@ export interface SimReady {
   /** Generating the objects and seeding the store, in seconds of the child's wall clock. */
   generateSeconds: number;
   seedSeconds: number;
+  /** With `gpuExporters`: each node's exporter, for the exporter fleet to serve. */
+  exporterNodes?: ExporterNode[];
 }
 
 export interface SimFailed {
