@@ -287,6 +287,7 @@ async function startParts(
     instanceId,
     clock,
     readWorkers: config.read_workers,
+    writeWorker: config.write_worker,
     poolSize: config.db_pool_size,
     preparedStatements: config.db_prepared_statements,
     leaseSeconds: config.ha_lease_seconds,

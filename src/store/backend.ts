@@ -16,8 +16,10 @@ import { PostgresWorkloadWriter } from './postgres/workload-writer.js';
 import { openDatabase } from './sqlite/database.js';
 import { SqliteLeases } from './sqlite/lease.js';
 import { SqliteLifetimeStore } from './sqlite/lifetime-store.js';
+import { LifetimesOnWriteThread } from './sqlite/lifetimes-on-write-thread.js';
 import { ReadPool } from './sqlite/read-pool.js';
 import { SqliteWorkloadStore } from './sqlite/workload-store.js';
+import { SqliteWriteThread } from './sqlite/write-thread.js';
 
 export type BackendLocation =
   | { kind: 'sqlite'; path: string }
@@ -28,6 +30,8 @@ export interface BackendOptions {
   clock: { now(): number };
   /** SQLite: read worker threads (0: reads on the main thread). */
   readWorkers: number;
+  /** SQLite: writes on a worker thread of their own (false: on the main thread). Default true. */
+  writeWorker?: boolean;
   /** PostgreSQL: connections of the read pool. */
   poolSize: number;
   /** PostgreSQL: named statements on generic plans for lists and lookups by id (default true). */
@@ -70,35 +74,64 @@ export async function openBackend(location: BackendLocation, options: BackendOpt
 }
 
 async function openSqlite(path: string, options: BackendOptions): Promise<IndexBackend> {
-  const db = openDatabase(path);
+  // Worker threads each hold their own connection; an in-memory index has no file for them.
+  const onFile = path !== ':memory:';
+  const readsOnWorkers = options.readWorkers > 0 && onFile;
+  const writesOnWorker = (options.writeWorker ?? true) && onFile;
+  // With both on workers, this connection only reads the unfinished rows after a relist, the lifetime
+  // totals of a workload and the row count of /metrics.
+  const db = openDatabase(path, { servesReads: !(readsOnWorkers && writesOnWorker) });
   const store = new SqliteWorkloadStore(db, { clock: options.clock });
   const closing: (() => Promise<void> | void)[] = [() => void db.close()];
+  const closeAll = async () => {
+    for (const close of closing) await close();
+  };
   let pool: ReadPool | undefined;
-  // Worker threads each hold their own read-only connection; an in-memory index has no file for them.
-  if (options.readWorkers > 0 && path !== ':memory:') {
-    try {
+  let writes: SqliteWriteThread | undefined;
+  try {
+    if (readsOnWorkers) {
       pool = await ReadPool.open({ dbPath: path, size: options.readWorkers, logger: options.logger.child({ component: 'read-pool' }) });
-    } catch (error) {
-      db.close();
-      throw error;
+      const opened = pool;
+      closing.unshift(() => opened.close());
+      options.gauge('gpucap_read_pool_queue_depth', 'Index reads waiting for a read worker', () => opened.status().queued);
+      options.gauge('gpucap_read_pool_busy_workers', 'Read workers running an index read', () => opened.status().busy);
     }
-    const opened = pool;
-    closing.unshift(() => opened.close());
-    options.gauge('gpucap_read_pool_queue_depth', 'Index reads waiting for a read worker', () => opened.status().queued);
-    options.gauge('gpucap_read_pool_busy_workers', 'Read workers running an index read', () => opened.status().busy);
+    if (writesOnWorker) {
+      writes = await SqliteWriteThread.open({ dbPath: path, clock: options.clock, logger: options.logger.child({ component: 'write-thread' }) });
+      // Before the readers and the connection: the writes already made are let finish.
+      const opened = writes;
+      closing.unshift(() => opened.close());
+      options.gauge('gpucap_index_write_queue_depth', 'Index writes sent to the write worker and not committed yet', () => opened.status().pending);
+    }
+  } catch (error) {
+    await closeAll();
+    throw error;
   }
   options.gauge('gpucap_index_workloads', 'Workload rows in the index', () => store.countRows());
+  const lifetimes = new SqliteLifetimeStore(db);
+  const writer = writes ?? store;
   return {
     kind: 'sqlite',
     index: pool ?? store,
-    leases: new SqliteLeases(store, options.instanceId),
-    purger: store,
-    lifetimes: new SqliteLifetimeStore(db),
+    leases: new SqliteLeases(
+      { ...bindWrites(writer), listUnfinished: (clusterId) => store.listUnfinished(clusterId) },
+      options.instanceId,
+    ),
+    purger: writer,
+    lifetimes: writes === undefined ? lifetimes : new LifetimesOnWriteThread({ stored: lifetimes, writes, logger: options.logger.child({ component: 'lifetimes' }) }),
     gpuSummaries: null,
-    seed: store,
-    close: async () => {
-      for (const close of closing) await close();
-    },
+    seed: writer,
+    close: closeAll,
+  };
+}
+
+/** The writes of `writer`, bound, for the lease sessions. */
+function bindWrites(writer: SqliteWriteThread | SqliteWorkloadStore) {
+  return {
+    upsertWorkloads: (records: readonly WorkloadRecord[]) => writer.upsertWorkloads(records),
+    upsertPodIntervals: (intervals: readonly PodGpuInterval[]) => writer.upsertPodIntervals(intervals),
+    writeWorkloads: (records: readonly WorkloadRecord[], intervals: readonly PodGpuInterval[]) => writer.writeWorkloads(records, intervals),
+    closeOpenIntervals: (workloadIds: readonly string[], at: number) => writer.closeOpenIntervals(workloadIds, at),
   };
 }
 

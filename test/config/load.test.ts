@@ -63,6 +63,7 @@ describe('config/load', () => {
         label_gpu_product: 'nvidia.com/gpu.product',
         index_flush_interval_ms: 200,
         read_workers: 2,
+        write_worker: true,
         telemetry_enabled: true,
         telemetry_summary_seconds: 60,
         scrape_interval_seconds: 15,

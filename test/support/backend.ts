@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import sinon from 'sinon';
 import { PostgresWorkloadWriter } from '../../src/store/postgres/workload-writer.js';
-import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
+import { SqliteWriteThread } from '../../src/store/sqlite/write-thread.js';
 import { freshDatabase } from './postgres-database.js';
 import { POSTGRES_INSTALL_HINT } from './postgres.js';
 
@@ -44,6 +44,7 @@ export const SQLITE_ONLY: Readonly<Record<string, string>> = {
   'read pool faults': 'read worker threads are SQLite\'s',
   'service with read workers': 'read worker threads are SQLite\'s',
   'because the read workers cannot start closes the index it had opened': 'read worker threads are SQLite\'s',
+  'write thread': 'the write worker thread is SQLite\'s; PostgreSQL writes over its connection',
   // Telemetry kept by the process (rings, lifetime totals held in memory between flushes) is SQLite's;
   // on PostgreSQL the writer shares buckets that every replica reads (postgres-gpu-summaries.test.ts,
   // summary-flusher.test.ts), and sampler-service.test.ts runs on both.
@@ -110,9 +111,12 @@ export async function otherSessions(url: string): Promise<number> {
   }
 }
 
-/** Where the write methods of a watched cluster's writer live on the test backend (see failIndexWrites). */
+/**
+ * Where the write methods of a watched cluster's writer live on the test backend (see failIndexWrites):
+ * on SQLite, a service on an index file writes through its write worker (write_worker, default true).
+ */
 export function clusterWriterPrototype(): object {
-  return TEST_BACKEND === 'sqlite' ? SqliteWorkloadStore.prototype : PostgresWorkloadWriter.prototype;
+  return TEST_BACKEND === 'sqlite' ? SqliteWriteThread.prototype : PostgresWorkloadWriter.prototype;
 }
 
 /**

@@ -8,17 +8,20 @@
 import type { WorkloadRecord, PodGpuInterval } from '../../domain/workload.js';
 import type { SqliteWorkloadStore } from './workload-store.js';
 
+/** Where a writer's calls go: the store itself, or the write worker for the writes and the store for the read. */
+export type SqliteIndexWrites = Pick<SqliteWorkloadStore, 'upsertWorkloads' | 'upsertPodIntervals' | 'writeWorkloads' | 'closeOpenIntervals' | 'listUnfinished'>;
+
 interface Holder {
   epoch: number;
   snapshotWritten: boolean;
 }
 
 export class SqliteLeases {
-  readonly #store: SqliteWorkloadStore;
+  readonly #store: SqliteIndexWrites;
   readonly #instanceId: string;
   readonly #holders = new Map<string, Holder>();
 
-  constructor(store: SqliteWorkloadStore, instanceId: string) {
+  constructor(store: SqliteIndexWrites, instanceId: string) {
     this.#store = store;
     this.#instanceId = instanceId;
   }

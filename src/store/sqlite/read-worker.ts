@@ -7,6 +7,7 @@ import type { Clock } from '../../domain/clock.js';
 import { openDatabase, type Database } from './database.js';
 import { serializeError } from './read-errors.js';
 import { READ_METHODS, type ReadRequest, type ReadWorkerData, type WorkerMessage } from './read-protocol.js';
+import { post } from './worker-port.js';
 import { SqliteWorkloadStore } from './workload-store.js';
 
 // Every read takes its `now` from the caller, that is from the main thread's clock. A worker asking a
@@ -54,16 +55,6 @@ function serve(port: MessagePort, data: ReadWorkerData): void {
     previous = previous.then(async () => post(port, await answer(request)));
   });
   post(port, { type: 'ready' });
-}
-
-function post(port: MessagePort, message: WorkerMessage): void {
-  try {
-    port.postMessage(message);
-  } catch (error) {
-    // A result that cannot be cloned (a bug: results are plain data) must still answer its call.
-    if (message.type !== 'reply') throw error;
-    port.postMessage({ type: 'reply', id: message.id, ok: false, error: serializeError(error) } satisfies WorkerMessage);
-  }
 }
 
 if (parentPort === null) throw new Error('read-worker.ts runs as a worker thread of the read pool, not on its own');

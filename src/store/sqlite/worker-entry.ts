@@ -1,5 +1,6 @@
-// How to start a read worker, compiled or from source. Compiled (the image: dist/src/store/), the
-// worker is read-worker.js beside this module and plain Node runs it. From source (tests, `npm run
+// How to start a worker thread of the index (a read worker, the write worker), compiled or from
+// source. Compiled (the image: dist/src/store/), the worker is e.g. read-worker.js beside this module
+// and plain Node runs it. From source (tests, `npm run
 // dev`, the benchmarks: all under tsx), this module is a .ts file and so is the worker. Inheriting the
 // parent's `--import tsx` is not enough: on Node 20 a worker does not get tsx's loader that way (the
 // .ts entry fails with ERR_UNKNOWN_FILE_EXTENSION). So a small inline bootstrap registers tsx in the
@@ -16,10 +17,13 @@ export interface WorkerEntry {
   options: Pick<WorkerOptions, 'eval'>;
 }
 
-export function readWorkerEntry(): WorkerEntry {
+/** The worker modules of this folder. */
+export type WorkerModule = 'read-worker' | 'write-worker';
+
+export function workerEntry(module: WorkerModule): WorkerEntry {
   const fromSource = /\.[cm]?ts$/.test(fileURLToPath(import.meta.url));
-  if (!fromSource) return { filename: new URL('./read-worker.js', import.meta.url), options: {} };
-  const worker = new URL('./read-worker.ts', import.meta.url).href;
+  if (!fromSource) return { filename: new URL(`./${module}.js`, import.meta.url), options: {} };
+  const worker = new URL(`./${module}.ts`, import.meta.url).href;
   const tsx = tsxEsmApi();
   const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(worker)}); });`;
   return { filename: bootstrap, options: { eval: true } };
