@@ -63,7 +63,7 @@ async function main(): Promise<number> {
     for (const note of outcome.notes) console.log(`  ${note}`);
   }
   const targets = readTargets(quick ? '.quick' : '');
-  console.log(`\n=== Issue 7's targets (from bench/results/*${quick ? '.quick' : ''}.json${quick ? '; --quick runs a small scale, so these say nothing about the targets' : ''}) ===`);
+  console.log(`\n=== Targets of issues 7 and 17 (from bench/results/*${quick ? '.quick' : ''}.json${quick ? '; --quick runs a small scale, so these say nothing about the targets' : ''}) ===`);
   console.log(targetsMarkdown(targets));
   const sideBySide = readSideBySide(quick ? '.quick' : '');
   console.log('\n=== Side by side (same data, one run) ===');

@@ -57,6 +57,10 @@ const READINESS_REFRESH_MS = 250;
 const LIFETIME_IDLE_MS = 15 * 60_000;
 // Only probes and scrapes use the admin port, and both are short.
 const ADMIN_CLOSE_GRACE_MS = 1000;
+// Items per write step when writes run on the write worker: the event loop is free during a step, so
+// steps are sized for the commits alone. At 150k pods over 4 clusters, 2,000 against 500 took the sync
+// from 34 to 29 s and the 10,000 events/s step from 6,575 to 7,062 events/s absorbed.
+const WORKER_STEP_ITEMS = 2000;
 
 export interface ServiceOptions {
   clock?: Clock;
@@ -338,6 +342,7 @@ async function startParts(
     logger: logger.child({ component: 'indexer' }),
     yieldToLoop: () => new Promise((resolve) => setImmediate(resolve)),
     backlogAfterMs: config.index_flush_interval_ms,
+    ...(backend.writesOnWorker ? { stepItems: WORKER_STEP_ITEMS } : {}),
     ...(capacityBudgets === undefined ? {} : { namespaceInitiatives: capacityBudgets }),
   });
   const writers = new ClusterWriters(backend.leases, indexers, {

@@ -57,6 +57,8 @@ export interface SeedWriter {
 
 export interface IndexBackend {
   kind: 'sqlite' | 'postgres';
+  /** Writes run on a thread of their own (SQLite's write worker): a write step never holds the event loop. */
+  writesOnWorker: boolean;
   index: WorkloadIndex;
   leases: SqliteLeases | PostgresLeases<PostgresWorkloadWriter>;
   purger: { deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number> };
@@ -102,6 +104,7 @@ async function openSqlite(path: string, options: BackendOptions): Promise<IndexB
       const opened = writes;
       closing.unshift(() => opened.close());
       options.gauge('gpucap_index_write_queue_depth', 'Index writes sent to the write worker and not committed yet', () => opened.status().pending);
+      options.gauge('gpucap_index_wal_uncheckpointed_pages', 'Pages of the index\'s write-ahead log not yet copied into the file at the last checkpoint', () => opened.status().uncheckpointedPages);
     }
   } catch (error) {
     await closeAll();
@@ -112,6 +115,7 @@ async function openSqlite(path: string, options: BackendOptions): Promise<IndexB
   const writer = writes ?? store;
   return {
     kind: 'sqlite',
+    writesOnWorker: writes !== undefined,
     index: pool ?? store,
     leases: new SqliteLeases(
       { ...bindWrites(writer), listUnfinished: (clusterId) => store.listUnfinished(clusterId) },
@@ -160,6 +164,7 @@ async function openPostgres(location: { url: string; readUrl: string | undefined
   const seed = new SeedSession(leases, new PostgresRetention(primary));
   return {
     kind: 'postgres',
+    writesOnWorker: false,
     index: new PostgresWorkloadIndex(readers, { preparedStatements: options.preparedStatements ?? true }),
     leases,
     purger: new PostgresRetention(primary),

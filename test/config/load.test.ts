@@ -61,7 +61,7 @@ describe('config/load', () => {
         label_kueue_queue_name: 'kueue.x-k8s.io/queue-name',
         label_instance_type: 'node.kubernetes.io/instance-type',
         label_gpu_product: 'nvidia.com/gpu.product',
-        index_flush_interval_ms: 200,
+        index_flush_interval_ms: 100,
         read_workers: 2,
         write_worker: true,
         telemetry_enabled: true,

@@ -94,7 +94,7 @@ sqliteOnly.describe('write thread', function () {
     try {
       const running = rejectionOf(thread.upsertWorkloads(manyWorkloads(20_000)));
       const waiting = rejectionOf(thread.upsertWorkloads([aWorkload({ workloadId: 'w-after' })]));
-      expect(thread.status()).to.deep.equal({ pending: 2, restarts: 0 });
+      expect(thread.status()).to.include({ pending: 2, restarts: 0 });
       await workers[0]?.terminate();
 
       expect((await running).message).to.equal('Cannot write the index: its worker stopped (exit code 1) during upsertWorkloads');
@@ -105,7 +105,7 @@ sqliteOnly.describe('write thread', function () {
 
       await waitFor(async () => (await thread.upsertWorkloads([aWorkload({ workloadId: 'w-after' })]).catch(() => -1)) === 1, { timeoutMs: 30_000, what: 'the replacement worker to write' });
       expect(workers).to.have.length(2);
-      expect(thread.status()).to.deep.equal({ pending: 0, restarts: 1 });
+      expect(thread.status()).to.include({ pending: 0, restarts: 1 });
       expect((await t.store.get('w-after', NOW))?.workloadId).to.equal('w-after');
     } finally {
       await thread.close();

@@ -45,6 +45,7 @@ export const SQLITE_ONLY: Readonly<Record<string, string>> = {
   'service with read workers': 'read worker threads are SQLite\'s',
   'because the read workers cannot start closes the index it had opened': 'read worker threads are SQLite\'s',
   'write thread': 'the write worker thread is SQLite\'s; PostgreSQL writes over its connection',
+  'index checkpointer': 'SQLite\'s write-ahead log; PostgreSQL checkpoints on its own',
   // Telemetry kept by the process (rings, lifetime totals held in memory between flushes) is SQLite's;
   // on PostgreSQL the writer shares buckets that every replica reads (postgres-gpu-summaries.test.ts,
   // summary-flusher.test.ts), and sampler-service.test.ts runs on both.

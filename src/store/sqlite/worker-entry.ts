@@ -18,7 +18,7 @@ export interface WorkerEntry {
 }
 
 /** The worker modules of this folder. */
-export type WorkerModule = 'read-worker' | 'write-worker';
+export type WorkerModule = 'read-worker' | 'write-worker' | 'checkpoint-worker';
 
 export function workerEntry(module: WorkerModule): WorkerEntry {
   const fromSource = /\.[cm]?ts$/.test(fileURLToPath(import.meta.url));

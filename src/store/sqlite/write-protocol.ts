@@ -2,6 +2,7 @@
 // replies and errors are those of the read workers (read-protocol.ts): plain data by structured clone.
 import type { SeedWriter } from '../backend.js';
 import type { LifetimeRepository } from '../../domain/telemetry.js';
+import type { SerializedError } from './read-protocol.js';
 
 /** The writes the worker runs, each in its own transaction, in the order they were sent. */
 export const WRITE_METHODS = [
@@ -12,6 +13,8 @@ export type WriteMethod = (typeof WRITE_METHODS)[number];
 /** What the worker is started with (worker_threads `workerData`). */
 export interface WriteWorkerData {
   dbPath: string;
+  /** The connection's own automatic checkpoint, in log pages (the checkpointer does the rest). */
+  autoCheckpointPages: number;
 }
 
 /**
@@ -25,3 +28,15 @@ export interface WriteRequest {
   args: unknown[];
   now: number;
 }
+
+/** What the checkpointer is started with. */
+export interface CheckpointWorkerData {
+  dbPath: string;
+  intervalMs: number;
+}
+
+/** Checkpointer → main thread. */
+export type CheckpointMessage =
+  | { type: 'ready' }
+  | { type: 'failed'; error: SerializedError }
+  | { type: 'checkpointed'; walFrames: number; copiedFrames: number };

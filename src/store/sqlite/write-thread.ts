@@ -9,10 +9,13 @@
 // transaction. A worker that dies fails its running and waiting calls (callers write again what failed:
 // every write is idempotent) and is replaced at once; one that cannot start is retried after a pause
 // that doubles with each failure in a row, and the calls made meanwhile fail rather than wait.
-// close() lets the calls already made finish, so the last flush of a shutdown is written.
+// close() lets the calls already made finish, so the last flush of a shutdown is written. Beside the
+// worker runs the checkpointer (checkpointer.ts), which copies the log back into the file so that the
+// writes never wait for that copy.
 import { Worker } from 'node:worker_threads';
 import type { PodGpuInterval, WorkloadRecord } from '../../domain/workload.js';
 import type { LifetimeTotals } from '../../domain/telemetry.js';
+import { Checkpointer, FALLBACK_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import { deserializeError } from './read-errors.js';
 import type { WorkerMessage } from './read-protocol.js';
 import { workerEntry } from './worker-entry.js';
@@ -41,6 +44,8 @@ export interface WriteThreadStatus {
   pending: number;
   /** Workers that died (or could not start) and were replaced, since the thread opened. */
   restarts: number;
+  /** Pages of the write-ahead log not copied into the file at the last checkpoint. */
+  uncheckpointedPages: number;
 }
 
 interface Call {
@@ -67,11 +72,18 @@ export class SqliteWriteThread {
   #closing = false;
   #restartTimer: NodeJS.Timeout | null = null;
   #drained: (() => void) | null = null;
+  #checkpointer: Checkpointer | null = null;
 
   /** Starts the worker and resolves once it has opened the file; rejects with its failure. */
   static async open(options: WriteThreadOptions): Promise<SqliteWriteThread> {
     const thread = new SqliteWriteThread(options);
     await thread.#spawn();
+    try {
+      thread.#checkpointer = await Checkpointer.start({ dbPath: options.dbPath, logger: thread.#logger });
+    } catch (error) {
+      await thread.close();
+      throw error;
+    }
     thread.#opened = true;
     return thread;
   }
@@ -107,7 +119,7 @@ export class SqliteWriteThread {
   }
 
   status(): WriteThreadStatus {
-    return { pending: this.#calls.size, restarts: this.#restarts };
+    return { pending: this.#calls.size, restarts: this.#restarts, uncheckpointedPages: this.#checkpointer?.status().uncopiedFrames ?? 0 };
   }
 
   /** Waits for the writes already made, then stops the worker. Later calls fail. Safe to call twice. */
@@ -116,6 +128,7 @@ export class SqliteWriteThread {
     if (this.#restartTimer !== null) clearTimeout(this.#restartTimer);
     if (this.#calls.size > 0 && this.#ready) await new Promise<void>((resolve) => (this.#drained = resolve));
     await this.#worker?.terminate();
+    await this.#checkpointer?.close();
   }
 
   #call<T>(method: WriteMethod, args: unknown[]): Promise<T> {
@@ -140,7 +153,7 @@ export class SqliteWriteThread {
 
   #spawn(): Promise<void> {
     const entry = workerEntry('write-worker');
-    const workerData: WriteWorkerData = { dbPath: this.#options.dbPath };
+    const workerData: WriteWorkerData = { dbPath: this.#options.dbPath, autoCheckpointPages: FALLBACK_AUTOCHECKPOINT_PAGES };
     const worker = new Worker(entry.filename, { ...entry.options, workerData });
     this.#worker = worker;
     this.#ready = false;

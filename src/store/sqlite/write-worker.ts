@@ -20,6 +20,9 @@ function serve(port: MessagePort, data: WriteWorkerData): void {
     post(port, { type: 'failed', error: serializeError(error) });
     return;
   }
+  // The checkpointer copies the log back into the file on its own thread; this connection does it
+  // only past a bound, when the checkpointer is behind or down.
+  db.pragma(`wal_autocheckpoint = ${data.autoCheckpointPages}`);
   // The time of the write being run: the main thread's clock when it was called.
   let now = 0;
   const clock: Clock = { now: () => now };
