@@ -13,7 +13,8 @@
 // allocated up front. Writes bench/results/prometheus[.quick].json. Skipped, not failed, when no
 // Prometheus binary can be had (bench/tools/ensure-prometheus.sh).
 import { loadavg } from 'node:os';
-import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
+import { relative } from 'node:path';
+import { REPO_DIR, describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
 import { startKubeStateMetrics } from './lib/prometheus-ksm.js';
 import { compareAnswers, measurePairs, type Answers, type PairResult, type PairSettings } from './lib/prometheus-latency.js';
 import { delta, per, readOurMemory, readPrometheusMemory, type OurMemory, type PrometheusMemory } from './lib/prometheus-memory.js';
@@ -172,7 +173,8 @@ export async function runPrometheusBench(options: { quick: boolean; log?: (line:
       bench: NAME,
       ...environment,
       parameters: { quick: options.quick, ...settings, gpus, bigJob: { workloadId: bigJob.workloadId, name: bigJob.name, gpus: bigJob.pods * GPUS_PER_NODE } },
-      prometheus: { version: binary.version, binary: binary.path, flags: prometheus.flags, config: prometheus.config },
+      // Relative to the repository (the cached build under bench/.cache), so the results name no path of this machine.
+      prometheus: { version: binary.version, binary: relative(REPO_DIR, binary.path), flags: prometheus.flags, config: prometheus.config },
       service: 'in this process (startService): the real sampler scrapes the exporters over HTTP; pods declared through attach() + SYNC; workload rows written to its index',
       window,
       answers,
