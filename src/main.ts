@@ -23,6 +23,8 @@ import type { GpuSummaryStore } from './domain/telemetry.js';
 import { ClusterWriters } from './ha/cluster-writers.js';
 import type { ReflectorTuning } from './k8s/cluster-informers.js';
 import { ClusterManager, type AttachedCluster } from './k8s/cluster-manager.js';
+import { DecodeThread } from './k8s/decode/decode-thread.js';
+import { InlineDecoder } from './k8s/decode/inline-decoder.js';
 import { homeKubeconfig, type LoadedKubeconfig } from './k8s/kubeconfig.js';
 import { RemoteClusters } from './k8s/remote-clusters.js';
 import { ConfigMapBudgets, type ConfigMap } from './capacity/configmap-budgets.js';
@@ -49,6 +51,7 @@ import { SummaryFlusher } from './telemetry/summary-flusher.js';
 import { Sampler, type ExporterStatus } from './telemetry/sampler.js';
 import { ClusterIndexers } from './workloads/cluster-indexers.js';
 import type { LabelKeys } from './workloads/mapping-context.js';
+import { readFields } from './workloads/read-fields.js';
 
 const RETENTION_INTERVAL_MS = 3_600_000;
 // Readiness follows the informers within this; cheap (a walk over a few status objects).
@@ -354,12 +357,16 @@ async function startParts(
   });
   election.writers = writers;
   const informerLogger = logger.child({ component: 'informers' });
+  // Registered before the clusters, so that it closes after every stream it decodes has stopped.
+  const decoder = config.decode_worker ? new DecodeThread({ logger: informerLogger }) : new InlineDecoder();
+  if (decoder instanceof DecodeThread) parts.add('watch decoder', () => decoder.close());
   const clusters = new ClusterManager({
     namespaces: config.watch_namespaces,
     clock,
     delay,
     logger: informerLogger,
     tuning: options.informers?.tuning,
+    decoding: { decoder, fields: readFields(labelKeys(config)) },
     dependencyWaitMs: options.informers?.dependencyWaitMs,
     attach: (cluster) => {
       // Detached in this order: the indexer writes its last changes, then the write lock is released.

@@ -5,6 +5,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterStatus, InformerStatus, WatchedResource } from '../domain/cluster-status.js';
 import type { Clock } from '../domain/clock.js';
+import type { FieldSelection } from '../domain/field-selection.js';
+import type { ObjectDecoder } from './decode/decoder.js';
 import type { K8sLogger, ReflectedObject } from './kube-object.js';
 import { Reflector, type ReflectorEvent, type ReflectorOptions } from './reflector.js';
 
@@ -26,7 +28,14 @@ export interface ClusterInformersOptions {
   delay: (ms: number, signal: AbortSignal) => Promise<void>;
   logger: K8sLogger;
   tuning?: ReflectorTuning;
+  /** Where LIST pages and watch streams are parsed, and which fields of each kind are kept. */
+  decoding?: Decoding;
   onEvent: ClusterEventHandler;
+}
+
+export interface Decoding {
+  decoder: ObjectDecoder;
+  fields: Readonly<Partial<Record<WatchedResource, FieldSelection>>>;
 }
 
 const PATHS: Record<WatchedResource, (namespace?: string) => string> = {
@@ -63,6 +72,8 @@ export class ClusterInformers {
         path: PATHS[resource](namespace),
         // Pods and Jobs are most of a cluster: their LISTs reach the consumers page by page.
         pages: resource === 'pods' || resource === 'jobs',
+        decoder: options.decoding?.decoder,
+        fields: options.decoding?.fields[resource],
         clock: options.clock,
         delay: options.delay,
         logger: options.logger,

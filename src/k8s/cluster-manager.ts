@@ -4,7 +4,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { ClusterStatus } from '../domain/cluster-status.js';
 import type { Clock } from '../domain/clock.js';
-import { ClusterInformers, type ClusterEventHandler, type ReflectorTuning } from './cluster-informers.js';
+import { ClusterInformers, type ClusterEventHandler, type Decoding, type ReflectorTuning } from './cluster-informers.js';
 import type { K8sLogger } from './kube-object.js';
 
 export interface ClusterSpec {
@@ -26,6 +26,7 @@ export interface ClusterManagerOptions {
   delay: (ms: number, signal: AbortSignal) => Promise<void>;
   logger: K8sLogger;
   tuning?: ReflectorTuning;
+  decoding?: Decoding;
   dependencyWaitMs?: number;
   attach(cluster: { clusterId: string; organizationId?: string }): AttachedCluster;
 }
@@ -48,7 +49,7 @@ export class ClusterManager {
   add(spec: ClusterSpec): void {
     if (this.#stopped) throw new Error(`Cannot add cluster "${spec.id}": the cluster manager was stopped`);
     if (this.#clusters.has(spec.id)) throw new Error(`Cannot add cluster "${spec.id}": a cluster with that id is already watched`);
-    const { namespaces, clock, delay, logger, tuning, dependencyWaitMs, attach } = this.#options;
+    const { namespaces, clock, delay, logger, tuning, decoding, dependencyWaitMs, attach } = this.#options;
     const attached = attach({ clusterId: spec.id, ...(spec.organizationId === undefined ? {} : { organizationId: spec.organizationId }) });
     const informers = new ClusterInformers(spec.kubeConfig, {
       clusterId: spec.id,
@@ -59,6 +60,7 @@ export class ClusterManager {
       delay,
       logger,
       tuning,
+      decoding,
       dependencyWaitMs,
       onEvent: attached.onEvent,
     });

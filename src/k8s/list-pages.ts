@@ -1,9 +1,15 @@
 // Paginated LIST over plain node:http(s) (kube-get.ts). client-node's typed APIs need one method per
 // kind and its generic KubernetesObjectApi discovers resources first; a raw GET on the resource path
 // handles every path, `limit` and `continue` uniformly, and takes an AbortSignal for stop() and timeouts.
+// Each page's body is parsed by the decoder (decode/), on this thread or on a worker of its own.
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { FieldSelection } from '../domain/field-selection.js';
+import type { ListBody, ObjectDecoder } from './decode/decoder.js';
+import { InlineDecoder } from './decode/inline-decoder.js';
 import { kubeConnection, kubeGet } from './kube-get.js';
 import { KubeRequestError, type ReflectedObject } from './kube-object.js';
+
+const INLINE = new InlineDecoder();
 
 export interface ListOptions<T> {
   path: string;
@@ -13,6 +19,10 @@ export interface ListOptions<T> {
   signal: AbortSignal;
   /** Each page's objects as it arrives (`index` 0 first), so that no caller needs to hold the whole LIST. */
   onPage: (items: T[], index: number) => void;
+  /** Where each page is parsed (default: on this thread). */
+  decoder?: ObjectDecoder;
+  /** The fields of each item that are kept (default: all). */
+  fields?: FieldSelection;
 }
 
 export interface ListResult {
@@ -20,11 +30,6 @@ export interface ListResult {
   resourceVersion: string;
   items: number;
   pages: number;
-}
-
-interface ListBody<T> {
-  metadata?: { resourceVersion?: string; continue?: string };
-  items?: T[];
 }
 
 export async function listPages<T extends ReflectedObject>(kubeConfig: KubeConfig, options: ListOptions<T>): Promise<ListResult> {
@@ -40,15 +45,15 @@ export async function listPages<T extends ReflectedObject>(kubeConfig: KubeConfi
       url.searchParams.set('limit', String(options.pageSize));
       if (options.labelSelector !== undefined) url.searchParams.set('labelSelector', options.labelSelector);
       if (token !== undefined) url.searchParams.set('continue', token);
-      const body = await getJson<ListBody<T>>(connection, url, { what, signal: options.signal });
+      const body = await getPage(connection, url, { what, signal: options.signal }, options);
       // Later chunks are served at the first chunk's revision, so the first one's version stands for all.
-      resourceVersion ??= body.metadata?.resourceVersion;
+      resourceVersion ??= body.resourceVersion;
       if (resourceVersion === undefined) throw new KubeRequestError('KUBE_BAD_RESPONSE', `${what}: the response has no resourceVersion`);
-      const page = body.items ?? [];
+      const page = body.items as T[];
       items += page.length;
       options.onPage(page, pages);
       pages += 1;
-      token = body.metadata?.continue || undefined;
+      token = body.continue;
     } while (token !== undefined);
     return { resourceVersion, items, pages };
   } finally {
@@ -56,13 +61,16 @@ export async function listPages<T extends ReflectedObject>(kubeConfig: KubeConfi
   }
 }
 
-async function getJson<T>(connection: Parameters<typeof kubeGet>[0], url: URL, options: Parameters<typeof kubeGet>[2]): Promise<T> {
-  const res = await kubeGet(connection, url, options);
+async function getPage(
+  connection: Parameters<typeof kubeGet>[0],
+  url: URL,
+  request: Parameters<typeof kubeGet>[2],
+  decoding: Pick<ListOptions<unknown>, 'decoder' | 'fields'>,
+): Promise<ListBody> {
+  const res = await kubeGet(connection, url, request);
   const chunks: Buffer[] = [];
   for await (const chunk of res as AsyncIterable<Buffer>) chunks.push(chunk);
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as T;
-  } catch {
-    throw new KubeRequestError('KUBE_BAD_RESPONSE', `${options.what}: HTTP 200 with a body that is not JSON`);
-  }
+  const body = await (decoding.decoder ?? INLINE).list(Buffer.concat(chunks), decoding.fields);
+  if (body === null) throw new KubeRequestError('KUBE_BAD_RESPONSE', `${request.what}: HTTP 200 with a body that is not JSON`);
+  return body;
 }

@@ -5,7 +5,9 @@
 // watchdog that restarts a stream that went silent.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Clock } from '../domain/clock.js';
+import type { FieldSelection } from '../domain/field-selection.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
+import type { ObjectDecoder } from './decode/decoder.js';
 import { guardIdle } from './idle-guard.js';
 import { KubeRequestError, withoutManagedFields, type K8sLogger, type ReflectedObject } from './kube-object.js';
 import { listPages } from './list-pages.js';
@@ -34,6 +36,10 @@ export interface ReflectorOptions<T> {
    * every object: the consumer keeps what it needs of each page, and the LIST is never in memory whole.
    */
   pages?: boolean;
+  /** Where LIST pages and watch streams are parsed (default: on this thread). */
+  decoder?: ObjectDecoder;
+  /** The fields of each object that are delivered (default: all but managedFields). */
+  fields?: FieldSelection;
   clock: Clock;
   /** Resolves after `ms`, or early (resolve or reject) once `signal` aborts. */
   delay: (ms: number, signal: AbortSignal) => Promise<void>;
@@ -219,6 +225,8 @@ export class Reflector<T extends ReflectedObject> {
         path: this.options.path,
         labelSelector: this.options.labelSelector,
         pageSize: this.options.pageSize ?? 500,
+        decoder: this.options.decoder,
+        fields: this.options.fields,
         signal: local.signal,
         onPage: (page, index) => {
           lastPage = this.options.clock.now();
@@ -260,6 +268,8 @@ export class Reflector<T extends ReflectedObject> {
         stallTimeoutMs: this.options.stallTimeoutMs ?? 180_000,
         clock: this.options.clock,
         delay: this.options.delay,
+        decoder: this.options.decoder,
+        fields: this.options.fields,
         signal,
         onOpen: () => {
           this.failing = false;

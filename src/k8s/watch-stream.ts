@@ -1,15 +1,18 @@
 // One WATCH request, turned into a single outcome the reflector loop can branch on: the stream ended,
 // the version expired (410), it failed, it stalled, or it was stopped. The request goes through the
 // kubeconfig's connection settings (kube-get.ts); the stream is split into lines and each line parsed
-// as one event, as client-node's Watch does, without its node-fetch and readline layers. A line that
-// is not JSON is skipped, as Watch skips it.
+// as one event, as client-node's Watch does, without its node-fetch and readline layers, by the
+// decoder (decode/): on the main thread or on a worker of its own. A line that is not JSON is
+// skipped, as Watch skips it.
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Socket } from 'node:net';
 import type { Clock } from '../domain/clock.js';
+import type { FieldSelection } from '../domain/field-selection.js';
+import type { DecodedEvent, ObjectDecoder } from './decode/decoder.js';
+import { InlineDecoder } from './decode/inline-decoder.js';
 import { guardIdle } from './idle-guard.js';
 import { kubeConnection, kubeGet, type KubeConnection } from './kube-get.js';
 import { KubeRequestError, statusCodeOf, type ReflectedObject } from './kube-object.js';
-import { LineSplitter } from './line-splitter.js';
 
 export type WatchOutcome =
   | { kind: 'ended' }
@@ -33,7 +36,13 @@ export interface WatchStreamOptions {
   onEvent: (type: WatchEventType, object: ReflectedObject) => void;
   /** The server accepted the watch (200 and headers): the connection works, even if no event comes for a while. */
   onOpen?: () => void;
+  /** Where the stream is decoded (default: on this thread). */
+  decoder?: ObjectDecoder;
+  /** The fields of each object that are kept (default: all). */
+  fields?: FieldSelection;
 }
+
+const INLINE = new InlineDecoder();
 
 /** TCP keep-alive probes after this long idle, so that a dead peer ends the stream (as client-node's Watch sets). */
 const KEEP_ALIVE_MS = 30_000;
@@ -69,25 +78,18 @@ export async function watchOnce(kubeConfig: KubeConfig, options: WatchStreamOpti
   const onStop = (): void => settle({ kind: 'aborted' });
   options.signal.addEventListener('abort', onStop, { once: true });
 
-  const onLine = (line: string): void => {
+  const onEvent = ({ type, object }: DecodedEvent): void => {
     if (settled) return;
-    let data: { type?: unknown; object?: unknown };
-    try {
-      data = JSON.parse(line) as typeof data;
-    } catch {
-      return;
-    }
     lastActivity = options.clock.now();
-    const type = data.type;
     if (type === 'ERROR') {
-      const status = (data.object ?? {}) as { code?: unknown; message?: unknown };
+      const status = (object ?? {}) as { code?: unknown; message?: unknown };
       const code = typeof status.code === 'number' ? status.code : undefined;
       const error = new KubeRequestError('KUBE_WATCH_ERROR', `${what} got an ERROR event: ${String(status.message ?? 'no message')}`, code);
       return settle(code === 410 ? { kind: 'expired', error } : { kind: 'failed', error });
     }
     if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED' && type !== 'BOOKMARK') return;
     try {
-      options.onEvent(type, data.object as ReflectedObject);
+      options.onEvent(type, object as ReflectedObject);
     } catch (error) {
       settle({ kind: 'failed', error: error instanceof Error ? error : new Error(String(error)) });
     }
@@ -105,16 +107,22 @@ export async function watchOnce(kubeConfig: KubeConfig, options: WatchStreamOpti
       if (settled) return res.destroy();
       (res.socket as Socket | null)?.setKeepAlive(true, KEEP_ALIVE_MS);
       options.onOpen?.();
-      const lines = new LineSplitter();
+      const stream = (options.decoder ?? INLINE).events(options.fields, {
+        onEvents: (events) => {
+          for (const event of events) onEvent(event);
+        },
+        onEnded: () => settle({ kind: 'ended' }),
+        onError: onFailure,
+        onDrain: () => res.resume(),
+      });
+      local.signal.addEventListener('abort', () => stream.close(), { once: true });
       res.on('data', (chunk: Buffer) => {
-        for (const line of lines.push(chunk)) onLine(line);
+        if (!stream.push(chunk)) res.pause();
       });
-      res.on('end', () => {
-        for (const line of lines.end()) onLine(line);
-        settle({ kind: 'ended' });
-      });
+      // The stream ends once the decoder has delivered every line it had (at once, when decoded inline).
+      res.on('end', () => stream.end());
       res.on('error', onFailure);
-      res.on('close', () => settle({ kind: 'ended' }));
+      res.on('close', () => stream.end());
     } catch (error) {
       onFailure(error);
     }

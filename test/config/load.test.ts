@@ -64,6 +64,7 @@ describe('config/load', () => {
         index_flush_interval_ms: 100,
         read_workers: 2,
         write_worker: true,
+        decode_worker: true,
         telemetry_enabled: true,
         telemetry_summary_seconds: 60,
         scrape_interval_seconds: 15,

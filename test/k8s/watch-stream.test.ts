@@ -7,103 +7,106 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { systemClock } from '../../src/domain/clock.js';
 import { watchOnce, type WatchEventType } from '../../src/k8s/watch-stream.js';
+import { eachDecoder } from './decoders.js';
 import { fastDelay } from './reflector-harness.js';
 
 const event = (type: string, name: string, rv: string) => JSON.stringify({ type, object: { metadata: { name, resourceVersion: rv } } });
 
 describe('k8s/watch stream', () => {
-  let server: Server;
-  let respond: (res: ServerResponse, url: URL) => Promise<void>;
-  let kubeConfig: KubeConfig;
-  const requests: URL[] = [];
-  const credentials: (string | undefined)[] = [];
+  eachDecoder((decoder) => {
+    let server: Server;
+    let respond: (res: ServerResponse, url: URL) => Promise<void>;
+    let kubeConfig: KubeConfig;
+    const requests: URL[] = [];
+    const credentials: (string | undefined)[] = [];
 
-  beforeEach(async () => {
-    requests.length = 0;
-    credentials.length = 0;
-    server = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      requests.push(url);
-      credentials.push(req.headers.authorization);
-      void respond(res, url);
+    beforeEach(async () => {
+      requests.length = 0;
+      credentials.length = 0;
+      server = createServer((req, res) => {
+        const url = new URL(req.url ?? '/', 'http://localhost');
+        requests.push(url);
+        credentials.push(req.headers.authorization);
+        void respond(res, url);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      kubeConfig = new KubeConfig();
+      kubeConfig.loadFromOptions({
+        clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+        users: [{ name: 'u', token: 'secret-token' }],
+        contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+        currentContext: 'x',
+      });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: 'u', token: 'secret-token' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
+    afterEach(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     });
-  });
-  afterEach(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
 
-  const watch = async (onEvent: (type: WatchEventType, name: string | undefined, rv: string | undefined) => void = () => undefined) => {
-    const controller = new AbortController();
-    return watchOnce(kubeConfig, {
-      path: '/api/v1/pods', resourceVersion: '100', timeoutSeconds: 300, stallTimeoutMs: 5_000, clock: systemClock, delay: fastDelay,
-      signal: controller.signal, onEvent: (type, object) => onEvent(type, object.metadata?.name, object.metadata?.resourceVersion),
+    const watch = async (onEvent: (type: WatchEventType, name: string | undefined, rv: string | undefined) => void = () => undefined) => {
+      const controller = new AbortController();
+      return watchOnce(kubeConfig, {
+        path: '/api/v1/pods', resourceVersion: '100', timeoutSeconds: 300, stallTimeoutMs: 5_000, clock: systemClock, delay: fastDelay,
+        signal: controller.signal, decoder: decoder(), onEvent: (type, object) => onEvent(type, object.metadata?.name, object.metadata?.resourceVersion),
+      });
+    };
+
+    it('asks for a watch from the version with bookmarks and the kubeconfig\'s token, and delivers every event of lines cut anywhere, bookmarks included, skipping a line that is not JSON', async () => {
+      respond = async (res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const body = Buffer.from([event('ADDED', 'a', '101'), 'not json', event('MODIFIED', 'é-日本', '102'), event('BOOKMARK', '', '103'), event('DELETED', 'a', '104')].join('\n') + '\n');
+        for (let i = 0; i < body.length; i += 7) {
+          res.write(body.subarray(i, i + 7));
+          if (i % 70 === 0) await sleep(1);
+        }
+        res.end();
+      };
+      const seen: string[] = [];
+      expect(await watch((type, name, rv) => seen.push(`${type} ${name} ${rv}`))).to.deep.equal({ kind: 'ended' });
+      expect(seen).to.deep.equal(['ADDED a 101', 'MODIFIED é-日本 102', 'BOOKMARK  103', 'DELETED a 104']);
+      const url = requests[0];
+      expect(Object.fromEntries(url?.searchParams ?? [])).to.include({ watch: 'true', allowWatchBookmarks: 'true', resourceVersion: '100', timeoutSeconds: '300' });
+      expect(credentials).to.deep.equal(['Bearer secret-token']);
     });
-  };
 
-  it('asks for a watch from the version with bookmarks and the kubeconfig\'s token, and delivers every event of lines cut anywhere, bookmarks included, skipping a line that is not JSON', async () => {
-    respond = async (res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      const body = Buffer.from([event('ADDED', 'a', '101'), 'not json', event('MODIFIED', 'é-日本', '102'), event('BOOKMARK', '', '103'), event('DELETED', 'a', '104')].join('\n') + '\n');
-      for (let i = 0; i < body.length; i += 7) {
-        res.write(body.subarray(i, i + 7));
-        if (i % 70 === 0) await sleep(1);
-      }
-      res.end();
-    };
-    const seen: string[] = [];
-    expect(await watch((type, name, rv) => seen.push(`${type} ${name} ${rv}`))).to.deep.equal({ kind: 'ended' });
-    expect(seen).to.deep.equal(['ADDED a 101', 'MODIFIED é-日本 102', 'BOOKMARK  103', 'DELETED a 104']);
-    const url = requests[0];
-    expect(Object.fromEntries(url?.searchParams ?? [])).to.include({ watch: 'true', allowWatchBookmarks: 'true', resourceVersion: '100', timeoutSeconds: '300' });
-    expect(credentials).to.deep.equal(['Bearer secret-token']);
-  });
-
-  it('ends as expired on an ERROR event with code 410 and on an HTTP 410, and as failed with the status on a 403', async () => {
-    respond = async (res) => {
-      res.writeHead(200);
-      res.end(JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, message: 'too old resource version: 100 (200)' } }) + '\n');
-    };
-    const expired = await watch();
-    expect(expired.kind).to.equal('expired');
-    expect(expired.kind === 'expired' && expired.error.message).to.include('too old resource version');
-    respond = async (res) => {
-      res.writeHead(410, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ kind: 'Status', code: 410, message: 'gone' }));
-    };
-    expect((await watch()).kind).to.equal('expired');
-    respond = async (res) => {
-      res.writeHead(403, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ kind: 'Status', code: 403, message: 'pods is forbidden: User "x" cannot watch resource "pods"' }));
-    };
-    const refused = await watch();
-    expect(refused.kind).to.equal('failed');
-    expect(refused.kind === 'failed' && refused.error).to.include({ code: 'KUBE_HTTP_STATUS', statusCode: 403 });
-    expect(refused.kind === 'failed' && refused.error.message).to.include('cannot watch resource "pods"');
-  });
-
-  it('fails, and delivers nothing after it, once the consumer throws', async () => {
-    respond = async (res) => {
-      res.writeHead(200);
-      res.write(event('ADDED', 'a', '101') + '\n' + event('ADDED', 'b', '102') + '\n');
-      await sleep(50);
-      res.end(event('ADDED', 'c', '103') + '\n');
-    };
-    const seen: string[] = [];
-    const outcome = await watch((_type, name) => {
-      seen.push(name ?? '');
-      if (name === 'a') throw new Error('consumer broke');
+    it('ends as expired on an ERROR event with code 410 and on an HTTP 410, and as failed with the status on a 403', async () => {
+      respond = async (res) => {
+        res.writeHead(200);
+        res.end(JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, message: 'too old resource version: 100 (200)' } }) + '\n');
+      };
+      const expired = await watch();
+      expect(expired.kind).to.equal('expired');
+      expect(expired.kind === 'expired' && expired.error.message).to.include('too old resource version');
+      respond = async (res) => {
+        res.writeHead(410, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ kind: 'Status', code: 410, message: 'gone' }));
+      };
+      expect((await watch()).kind).to.equal('expired');
+      respond = async (res) => {
+        res.writeHead(403, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ kind: 'Status', code: 403, message: 'pods is forbidden: User "x" cannot watch resource "pods"' }));
+      };
+      const refused = await watch();
+      expect(refused.kind).to.equal('failed');
+      expect(refused.kind === 'failed' && refused.error).to.include({ code: 'KUBE_HTTP_STATUS', statusCode: 403 });
+      expect(refused.kind === 'failed' && refused.error.message).to.include('cannot watch resource "pods"');
     });
-    expect(outcome.kind).to.equal('failed');
-    expect(seen).to.deep.equal(['a']);
+
+    it('fails, and delivers nothing after it, once the consumer throws', async () => {
+      respond = async (res) => {
+        res.writeHead(200);
+        res.write(event('ADDED', 'a', '101') + '\n' + event('ADDED', 'b', '102') + '\n');
+        await sleep(50);
+        res.end(event('ADDED', 'c', '103') + '\n');
+      };
+      const seen: string[] = [];
+      const outcome = await watch((_type, name) => {
+        seen.push(name ?? '');
+        if (name === 'a') throw new Error('consumer broke');
+      });
+      expect(outcome.kind).to.equal('failed');
+      expect(seen).to.deep.equal(['a']);
+    });
   });
 });

@@ -3,7 +3,7 @@
 // s); the log stays bounded meanwhile by the write worker's own checkpoints (FALLBACK_AUTOCHECKPOINT_PAGES).
 import { Worker } from 'node:worker_threads';
 import { deserializeError } from './read-errors.js';
-import { workerEntry } from './worker-entry.js';
+import { workerEntry } from '../../runtime/worker-entry.js';
 import type { CheckpointMessage, CheckpointWorkerData } from './write-protocol.js';
 
 /**
@@ -58,7 +58,7 @@ export class Checkpointer {
   }
 
   #spawn(): Promise<void> {
-    const entry = workerEntry('checkpoint-worker');
+    const entry = workerEntry(import.meta.url, 'checkpoint-worker');
     const workerData: CheckpointWorkerData = { dbPath: this.#options.dbPath, intervalMs: this.#options.intervalMs ?? DEFAULT_INTERVAL_MS };
     const worker = new Worker(entry.filename, { ...entry.options, workerData });
     this.#worker = worker;

@@ -20,7 +20,7 @@ import type {
 import { IndexBusyError } from '../../query/ports.js';
 import { deserializeError } from './read-errors.js';
 import type { ReadMethod, ReadRequest, ReadWorkerData, WorkerMessage } from './read-protocol.js';
-import { workerEntry } from './worker-entry.js';
+import { workerEntry } from '../../runtime/worker-entry.js';
 
 /** pino-compatible subset. */
 export interface ReadPoolLogger {
@@ -209,7 +209,7 @@ export class ReadPool implements WorkloadIndex {
   }
 
   #spawn(): Promise<void> {
-    const entry = workerEntry('read-worker');
+    const entry = workerEntry(import.meta.url, 'read-worker');
     const workerData: ReadWorkerData = { dbPath: this.#options.dbPath };
     const worker = new Worker(entry.filename, { ...entry.options, workerData });
     const slot: Slot = { worker, ready: false, call: null, failure: null };

@@ -18,7 +18,7 @@ import type { LifetimeTotals } from '../../domain/telemetry.js';
 import { Checkpointer, FALLBACK_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import { deserializeError } from './read-errors.js';
 import type { WorkerMessage } from './read-protocol.js';
-import { workerEntry } from './worker-entry.js';
+import { workerEntry } from '../../runtime/worker-entry.js';
 import type { WriteMethod, WriteRequest, WriteWorkerData } from './write-protocol.js';
 
 /** pino-compatible subset. */
@@ -152,7 +152,7 @@ export class SqliteWriteThread {
   }
 
   #spawn(): Promise<void> {
-    const entry = workerEntry('write-worker');
+    const entry = workerEntry(import.meta.url, 'write-worker');
     const workerData: WriteWorkerData = { dbPath: this.#options.dbPath, autoCheckpointPages: FALLBACK_AUTOCHECKPOINT_PAGES };
     const worker = new Worker(entry.filename, { ...entry.options, workerData });
     this.#worker = worker;

@@ -1,7 +1,7 @@
-// How to start a worker thread of the index (a read worker, the write worker), compiled or from
-// source. Compiled (the image: dist/src/store/), the worker is e.g. read-worker.js beside this module
-// and plain Node runs it. From source (tests, `npm run
-// dev`, the benchmarks: all under tsx), this module is a .ts file and so is the worker. Inheriting the
+// How to start one of the service's worker threads (the index's read, write and checkpoint workers,
+// the watch decoder), compiled or from source. Compiled (the image: dist/src/), the worker is e.g.
+// read-worker.js beside the module that starts it, and plain Node runs it. From source (tests, `npm run
+// dev`, the benchmarks: all under tsx), that module is a .ts file and so is the worker. Inheriting the
 // parent's `--import tsx` is not enough: on Node 20 a worker does not get tsx's loader that way (the
 // .ts entry fails with ERR_UNKNOWN_FILE_EXTENSION). So a small inline bootstrap registers tsx in the
 // worker first, then imports the .ts worker.
@@ -17,13 +17,11 @@ export interface WorkerEntry {
   options: Pick<WorkerOptions, 'eval'>;
 }
 
-/** The worker modules of this folder. */
-export type WorkerModule = 'read-worker' | 'write-worker' | 'checkpoint-worker';
-
-export function workerEntry(module: WorkerModule): WorkerEntry {
-  const fromSource = /\.[cm]?ts$/.test(fileURLToPath(import.meta.url));
-  if (!fromSource) return { filename: new URL(`./${module}.js`, import.meta.url), options: {} };
-  const worker = new URL(`./${module}.ts`, import.meta.url).href;
+/** The worker `module` (a file name without extension) beside the module whose URL is `beside`. */
+export function workerEntry(beside: string, module: string): WorkerEntry {
+  const fromSource = /\.[cm]?ts$/.test(fileURLToPath(beside));
+  if (!fromSource) return { filename: new URL(`./${module}.js`, beside), options: {} };
+  const worker = new URL(`./${module}.ts`, beside).href;
   const tsx = tsxEsmApi();
   const bootstrap = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(worker)}); });`;
   return { filename: bootstrap, options: { eval: true } };

@@ -1,0 +1,59 @@
+// The fields of each watched kind that anything downstream reads: the facts projection and the
+// mappers, the telemetry flow's pod directory (podIP, exporter labels), the Namespace and Node
+// context (slim.ts) and the writer election (the kube-system Namespace's uid). The watch decoder keeps
+// these and drops the rest (k8s-types.ts names the same fields as types). Labels are kept whole: they
+// are small, and the exporter selectors and the attribution keys both read them. Of the annotations,
+// which can be large (kubectl's last-applied-configuration), only the submitted-by key is kept.
+// test/workloads/read-fields.test.ts checks that the projection of a selected object equals that of
+// the whole one.
+import type { WatchedResource } from '../domain/cluster-status.js';
+import type { FieldSelection } from '../domain/field-selection.js';
+import type { LabelKeys } from './mapping-context.js';
+
+function objectMeta(keys: Readonly<LabelKeys>): FieldSelection {
+  return {
+    name: true,
+    namespace: true,
+    uid: true,
+    resourceVersion: true,
+    creationTimestamp: true,
+    deletionTimestamp: true,
+    deletionGracePeriodSeconds: true,
+    labels: true,
+    annotations: { [keys.submittedBy]: true },
+    ownerReferences: true,
+  };
+}
+
+const CONTAINER: FieldSelection = { name: true, restartPolicy: true, resources: { requests: true, limits: true } };
+const POD_SPEC: FieldSelection = { nodeName: true, initContainers: CONTAINER, containers: CONTAINER };
+const TERMINATED: FieldSelection = { terminated: { exitCode: true, startedAt: true, finishedAt: true } };
+const CONTAINER_STATUS: FieldSelection = { name: true, state: TERMINATED, lastState: TERMINATED };
+const CONDITION: FieldSelection = { type: true, status: true, lastTransitionTime: true };
+
+/** What is read of each kind, for the label keys the service is configured with. */
+export function readFields(keys: Readonly<LabelKeys>): Record<WatchedResource, FieldSelection> {
+  const metadata = objectMeta(keys);
+  const context: FieldSelection = { metadata: { name: true, uid: true, resourceVersion: true, labels: true } };
+  return {
+    namespaces: context,
+    nodes: context,
+    pods: {
+      metadata,
+      spec: POD_SPEC,
+      status: {
+        phase: true,
+        podIP: true,
+        startTime: true,
+        conditions: CONDITION,
+        initContainerStatuses: CONTAINER_STATUS,
+        containerStatuses: CONTAINER_STATUS,
+      },
+    },
+    jobs: {
+      metadata,
+      spec: { parallelism: true, suspend: true, template: { metadata, spec: POD_SPEC } },
+      status: { startTime: true, completionTime: true, conditions: CONDITION },
+    },
+  };
+}

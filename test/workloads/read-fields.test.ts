@@ -1,0 +1,113 @@
+// The watch decoder keeps of each object only the fields read-fields.ts names. What the indexer and
+// the telemetry flow take from a selected object must equal what they take from the whole one, for
+// objects that set every field they read.
+import { expect } from 'chai';
+import { selectFields } from '../../src/domain/field-selection.js';
+import { FactsProjection } from '../../src/workloads/facts-projection.js';
+import type { Job, Pod } from '../../src/workloads/k8s-types.js';
+import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type LabelKeys } from '../../src/workloads/mapping-context.js';
+import { readFields } from '../../src/workloads/read-fields.js';
+import { contextSlimmer } from '../../src/workloads/slim.js';
+import { PodDirectory } from '../../src/telemetry/pod-directory.js';
+import { aGpuJob, aGpuPod, anExporterPod, finished, running } from '../../sim/kube-api/objects.js';
+
+const KEYS: LabelKeys = { ...DEFAULT_LABEL_KEYS, submittedBy: 'example.com/owner' };
+const BULK = { image: 'nvcr.io/nvidia/pytorch:24.10-py3', env: [{ name: 'A', value: 'x'.repeat(200) }], ports: [{ containerPort: 8080 }] };
+const TERMINATED = { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: '2026-11-20T10:02:00Z', finishedAt: '2026-11-20T10:30:00Z' } };
+
+/** A pod setting every field anything reads, with bulk beside them. */
+function aRichPod(): Pod {
+  return {
+    metadata: {
+      name: 'train-0', namespace: 'llm', uid: 'pod-u1', resourceVersion: '42', creationTimestamp: '2026-11-20T10:00:00Z',
+      deletionTimestamp: '2026-11-20T11:00:30Z', deletionGracePeriodSeconds: 30,
+      labels: { 'gpucap.io/initiative': 'llm', 'gpucap.io/managed': 'TRUE', 'kueue.x-k8s.io/queue-name': 'q', app: 'nvidia-dcgm-exporter' },
+      annotations: { 'example.com/owner': 'alice', 'kubectl.kubernetes.io/last-applied-configuration': 'y'.repeat(4000) },
+      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'train', uid: 'job-1', controller: true }],
+      managedFields: [{ manager: 'kubelet' }],
+    } as Pod['metadata'],
+    spec: {
+      nodeName: 'gpu-1',
+      initContainers: [
+        { name: 'sidecar', restartPolicy: 'Always', resources: { limits: { 'nvidia.com/mig-1g.10gb': '1' } }, ...BULK },
+        { name: 'warmup', resources: { requests: { 'nvidia.com/gpu': 4 }, limits: { 'nvidia.com/gpu': 4 } }, ...BULK },
+      ],
+      containers: [{ name: 'main', resources: { limits: { 'nvidia.com/gpu': '2', memory: '64Gi' } }, ...BULK }],
+      volumes: [{ name: 'data' }],
+    } as Pod['spec'],
+    status: {
+      phase: 'Failed', podIP: '198.18.0.7', startTime: '2026-11-20T10:01:00Z',
+      conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: '2026-11-20T10:31:00Z', reason: 'PodFailed' } as never],
+      initContainerStatuses: [{ name: 'warmup', state: { terminated: { exitCode: 0, finishedAt: '2026-11-20T10:02:00Z' } }, imageID: 'sha' } as never],
+      containerStatuses: [{ name: 'main', state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: TERMINATED, restartCount: 3 } as never],
+    },
+  };
+}
+
+function aRichJob(): Job {
+  const pod = aRichPod();
+  return {
+    metadata: { ...pod.metadata, uid: 'job-1', ownerReferences: [{ apiVersion: 'kubeflow.org/v1', kind: 'PyTorchJob', uid: 'pt-1' }] },
+    spec: { parallelism: 4, suspend: false, template: { metadata: { labels: { 'gpucap.io/initiative': 'from-template' } }, spec: pod.spec }, backoffLimit: 2 } as Job['spec'],
+    status: {
+      startTime: '2026-11-20T10:01:00Z', completionTime: '2026-11-20T10:40:00Z',
+      conditions: [{ type: 'Failed', status: 'True', lastTransitionTime: '2026-11-20T10:39:00Z', reason: 'BackoffLimitExceeded' } as never],
+    },
+  };
+}
+
+const fields = readFields(KEYS);
+const projection = (): FactsProjection => new FactsProjection({ keys: KEYS, gpuResources: DEFAULT_GPU_RESOURCES });
+
+describe('workloads: the fields read of each kind', () => {
+  const pods: [string, Pod][] = [
+    ['a pod setting every field read', aRichPod()],
+    ['a simulated pending pod', aGpuPod('ml', 'p', { gpus: 2, node: 'n1', labels: { 'gpucap.io/initiative': 'x' } }) as Pod],
+    ['a simulated running pod', { ...aGpuPod('ml', 'p'), status: running(Date.parse('2026-11-20T10:00:00Z')) } as Pod],
+    ['a simulated failed pod', { ...aGpuPod('ml', 'p'), status: finished(Date.parse('2026-11-20T10:00:00Z'), Date.parse('2026-11-20T11:00:00Z'), 2) } as Pod],
+  ];
+  for (const [name, pod] of pods) {
+    it(`projects ${name} the same whole or selected`, () => {
+      const selected = selectFields(pod, fields.pods) as Pod;
+      expect(projection().pod(selected, 5)).to.deep.equal(projection().pod(pod, 5));
+    });
+  }
+
+  it('selects under a fifth of a rich pod, without managedFields, env or other annotations', () => {
+    const pod = aRichPod();
+    const selected = selectFields(pod, fields.pods) as Pod;
+    expect(JSON.stringify(selected).length).to.be.below(JSON.stringify(pod).length / 5);
+    expect(selected.metadata?.annotations).to.deep.equal({ 'example.com/owner': 'alice' });
+    expect(JSON.stringify(selected)).not.to.include('managedFields').and.not.to.include('"env"');
+  });
+
+  it('projects a Job setting every field read the same whole or selected', () => {
+    const job = aRichJob();
+    expect(projection().job(selectFields(job, fields.jobs) as Job, 5)).to.deep.equal(projection().job(job, 5));
+    const simulated = aGpuJob('ml', 'j', 4) as Job;
+    expect(projection().job(selectFields(simulated, fields.jobs) as Job)).to.deep.equal(projection().job(simulated));
+  });
+
+  it('gives the telemetry flow the same exporters and GPU pods whole or selected', () => {
+    const directories = [false, true].map((select) => {
+      const directory = new PodDirectory('c1', { discovery: { selectors: [], port: 9400, path: '/metrics' }, selectors: [['app', 'nvidia-dcgm-exporter']], gpuResources: DEFAULT_GPU_RESOURCES });
+      const gpuPod = aGpuPod('ml', 'p', { gpus: 1 });
+      const objects = [anExporterPod('gpu-1', '198.18.0.9') as Pod, { ...gpuPod, metadata: { ...gpuPod.metadata, uid: 'p-uid' } } as Pod, { ...aRichPod(), status: { ...aRichPod().status, phase: 'Running' } }];
+      for (const object of objects) directory.onPodEvent({ type: 'ADDED', object: select ? (selectFields(object, fields.pods) as Pod) : object, resourceVersion: '1' }, undefined);
+      return directory;
+    });
+    const [whole, selected] = directories;
+    expect([...(selected?.exporters() ?? [])]).to.deep.equal([...(whole?.exporters() ?? [])]).and.to.have.length(1);
+    expect(selected?.workloadOf('ml', 'p')).to.equal(whole?.workloadOf('ml', 'p')).and.to.be.a('string');
+    expect(selected?.gpuPods).to.equal(whole?.gpuPods);
+  });
+
+  it('keeps of a Namespace and a Node what the context and the writer election read', () => {
+    const namespace = { metadata: { name: 'kube-system', uid: 'ks-1', resourceVersion: '3', labels: { 'gpucap.io/organization': 'org-a' }, annotations: { big: 'z'.repeat(100) } } };
+    const node = { metadata: { name: 'gpu-1', uid: 'n-1', labels: { 'node.kubernetes.io/instance-type': 'p5.48xlarge' } }, status: { images: [{ names: ['a'], sizeBytes: 1 }] } };
+    const slim = contextSlimmer(KEYS);
+    expect(slim(selectFields(namespace, fields.namespaces) as never)).to.deep.equal(slim(namespace));
+    expect(slim(selectFields(node, fields.nodes) as never)).to.deep.equal(slim(node));
+    expect(selectFields(namespace, fields.namespaces)).to.deep.equal({ metadata: { name: 'kube-system', uid: 'ks-1', resourceVersion: '3', labels: { 'gpucap.io/organization': 'org-a' } } });
+  });
+});
