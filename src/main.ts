@@ -295,6 +295,7 @@ async function startParts(
     clock,
     readWorkers: config.read_workers,
     writeWorker: config.write_worker,
+    backgroundNiceness: config.background_niceness,
     poolSize: config.db_pool_size,
     preparedStatements: config.db_prepared_statements,
     leaseSeconds: config.ha_lease_seconds,
@@ -358,8 +359,12 @@ async function startParts(
   election.writers = writers;
   const informerLogger = logger.child({ component: 'informers' });
   // Registered before the clusters, so that it closes after every stream it decodes has stopped.
-  const decoder = config.decode_worker ? new DecodeThread({ logger: informerLogger }) : new InlineDecoder();
-  if (decoder instanceof DecodeThread) parts.add('watch decoder', () => decoder.close());
+  const decoder = config.decode_worker ? new DecodeThread({ logger: informerLogger, niceness: config.background_niceness }) : new InlineDecoder();
+  if (decoder instanceof DecodeThread) {
+    parts.add('watch decoder', () => decoder.close());
+    metrics.gaugeFrom('gpucap_watch_decode_backlog_chunks', 'Chunks of watch streams sent to the decode worker and not decoded yet', () => decoder.status().backlog);
+    metrics.gaugeFrom('gpucap_watch_decoder_restarts', 'Decode workers that stopped while in use and were replaced, since the start', () => decoder.status().restarts);
+  }
   const clusters = new ClusterManager({
     namespaces: config.watch_namespaces,
     clock,

@@ -32,6 +32,8 @@ export interface BackendOptions {
   readWorkers: number;
   /** SQLite: writes on a worker thread of their own (false: on the main thread). Default true. */
   writeWorker?: boolean;
+  /** SQLite: scheduling niceness of the write worker and the checkpointer (default 0). */
+  backgroundNiceness?: number;
   /** PostgreSQL: connections of the read pool. */
   poolSize: number;
   /** PostgreSQL: named statements on generic plans for lists and lookups by id (default true). */
@@ -99,7 +101,7 @@ async function openSqlite(path: string, options: BackendOptions): Promise<IndexB
       options.gauge('gpucap_read_pool_busy_workers', 'Read workers running an index read', () => opened.status().busy);
     }
     if (writesOnWorker) {
-      writes = await SqliteWriteThread.open({ dbPath: path, clock: options.clock, logger: options.logger.child({ component: 'write-thread' }) });
+      writes = await SqliteWriteThread.open({ dbPath: path, clock: options.clock, niceness: options.backgroundNiceness, logger: options.logger.child({ component: 'write-thread' }) });
       // Before the readers and the connection: the writes already made are let finish.
       const opened = writes;
       closing.unshift(() => opened.close());

@@ -65,6 +65,7 @@ describe('config/load', () => {
         read_workers: 2,
         write_worker: true,
         decode_worker: true,
+        background_niceness: 10,
         telemetry_enabled: true,
         telemetry_summary_seconds: 60,
         scrape_interval_seconds: 15,

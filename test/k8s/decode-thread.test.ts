@@ -8,6 +8,7 @@ import { DecodeThread } from '../../src/k8s/decode/decode-thread.js';
 import type { DecodedEvent, EventSink } from '../../src/k8s/decode/decoder.js';
 import { startKubeApi } from '../../sim/kube-api/server.js';
 import { pod } from '../sim/sim-client.js';
+import { threadsAtNiceness } from '../support/thread-niceness.js';
 import { eventually, startReflector, storeSnapshot } from './reflector-harness.js';
 
 const line = (type: string, name: string, extra: object = {}): string => JSON.stringify({ type, object: { metadata: { name, resourceVersion: name.length.toString() }, spec: { nodeName: 'n', image: 'big' }, ...extra } });
@@ -142,6 +143,18 @@ describe('k8s/decode thread', () => {
     } finally {
       await reflector.stop();
       await sim.close();
+    }
+  });
+
+  it('decodes on a thread at the niceness it is given', async function () {
+    if (process.platform !== 'linux') this.skip(); // per-thread niceness is read from /proc
+    const before = threadsAtNiceness(14);
+    const niced = new DecodeThread({ niceness: 14 });
+    try {
+      expect(await niced.list(Buffer.from('{"metadata":{"resourceVersion":"1"},"items":[]}'), undefined)).to.include({ resourceVersion: '1' });
+      await eventually(() => expect(threadsAtNiceness(14)).to.equal(before + 1));
+    } finally {
+      await niced.close();
     }
   });
 });

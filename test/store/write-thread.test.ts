@@ -11,6 +11,7 @@ import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
 import { LifetimesOnWriteThread } from '../../src/store/sqlite/lifetimes-on-write-thread.js';
 import { SqliteWriteThread } from '../../src/store/sqlite/write-thread.js';
 import { sqliteOnly } from '../support/backend.js';
+import { threadsAtNiceness } from '../support/thread-niceness.js';
 import { waitFor } from '../support/wait-for.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { at, HOUR_MS, openTempStore, type TempStore } from './temp-store.js';
@@ -129,6 +130,19 @@ sqliteOnly.describe('write thread', function () {
       expect((await t.store.get('w-back', NOW))?.workloadId).to.equal('w-back');
     } finally {
       if (existsSync(`${t.path}.away`)) renameSync(`${t.path}.away`, t.path);
+      await thread.close();
+    }
+  });
+
+  it('runs the write worker and the checkpointer at the niceness it is given, and the main thread at its own', async function () {
+    if (process.platform !== 'linux') this.skip(); // per-thread niceness is read from /proc
+    const before = threadsAtNiceness(13);
+    const thread = await SqliteWriteThread.open({ dbPath: t.path, clock, niceness: 13 });
+    try {
+      await waitFor(() => threadsAtNiceness(13) === before + 2, { what: 'two threads at niceness 13', timeoutMs: 5000 });
+      expect(await thread.upsertWorkloads([aWorkload({ workloadId: 'w-nice' })])).to.equal(1);
+      expect((await t.store.get('w-nice', NOW))?.workloadId).to.equal('w-nice');
+    } finally {
       await thread.close();
     }
   });

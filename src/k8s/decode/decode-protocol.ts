@@ -2,6 +2,12 @@
 import type { FieldSelection } from '../../domain/field-selection.js';
 import type { DecodedEvent, ListBody } from './decoder.js';
 
+/** What the worker is started with (worker_threads `workerData`). */
+export interface DecodeWorkerData {
+  /** The thread's scheduling niceness (runtime/thread-priority.ts). */
+  niceness: number;
+}
+
 export type DecodeRequest =
   | { type: 'open'; stream: number; fields: FieldSelection | undefined }
   /** A chunk of the stream's bytes, transferred. */

@@ -11,7 +11,7 @@
 import { Worker } from 'node:worker_threads';
 import type { FieldSelection } from '../../domain/field-selection.js';
 import { workerEntry } from '../../runtime/worker-entry.js';
-import type { DecodeReply, DecodeRequest } from './decode-protocol.js';
+import type { DecodeReply, DecodeRequest, DecodeWorkerData } from './decode-protocol.js';
 import type { EventSink, EventStream, ListBody, ObjectDecoder } from './decoder.js';
 
 /** Chunks of one stream in the worker before its reading pauses, and the backlog at which it resumes. */
@@ -24,6 +24,8 @@ export interface DecodeThreadLogger {
 
 export interface DecodeThreadOptions {
   logger?: DecodeThreadLogger;
+  /** The worker's scheduling niceness (default 0: the process's). */
+  niceness?: number;
   /** Sees each worker as it is created (tests inject faults by terminating one). */
   onWorker?: (worker: Worker) => void;
 }
@@ -125,7 +127,7 @@ export class DecodeThread implements ObjectDecoder {
 
   #spawn(): Worker {
     const entry = workerEntry(import.meta.url, 'decode-worker');
-    const worker = new Worker(entry.filename, { ...entry.options });
+    const worker = new Worker(entry.filename, { ...entry.options, workerData: { niceness: this.#options.niceness ?? 0 } satisfies DecodeWorkerData });
     this.#worker = worker;
     this.#options.onWorker?.(worker);
     worker.on('message', (reply: DecodeReply) => this.#receive(reply));

@@ -1,12 +1,13 @@
 // The decode worker (decode-thread.ts): splits each watch stream's bytes into lines and parses them,
 // parses LIST pages, and sends back the selected fields of each object. One reply per chunk, in the
 // order the chunks came, so the main thread counts what is still being decoded.
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import type { FieldSelection } from '../../domain/field-selection.js';
+import { niceThisThread } from '../../runtime/thread-priority.js';
 import { LineSplitter } from '../line-splitter.js';
 import { decodeLine, decodeList } from './decode-lines.js';
 import type { DecodedEvent } from './decoder.js';
-import type { DecodeReply, DecodeRequest } from './decode-protocol.js';
+import type { DecodeReply, DecodeRequest, DecodeWorkerData } from './decode-protocol.js';
 
 interface StreamState {
   lines: LineSplitter;
@@ -15,6 +16,7 @@ interface StreamState {
 
 const port = parentPort;
 if (port === null) throw new Error('decode-worker.ts runs as a worker thread only');
+niceThisThread((workerData as DecodeWorkerData).niceness);
 const streams = new Map<number, StreamState>();
 
 function decodeAll(texts: string[], fields: FieldSelection | undefined): DecodedEvent[] {

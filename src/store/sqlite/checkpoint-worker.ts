@@ -4,11 +4,13 @@
 // checkpoints, the copy ran inside a commit every thousand pages: about half of the write worker's
 // time at 5,000 events/s, and a write waited behind each one.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { niceThisThread } from '../../runtime/thread-priority.js';
 import { openDatabase, type Database } from './database.js';
 import { serializeError } from './read-errors.js';
 import type { CheckpointWorkerData, CheckpointMessage } from './write-protocol.js';
 
 function serve(port: MessagePort, data: CheckpointWorkerData): void {
+  niceThisThread(data.niceness);
   let db: Database;
   try {
     db = openDatabase(data.dbPath, { mustExist: true, servesReads: false });

@@ -17,6 +17,8 @@ export interface CheckpointerOptions {
   /** Between two checkpoints; default 1 s: each page the writes keep changing is copied once a second at most. */
   intervalMs?: number;
   logger: { warn(fields: object, message: string): void };
+  /** The worker's scheduling niceness (default 0: the process's). */
+  niceness?: number;
   restartDelayMs?: number;
   /** Sees each worker as it is created (tests inject faults by terminating one). */
   onWorker?: (worker: Worker) => void;
@@ -59,7 +61,7 @@ export class Checkpointer {
 
   #spawn(): Promise<void> {
     const entry = workerEntry(import.meta.url, 'checkpoint-worker');
-    const workerData: CheckpointWorkerData = { dbPath: this.#options.dbPath, intervalMs: this.#options.intervalMs ?? DEFAULT_INTERVAL_MS };
+    const workerData: CheckpointWorkerData = { dbPath: this.#options.dbPath, intervalMs: this.#options.intervalMs ?? DEFAULT_INTERVAL_MS, niceness: this.#options.niceness ?? 0 };
     const worker = new Worker(entry.filename, { ...entry.options, workerData });
     this.#worker = worker;
     this.#options.onWorker?.(worker);

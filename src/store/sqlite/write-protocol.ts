@@ -15,6 +15,8 @@ export interface WriteWorkerData {
   dbPath: string;
   /** The connection's own automatic checkpoint, in log pages (the checkpointer does the rest). */
   autoCheckpointPages: number;
+  /** The thread's scheduling niceness (runtime/thread-priority.ts). */
+  niceness: number;
 }
 
 /**
@@ -33,6 +35,7 @@ export interface WriteRequest {
 export interface CheckpointWorkerData {
   dbPath: string;
   intervalMs: number;
+  niceness: number;
 }
 
 /** Checkpointer → main thread. */

@@ -35,6 +35,8 @@ export interface WriteThreadOptions {
   logger?: WriteThreadLogger;
   /** Pause before retrying a worker that could not start; default 1 s, doubling up to 30 s. */
   restartDelayMs?: number;
+  /** Scheduling niceness of the write worker and the checkpointer (default 0: the process's). */
+  niceness?: number;
   /** Sees each worker as it is created (tests inject faults by terminating one). */
   onWorker?: (worker: Worker) => void;
 }
@@ -79,7 +81,7 @@ export class SqliteWriteThread {
     const thread = new SqliteWriteThread(options);
     await thread.#spawn();
     try {
-      thread.#checkpointer = await Checkpointer.start({ dbPath: options.dbPath, logger: thread.#logger });
+      thread.#checkpointer = await Checkpointer.start({ dbPath: options.dbPath, logger: thread.#logger, niceness: options.niceness });
     } catch (error) {
       await thread.close();
       throw error;
@@ -153,7 +155,7 @@ export class SqliteWriteThread {
 
   #spawn(): Promise<void> {
     const entry = workerEntry(import.meta.url, 'write-worker');
-    const workerData: WriteWorkerData = { dbPath: this.#options.dbPath, autoCheckpointPages: FALLBACK_AUTOCHECKPOINT_PAGES };
+    const workerData: WriteWorkerData = { dbPath: this.#options.dbPath, autoCheckpointPages: FALLBACK_AUTOCHECKPOINT_PAGES, niceness: this.#options.niceness ?? 0 };
     const worker = new Worker(entry.filename, { ...entry.options, workerData });
     this.#worker = worker;
     this.#ready = false;

@@ -4,6 +4,7 @@
 // keeps parsing watch events, serving requests and probes while SQLite writes and commits here.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { Clock } from '../../domain/clock.js';
+import { niceThisThread } from '../../runtime/thread-priority.js';
 import { openDatabase, type Database } from './database.js';
 import { SqliteLifetimeStore } from './lifetime-store.js';
 import { serializeError } from './read-errors.js';
@@ -13,6 +14,7 @@ import { SqliteWorkloadStore } from './workload-store.js';
 import { WRITE_METHODS, type WriteRequest, type WriteWorkerData } from './write-protocol.js';
 
 function serve(port: MessagePort, data: WriteWorkerData): void {
+  niceThisThread(data.niceness);
   let db: Database;
   try {
     db = openDatabase(data.dbPath, { mustExist: true, servesReads: false });
