@@ -19,6 +19,8 @@ export interface Environment {
   timestamp: string;
   /** 1, 5 and 15 minute load averages when the run started: above ~0.5 another process shared the 2 cores. */
   loadAverageAtStart: number[];
+  /** BENCH_SERVICE_ENV's settings, when an investigation set any. */
+  serviceEnv?: Record<string, string>;
 }
 
 export function describeEnvironment(): Environment {
@@ -37,6 +39,7 @@ export function describeEnvironment(): Environment {
     sourceDigest: sourceDigest(),
     timestamp: new Date().toISOString(),
     loadAverageAtStart: loadavg().map((l) => Math.round(l * 100) / 100),
+    ...(Object.keys(investigationEnv()).length === 0 ? {} : { serviceEnv: investigationEnv() }),
   };
 }
 
@@ -72,4 +75,21 @@ export function formatBytes(bytes: number): string {
   if (bytes >= 1024 ** 3) return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
   if (bytes >= 1024 ** 2) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
   return `${(bytes / 1024).toFixed(0)} KiB`;
+}
+
+/**
+ * Settings of an investigation, from BENCH_SERVICE_ENV (`GPUCAP_DECODE_WORKER=false,GPUCAP_…=…`):
+ * applied to every service a bench starts, after the bench's own, and recorded in its results
+ * (environment.ts) so that a figure taken with them is never mistaken for the defaults'.
+ */
+export function investigationEnv(): Record<string, string> {
+  const text = process.env['BENCH_SERVICE_ENV'];
+  if (text === undefined || text.trim() === '') return {};
+  return Object.fromEntries(
+    text.split(',').map((pair) => {
+      const at = pair.indexOf('=');
+      if (at <= 0 || !pair.startsWith('GPUCAP_')) throw new Error(`BENCH_SERVICE_ENV: expected GPUCAP_NAME=value pairs separated by commas, got "${pair}"`);
+      return [pair.slice(0, at).trim(), pair.slice(at + 1)];
+    }),
+  );
 }

@@ -4,12 +4,13 @@
 // names repeat from cluster to cluster, and a fleet's hostnames must be unique, while the service is
 // configured with one exporter port for every cluster, as in production. Apart from the measured
 // service so that rendering and serving 1,250 exporters does not share its event loop.
-// Protocol: full-scale-fleet-protocol.ts. It closes the fleets and exits on `stop` or when the parent goes.
+// Protocol: full-scale-fleet-protocol.ts, over ipc-child.ts's handshake.
 import { readFileSync } from 'node:fs';
 import { SimDcgmFleet } from '../../sim/dcgm-exporter/fleet.js';
 import type { SimGpu, SimNodeGpus } from '../../sim/dcgm-exporter/types.js';
 import type { ExporterNode } from './full-scale-exporters.js';
-import { PLAN_VARIABLE, type FleetPlan, type FullScaleFleetFailed, type FullScaleFleetReady } from './full-scale-fleet-protocol.js';
+import { PLAN_VARIABLE, type FleetPlan, type FullScaleFleetReady } from './full-scale-fleet-protocol.js';
+import { serveIpcChild, warmExporter } from './ipc-child.js';
 
 /** Exporters started at once: binding a listener is quick, but a thousand at a time is a burst of fds. */
 const ADD_BATCH = 50;
@@ -31,62 +32,40 @@ function simNodeOf(node: ExporterNode, cluster: number, index: number): SimNodeG
   };
 }
 
-async function warm(url: string): Promise<void> {
-  const response = await fetch(url, { headers: { 'accept-encoding': 'gzip' } });
-  await response.arrayBuffer();
-  if (response.status !== 200) throw new Error(`Simulated exporter ${url} answered HTTP ${response.status} to its warm-up scrape`);
-}
+const fleets: SimDcgmFleet[] = [];
 
-async function main(): Promise<void> {
-  const send = process.send?.bind(process);
-  if (send === undefined) throw new Error('Cannot run the exporter fleet: it must be started with an IPC channel (see full-scale-fleet.ts)');
+async function start(): Promise<FullScaleFleetReady> {
   const planFile = process.env[PLAN_VARIABLE];
   if (planFile === undefined) throw new Error(`Cannot run the exporter fleet: ${PLAN_VARIABLE} is not set`);
   const plan = JSON.parse(readFileSync(planFile, 'utf8')) as FleetPlan;
-  const fleets: SimDcgmFleet[] = [];
-  const stop = async () => {
-    await Promise.all(fleets.map((fleet) => fleet.close()));
-    process.exit(0);
-  };
-  process.on('message', (message: { type?: string }) => {
-    if (message.type === 'stop') void stop();
-  });
-  process.on('disconnect', () => void stop());
-  try {
-    let port: number | undefined;
-    const ready: FullScaleFleetReady = { type: 'ready', port: 0, exporters: 0, gpus: 0, attributedGpus: 0 };
-    for (const [clusterIndex, cluster] of plan.clusters.entries()) {
-      const fleet = await SimDcgmFleet.start({ ipBase: cluster.ipBase, port });
-      fleets.push(fleet);
-      port = fleet.port;
-      for (let i = 0; i < cluster.nodes.length; i += ADD_BATCH) {
-        const batch = cluster.nodes.slice(i, i + ADD_BATCH);
-        const handles = await Promise.all(batch.map((node, k) => fleet.add(simNodeOf(node, clusterIndex, i + k))));
-        // The exporter pods announce these addresses: an exporter elsewhere would never be scraped.
-        for (const [k, handle] of handles.entries()) {
-          const node = batch[k] as ExporterNode;
-          if (handle.ip !== node.ip) throw new Error(`Exporter of ${node.hostname} listens on ${handle.ip}, but its pod announces ${node.ip} (an address of the range was taken?)`);
-        }
-        // One gzip scrape renders and compresses each payload into the exporter's cache, as a real
-        // exporter has its metrics ready: the service's first tick then measures the service.
-        await Promise.all(handles.map((handle) => warm(handle.url)));
+  let port: number | undefined;
+  const ready: FullScaleFleetReady = { type: 'ready', port: 0, exporters: 0, gpus: 0, attributedGpus: 0 };
+  for (const [clusterIndex, cluster] of plan.clusters.entries()) {
+    const fleet = await SimDcgmFleet.start({ ipBase: cluster.ipBase, port });
+    fleets.push(fleet);
+    port = fleet.port;
+    for (let i = 0; i < cluster.nodes.length; i += ADD_BATCH) {
+      const batch = cluster.nodes.slice(i, i + ADD_BATCH);
+      const handles = await Promise.all(batch.map((node, k) => fleet.add(simNodeOf(node, clusterIndex, i + k))));
+      // The exporter pods announce these addresses: an exporter elsewhere would never be scraped.
+      for (const [k, handle] of handles.entries()) {
+        const node = batch[k] as ExporterNode;
+        if (handle.ip !== node.ip) throw new Error(`Exporter of ${node.hostname} listens on ${handle.ip}, but its pod announces ${node.ip} (an address of the range was taken?)`);
       }
-      ready.exporters += cluster.nodes.length;
-      for (const node of cluster.nodes) {
-        ready.gpus += node.gpus.length;
-        ready.attributedGpus += node.gpus.filter((holder) => holder !== null).length;
-      }
+      // One gzip scrape renders and compresses each payload into the exporter's cache, as a real
+      // exporter has its metrics ready: the service's first tick then measures the service.
+      await Promise.all(handles.map((handle) => warmExporter(handle.url)));
     }
-    if (port === undefined) throw new Error('The plan has no cluster');
-    send({ ...ready, port });
-  } catch (error) {
-    const failed: FullScaleFleetFailed = { type: 'failed', message: (error as Error).message };
-    send(failed);
-    await stop();
+    ready.exporters += cluster.nodes.length;
+    for (const node of cluster.nodes) {
+      ready.gpus += node.gpus.length;
+      ready.attributedGpus += node.gpus.filter((holder) => holder !== null).length;
+    }
   }
+  if (port === undefined) throw new Error('The plan has no cluster');
+  return { ...ready, port };
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
+serveIpcChild('the exporter fleet', start, async () => {
+  await Promise.all(fleets.map((fleet) => fleet.close()));
 });

@@ -1,6 +1,6 @@
 // What the full-scale benchmark and its exporter fleet's child process (full-scale-fleet-process.ts)
 // exchange: the plan, as a JSON file named by an environment variable (too big for the variable
-// itself), then IPC messages: `ready` or `failed` from the child, `stop` to it.
+// itself), then the ready message over ipc-child.ts's handshake.
 import type { ExporterNode } from './full-scale-exporters.js';
 
 export const PLAN_VARIABLE = 'BENCH_FULL_SCALE_FLEET_PLAN';
@@ -17,9 +17,4 @@ export interface FullScaleFleetReady {
   gpus: number;
   /** GPUs whose exporter names a pod, by the plan. */
   attributedGpus: number;
-}
-
-export interface FullScaleFleetFailed {
-  type: 'failed';
-  message: string;
 }

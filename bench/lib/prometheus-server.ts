@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { BENCH_DIR } from './environment.js';
 import { parseMetrics } from './prometheus-text.js';
-import { freePort, readCpuSeconds } from './service-process.js';
+import { freePort, readCpuSeconds, readRssBytes } from './service-process.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -197,14 +197,3 @@ async function waitReady(url: string, child: ReturnType<typeof spawn>, timeoutMs
   }
   throw new Error(`not ready within ${timeoutMs / 1000} s`);
 }
-
-
-function readRssBytes(pid: number): number | null {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0) * 1024;
-  } catch {
-    return null;
-  }
-}
-

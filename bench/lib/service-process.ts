@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
 import { freePort, freePorts } from '../../test/support/free-port.js';
-import { BENCH_DIR, REPO_DIR } from './environment.js';
+import { BENCH_DIR, investigationEnv, REPO_DIR } from './environment.js';
 
 export { freePort };
 
@@ -116,6 +116,7 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
     GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false',
     BENCH_CLOCK_OFFSET_MS: String(options.clockAt === undefined ? 0 : options.clockAt - Date.now()),
     ...options.env,
+    ...investigationEnv(),
   });
   const heapFile = join(options.workDir, `heap-${apiPort}.json`);
   if (options.heapProbe === true) env['BENCH_HEAP_FILE'] = heapFile;
@@ -240,6 +241,15 @@ function readMemory(pid: number): ProcessMemory | null {
   return { peakRssBytes: kib('VmHWM'), rssBytes: kib('VmRSS'), rssAnonBytes: kib('RssAnon'), rssFileBytes: kib('RssFile') };
 }
 
+/** Resident set size of a process (bytes), from /proc; null off Linux or once it is gone. */
+export function readRssBytes(pid: number): number | null {
+  try {
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return null;
+  }
+}
+
 /** utime + stime of /proc/<pid>/stat (fields 14 and 15, in clock ticks of 1/100 s on Linux). */
 export function readCpuSeconds(pid: number): number | null {
   let stat: string;
@@ -252,3 +262,4 @@ export function readCpuSeconds(pid: number): number | null {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
+
