@@ -71,6 +71,6 @@ async function getPage(
   const chunks: Buffer[] = [];
   for await (const chunk of res as AsyncIterable<Buffer>) chunks.push(chunk);
   const body = await (decoding.decoder ?? INLINE).list(Buffer.concat(chunks), decoding.fields);
-  if (body === null) throw new KubeRequestError('KUBE_BAD_RESPONSE', `${request.what}: HTTP 200 with a body that is not JSON`);
+  if (body === null) throw new KubeRequestError('KUBE_BAD_RESPONSE', `${request.what}: HTTP 200 with a body that is not a JSON object`);
   return body;
 }
