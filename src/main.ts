@@ -24,6 +24,7 @@ import { ClusterWriters } from './ha/cluster-writers.js';
 import type { ReflectorTuning } from './k8s/cluster-informers.js';
 import { ClusterManager, type AttachedCluster } from './k8s/cluster-manager.js';
 import { DecodeThread } from './k8s/decode/decode-thread.js';
+import { availableCpus } from './runtime/cpu-budget.js';
 import { InlineDecoder } from './k8s/decode/inline-decoder.js';
 import { homeKubeconfig, type LoadedKubeconfig } from './k8s/kubeconfig.js';
 import { RemoteClusters } from './k8s/remote-clusters.js';
@@ -64,6 +65,13 @@ const ADMIN_CLOSE_GRACE_MS = 1000;
 // steps are sized for the commits alone. At 150k pods over 4 clusters, 2,000 against 500 took the sync
 // from 34 to 29 s and the 10,000 events/s step from 6,575 to 7,062 events/s absorbed.
 const WORKER_STEP_ITEMS = 2000;
+/**
+ * CPUs from which watch streams are parsed on a worker when decode_worker is unset. On 2 cores the
+ * worker's CPU came out of the write worker's, and the sync and the lag at 5,000 events/s missed
+ * their targets (docs/performance.md); with a core to spare beyond the main thread, the write worker
+ * and the read workers, the parse leaves the thread that answers requests.
+ */
+const DECODE_WORKER_MIN_CPUS = 4;
 
 export interface ServiceOptions {
   clock?: Clock;
@@ -359,7 +367,10 @@ async function startParts(
   election.writers = writers;
   const informerLogger = logger.child({ component: 'informers' });
   // Registered before the clusters, so that it closes after every stream it decodes has stopped.
-  const decoder = config.decode_worker ? new DecodeThread({ logger: informerLogger, niceness: config.background_niceness }) : new InlineDecoder();
+  const cpus = availableCpus();
+  const decodeOnWorker = config.decode_worker ?? cpus >= DECODE_WORKER_MIN_CPUS;
+  informerLogger.info({ decodeWorker: decodeOnWorker, cpus, setting: config.decode_worker ?? 'unset' }, decodeOnWorker ? 'Watch streams are parsed on a worker thread' : 'Watch streams are parsed on the main thread');
+  const decoder = decodeOnWorker ? new DecodeThread({ logger: informerLogger, niceness: config.background_niceness }) : new InlineDecoder();
   if (decoder instanceof DecodeThread) {
     parts.add('watch decoder', () => decoder.close());
     metrics.gaugeFrom('gpucap_watch_decode_backlog_chunks', 'Chunks of watch streams sent to the decode worker and not decoded yet', () => decoder.status().backlog);
