@@ -5,11 +5,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { FieldSelection } from '../domain/field-selection.js';
 import type { ListBody, ObjectDecoder } from './decode/decoder.js';
-import { InlineDecoder } from './decode/inline-decoder.js';
+import { INLINE_DECODER } from './decode/inline-decoder.js';
 import { kubeConnection, kubeGet } from './kube-get.js';
 import { KubeRequestError, type ReflectedObject } from './kube-object.js';
-
-const INLINE = new InlineDecoder();
 
 export interface ListOptions<T> {
   path: string;
@@ -70,7 +68,7 @@ async function getPage(
   const res = await kubeGet(connection, url, request);
   const chunks: Buffer[] = [];
   for await (const chunk of res as AsyncIterable<Buffer>) chunks.push(chunk);
-  const body = await (decoding.decoder ?? INLINE).list(Buffer.concat(chunks), decoding.fields);
+  const body = await (decoding.decoder ?? INLINE_DECODER).list(Buffer.concat(chunks), decoding.fields);
   if (body === null) throw new KubeRequestError('KUBE_BAD_RESPONSE', `${request.what}: HTTP 200 with a body that is not a JSON object`);
   return body;
 }

@@ -9,7 +9,7 @@ import type { Socket } from 'node:net';
 import type { Clock } from '../domain/clock.js';
 import type { FieldSelection } from '../domain/field-selection.js';
 import type { DecodedEvent, ObjectDecoder } from './decode/decoder.js';
-import { InlineDecoder } from './decode/inline-decoder.js';
+import { INLINE_DECODER } from './decode/inline-decoder.js';
 import { guardIdle } from './idle-guard.js';
 import { kubeConnection, kubeGet, type KubeConnection } from './kube-get.js';
 import { KubeRequestError, statusCodeOf, type ReflectedObject } from './kube-object.js';
@@ -41,8 +41,6 @@ export interface WatchStreamOptions {
   /** The fields of each object that are kept (default: all). */
   fields?: FieldSelection;
 }
-
-const INLINE = new InlineDecoder();
 
 /** TCP keep-alive probes after this long idle, so that a dead peer ends the stream (as client-node's Watch sets). */
 const KEEP_ALIVE_MS = 30_000;
@@ -107,7 +105,7 @@ export async function watchOnce(kubeConfig: KubeConfig, options: WatchStreamOpti
       if (settled) return res.destroy();
       (res.socket as Socket | null)?.setKeepAlive(true, KEEP_ALIVE_MS);
       options.onOpen?.();
-      const stream = (options.decoder ?? INLINE).events(options.fields, {
+      const stream = (options.decoder ?? INLINE_DECODER).events(options.fields, {
         onEvents: (events) => {
           for (const event of events) onEvent(event);
         },

@@ -1,59 +1,33 @@
 // watchOnce against a hand-driven HTTP server: how the stream's bytes become events and outcomes,
 // whatever the chunks, and what a bad line or an error status does.
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KubeConfig } from '@kubernetes/client-node';
 import { expect } from 'chai';
 import { systemClock } from '../../src/domain/clock.js';
 import { watchOnce, type WatchEventType } from '../../src/k8s/watch-stream.js';
 import { eachDecoder } from './decoders.js';
+import { startHandServer, type HandServer } from './hand-server.js';
 import { fastDelay } from './reflector-harness.js';
 
 const event = (type: string, name: string, rv: string) => JSON.stringify({ type, object: { metadata: { name, resourceVersion: rv } } });
 
 describe('k8s/watch stream', () => {
   eachDecoder((decoder) => {
-    let server: Server;
-    let respond: (res: ServerResponse, url: URL) => Promise<void>;
-    let kubeConfig: KubeConfig;
-    const requests: URL[] = [];
-    const credentials: (string | undefined)[] = [];
-
+    let hand: HandServer;
     beforeEach(async () => {
-      requests.length = 0;
-      credentials.length = 0;
-      server = createServer((req, res) => {
-        const url = new URL(req.url ?? '/', 'http://localhost');
-        requests.push(url);
-        credentials.push(req.headers.authorization);
-        void respond(res, url);
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      const { port } = server.address() as AddressInfo;
-      kubeConfig = new KubeConfig();
-      kubeConfig.loadFromOptions({
-        clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-        users: [{ name: 'u', token: 'secret-token' }],
-        contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-        currentContext: 'x',
-      });
+      hand = await startHandServer();
     });
-    afterEach(async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    });
+    afterEach(() => hand.close());
 
     const watch = async (onEvent: (type: WatchEventType, name: string | undefined, rv: string | undefined) => void = () => undefined) => {
       const controller = new AbortController();
-      return watchOnce(kubeConfig, {
+      return watchOnce(hand.kubeConfig, {
         path: '/api/v1/pods', resourceVersion: '100', timeoutSeconds: 300, stallTimeoutMs: 5_000, clock: systemClock, delay: fastDelay,
         signal: controller.signal, decoder: decoder(), onEvent: (type, object) => onEvent(type, object.metadata?.name, object.metadata?.resourceVersion),
       });
     };
 
     it('asks for a watch from the version with bookmarks and the kubeconfig\'s token, and delivers every event of lines cut anywhere, bookmarks included, skipping a line that is not JSON', async () => {
-      respond = async (res) => {
+      hand.respond = async (res) => {
         res.writeHead(200, { 'content-type': 'application/json' });
         const body = Buffer.from([event('ADDED', 'a', '101'), 'not json', event('MODIFIED', 'é-日本', '102'), event('BOOKMARK', '', '103'), event('DELETED', 'a', '104')].join('\n') + '\n');
         for (let i = 0; i < body.length; i += 7) {
@@ -65,25 +39,25 @@ describe('k8s/watch stream', () => {
       const seen: string[] = [];
       expect(await watch((type, name, rv) => seen.push(`${type} ${name} ${rv}`))).to.deep.equal({ kind: 'ended' });
       expect(seen).to.deep.equal(['ADDED a 101', 'MODIFIED é-日本 102', 'BOOKMARK  103', 'DELETED a 104']);
-      const url = requests[0];
+      const url = hand.requests[0];
       expect(Object.fromEntries(url?.searchParams ?? [])).to.include({ watch: 'true', allowWatchBookmarks: 'true', resourceVersion: '100', timeoutSeconds: '300' });
-      expect(credentials).to.deep.equal(['Bearer secret-token']);
+      expect(hand.credentials).to.deep.equal(['Bearer secret-token']);
     });
 
     it('ends as expired on an ERROR event with code 410 and on an HTTP 410, and as failed with the status on a 403', async () => {
-      respond = async (res) => {
+      hand.respond = async (res) => {
         res.writeHead(200);
         res.end(JSON.stringify({ type: 'ERROR', object: { kind: 'Status', code: 410, message: 'too old resource version: 100 (200)' } }) + '\n');
       };
       const expired = await watch();
       expect(expired.kind).to.equal('expired');
       expect(expired.kind === 'expired' && expired.error.message).to.include('too old resource version');
-      respond = async (res) => {
+      hand.respond = async (res) => {
         res.writeHead(410, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ kind: 'Status', code: 410, message: 'gone' }));
       };
       expect((await watch()).kind).to.equal('expired');
-      respond = async (res) => {
+      hand.respond = async (res) => {
         res.writeHead(403, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ kind: 'Status', code: 403, message: 'pods is forbidden: User "x" cannot watch resource "pods"' }));
       };
@@ -94,7 +68,7 @@ describe('k8s/watch stream', () => {
     });
 
     it('fails, and delivers nothing after it, once the consumer throws', async () => {
-      respond = async (res) => {
+      hand.respond = async (res) => {
         res.writeHead(200);
         res.write(event('ADDED', 'a', '101') + '\n' + event('ADDED', 'b', '102') + '\n');
         await sleep(50);

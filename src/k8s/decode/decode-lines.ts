@@ -6,27 +6,28 @@ import type { DecodedEvent, ListBody } from './decoder.js';
 
 const SELECTED_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED']);
 
-export function decodeLine(line: string, fields: FieldSelection | undefined): DecodedEvent | undefined {
-  let data: unknown;
+/** The JSON object `text` holds, else null (not JSON, or JSON of another kind: an array, a string). */
+function jsonObject(text: string): Record<string, unknown> | null {
+  let value: unknown;
   try {
-    data = JSON.parse(line);
+    value = JSON.parse(text);
   } catch {
-    return undefined;
+    return null;
   }
-  if (typeof data !== 'object' || data === null) return undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+export function decodeLine(line: string, fields: FieldSelection | undefined): DecodedEvent | undefined {
+  const data = jsonObject(line);
+  if (data === null) return undefined;
   const { type, object } = data as { type?: unknown; object?: unknown };
   if (typeof type !== 'string') return undefined;
   return { type, object: fields !== undefined && SELECTED_TYPES.has(type) ? selectFields(object, fields) : object };
 }
 
 export function decodeList(text: string, fields: FieldSelection | undefined): ListBody | null {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const body = jsonObject(text);
+  if (body === null) return null;
   const { metadata, items } = body as { metadata?: { resourceVersion?: unknown; continue?: unknown }; items?: unknown };
   const list = Array.isArray(items) ? items : [];
   return {

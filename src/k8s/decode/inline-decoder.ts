@@ -1,10 +1,10 @@
 // Decoding on the calling thread: each chunk's lines are parsed as it is pushed, and the sink hears
 // them before push() returns. For a service with a core to spare for nothing else (decode_worker:
 // false), for the ConfigMap watches, and for tests that want no thread.
+import type { FieldSelection } from '../../domain/field-selection.js';
 import { LineSplitter } from '../line-splitter.js';
 import { decodeLine, decodeList } from './decode-lines.js';
 import type { DecodedEvent, EventSink, EventStream, ListBody, ObjectDecoder } from './decoder.js';
-import type { FieldSelection } from '../../domain/field-selection.js';
 
 export class InlineDecoder implements ObjectDecoder {
   events(fields: FieldSelection | undefined, sink: EventSink): EventStream {
@@ -39,3 +39,6 @@ export class InlineDecoder implements ObjectDecoder {
     return Promise.resolve(decodeList(body.toString('utf8'), fields));
   }
 }
+
+/** The one decoder of this thread, for the watches and LISTs given none. */
+export const INLINE_DECODER = new InlineDecoder();
