@@ -24,8 +24,8 @@ import { ClusterWriters } from './ha/cluster-writers.js';
 import type { ReflectorTuning } from './k8s/cluster-informers.js';
 import { ClusterManager, type AttachedCluster } from './k8s/cluster-manager.js';
 import { DecodeThread } from './k8s/decode/decode-thread.js';
-import { availableCpus } from './runtime/cpu-budget.js';
 import { INLINE_DECODER } from './k8s/decode/inline-decoder.js';
+import { availableCpus } from './runtime/cpu-budget.js';
 import { homeKubeconfig, type LoadedKubeconfig } from './k8s/kubeconfig.js';
 import { RemoteClusters } from './k8s/remote-clusters.js';
 import { ConfigMapBudgets, type ConfigMap } from './capacity/configmap-budgets.js';
@@ -366,12 +366,12 @@ async function startParts(
   });
   election.writers = writers;
   const informerLogger = logger.child({ component: 'informers' });
-  // Registered before the clusters, so that it closes after every stream it decodes has stopped.
   const cpus = availableCpus();
   const decodeOnWorker = config.decode_worker ?? cpus >= DECODE_WORKER_MIN_CPUS;
   informerLogger.info({ decodeWorker: decodeOnWorker, cpus, setting: config.decode_worker ?? 'unset' }, decodeOnWorker ? 'Watch streams are parsed on a worker thread' : 'Watch streams are parsed on the main thread');
   const decoder = decodeOnWorker ? new DecodeThread({ logger: informerLogger, niceness: config.background_niceness }) : INLINE_DECODER;
   if (decoder instanceof DecodeThread) {
+    // Registered before the clusters, so that it closes after every stream it decodes has stopped.
     parts.add('watch decoder', () => decoder.close());
     metrics.gaugeFrom('gpucap_watch_decode_backlog_chunks', 'Chunks of watch streams sent to the decode worker and not decoded yet', () => decoder.status().backlog);
     metrics.gaugeFrom('gpucap_watch_decoder_restarts', 'Decode workers that stopped while in use and were replaced, since the start', () => decoder.status().restarts);
