@@ -2,11 +2,14 @@
 // that still arrive during the shutdown delay are served, then the API stops accepting connections,
 // in-flight requests finish within the grace period, and all closes.
 import { connect } from 'node:net';
+import { Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
+import { pino } from 'pino';
 import sinon from 'sinon';
 import { splitHostPort } from '../../src/runtime/http-listener.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
+import { waitFor } from '../support/wait-for.js';
 import { aWorkload } from '../support/workload-builder.js';
 
 /** 'connected' when a TCP connection to host:port opens, else the error code (ECONNREFUSED). */
@@ -43,8 +46,15 @@ describe('graceful shutdown', () => {
 
   describe('draining', () => {
     let t: TestService;
+    const logged: string[] = [];
     before(async () => {
-      t = await startTestService(); // shutdown_grace_seconds = 2
+      const lines = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          logged.push((JSON.parse(chunk.toString()) as { msg: string }).msg);
+          done();
+        },
+      });
+      t = await startTestService({ logger: pino({ level: 'info' }, lines) }); // shutdown_grace_seconds = 2
       await t.service.store.upsertWorkloads([workload]);
     });
     after(async () => {
@@ -64,6 +74,9 @@ describe('graceful shutdown', () => {
       const readyz = await fetch(`${t.adminUrl}/readyz`);
       expect(readyz.status).to.equal(503);
       expect(await readyz.json()).to.deep.include({ ready: false, shuttingDown: true });
+      // The drain closes the listener in the same tick as it logs: a connection attempted before that
+      // sits in the kernel's accept queue and is reset (ECONNRESET), which says nothing about the drain.
+      await waitFor(() => logged.includes('draining requests'), { timeoutMs: 5000, what: 'the drain to start' });
       expect(await tryConnect(apiAddress), 'a new API connection while draining').to.equal('ECONNREFUSED');
 
       const res = await inFlight;
