@@ -3,7 +3,7 @@
 import type { MetricName, MetricSummary } from '../domain/metrics.js';
 import { toIso } from '../domain/time.js';
 import type { WorkloadRecord, WorkloadView } from '../domain/workload.js';
-import type { CapacityResult } from '../query/capacity.js';
+import type { CapacityFigures, CapacityResult } from '../query/capacity.js';
 import type { StatsFigures, StatsGroupKey } from '../query/ports.js';
 import type { RankingResult } from '../query/ranking.js';
 import type { WorkloadMetricsResult } from '../query/workload-metrics.js';
@@ -85,10 +85,16 @@ export function presentRanking(result: RankingResult) {
 }
 
 export function presentCapacity(c: CapacityResult) {
-  const budget = (f: { allocated: number; used: number; remaining: number }) => ({
+  const budget = (f: CapacityFigures) => ({
     allocated_gpu_hours: hours(f.allocated),
     used_gpu_hours: hours(f.used),
     remaining_gpu_hours: hours(f.remaining),
+    ...forecast(f),
+  });
+  const forecast = (f: CapacityFigures) => ({
+    burn_rate_gpu_hours_per_day: hours(f.burnRatePerDay),
+    projected_used_gpu_hours_at_period_end: orNull(f.projectedUsedAtPeriodEnd, 4),
+    projected_exhaustion_at: toIso(f.projectedExhaustionAt),
   });
   return {
     organization_id: c.organizationId,
@@ -97,6 +103,7 @@ export function presentCapacity(c: CapacityResult) {
       total_used_gpu_hours: hours(c.summary.used),
       total_remaining_gpu_hours: hours(c.summary.remaining),
       current_active_gpus: c.summary.currentActiveGpus,
+      ...forecast(c.summary),
     },
     pools: c.pools.map((p) => ({ pool_id: p.poolId, name: p.name, ...budget(p), instance_types: p.instanceTypes })),
     initiatives: c.initiatives.map((i) => ({ initiative_id: i.initiativeId, name: i.name, ...budget(i) })),

@@ -1,18 +1,20 @@
 // GET /v1/capacity: allocated, used and remaining GPU-hours of the current budget period.
 // Every `used` figure covers only what the caller may see (and the initiative_id filter): pools stay
 // visible to team callers with their allocation, but an organization-wide pool `used` would reveal
-// other teams' consumption, exactly per instance type for a single-type pool.
+// other teams' consumption, exactly per instance type for a single-type pool. The forecasts read the
+// trailing week with the same filter, so they cover the same workloads as `used`.
 import { canSeeInitiative, type Scope } from '../domain/principal.js';
 import { scopedFilter } from './access.js';
-import { periodStart } from './budget-period.js';
-import type { BudgetPeriod, BudgetSource, WorkloadIndex } from './ports.js';
+import { BURN_WINDOW_DAYS, DAY_MS, forecast, type Forecast } from './budget-forecast.js';
+import { periodEnd, periodStart } from './budget-period.js';
+import type { BudgetPeriod, BudgetSource, UsageBreakdown, WorkloadIndex } from './ports.js';
 
 export interface CapacityRequest {
   initiativeId?: string;
   poolId?: string;
 }
 
-interface Figures {
+export interface CapacityFigures extends Forecast {
   allocated: number;
   used: number;
   remaining: number;
@@ -22,9 +24,9 @@ export interface CapacityResult {
   organizationId: string;
   period: BudgetPeriod;
   periodStart: number | null;
-  summary: Figures & { currentActiveGpus: number };
-  pools: (Figures & { poolId: string; name: string; instanceTypes: string[] })[];
-  initiatives: (Figures & { initiativeId: string; name: string })[];
+  summary: CapacityFigures & { currentActiveGpus: number };
+  pools: (CapacityFigures & { poolId: string; name: string; instanceTypes: string[] })[];
+  initiatives: (CapacityFigures & { initiativeId: string; name: string })[];
 }
 
 export async function capacity(
@@ -37,7 +39,12 @@ export async function capacity(
   const budget = deps.budgets.budgetFor(scope.organizationId);
   const period = budget?.period ?? 'total';
   const from = periodStart(period, now);
-  const [usage, currentActiveGpus] = await Promise.all([deps.index.usage(filter, { from, to: now }), deps.index.activeGpus(filter)]);
+  const [usage, trailing, currentActiveGpus] = await Promise.all([
+    deps.index.usage(filter, { from, to: now }),
+    deps.index.usage(filter, { from: now - BURN_WINDOW_DAYS * DAY_MS, to: now }),
+    deps.index.activeGpus(filter),
+  ]);
+  const figures = figuresAt({ budgeted: budget !== undefined, now, periodEnd: periodEnd(period, now) });
 
   const budgetPools = budget?.pools ?? [];
   // A pool_id that names no pool narrows to nothing, like every other filter (docs/api.md "Filters").
@@ -53,21 +60,30 @@ export async function capacity(
     organizationId: scope.organizationId,
     period,
     periodStart: from,
-    summary: { ...figures(allocated, usage.total), currentActiveGpus },
+    summary: { ...figures(allocated, usage.total, trailing.total), currentActiveGpus },
     pools: pools.map((p) => ({
       poolId: p.poolId,
       name: p.name,
       instanceTypes: [...p.instanceTypes],
-      ...figures(p.allocatedGpuHours, p.instanceTypes.reduce((sum, t) => sum + (usage.byInstanceType.get(t) ?? 0), 0)),
+      ...figures(p.allocatedGpuHours, ofInstanceTypes(usage, p.instanceTypes), ofInstanceTypes(trailing, p.instanceTypes)),
     })),
     initiatives: initiatives.map((i) => ({
       initiativeId: i.initiativeId,
       name: i.name,
-      ...figures(i.allocatedGpuHours, usage.byInitiative.get(i.initiativeId) ?? 0),
+      ...figures(i.allocatedGpuHours, usage.byInitiative.get(i.initiativeId) ?? 0, trailing.byInitiative.get(i.initiativeId) ?? 0),
     })),
   };
 }
 
-function figures(allocated: number, used: number): Figures {
-  return { allocated, used, remaining: allocated - used };
+function figuresAt(at: { budgeted: boolean; now: number; periodEnd: number | null }) {
+  return (allocated: number, used: number, usedInBurnWindow: number): CapacityFigures => ({
+    allocated,
+    used,
+    remaining: allocated - used,
+    ...forecast({ ...at, allocated, used, usedInBurnWindow }),
+  });
+}
+
+function ofInstanceTypes(usage: UsageBreakdown, instanceTypes: readonly string[]): number {
+  return instanceTypes.reduce((sum, t) => sum + (usage.byInstanceType.get(t) ?? 0), 0);
 }

@@ -177,7 +177,16 @@ describe('API contract: success shapes', () => {
     expectShape(res.body, capacityEndpoint.response);
     expect(res.body.data).to.deep.equal({
       organization_id: 'acme',
-      summary: { total_allocated_gpu_hours: 0, total_used_gpu_hours: 17, total_remaining_gpu_hours: -17, current_active_gpus: 2 },
+      // No budget: no period end to project to and nothing to exhaust; the burn rate is what was used in the last 7 days.
+      summary: {
+        total_allocated_gpu_hours: 0,
+        total_used_gpu_hours: 17,
+        total_remaining_gpu_hours: -17,
+        current_active_gpus: 2,
+        burn_rate_gpu_hours_per_day: 2.4286,
+        projected_used_gpu_hours_at_period_end: null,
+        projected_exhaustion_at: null,
+      },
       pools: [],
       initiatives: [],
     });

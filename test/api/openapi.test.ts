@@ -105,6 +105,12 @@ describe('OpenAPI document', () => {
     walk(doc.components.schemas.MetricSummary, 'MetricSummary');
     expect(nullable.sort()).to.deep.equal(
       [
+        '/v1/capacity.data.initiatives[].projected_exhaustion_at string|null',
+        '/v1/capacity.data.initiatives[].projected_used_gpu_hours_at_period_end number|null',
+        '/v1/capacity.data.pools[].projected_exhaustion_at string|null',
+        '/v1/capacity.data.pools[].projected_used_gpu_hours_at_period_end number|null',
+        '/v1/capacity.data.summary.projected_exhaustion_at string|null',
+        '/v1/capacity.data.summary.projected_used_gpu_hours_at_period_end number|null',
         '/v1/workloads.data.workloads[].started_at string|null',
         '/v1/workloads/metrics.data.scope_average.gpu_hours number|null',
         '/v1/workloads/metrics.data.scope_average.gpu_utilization number|null',

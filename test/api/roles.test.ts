@@ -72,7 +72,7 @@ interface Expected {
   /** Default sort (gpu_utilization) with the telemetry of TELEMETRY below. */
   byUtilization: WorkloadRecord[];
   utilizationAverage: number | null;
-  capacity: { allocated: number; used: number; remaining: number; activeGpus: number; initiatives: string[]; pools: string[] };
+  capacity: { allocated: number; used: number; remaining: number; activeGpus: number; burnPerDay: number; initiatives: string[]; pools: string[] };
 }
 
 const EXPECTED: Record<Role, Expected> = {
@@ -84,7 +84,7 @@ const EXPECTED: Record<Role, Expected> = {
     gpuHoursAverage: 6.5,
     byUtilization: [L1, L2, V1, V2, A1, A2],
     utilizationAverage: 65,
-    capacity: { allocated: 1000, used: 39, remaining: 961, activeGpus: 7, initiatives: ['llm', 'vision', 'audio'], pools: ['h100'] },
+    capacity: { allocated: 1000, used: 39, remaining: 961, activeGpus: 7, burnPerDay: 5.5714, initiatives: ['llm', 'vision', 'audio'], pools: ['h100'] },
   },
   lead: {
     list: [L2, V2, V1, L1],
@@ -94,7 +94,7 @@ const EXPECTED: Record<Role, Expected> = {
     gpuHoursAverage: 8,
     byUtilization: [L1, L2, V1, V2],
     utilizationAverage: 75,
-    capacity: { allocated: 500, used: 32, remaining: 468, activeGpus: 4, initiatives: ['llm', 'vision'], pools: ['h100'] },
+    capacity: { allocated: 500, used: 32, remaining: 468, activeGpus: 4, burnPerDay: 4.5714, initiatives: ['llm', 'vision'], pools: ['h100'] },
   },
   member: {
     list: [V2, V1],
@@ -104,7 +104,7 @@ const EXPECTED: Record<Role, Expected> = {
     gpuHoursAverage: 4,
     byUtilization: [V1, V2],
     utilizationAverage: 65,
-    capacity: { allocated: 200, used: 8, remaining: 192, activeGpus: 0, initiatives: ['vision'], pools: ['h100'] },
+    capacity: { allocated: 200, used: 8, remaining: 192, activeGpus: 0, burnPerDay: 1.1429, initiatives: ['vision'], pools: ['h100'] },
   },
   noTeams: {
     list: [],
@@ -114,7 +114,7 @@ const EXPECTED: Record<Role, Expected> = {
     gpuHoursAverage: null,
     byUtilization: [],
     utilizationAverage: null,
-    capacity: { allocated: 0, used: 0, remaining: 0, activeGpus: 0, initiatives: [], pools: ['h100'] },
+    capacity: { allocated: 0, used: 0, remaining: 0, activeGpus: 0, burnPerDay: 0, initiatives: [], pools: ['h100'] },
   },
   otherOrgAdmin: {
     list: [G2, G1],
@@ -125,7 +125,7 @@ const EXPECTED: Record<Role, Expected> = {
     byUtilization: [G1, G2],
     utilizationAverage: 97,
     // globex has no budget: allocated 0, used as measured, remaining = −used, no pools or initiatives.
-    capacity: { allocated: 0, used: 46, remaining: -46, activeGpus: 1, initiatives: [], pools: [] },
+    capacity: { allocated: 0, used: 46, remaining: -46, activeGpus: 1, burnPerDay: 6.5714, initiatives: [], pools: [] },
   },
 };
 
@@ -262,11 +262,14 @@ describe('API roles: what each caller sees on every endpoint', () => {
         expect(res.status).to.equal(200);
         const data = res.body.data;
         expect(data.organization_id).to.equal(caller(role).organizationId);
-        expect(data.summary).to.deep.equal({
+        const { projected_exhaustion_at: _exhaustion, projected_used_gpu_hours_at_period_end: _atPeriodEnd, ...figures } = data.summary;
+        // All of it inside the trailing week: the burn rate is the scope's own use / 7.
+        expect(figures).to.deep.equal({
           total_allocated_gpu_hours: expected.capacity.allocated,
           total_used_gpu_hours: expected.capacity.used,
           total_remaining_gpu_hours: expected.capacity.remaining,
           current_active_gpus: expected.capacity.activeGpus,
+          burn_rate_gpu_hours_per_day: expected.capacity.burnPerDay,
         });
         expect(data.initiatives.map((i: { initiative_id: string }) => i.initiative_id)).to.deep.equal(expected.capacity.initiatives);
         expect(data.pools.map((p: { pool_id: string }) => p.pool_id)).to.deep.equal(expected.capacity.pools);
@@ -275,15 +278,21 @@ describe('API roles: what each caller sees on every endpoint', () => {
   }
 
   describe('capacity figures per initiative and pool', () => {
+    // The `total` period has no end to project to; every use lies inside the trailing week.
+    const burning = (perDay: number, exhaustion: string | null) => ({
+      burn_rate_gpu_hours_per_day: Math.round(perDay * 1e4) / 1e4,
+      projected_used_gpu_hours_at_period_end: null,
+      projected_exhaustion_at: exhaustion,
+    });
     it('capacity shows each visible initiative\'s own budget and use, and the pool\'s use by the caller\'s teams', async () => {
       const res = await t.get('/v1/capacity', { as: caller('lead') });
       expect(res.body.data.initiatives).to.deep.equal([
-        { initiative_id: 'llm', name: 'LLM', allocated_gpu_hours: 300, used_gpu_hours: 24, remaining_gpu_hours: 276 },
-        { initiative_id: 'vision', name: 'Vision', allocated_gpu_hours: 200, used_gpu_hours: 8, remaining_gpu_hours: 192 },
+        { initiative_id: 'llm', name: 'LLM', allocated_gpu_hours: 300, used_gpu_hours: 24, remaining_gpu_hours: 276, ...burning(24 / 7, '2027-02-09T00:00:00.000Z') },
+        { initiative_id: 'vision', name: 'Vision', allocated_gpu_hours: 200, used_gpu_hours: 8, remaining_gpu_hours: 192, ...burning(8 / 7, '2027-05-07T12:00:00.000Z') },
       ]);
       // p5.48xlarge in acme: L1 16 + L2 8; globex's G1 on the same instance type never counts.
       expect(res.body.data.pools).to.deep.equal([
-        { pool_id: 'h100', name: 'H100 on-demand', allocated_gpu_hours: 500, used_gpu_hours: 24, remaining_gpu_hours: 476, instance_types: ['p5.48xlarge'] },
+        { pool_id: 'h100', name: 'H100 on-demand', allocated_gpu_hours: 500, used_gpu_hours: 24, remaining_gpu_hours: 476, ...burning(24 / 7, '2027-04-08T08:00:00.000Z'), instance_types: ['p5.48xlarge'] },
       ]);
     });
 
@@ -291,14 +300,14 @@ describe('API roles: what each caller sees on every endpoint', () => {
       // The member's team (vision) runs nothing on p5.48xlarge; llm's 24 hours there stay invisible.
       const res = await t.get('/v1/capacity', { as: caller('member') });
       expect(res.body.data.pools).to.deep.equal([
-        { pool_id: 'h100', name: 'H100 on-demand', allocated_gpu_hours: 500, used_gpu_hours: 0, remaining_gpu_hours: 500, instance_types: ['p5.48xlarge'] },
+        { pool_id: 'h100', name: 'H100 on-demand', allocated_gpu_hours: 500, used_gpu_hours: 0, remaining_gpu_hours: 500, ...burning(0, null), instance_types: ['p5.48xlarge'] },
       ]);
     });
 
     it('capacity narrowed by initiative_id inside the caller\'s teams covers that initiative only', async () => {
       const res = await t.get('/v1/capacity?initiative_id=llm', { as: caller('lead') });
       expect(res.status).to.equal(200);
-      expect(res.body.data.summary).to.deep.equal({ total_allocated_gpu_hours: 300, total_used_gpu_hours: 24, total_remaining_gpu_hours: 276, current_active_gpus: 4 });
+      expect(res.body.data.summary).to.deep.equal({ total_allocated_gpu_hours: 300, total_used_gpu_hours: 24, total_remaining_gpu_hours: 276, current_active_gpus: 4, ...burning(24 / 7, '2027-02-09T00:00:00.000Z') });
       expect(res.body.data.initiatives.map((i: { initiative_id: string }) => i.initiative_id)).to.deep.equal(['llm']);
     });
   });

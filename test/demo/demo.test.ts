@@ -75,9 +75,13 @@ describe('npm run demo', function () {
       return (body.data.metrics as { gpu_utilization: { avg: number | null } }).gpu_utilization.avg === null ? undefined : body.data;
     }, { what: 'GPU metrics of a running workload', timeoutMs: 20_000 });
     expect(metrics.time_range).to.equal('last_1h');
-    const capacity = (await get('/v1/capacity')).data as { summary: { total_allocated_gpu_hours: number }; initiatives: { initiative_id: string }[] };
+    type Entry = { burn_rate_gpu_hours_per_day: number; projected_used_gpu_hours_at_period_end: number | null };
+    const capacity = (await get('/v1/capacity')).data as { summary: Entry & { total_allocated_gpu_hours: number; total_used_gpu_hours: number }; initiatives: (Entry & { initiative_id: string })[] };
     expect(capacity.summary.total_allocated_gpu_hours).to.equal(40000);
     expect(capacity.initiatives.map((i) => i.initiative_id)).to.include('speech');
+    // The demo's history burns GPU-hours, so acme's monthly budget shows a pace and where it ends up.
+    expect(capacity.summary.burn_rate_gpu_hours_per_day).to.be.above(0);
+    expect(capacity.summary.projected_used_gpu_hours_at_period_end).to.be.at.least(capacity.summary.total_used_gpu_hours);
   });
 
   it('stops cleanly on Ctrl-C', async () => {

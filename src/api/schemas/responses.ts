@@ -106,10 +106,19 @@ export const RankedWorkloads = Type.Object(
   { ...closed, $id: 'RankedWorkloads' },
 );
 
+// Additions to the contract (docs/api.md "Capacity"): where each budget is heading at its recent pace.
+const Forecast = {
+  burn_rate_gpu_hours_per_day: Type.Number({ minimum: 0, description: 'GPU-hours used in the trailing 7 days, per day.' }),
+  projected_used_gpu_hours_at_period_end: Nullable(Type.Number({ minimum: 0, description: 'used + burn rate × days left in the period; null for the `total` period.' })),
+  projected_exhaustion_at: Nullable(
+    Timestamp('When remaining reaches 0 at the burn rate; the time of reading when already spent; null when not expected within the period, or without a budget.'),
+  ),
+};
 const Budget = {
   allocated_gpu_hours: Type.Number(),
   used_gpu_hours: Type.Number({ minimum: 0 }),
   remaining_gpu_hours: Type.Number({ description: 'allocated − used; negative when overspent.' }),
+  ...Forecast,
 };
 export const Capacity = Type.Object(
   {
@@ -120,6 +129,7 @@ export const Capacity = Type.Object(
         total_used_gpu_hours: Type.Number({ minimum: 0 }),
         total_remaining_gpu_hours: Type.Number(),
         current_active_gpus: Type.Integer({ minimum: 0, description: 'Σ gpu_count of running workloads in the caller\'s scope.' }),
+        ...Forecast,
       },
       closed,
     ),
