@@ -41,6 +41,7 @@ export function presentWorkload(w: WorkloadView) {
     is_managed: w.isManaged,
     cluster_id: w.clusterId,
     namespace: w.namespace,
+    queue_seconds: w.queueSeconds,
   };
 }
 

@@ -55,4 +55,5 @@ export interface PodGpuInterval {
 export interface WorkloadView extends WorkloadRecord {
   durationSeconds: number;
   gpuHoursUsed: number;
+  queueSeconds: number;
 }

@@ -103,6 +103,7 @@ describe('API contract: success shapes', () => {
       is_managed: true,
       cluster_id: 'gpu-east',
       namespace: 'llm-train',
+      queue_seconds: 30, // an addition to the contract: submitted 08:00:00, started 08:00:30
     });
   });
 

@@ -33,6 +33,7 @@ export const Workload = Type.Object(
     is_managed: Type.Boolean({ description: 'gpucap.io/managed label when present, else true for Kueue-queued objects (kueue.x-k8s.io/queue-name), else false.' }),
     cluster_id: Type.String({ description: 'The cluster\'s configured id (`local` for the home cluster by default).' }),
     namespace: Type.String({ description: 'Kubernetes namespace of the Job or Pod.' }),
+    queue_seconds: Type.Integer({ minimum: 0, description: 'Addition: (started_at, else completed_at for one that ended unstarted, else now) − submitted_at.' }),
   },
   { ...closed, $id: 'Workload' },
 );

@@ -83,7 +83,16 @@ export function toRecord(row: WorkloadRow): WorkloadRecord {
 }
 
 export function toView(row: WorkloadRow & GpuAggregates, now: number): WorkloadView {
-  return { ...toRecord(row), durationSeconds: durationSeconds(row, now), gpuHoursUsed: gpuHoursAt(row, now) };
+  return { ...toRecord(row), durationSeconds: durationSeconds(row, now), gpuHoursUsed: gpuHoursAt(row, now), queueSeconds: queueSeconds(row, now) };
+}
+
+/**
+ * Whole seconds from submission to start; a workload that ended unstarted waited until it ended, one
+ * still pending has waited until now.
+ */
+export function queueSeconds(row: Pick<WorkloadRow, 'submitted_at' | 'started_at' | 'completed_at'>, now: number): number {
+  const until = row.started_at ?? row.completed_at ?? now;
+  return Math.floor(Math.max(0, until - row.submitted_at) / 1000);
 }
 
 /** Whole seconds from start to completion (or `now` while unfinished); 0 before the start. */
