@@ -55,6 +55,7 @@ export function presentStats(result: WorkloadStatsResult, groupBy: StatsGroupKey
       success_rate: round(s.successRate, 4),
     },
     grouped: groupBy ? result.groups.map((g) => ({ [groupBy]: g.key, ...groupFigures(g) })) : [],
+    ...(result.series === undefined ? {} : { series: result.series.map((e) => ({ start: toIso(e.start), ...(groupBy ? { [groupBy]: e.key } : {}), ...groupFigures(e) })) }),
   };
 }
 

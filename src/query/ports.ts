@@ -2,6 +2,7 @@
 // the SQLite index, the telemetry rings and the capacity ConfigMaps implement them. Every read is
 // async so a heavy query can move off the event loop (worker thread) without changing callers.
 import type { Scope } from '../domain/principal.js';
+import type { TrendInterval } from '../domain/trend-interval.js';
 import type { WorkloadRecord, WorkloadStatus, WorkloadView } from '../domain/workload.js';
 import type { MetricName, MetricSummary, RankedMetricName } from '../domain/metrics.js';
 
@@ -50,6 +51,14 @@ export interface StatsResult {
   groups: (StatsFigures & { key: string })[];
 }
 
+/** One interval of a series (and one group, when grouped): the statistics of the workloads submitted in it. */
+export interface TrendEntry extends StatsFigures {
+  /** Start of the interval (src/domain/trend-interval.ts). */
+  start: number;
+  /** The group's key; null without groupBy. */
+  key: string | null;
+}
+
 export interface GpuHoursRanking {
   entries: { workloadId: string; name: string; initiativeId: string; gpuHours: number }[];
   totalCount: number;
@@ -69,6 +78,8 @@ export interface WorkloadIndex {
   /** The workload whatever its organization; the caller checks the scope. */
   get(workloadId: string, now: number): Promise<WorkloadView | undefined>;
   stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult>;
+  /** The non-empty (interval, group) pairs of the filter's window, by start, then as stats' groups. */
+  trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendEntry[]>;
   rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking>;
   /** Name and initiative of those of `workloadIds` that match the filter (for rankings built elsewhere). */
   describe(workloadIds: readonly string[], filter: WorkloadFilter): Promise<Map<string, { name: string; initiativeId: string }>>;

@@ -1,8 +1,10 @@
 // GET /v1/workloads/stats: a workload is in the range when its submitted_at is (DECISIONS "Statistics").
 import { validationError } from '../domain/errors.js';
 import type { Scope } from '../domain/principal.js';
+import type { TrendInterval } from '../domain/trend-interval.js';
 import { scopedFilter } from './access.js';
-import type { StatsGroupKey, StatsResult, WorkloadIndex } from './ports.js';
+import type { StatsGroupKey, StatsResult, TrendEntry, WorkloadIndex } from './ports.js';
+import { checkSeriesLength, fillSeries } from './trend-series.js';
 import { DEFAULT_STATS_TIME_RANGE, statsWindow, type StatsTimeRange, type Window } from './stats-range.js';
 
 export interface WorkloadStatsRequest {
@@ -11,19 +13,30 @@ export interface WorkloadStatsRequest {
   endDate?: number;
   groupBy?: StatsGroupKey;
   initiativeId?: string;
+  /** Adds `series`: the statistics per interval of submission. */
+  interval?: TrendInterval;
 }
 
 export interface WorkloadStatsResult extends StatsResult {
   timeRange: StatsTimeRange;
   window: Window;
+  /** Present when an interval was asked. */
+  series?: TrendEntry[];
 }
 
 export async function workloadStats(index: WorkloadIndex, scope: Scope, request: WorkloadStatsRequest, now: number): Promise<WorkloadStatsResult> {
   const timeRange = request.timeRange ?? DEFAULT_STATS_TIME_RANGE;
   const window = resolveWindow(timeRange, request, now);
+  const { interval } = request;
+  if (interval !== undefined) checkSeriesLength(interval, window);
   const filter = scopedFilter(scope, { initiativeId: request.initiativeId, submittedFrom: window.from, submittedBefore: window.to });
-  const result = await index.stats(filter, request.groupBy ?? null, now);
-  return { ...result, timeRange, window };
+  const groupBy = request.groupBy ?? null;
+  const [result, trends] = await Promise.all([
+    index.stats(filter, groupBy, now),
+    interval === undefined ? undefined : index.trends(filter, { groupBy, interval }, now),
+  ]);
+  if (interval === undefined || trends === undefined) return { ...result, timeRange, window };
+  return { ...result, timeRange, window, series: groupBy === null ? fillSeries(trends, interval, window) : trends };
 }
 
 function resolveWindow(timeRange: StatsTimeRange, request: WorkloadStatsRequest, now: number): Window {

@@ -8,7 +8,7 @@ import type { StatsGroupKey, UsageBreakdown, WorkloadFilter } from '../../src/qu
 import { openDatabase, type Database } from '../../src/store/sqlite/database.js';
 import { LATEST_VERSION, migrate, MIGRATIONS, schemaVersion } from '../../src/store/sqlite/migrations.js';
 import { rankingOf } from '../../src/store/sqlite/ranking-queries.js';
-import { rawStatsRows } from '../../src/store/sqlite/stats-queries.js';
+import { rawStatsRows, rawTrendRows, rollupTrendRows } from '../../src/store/sqlite/stats-queries.js';
 import { rollupStatsRows } from '../../src/store/sqlite/stats-rollup.js';
 import { usageInWindow } from '../../src/store/sqlite/usage-queries.js';
 import { StatementCache, whereOf } from '../../src/store/sqlite/workload-sql.js';
@@ -49,6 +49,9 @@ function expectRollupsMatchRows(s: Store, seed: number, rounds: number): void {
     const label = JSON.stringify({ round, now, filter });
     for (const groupBy of GROUPS) {
       expect(rollupStatsRows(s.statements, filter, groupBy, now), `${label} ${groupBy}`).to.deep.equal(rawStatsRows(s.statements, filter, groupBy, now));
+      const interval = pick(random, ['day', 'week'] as const);
+      expect(rollupTrendRows(s.statements, filter, { groupBy, interval }, now), `${label} ${groupBy} by ${interval}`)
+        .to.deep.equal(rawTrendRows(s.statements, filter, { groupBy, interval }, now));
     }
 
     const status = random() < 0.3 ? pick(random, WORKLOAD_STATUSES) : undefined;

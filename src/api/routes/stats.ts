@@ -25,7 +25,7 @@ export const workloadStatsEndpoint = defineEndpoint({
     const result = await workloadStats(
       deps.index,
       scopeOf(principalOf(ctx)),
-      { timeRange: query.time_range, startDate: instant(query.start_date), endDate: instant(query.end_date), groupBy: query.group_by, initiativeId: query.initiative_id },
+      { timeRange: query.time_range, startDate: instant(query.start_date), endDate: instant(query.end_date), groupBy: query.group_by, initiativeId: query.initiative_id, interval: query.interval },
       deps.clock.now(),
     );
     return { body: { data: presentStats(result, query.group_by) } };

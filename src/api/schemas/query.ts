@@ -2,6 +2,7 @@
 // OpenAPI parameters all come from these. additionalProperties: false makes a typo a VALIDATION_ERROR.
 import { Type, type Static } from '@sinclair/typebox';
 import { METRIC_NAMES, METRICS_TIME_RANGES, RANKING_SORT_KEYS } from '../../domain/metrics.js';
+import { TREND_INTERVALS } from '../../domain/trend-interval.js';
 import { WORKLOAD_STATUSES } from '../../domain/workload.js';
 import { STATS_GROUP_KEYS } from '../../query/ports.js';
 import { STATS_TIME_RANGES } from '../../query/stats-range.js';
@@ -47,6 +48,9 @@ export const WorkloadStatsQuery = Type.Object(
     ),
     group_by: Type.Optional(StringEnum(STATS_GROUP_KEYS, { description: 'Fill `grouped`; omitted: `grouped` is `[]`.' })),
     initiative_id: Type.Optional(IdParam('Only this initiative.')),
+    interval: Type.Optional(
+      StringEnum(TREND_INTERVALS, { description: 'Addition: adds `series`, the figures per UTC hour, day or ISO week (from Monday) of submission; per group with group_by. At most 744 hours (31 days), 1,000 days or 1,000 weeks.' }),
+    ),
   },
   strict,
 );

@@ -66,6 +66,21 @@ export const WorkloadStats = Type.Object(
         { ...closed, minProperties: 4, maxProperties: 4, description: 'The group_by field plus the figures; sorted by gpu_hours descending.' },
       ),
     ),
+    series: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            start: Timestamp('Start of the interval.'),
+            submitted_by: Type.Optional(Type.String()),
+            initiative_id: Type.Optional(Type.String()),
+            instance_type: Type.Optional(Type.String()),
+            ...StatsFigures,
+          },
+          { ...closed, description: 'The figures of the workloads submitted in the interval (and the group); with group_by, one per non-empty pair.' },
+        ),
+        { description: 'Addition, present with `interval`: by start, then as `grouped`. Without group_by every interval of the range appears, empty ones at 0; Σ series = summary.' },
+      ),
+    ),
   },
   { ...closed, $id: 'WorkloadStats' },
 );

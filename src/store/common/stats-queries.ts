@@ -3,10 +3,13 @@
 // every filter the API sends (stats-rollup.ts); the query over the rows remains for the others and
 // gives the same figures to the last bit. Each backend runs the one query and hands its rows to
 // statsResult.
-import type { StatsFigures, StatsGroupKey, StatsResult, WorkloadFilter } from '../../query/ports.js';
+import type { TrendInterval } from '../../domain/trend-interval.js';
+import { intervalStart } from '../../domain/trend-interval.js';
+import type { StatsFigures, StatsGroupKey, StatsResult, TrendEntry, WorkloadFilter } from '../../query/ports.js';
 import type { SqlDialect } from './dialect.js';
 import { rollupsHold } from './rollup-sql.js';
 import { rollupStatsQuery } from './stats-rollup.js';
+import { intervalSql } from './trend-period.js';
 import { durationMsSql, gpuMsSql, whereOf, type SqlWhere } from './workload-sql.js';
 
 /** Figures as sums, so that groups add up to the summary. */
@@ -20,6 +23,9 @@ export interface FiguresRow {
 }
 
 export type StatsRow = FiguresRow & { key?: string };
+
+/** A row of a series: the interval's number (src/domain/trend-interval.ts), the group's key when grouped. */
+export type TrendRow = FiguresRow & { period: number; key: string | null };
 
 // The group key is spliced into SQL, so it comes from this closed map, never from the caller.
 const GROUP_COLUMNS: Record<StatsGroupKey, string> = {
@@ -45,6 +51,30 @@ export function statsQuery(d: SqlDialect, filter: WorkloadFilter, options: { gro
   return rollupsHold(filter, { times: true }) ? rollupStatsQuery(d, filter, options) : rawStatsQuery(d, filter, options);
 }
 
+/**
+ * The series query (TrendRow): per interval of submission, and group, that holds a workload. Days and
+ * weeks come from the daily rollups like the statistics; hours from the rows (the window is at most
+ * 31 days, see workload-stats.ts).
+ */
+export function trendQuery(d: SqlDialect, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; now: number; interval: TrendInterval }): SqlWhere {
+  const { interval } = options;
+  if (interval !== 'hour' && rollupsHold(filter, { times: true })) return rollupStatsQuery(d, filter, { ...options, interval });
+  return rawTrendQuery(d, filter, options);
+}
+
+/** The series query over the rows of the filter. */
+export function rawTrendQuery(d: SqlDialect, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; now: number; interval: TrendInterval }): SqlWhere {
+  const { interval } = options;
+  const where = whereOf(d, filter);
+  const period = intervalSql(interval, { ms: 'w.submitted_at' });
+  const key = options.groupBy === null ? null : GROUP_COLUMNS[options.groupBy];
+  return {
+    sql: `SELECT ${period} AS period, ${key ?? 'NULL'} AS key, ${figuresSelect(d)} FROM workloads w WHERE ${where.sql}
+       GROUP BY ${key === null ? period : `${period}, ${key}`} ORDER BY period, gpu_hours DESC, key ASC`,
+    params: { ...where.params, now: options.now },
+  };
+}
+
 /** The statistics query over the rows of the filter (the covering list index workloads_org_submitted). */
 export function rawStatsQuery(d: SqlDialect, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; now: number }): SqlWhere {
   const where = whereOf(d, filter);
@@ -56,6 +86,11 @@ export function rawStatsQuery(d: SqlDialect, filter: WorkloadFilter, options: { 
        GROUP BY ${column} ORDER BY gpu_hours DESC, key ASC`,
     params,
   };
+}
+
+/** The series from the rows of trendQuery. */
+export function trendResult(rows: readonly TrendRow[], interval: TrendInterval): TrendEntry[] {
+  return rows.map((row) => ({ start: intervalStart(interval, row.period), key: row.key, ...toFigures(row) }));
 }
 
 /** The statistics from the rows of either query. */
@@ -70,7 +105,7 @@ function emptyFigures(): FiguresRow {
   return { workload_count: 0, gpu_hours: 0, duration_sum: 0, started: 0, completed: 0, failed: 0 };
 }
 
-function toFigures(row: FiguresRow): StatsFigures {
+export function toFigures(row: FiguresRow): StatsFigures {
   const decided = row.completed + row.failed;
   return {
     workloadCount: row.workload_count,

@@ -2,12 +2,14 @@
 // and last days corrected from the rows (day-window.ts), and the floors of the rare unfinished rows
 // that read below 0 added back. The figures are those of the query over the rows (stats-queries.ts)
 // to the last bit: every part is a sum of whole ms and GPU-ms.
+import type { TrendInterval } from '../../domain/trend-interval.js';
 import type { StatsGroupKey, WorkloadFilter } from '../../query/ports.js';
 import { planDays } from './day-window.js';
 import type { SqlDialect, SqlParams } from './dialect.js';
 import {
   belowZeroAt, dailyDurationMs, dailyGpuMs, durationMsFloorAt, gpuMsFloorAt, HORIZON_INDEX, openGpuMs,
 } from './rollup-sql.js';
+import { intervalSql } from './trend-period.js';
 import { scopeWhere, whereOf, type SqlWhere } from './workload-sql.js';
 
 // Both group by instance type and by initiative read the instance-type rollup, which has the
@@ -27,10 +29,15 @@ const rawDurationMs = (d: SqlDialect) =>
 
 /**
  * The query giving rows like the query over the rows gives (FiguresRow, stats-queries.ts): one per
- * group (sorted), or the one summary row.
+ * group (sorted), or the one summary row; with an interval (day or week), one per interval and group
+ * that holds a workload, each part counted in the interval of its day of submission.
  */
-export function rollupStatsQuery(d: SqlDialect, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; now: number }): SqlWhere {
-  const { groupBy, now } = options;
+export function rollupStatsQuery(
+  d: SqlDialect,
+  filter: WorkloadFilter,
+  options: { groupBy: StatsGroupKey | null; now: number; interval?: Exclude<TrendInterval, 'hour'> },
+): SqlWhere {
+  const { groupBy, now, interval } = options;
   const source = SOURCES[groupBy ?? 'none'];
   const plan = planDays({ from: filter.submittedFrom, before: filter.submittedBefore }, now);
   const rollupScope = scopeWhere(d, filter, 'r');
@@ -43,23 +50,30 @@ export function rollupStatsQuery(d: SqlDialect, filter: WorkloadFilter, options:
   }
   const key = groupBy === null ? 'NULL' : `r.${source.key}`;
   const rowKey = groupBy === null ? 'NULL' : `w.${source.key}`;
+  // The statistics' SQL stays as it was without an interval (test/store/sql-snapshot.test.ts).
+  const period = interval === undefined ? '' : `${intervalSql(interval, { day: 'r.day' })} AS period, `;
+  const rowPeriod = interval === undefined ? '' : `${intervalSql(interval, { ms: 'w.submitted_at' })}, `;
   const raw = (i: number) => `
-    SELECT ${rowKey}, @sign${i}, @sign${i} * (${d.asInt("w.status = 'completed'")}), @sign${i} * (${d.asInt("w.status = 'failed'")}),
+    SELECT ${rowKey}, ${rowPeriod}@sign${i}, @sign${i} * (${d.asInt("w.status = 'completed'")}), @sign${i} * (${d.asInt("w.status = 'failed'")}),
       @sign${i} * (${d.asInt('w.started_at IS NOT NULL')}), @sign${i} * ${rawDurationMs(d)}, @sign${i} * ${rawGpuMs(d)}
     FROM workloads w WHERE ${rowScope.sql} AND w.submitted_at >= @from${i} AND w.submitted_at < @to${i}`;
   const parts = `
-    SELECT ${key} AS key, r.workloads, r.completed, r.failed, r.started, ${dailyDurationMs(d)} AS duration_ms, ${dailyGpuMs(d)} AS gpu_ms
+    SELECT ${key} AS key, ${period}r.workloads, r.completed, r.failed, r.started, ${dailyDurationMs(d)} AS duration_ms, ${dailyGpuMs(d)} AS gpu_ms
     FROM ${source.table} r WHERE ${rollupScope.sql} AND r.day >= @firstDay AND r.day <= @lastDay
     UNION ALL ${raw(0)}
     UNION ALL ${raw(1)}
     UNION ALL
-    SELECT ${rowKey}, 0, 0, 0, 0, ${durationMsFloorAt(d, '@now')}, ${gpuMsFloorAt(d, '@now')}
+    SELECT ${rowKey}, ${rowPeriod}0, 0, 0, 0, ${durationMsFloorAt(d, '@now')}, ${gpuMsFloorAt(d, '@now')}
     FROM workloads w${d.indexedBy(HORIZON_INDEX)} WHERE ${window.sql} AND ${belowZeroAt(d, '@now')}`;
   const figures = `
     ${d.sumInt('workloads')} AS workload_count, ${d.total('gpu_ms')} / ${d.float('3600000.0')} AS gpu_hours, ${d.total('duration_ms')} / ${d.float('1000.0')} AS duration_sum,
     ${d.sumInt('started')} AS started, ${d.sumInt('completed')} AS completed, ${d.sumInt('failed')} AS failed`;
-  const sql = groupBy === null
-    ? `SELECT ${figures} FROM (${parts})${d.subqueryAlias('parts')}`
-    : `SELECT key, ${figures} FROM (${parts})${d.subqueryAlias('parts')} GROUP BY key HAVING SUM(workloads) > 0 ORDER BY gpu_hours DESC, key ASC`;
+  const from = `FROM (${parts})${d.subqueryAlias('parts')}`;
+  const sql =
+    interval !== undefined
+      ? `SELECT period, key, ${figures} ${from} GROUP BY period, key HAVING SUM(workloads) > 0 ORDER BY period, gpu_hours DESC, key ASC`
+      : groupBy === null
+        ? `SELECT ${figures} ${from}`
+        : `SELECT key, ${figures} ${from} GROUP BY key HAVING SUM(workloads) > 0 ORDER BY gpu_hours DESC, key ASC`;
   return { sql, params };
 }

@@ -18,15 +18,17 @@
 //   ran 1.4-6x slower on a generic plan (lead's last 30 days: 11 -> 70 ms).
 // - statistics and the capacity reads ran 7x (44 vs 6.5 ms) and 130x slower on generic plans, and
 //   plan_cache_mode = auto switches statistics to theirs after five calls: they stay unnamed.
+import type { TrendInterval } from '../../domain/trend-interval.js';
 import type pg from 'pg';
 import type { WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
+  TrendEntry,
 } from '../../query/ports.js';
 import { POSTGRES } from '../common/dialect.js';
 import * as ranking from '../common/ranking-queries.js';
 import { toRecord, toView, type GpuAggregates, type WorkloadRow } from '../common/row-mapping.js';
-import { statsQuery, statsResult, type StatsRow } from '../common/stats-queries.js';
+import { statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow } from '../common/stats-queries.js';
 import { usageBreakdown, usageQueries, type UsageRow } from '../common/usage-queries.js';
 import { activeGpusQuery, countQuery, describeQuery, listQuery, teamSeeksQuery, teamsToSeek } from '../common/workload-reads.js';
 import { VIEW_SELECT } from '../common/workload-sql.js';
@@ -86,6 +88,11 @@ export class PostgresWorkloadIndex implements WorkloadIndex {
   async stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult> {
     const rows = await this.#read(() => readRows<StatsRow>(this.#pool, statsQuery(d, filter, { groupBy, now })));
     return statsResult(rows, groupBy);
+  }
+
+  async trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendEntry[]> {
+    const rows = await this.#read(() => readRows<TrendRow>(this.#pool, trendQuery(d, filter, { ...options, now })));
+    return trendResult(rows, options.interval);
   }
 
   async rankByGpuHours(filter: WorkloadFilter, options: ranking.RankingOptions): Promise<GpuHoursRanking> {

@@ -12,10 +12,12 @@
 // up list pages. A worker that dies fails its call with an error (a 500 through the normal error path)
 // and is replaced at once; one that cannot start is retried after a pause that doubles with each
 // failure in a row.
+import type { TrendInterval } from '../../domain/trend-interval.js';
 import { Worker } from 'node:worker_threads';
 import type { WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
+  TrendEntry,
 } from '../../query/ports.js';
 import { IndexBusyError } from '../../query/ports.js';
 import { deserializeError } from './read-errors.js';
@@ -74,7 +76,7 @@ const RETRY_AFTER_SECONDS = 1;
 // Calls that scan many rows (tens to hundreds of ms at a million workloads). With two workers or
 // more, they never hold them all: one stays for the page-sized reads (list, get, describe,
 // activeGpus), which would otherwise wait behind a burst of statistics.
-const HEAVY_METHODS: ReadonlySet<ReadMethod> = new Set(['stats', 'rankByGpuHours', 'usage']);
+const HEAVY_METHODS: ReadonlySet<ReadMethod> = new Set(['stats', 'trends', 'rankByGpuHours', 'usage']);
 const DEFAULT_RESTART_DELAY_MS = 1000;
 const MAX_RESTART_DELAY_MS = 30_000;
 const silent: ReadPoolLogger = { warn() {}, error() {} };
@@ -125,6 +127,10 @@ export class ReadPool implements WorkloadIndex {
 
   stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult> {
     return this.#call('stats', [filter, groupBy, now]);
+  }
+
+  trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendEntry[]> {
+    return this.#call('trends', [filter, options, now]);
   }
 
   rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking> {

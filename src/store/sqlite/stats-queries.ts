@@ -1,8 +1,10 @@
 // Statistics (summary and groups) on SQLite: the one query of src/store/common/stats-queries.ts, from
 // the daily rollups when they hold the filter, else over the rows, to the same figures.
-import type { StatsGroupKey, StatsResult, WorkloadFilter } from '../../query/ports.js';
+import type { TrendInterval } from '../../domain/trend-interval.js';
+import type { StatsGroupKey, StatsResult, TrendEntry, WorkloadFilter } from '../../query/ports.js';
 import { SQLITE } from '../common/dialect.js';
-import { rawStatsQuery, statsQuery, statsResult, type StatsRow } from '../common/stats-queries.js';
+import { rawStatsQuery, rawTrendQuery, statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow } from '../common/stats-queries.js';
+import { rollupStatsQuery } from '../common/stats-rollup.js';
 import type { StatementCache } from './workload-sql.js';
 
 export function workloadStats(
@@ -13,6 +15,23 @@ export function workloadStats(
 ): StatsResult {
   const query = statsQuery(SQLITE, filter, { groupBy, now });
   return statsResult(statements.get(query.sql).all(query.params) as StatsRow[], groupBy);
+}
+
+export function workloadTrends(statements: StatementCache, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): TrendEntry[] {
+  const query = trendQuery(SQLITE, filter, { ...options, now });
+  return trendResult(statements.get(query.sql).all(query.params) as TrendRow[], options.interval);
+}
+
+/** The series query over the rows of the filter; exported so that tests can compare it with the rollups'. */
+export function rawTrendRows(statements: StatementCache, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): TrendRow[] {
+  const query = rawTrendQuery(SQLITE, filter, { ...options, now });
+  return statements.get(query.sql).all(query.params) as TrendRow[];
+}
+
+/** The series query from the rollups; exported so that tests can compare it with the rows'. */
+export function rollupTrendRows(statements: StatementCache, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: 'day' | 'week' }, now: number): TrendRow[] {
+  const query = rollupStatsQuery(SQLITE, filter, { ...options, now });
+  return statements.get(query.sql).all(query.params) as TrendRow[];
 }
 
 /** The statistics query over the rows of the filter; exported so that tests can compare it with the rollups'. */

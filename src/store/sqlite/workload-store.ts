@@ -1,10 +1,12 @@
 // The SQLite index of workloads: the write side used by the indexer (and tests, benchmarks), and the
 // WorkloadIndex port of the read side. Reads are synchronous SQL behind the port's promises.
+import type { TrendInterval } from '../../domain/trend-interval.js';
 import type { Database } from 'better-sqlite3';
 import { systemClock, type Clock } from '../../domain/clock.js';
 import { UNKNOWN, type PodGpuInterval, type WorkloadRecord, type WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
+  TrendEntry,
 } from '../../query/ports.js';
 import { RECORD_COLUMNS, toRow } from '../common/row-mapping.js';
 import { ROLLUP_SOURCE_COLUMNS, type RollupSource } from '../rollups/definitions.js';
@@ -12,7 +14,7 @@ import { refreshAggregates } from './gpu-aggregates.js';
 import { rankByGpuHours } from './ranking-queries.js';
 import { SOURCE_COLUMNS, SqliteRollups, type SourceRow } from './rollup-apply.js';
 import { rowsWithPodsWriter } from './rows-with-pods.js';
-import { workloadStats } from './stats-queries.js';
+import { workloadStats, workloadTrends } from './stats-queries.js';
 import { usageInWindow } from './usage-queries.js';
 import { activeGpus, describeWorkloads, getWorkload, listUnfinished, listWorkloads } from './workload-reads.js';
 import { StatementCache } from './workload-sql.js';
@@ -235,6 +237,10 @@ export class SqliteWorkloadStore implements WorkloadIndex {
 
   async stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult> {
     return workloadStats(this.#statements, filter, groupBy, now);
+  }
+
+  async trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendEntry[]> {
+    return workloadTrends(this.#statements, filter, options, now);
   }
 
   async rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking> {
