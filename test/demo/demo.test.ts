@@ -79,6 +79,9 @@ describe('npm run demo', function () {
     const capacity = (await get('/v1/capacity')).data as { summary: Entry & { total_allocated_gpu_hours: number; total_used_gpu_hours: number }; initiatives: (Entry & { initiative_id: string })[] };
     expect(capacity.summary.total_allocated_gpu_hours).to.equal(40000);
     expect(capacity.initiatives.map((i) => i.initiative_id)).to.include('speech');
+    const series = (await get('/v1/workloads/stats?time_range=last_7_days&interval=day')).data.series as { workload_count: number }[];
+    expect(series, 'a week of days, the demo history in some of them').to.have.length(8);
+    expect(series.some((e) => e.workload_count > 0)).to.equal(true);
     // The demo's history burns GPU-hours, so acme's monthly budget shows a pace and where it ends up.
     expect(capacity.summary.burn_rate_gpu_hours_per_day).to.be.above(0);
     expect(capacity.summary.projected_used_gpu_hours_at_period_end).to.be.at.least(capacity.summary.total_used_gpu_hours);
