@@ -103,6 +103,8 @@ export function timedStore(store: GpuSummaryStore, now: () => number): { store: 
     },
     pruneBuckets: (clusterId, before) => store.pruneBuckets(clusterId, before),
     window: (workloadId, window) => store.window(workloadId, window),
+    buckets: (workloadId, window) => store.buckets(workloadId, window),
+    lifetimeBuckets: (workloadId) => store.lifetimeBuckets(workloadId),
     lastHour: (slot, now) => store.lastHour(slot, now),
     lifetime: (workloadId) => store.lifetime(workloadId),
   };

@@ -1,6 +1,7 @@
 // Domain results → the JSON of seed-api.md. The one place that renames to snake_case, formats times
 // and rounds: GPU-hours to 4 decimals, rates to 4, metric values and averages to 2.
 import type { MetricName, MetricSummary } from '../domain/metrics.js';
+import { percentileKey, type Percentile } from '../domain/percentiles.js';
 import { toIso } from '../domain/time.js';
 import type { WorkloadRecord, WorkloadView } from '../domain/workload.js';
 import type { CapacityFigures, CapacityResult } from '../query/capacity.js';
@@ -63,13 +64,16 @@ function groupFigures(g: StatsFigures) {
   return { workload_count: g.workloadCount, gpu_hours: hours(g.gpuHours), success_rate: round(g.successRate, 4) };
 }
 
-function presentSummary(s: MetricSummary) {
-  return { avg: orNull(s.avg, 2), min: orNull(s.min, 2), max: orNull(s.max, 2), current: orNull(s.current, 2) };
+/** The four figures, then each asked percentile in ascending order; without any, exactly the four. */
+function presentSummary(s: MetricSummary, percentiles: readonly Percentile[]): MetricSummary {
+  const figures: MetricSummary = { avg: orNull(s.avg, 2), min: orNull(s.min, 2), max: orNull(s.max, 2), current: orNull(s.current, 2) };
+  for (const percentile of percentiles) figures[percentileKey(percentile)] = orNull(s[percentileKey(percentile)] ?? null, 2);
+  return figures;
 }
 
 export function presentMetrics(result: WorkloadMetricsResult) {
   const metrics: Partial<Record<MetricName, ReturnType<typeof presentSummary>>> = {};
-  for (const [name, summary] of Object.entries(result.metrics) as [MetricName, MetricSummary][]) metrics[name] = presentSummary(summary);
+  for (const [name, summary] of Object.entries(result.metrics) as [MetricName, MetricSummary][]) metrics[name] = presentSummary(summary, result.percentiles);
   return { workload_id: result.workloadId, time_range: result.timeRange, metrics };
 }
 

@@ -4,8 +4,9 @@ import type { TObject, Static } from '@sinclair/typebox';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { validationError, type ErrorDetail } from '../domain/errors.js';
 import { METRIC_NAMES } from '../domain/metrics.js';
+import { PERCENTILES } from '../domain/percentiles.js';
 import { createAjv } from './schemas/ajv.js';
-import { METRIC_LIST_PATTERN, NEXT_TOKEN_PATTERN } from './schemas/query.js';
+import { METRIC_LIST_PATTERN, NEXT_TOKEN_PATTERN, PERCENTILE_LIST_PATTERN } from './schemas/query.js';
 
 const ajv = createAjv();
 
@@ -32,6 +33,7 @@ const DATE_MESSAGE = 'must be an ISO 8601 date-time with offset (2026-11-01T09:3
 const PATTERN_MESSAGES: Record<string, string> = {
   [METRIC_LIST_PATTERN]: `must be a comma-separated list of ${METRIC_NAMES.join(', ')}`,
   [NEXT_TOKEN_PATTERN]: 'must be the metadata.next_token of a previous page',
+  [PERCENTILE_LIST_PATTERN]: `must be a comma-separated list of ${PERCENTILES.join(', ')} in ascending order, each at most once`,
 };
 
 function toDetail(error: ErrorObject, query: Record<string, unknown>, properties: Properties): ErrorDetail {

@@ -1,4 +1,5 @@
 // GPU metric names of the API (DECISIONS "Metrics") and the shapes the read side returns.
+import type { PercentileKey } from './percentiles.js';
 
 export const METRIC_NAMES = ['gpu_utilization', 'memory_utilization', 'temperature', 'power_usage', 'gpu_usage'] as const;
 export type MetricName = (typeof METRIC_NAMES)[number];
@@ -6,8 +7,11 @@ export type MetricName = (typeof METRIC_NAMES)[number];
 export const METRICS_TIME_RANGES = ['last_1h', 'last_6h', 'last_24h', 'job_lifetime'] as const;
 export type MetricsTimeRange = (typeof METRICS_TIME_RANGES)[number];
 
-/** avg/min/max over every sample in the window; current = mean of each GPU's latest sample. null: no samples. */
-export interface MetricSummary {
+/**
+ * avg/min/max over every sample in the window; current = mean of each GPU's latest sample. null: no
+ * samples. `pNN`: the percentiles asked for (docs/api.md "GPU metrics"), null when not known.
+ */
+export interface MetricSummary extends Partial<Record<PercentileKey, number | null>> {
   avg: number | null;
   min: number | null;
   max: number | null;

@@ -48,6 +48,14 @@ export interface GpuWindowTotals {
   latestCount: number[];
 }
 
+/** One stored bucket's figures per metric slot, for percentiles: min and max are null where count is 0. */
+export interface GpuBucketFigures {
+  count: number[];
+  sum: number[];
+  min: (number | null)[];
+  max: (number | null)[];
+}
+
 /**
  * Where GPU telemetry summaries are shared between replicas (the PostgreSQL index implements it): the
  * writer of each cluster writes its workloads' buckets, and every replica answers from them.
@@ -65,6 +73,13 @@ export interface GpuSummaryStore {
   pruneBuckets(clusterId: string, before: number): Promise<number>;
   /** The workload's buckets starting in [from, to); null without any. */
   window(workloadId: string, window: { from: number; to: number }): Promise<GpuWindowTotals | null>;
+  /** The workload's buckets starting in [from, to), one by one (percentiles), in no particular order. */
+  buckets(workloadId: string, window: { from: number; to: number }): Promise<GpuBucketFigures[]>;
+  /**
+   * Every bucket still stored for the workload, and its lifetime sample count per metric, read in one
+   * snapshot: the buckets hold its whole life exactly where the counts agree.
+   */
+  lifetimeBuckets(workloadId: string): Promise<{ buckets: GpuBucketFigures[]; counts: Partial<Record<MetricName, number>> }>;
   /** Per workload with samples of slot `slot` in the last hour as of `now`: their totals in that slot. */
   lastHour(slot: number, now: number): Promise<Map<string, { sum: number; count: number; latestSum: number; latestCount: number }>>;
   lifetime(workloadId: string): Promise<LifetimeTotals | undefined>;

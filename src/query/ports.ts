@@ -5,6 +5,7 @@ import type { Scope } from '../domain/principal.js';
 import type { TrendInterval } from '../domain/trend-interval.js';
 import type { WorkloadRecord, WorkloadStatus, WorkloadView } from '../domain/workload.js';
 import type { MetricName, MetricSummary, RankedMetricName } from '../domain/metrics.js';
+import type { Percentile } from '../domain/percentiles.js';
 
 /** Filters of the list, statistics, ranking and capacity reads. Times are epoch ms. */
 export interface WorkloadFilter {
@@ -91,12 +92,17 @@ export interface WorkloadIndex {
 
 /** Per-workload GPU telemetry (filled by the sampler; empty until then). */
 export interface TelemetryReader {
-  /** One summary per asked metric; metrics with no sample in the window are EMPTY_SUMMARY (all null). */
+  /**
+   * One summary per asked metric; metrics with no sample in the window are EMPTY_SUMMARY (all null).
+   * `percentiles` (ascending, each once): add `pNN` to each summary; a reader that cannot tell one
+   * leaves it out, and the caller reports it null.
+   */
   summarize(request: {
     workload: WorkloadView;
     window: { from: number; to: number };
     lifetime: boolean;
     metrics: readonly MetricName[];
+    percentiles?: readonly Percentile[];
   }): Promise<Record<MetricName, MetricSummary>>;
   /** Workloads with samples of `metric` in the last hour before `now`: their mean and current value. */
   lastHour(metric: RankedMetricName, now: number): Promise<Map<string, { avg: number; current: number }>>;

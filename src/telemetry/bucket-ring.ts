@@ -11,6 +11,7 @@
 import type { GpuFold } from './gpu-fold.js';
 import type { HourRing } from './hour-ring.js';
 import { METRIC_COUNT, MISSING } from './metric-codec.js';
+import { VALUE_BITS, type PercentileHistograms } from './percentile-histogram.js';
 import type { ArraySize, Carver } from './ring-carver.js';
 
 export interface TierLayout {
@@ -161,6 +162,53 @@ export class BucketRing {
       for (; number >= stop; number -= 1) {
         const slot = (number + 1) % slots;
         if (stamps[2 * slot] === number + 1 && stamps[2 * slot + 1] === owner) this.foldSlot(slot, fold);
+      }
+    }
+  }
+
+  /**
+   * Counts `owner`'s buckets that start inside [from, to] into `histograms`, per metric slot, each
+   * as its mean rounded to a stored unit, weighted by its sample count: the buckets collect() reads
+   * (the pure hours it reads instead sum exactly these). The mean of values in [min, max] rounds to an
+   * integer in [min, max] too, so each of a bucket's samples is off by at most max − min.
+   */
+  countMeans(window: { owner: number; from: number; to: number }, newestTime: number, histograms: PercentileHistograms): void {
+    const { width, slots } = this;
+    const first = Math.ceil(window.from / width);
+    // No slot holds a bucket newer than the GPU's newest sample.
+    const last = Math.min(Math.floor(window.to / width), Math.floor(newestTime / width));
+    if (first > last) return;
+    // Hot loop (a 512-GPU day is ~150,000 buckets): plain locals, the counters written in place, and
+    // the imported constants copied once (where modules are transpiled, tsx, each read is a getter call).
+    const { owner } = window;
+    const stamps = this.#stamps;
+    const tally = this.#tally;
+    const { counts, totals } = histograms;
+    const metrics = METRIC_COUNT;
+    const bits = VALUE_BITS;
+    // A window wider than the ring (job_lifetime) scans every slot by the number it holds; a narrower
+    // one walks its bucket numbers, newest first.
+    const scan = last - first >= slots;
+    const steps = scan ? slots : last - first + 1;
+    for (let step = 0; step < steps; step += 1) {
+      let slot = step;
+      if (scan) {
+        const number = (stamps[2 * slot] as number) - 1;
+        if (number < first || number > last) continue;
+      } else {
+        const number = last - step;
+        slot = (number + 1) % slots;
+        if (stamps[2 * slot] !== number + 1) continue;
+      }
+      if (stamps[2 * slot + 1] !== owner) continue;
+      const base = slot * metrics;
+      for (let m = 0; m < metrics; m += 1) {
+        const t = tally[base + m] as number;
+        if (t === 0) continue;
+        const count = t >>> COUNT_SHIFT;
+        const at = (m << bits) | Math.round((t & SUM_MASK) / count);
+        counts[at] = (counts[at] as number) + count;
+        totals[m] = (totals[m] as number) + count;
       }
     }
   }

@@ -7,6 +7,7 @@ import { LastHourTotals, type OwnerFigures } from './last-hour-totals.js';
 import { decodeMetric } from './metric-codec.js';
 import { OldestCounted } from './oldest-counted.js';
 import { OwnerIds } from './owner-ids.js';
+import type { PercentileHistograms } from './percentile-histogram.js';
 import { RingSlabs } from './ring-slabs.js';
 import type { WindowSummary } from './window-summary.js';
 
@@ -114,6 +115,24 @@ export class GpuFleet {
     const resolution = resolutionFor(window.to - window.from);
     const ownerWindow = { owner, from: window.from, to: window.to };
     for (const [entry, lastSeen] of gpus) if (lastSeen >= window.from) entry.rings.collect(resolution, ownerWindow, into);
+  }
+
+  /**
+   * Counts the workload's values inside [from, to] (s) into `histograms`, per metric slot: the
+   * samples or buckets collect() reads for the same window, or those of `resolution` when given.
+   */
+  countValues(workloadId: string, window: { from: number; to: number }, histograms: PercentileHistograms, resolution?: Resolution): void {
+    const owner = this.#owners.find(workloadId);
+    const gpus = this.#gpusOfWorkload.get(workloadId);
+    if (owner === undefined || gpus === undefined) return;
+    const tier = resolution ?? resolutionFor(window.to - window.from);
+    const ownerWindow = { owner, from: window.from, to: window.to };
+    for (const [entry, lastSeen] of gpus) if (lastSeen >= window.from) entry.rings.countValues(tier, ownerWindow, histograms);
+  }
+
+  /** Time (s) of the newest sample recorded, on any GPU; -Infinity before the first. */
+  get newestTime(): number {
+    return this.#newestTime;
   }
 
   /**

@@ -11,6 +11,7 @@
 import { BucketRing, bucketRingSizes, type TierLayout } from './bucket-ring.js';
 import { GPU_FOLD } from './gpu-fold.js';
 import { HourRing, hourRingSizes } from './hour-ring.js';
+import type { PercentileHistograms } from './percentile-histogram.js';
 import { RawRing, rawRingSizes, type RawTotals } from './raw-ring.js';
 import { Carver, type ArraySize } from './ring-carver.js';
 import type { RingSlot } from './ring-slabs.js';
@@ -87,6 +88,15 @@ export class GpuRings {
     if (resolution === 'raw') this.#raw.collect(window, this.#tiers[0] ?? null, fold);
     else this.#tiers[resolution]?.collect(window, this.#hours, this.#raw.newestTime(), fold);
     fold.flushInto(into);
+  }
+
+  /**
+   * Counts `owner`'s values inside [from, to] into `histograms`, from the samples
+   * or buckets collect() reads at that resolution: raw samples one by one, buckets as their means.
+   */
+  countValues(resolution: Resolution, window: { owner: number; from: number; to: number }, histograms: PercentileHistograms): void {
+    if (resolution === 'raw') this.#raw.countValues(window, histograms);
+    else this.#tiers[resolution]?.countMeans(window, this.#raw.newestTime(), histograms);
   }
 
   /** Takes the counted raw samples older than `before` (s) out of the running totals. */

@@ -2,20 +2,24 @@
 // pods; across clusters, every GPU's rings and every workload's lifetime totals. The sampler feeds it
 // payloads; the read side asks it for summaries and rankings (the TelemetryReader port).
 import type { WatchedResource } from '../domain/cluster-status.js';
-import type { MetricName, MetricSummary, RankedMetricName } from '../domain/metrics.js';
+import { METRIC_NAMES, type MetricName, type MetricSummary, type RankedMetricName } from '../domain/metrics.js';
+import type { Percentile } from '../domain/percentiles.js';
+import type { LifetimeTotals } from '../domain/telemetry.js';
 import type { TelemetryReader } from '../query/ports.js';
 import type { Pod } from '../workloads/k8s-types.js';
 import type { ResourceEvent } from '../workloads/workload-sink.js';
 import { readDcgmPayload } from './dcgm-readings.js';
 import type { ExporterDiscovery, ExporterTarget } from './exporter-target.js';
 import { parseSelectors } from './exporter-target.js';
-import { GpuFleet } from './gpu-fleet.js';
+import { GpuFleet, resolutionFor } from './gpu-fleet.js';
 import type { BucketAccumulator } from './bucket-accumulator.js';
 import type { LifetimeAccumulators } from './lifetime.js';
 import { summarizeTotals } from './lifetime.js';
 import { decodeMetric, encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from './metric-codec.js';
+import { takeHistograms } from './percentile-histogram.js';
 import { PodDirectory } from './pod-directory.js';
 import type { IngestResult } from './sampler.js';
+import { addPercentiles } from './window-percentiles.js';
 import { WindowSummary } from './window-summary.js';
 
 const HOUR_SECONDS = 3600;
@@ -137,12 +141,42 @@ export class GpuTelemetry implements TelemetryReader {
   }
 
   async summarize(request: Parameters<TelemetryReader['summarize']>[0]): Promise<Record<MetricName, MetricSummary>> {
-    const { workload, window, lifetime, metrics } = request;
+    const { workload, window, lifetime, metrics, percentiles = [] } = request;
     const samples = this.#options.samples;
-    if (lifetime) return summarizeTotals('lifetime' in samples ? samples.lifetime.totals(workload.workloadId) : undefined, metrics);
+    const workloadId = workload.workloadId;
+    if (lifetime) {
+      const totals = 'lifetime' in samples ? samples.lifetime.totals(workloadId) : undefined;
+      const summaries = summarizeTotals(totals, metrics);
+      return percentiles.length === 0 ? summaries : this.#lifetimePercentiles(workloadId, toSeconds(window.from), totals, summaries, { metrics, percentiles });
+    }
     const summary = new WindowSummary();
-    this.#fleet.collect(workload.workloadId, { from: toSeconds(window.from), to: toSeconds(window.to) }, summary);
-    return summary.summaries(metrics);
+    const seconds = { from: toSeconds(window.from), to: toSeconds(window.to) };
+    this.#fleet.collect(workloadId, seconds, summary);
+    const summaries = summary.summaries(metrics);
+    if (percentiles.length === 0) return summaries;
+    const histograms = takeHistograms();
+    this.#fleet.countValues(workloadId, seconds, histograms);
+    return addPercentiles(summaries, { metrics, percentiles }, histograms);
+  }
+
+  /**
+   * job_lifetime's percentiles come from the rings, which hold 24 hours: every value of the workload
+   * they still hold, at the finest resolution that reaches back to its start. A percentile is given
+   * only where that is every sample its lifetime totals counted (same count: the rings keep a subset
+   * of those samples, so equal counts mean the same samples); after a restart, or once its oldest
+   * samples left the rings, it is null.
+   */
+  #lifetimePercentiles(
+    workloadId: string,
+    startedAt: number,
+    totals: LifetimeTotals | undefined,
+    summaries: Record<MetricName, MetricSummary>,
+    request: { metrics: readonly MetricName[]; percentiles: readonly Percentile[] },
+  ): Record<MetricName, MetricSummary> {
+    const histograms = takeHistograms();
+    const resolution = resolutionFor(this.#fleet.newestTime - startedAt);
+    this.#fleet.countValues(workloadId, { from: -Infinity, to: Infinity }, histograms, resolution);
+    return addPercentiles(summaries, request, histograms, (slot, counted) => totals?.[METRIC_NAMES[slot] as MetricName]?.count === counted);
   }
 
   async lastHour(metric: RankedMetricName, now: number): Promise<Map<string, { avg: number; current: number }>> {

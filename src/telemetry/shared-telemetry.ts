@@ -3,13 +3,33 @@
 // window is answered in whole buckets: those that start inside it, up to the newest stored (the
 // current bucket is stored once it ends). Figures are rounded as the rings' are.
 import { METRIC_NAMES, type MetricName, type MetricSummary, type RankedMetricName } from '../domain/metrics.js';
-import type { GpuSummaryStore } from '../domain/telemetry.js';
+import type { GpuBucketFigures, GpuSummaryStore } from '../domain/telemetry.js';
 import type { TelemetryReader } from '../query/ports.js';
 import { summarizeTotals } from './lifetime.js';
-import { METRIC_SLOT } from './metric-codec.js';
+import { encodeMetric, METRIC_COUNT, METRIC_SLOT } from './metric-codec.js';
+import { takeHistograms, type PercentileHistograms } from './percentile-histogram.js';
 import { roundAverage } from './round-average.js';
+import { addPercentiles } from './window-percentiles.js';
 
 const EMPTY: MetricSummary = { avg: null, min: null, max: null, current: null };
+
+/**
+ * Counts each stored bucket into `histograms`, per metric slot, as its mean in stored units,
+ * weighted by its sample count: a stored bucket sums every GPU of the workload over its width, so its
+ * samples are off from that mean by at most its max − min. The rounded mean is kept inside the
+ * bucket's [min, max], which floating point could leave by a hair.
+ */
+function countBucketMeans(buckets: readonly GpuBucketFigures[], histograms: PercentileHistograms): void {
+  for (const bucket of buckets) {
+    for (let slot = 0; slot < METRIC_COUNT; slot += 1) {
+      const count = bucket.count[slot] ?? 0;
+      if (count <= 0) continue;
+      const low = encodeMetric(slot, bucket.min[slot] ?? -Infinity);
+      const high = encodeMetric(slot, bucket.max[slot] ?? Infinity);
+      histograms.add(slot, Math.min(high, Math.max(low, encodeMetric(slot, (bucket.sum[slot] ?? 0) / count))), count);
+    }
+  }
+}
 
 export class SharedTelemetryReader implements TelemetryReader {
   readonly #store: GpuSummaryStore;
@@ -21,10 +41,19 @@ export class SharedTelemetryReader implements TelemetryReader {
   }
 
   async summarize(request: Parameters<TelemetryReader['summarize']>[0]): Promise<Record<MetricName, MetricSummary>> {
-    const { workload, window, lifetime, metrics } = request;
-    if (lifetime) return summarizeTotals(await this.#store.lifetime(workload.workloadId), metrics);
+    const { workload, window, lifetime, metrics, percentiles = [] } = request;
+    const workloadId = workload.workloadId;
+    if (lifetime) {
+      const summaries = summarizeTotals(await this.#store.lifetime(workloadId), metrics);
+      if (percentiles.length === 0) return summaries;
+      // Buckets are kept 25 hours: the lifetime's percentiles only while they still hold all of it.
+      const { buckets, counts } = await this.#store.lifetimeBuckets(workloadId);
+      const histograms = takeHistograms();
+      countBucketMeans(buckets, histograms);
+      return addPercentiles(summaries, { metrics, percentiles }, histograms, (slot, counted) => counts[METRIC_NAMES[slot] as MetricName] === counted);
+    }
     const from = Math.ceil(window.from / this.#widthMs) * this.#widthMs;
-    const totals = await this.#store.window(workload.workloadId, { from, to: window.to });
+    const totals = await this.#store.window(workloadId, { from, to: window.to });
     const result = {} as Record<MetricName, MetricSummary>;
     for (const name of metrics) {
       const slot = METRIC_NAMES.indexOf(name);
@@ -41,7 +70,11 @@ export class SharedTelemetryReader implements TelemetryReader {
         current: latestCount === 0 ? null : roundAverage((totals.latestSum[slot] ?? 0) / latestCount),
       };
     }
-    return result;
+    if (percentiles.length === 0) return result;
+    const buckets = await this.#store.buckets(workloadId, { from, to: window.to });
+    const histograms = takeHistograms();
+    countBucketMeans(buckets, histograms);
+    return addPercentiles(result, { metrics, percentiles }, histograms);
   }
 
   async lastHour(metric: RankedMetricName, now: number): Promise<Map<string, { avg: number; current: number }>> {

@@ -87,6 +87,7 @@ describe('OpenAPI document', () => {
     await check('/v1/workloads', '/v1/workloads');
     await check(`/v1/workloads/${w.workloadId}`, '/v1/workloads/{workload_id}');
     await check(`/v1/workloads/${w.workloadId}/metrics`, '/v1/workloads/{workload_id}/metrics');
+    await check(`/v1/workloads/${w.workloadId}/metrics?percentiles=50,95,99`, '/v1/workloads/{workload_id}/metrics');
     await check('/v1/workloads/stats?group_by=submitted_by', '/v1/workloads/stats');
     await check('/v1/workloads/metrics?sort_by=gpu_hours', '/v1/workloads/metrics');
     await check('/v1/capacity', '/v1/capacity');
@@ -123,6 +124,12 @@ describe('OpenAPI document', () => {
         'MetricSummary.current number|null',
         'MetricSummary.max number|null',
         'MetricSummary.min number|null',
+        // Present only with `percentiles`; null like the four above.
+        'MetricSummary.p50 number|null',
+        'MetricSummary.p75 number|null',
+        'MetricSummary.p90 number|null',
+        'MetricSummary.p95 number|null',
+        'MetricSummary.p99 number|null',
       ].sort(),
     );
   });

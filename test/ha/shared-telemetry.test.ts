@@ -63,6 +63,7 @@ describe('ha: GPU metrics and rankings, the same on every replica (shared teleme
 
   const paths = (): string[] => [
     ...ids.flatMap((id) => ['last_1h', 'last_6h', 'last_24h', 'job_lifetime'].map((range) => `/v1/workloads/${id}/metrics?time_range=${range}`)),
+    ...ids.flatMap((id) => ['last_1h', 'job_lifetime'].map((range) => `/v1/workloads/${id}/metrics?time_range=${range}&percentiles=50,95,99`)),
     ...['gpu_utilization', 'memory_utilization', 'power_usage'].map((metric) => `/v1/workloads/metrics?sort_by=${metric}`),
     '/v1/workloads/metrics?sort_by=power_usage&order=asc&limit=1',
   ];
@@ -108,6 +109,12 @@ describe('ha: GPU metrics and rankings, the same on every replica (shared teleme
     const job = JSON.parse(before[0]?.body ?? '{}');
     expect(job.data.metrics.gpu_utilization).to.deep.equal({ avg: 50, min: 40, max: 60, current: 50 });
     expect(job.data.metrics.power_usage).to.deep.equal({ avg: 350.4, min: 300.5, max: 400.3, current: 350.4 });
+    // Percentiles from the stored buckets: each holds both GPUs (40 % and 60 %), so every one is the
+    // bucket's mean, within its max − min (20) of the exact value (p50 40, p99 60).
+    const percentiles = JSON.parse(before[ids.length * 4]?.body ?? '{}');
+    expect(percentiles.data.metrics.gpu_utilization).to.deep.equal({ avg: 50, min: 40, max: 60, current: 50, p50: 50, p95: 50, p99: 50 });
+    const lifetime = JSON.parse(before[ids.length * 4 + 1]?.body ?? '{}');
+    expect(lifetime.data.metrics.gpu_utilization).to.deep.include({ p50: 50, p95: 50, p99: 50 });
 
     writer.replica.signal('SIGKILL');
     const survivors = replicas.filter((r) => r !== writer.replica);

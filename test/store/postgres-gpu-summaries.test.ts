@@ -86,6 +86,24 @@ describe('store/postgres GPU summaries shared by the replicas', function () {
     expect(await store.window('job-z', { from: T0, to: T0 + 3 * MINUTE })).to.equal(null);
   });
 
+  it('reads a window\'s buckets one by one, and every bucket of a workload with its lifetime counts (percentiles)', async () => {
+    await store.writeBucket(T0, [row('job-a', 10), row('job-b', 70)]);
+    await store.writeBucket(T0 + MINUTE, [row('job-a', 20, { samples: 2, missing: [2] })]);
+    const figures = (list: Awaited<ReturnType<typeof store.buckets>>) =>
+      list.map((b) => [b.count[0], b.sum[0], b.min[0], b.max[0], b.count[2], b.min[2]]).sort((a, b) => Number(a[1]) - Number(b[1]));
+    expect(figures(await store.buckets('job-a', { from: T0, to: T0 + 2 * MINUTE }))).to.deep.equal([[4, 40, 9, 11, 4, 9], [2, 40, 19, 21, 0, null]]);
+    expect(figures(await store.buckets('job-a', { from: T0 + MINUTE, to: T0 + 2 * MINUTE }))).to.deep.equal([[2, 40, 19, 21, 0, null]]);
+    expect(await store.buckets('job-a', { from: T0 + 2 * MINUTE, to: T0 + 9 * MINUTE })).to.deep.equal([]);
+    const lifetime = await store.lifetimeBuckets('job-a');
+    expect(lifetime.buckets).to.have.length(2);
+    expect(lifetime.counts).to.deep.equal({ gpu_utilization: 6, memory_utilization: 6, temperature: 4, power_usage: 6, gpu_usage: 6 });
+    // Once the oldest bucket is pruned, the buckets no longer add up to the lifetime counts.
+    await store.pruneBuckets('west', T0 + MINUTE);
+    const pruned = await store.lifetimeBuckets('job-a');
+    expect([pruned.buckets.length, pruned.counts.gpu_utilization]).to.deep.equal([1, 6]);
+    expect(await store.lifetimeBuckets('job-z')).to.deep.equal({ buckets: [], counts: {} });
+  });
+
   it('ranks from the last hour of each cluster\'s buckets, refreshed by the cluster\'s writer, and drops what went quiet', async () => {
     await store.writeBucket(T0 - 90 * MINUTE, [row('job-old', 99)]);
     await store.writeBucket(T0 - 30 * MINUTE, [row('job-a', 20), row('job-east', 5, { cluster: 'east' })]);

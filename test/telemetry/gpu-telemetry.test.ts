@@ -27,12 +27,12 @@ function gpuPod(name: string, options: { jobUid?: string; resource?: string } = 
   };
 }
 
-function telemetryWith(pods: Pod[]): GpuTelemetry {
+function telemetryWith(pods: Pod[], repository: LifetimeRepository = inMemory()): GpuTelemetry {
   const telemetry = new GpuTelemetry({
     discovery: { selectors: ['app=nvidia-dcgm-exporter'], port: 9400, path: '/metrics' },
     gpuResources: ['nvidia.com/gpu', 'nvidia.com/mig-*'],
     rawSlots: rawSlotsFor(15),
-    samples: { lifetime: new LifetimeAccumulators(inMemory(), { clock: new FixedClock(NOW), idleMs: 60_000 }) },
+    samples: { lifetime: new LifetimeAccumulators(repository, { clock: new FixedClock(NOW), idleMs: 60_000 }) },
   });
   telemetry.attach({ clusterId: 'east' }).onEvent('pods', { type: 'SYNC', items: pods }, undefined);
   return telemetry;
@@ -102,6 +102,34 @@ describe('telemetry attribution', () => {
     telemetry.ingest(TARGET, renderDcgmMetrics(node), NOW);
     const lifetime = await telemetry.summarize({ workload: workload('uid-solo'), window: { from: 0, to: NOW }, lifetime: true, metrics: ['gpu_utilization'] });
     expect(lifetime.gpu_utilization).to.deep.equal({ avg: 30, min: 20, max: 40, current: 40 });
+  });
+
+  it('gives job_lifetime percentiles from the rings while they hold every sample its totals counted', async () => {
+    const node: SimNodeGpus = { hostname: 'n1', gpus: [{ index: 0, uuid: 'GPU-1', pod: { pod: 'solo', namespace: 'llm' }, values: { DCGM_FI_DEV_GPU_UTIL: 20 } }] };
+    const telemetry = telemetryWith([gpuPod('solo')]);
+    [20, 40, 90].forEach((util, i) => {
+      node.gpus[0] = { ...node.gpus[0], values: { DCGM_FI_DEV_GPU_UTIL: util } } as SimNodeGpus['gpus'][number];
+      telemetry.ingest(TARGET, renderDcgmMetrics(node), NOW + i * 15_000); // one minute, one 5-minute bucket
+    });
+    const lifetime = (startedAt: number) =>
+      telemetry.summarize({ workload: workload('uid-solo'), window: { from: startedAt, to: NOW }, lifetime: true, metrics: ['gpu_utilization'], percentiles: [50, 99] });
+    // Started 10 minutes ago: the raw samples, exact.
+    expect(await lifetime(NOW - 600_000)).to.deep.equal({ gpu_utilization: { avg: 50, min: 20, max: 90, current: 90, p50: 40, p99: 90 } });
+    // Started 10 hours ago: the 5-minute buckets, where the three samples share one bucket (mean 50).
+    expect((await lifetime(NOW - 36_000_000)).gpu_utilization).to.deep.equal({ avg: 50, min: 20, max: 90, current: 90, p50: 50, p99: 50 });
+  });
+
+  it('answers job_lifetime percentiles null once the totals count samples the rings do not hold (a restart)', async () => {
+    const repository = inMemory();
+    repository.saveLifetimes([{ workloadId: 'uid-solo', totals: { gpu_utilization: { count: 4, sum: 120, min: 10, max: 50, current: 30 } } }]);
+    const node: SimNodeGpus = { hostname: 'n1', gpus: [{ index: 0, uuid: 'GPU-1', pod: { pod: 'solo', namespace: 'llm' }, values: { DCGM_FI_DEV_GPU_UTIL: 30 } }] };
+    const telemetry = telemetryWith([gpuPod('solo')], repository);
+    telemetry.ingest(TARGET, renderDcgmMetrics(node), NOW);
+    const answer = await telemetry.summarize({ workload: workload('uid-solo'), window: { from: NOW - 600_000, to: NOW }, lifetime: true, metrics: ['gpu_utilization'], percentiles: [95] });
+    expect(answer.gpu_utilization).to.deep.equal({ avg: 30, min: 10, max: 50, current: 30, p95: null });
+    // The window ranges read what the rings hold.
+    const hour = await telemetry.summarize({ workload: workload('uid-solo'), window: { from: NOW - 3_600_000, to: NOW }, lifetime: false, metrics: ['gpu_utilization'], percentiles: [95] });
+    expect(hour.gpu_utilization).to.deep.equal({ avg: 30, min: 30, max: 30, current: 30, p95: 30 });
   });
 
   it('ranks a workload by each payload as soon as it is ingested, and no longer once its samples are over an hour old', async () => {

@@ -106,6 +106,15 @@ export class RingModel {
     return result;
   }
 
+  /**
+   * Per metric slot, the groups a window's values come in: one per raw sample in the last hour, one
+   * per bucket beyond (its samples' values). Percentiles are taken from their means weighted by size.
+   */
+  valueGroups(owner: string, from: number, to: number): number[][][] {
+    const perGpu = this.#groups(owner, from, to);
+    return Array.from({ length: METRIC_COUNT }, (_, m) => perGpu.flatMap((groups) => groups.map((g) => g[m] ?? []).filter((list) => list.length > 0)));
+  }
+
   /** Every workload with raw samples of metric `slot` in the hour up to `to`: avg and current. */
   rank(slot: number, to: number): Record<string, { avg: number; current: number }> {
     const owners = new Set<string>();

@@ -1,5 +1,6 @@
 // GET /v1/workloads/{workload_id}/metrics and GET /v1/workloads/metrics (ranking).
 import type { MetricName } from '../../domain/metrics.js';
+import type { Percentile } from '../../domain/percentiles.js';
 import { scopeOf } from '../../domain/principal.js';
 import { rankWorkloads } from '../../query/ranking.js';
 import { workloadMetrics } from '../../query/workload-metrics.js';
@@ -15,6 +16,11 @@ export function parseMetricNames(text: string | undefined): MetricName[] | undef
   return text === undefined ? undefined : [...new Set(text.split(',') as MetricName[])];
 }
 
+/** The values of a `percentiles` parameter that passed its pattern: known ones, ascending, each once. */
+export function parsePercentiles(text: string | undefined): Percentile[] {
+  return text === undefined ? [] : (text.split(',').map(Number) as Percentile[]);
+}
+
 export const workloadMetricsEndpoint = defineEndpoint({
   operationId: 'getWorkloadMetrics',
   path: '/v1/workloads/{workload_id}/metrics',
@@ -22,7 +28,9 @@ export const workloadMetricsEndpoint = defineEndpoint({
   description:
     'avg/min/max over every sample of the workload\'s GPUs in the range; current = mean of each GPU\'s latest sample. ' +
     'Units: gpu_utilization, memory_utilization and gpu_usage in percent, temperature in °C, power_usage in W. ' +
-    'A metric with no samples in the range has all four values null.',
+    'A metric with no samples in the range has all four values null. ' +
+    'With `percentiles`, each metric also has `pNN` per asked percentile (nearest rank; null without samples, and for job_lifetime when ' +
+    'the history kept (24 h) no longer holds every sample of the workload\'s life); docs/api.md gives the resolution and the error bound.',
   authenticated: true,
   query: WorkloadMetricsQuery,
   pathParams: { workload_id: WorkloadIdParam },
@@ -30,10 +38,11 @@ export const workloadMetricsEndpoint = defineEndpoint({
   errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
   async handle({ ctx, query, params, deps }) {
     const metrics = parseMetricNames(query.metrics);
+    const percentiles = parsePercentiles(query.percentiles);
     const result = await workloadMetrics(
       deps,
       scopeOf(principalOf(ctx)),
-      { workloadId: params.workload_id ?? '', timeRange: query.time_range, ...(metrics ? { metrics } : {}) },
+      { workloadId: params.workload_id ?? '', timeRange: query.time_range, ...(metrics ? { metrics } : {}), percentiles },
       deps.clock.now(),
     );
     return { body: { data: presentMetrics(result) } };

@@ -2,6 +2,7 @@
 // OpenAPI parameters all come from these. additionalProperties: false makes a typo a VALIDATION_ERROR.
 import { Type, type Static } from '@sinclair/typebox';
 import { METRIC_NAMES, METRICS_TIME_RANGES, RANKING_SORT_KEYS } from '../../domain/metrics.js';
+import { PERCENTILES } from '../../domain/percentiles.js';
 import { TREND_INTERVALS } from '../../domain/trend-interval.js';
 import { WORKLOAD_STATUSES } from '../../domain/workload.js';
 import { STATS_GROUP_KEYS } from '../../query/ports.js';
@@ -12,6 +13,10 @@ const strict = { additionalProperties: false } as const;
 
 const metricName = `(${METRIC_NAMES.join('|')})`;
 export const METRIC_LIST_PATTERN = `^${metricName}(,${metricName})*$`;
+// Ascending, each at most once: each value may only be followed by larger ones, a regular language, so
+// the pattern states the whole rule (no lookahead, which JSON Schema tools do not all support) and
+// the OpenAPI document stays exactly what is accepted. `50,95,99`; not `99,50` nor `95,95`.
+export const PERCENTILE_LIST_PATTERN = `^(${PERCENTILES.map((p, i) => `${p}${PERCENTILES.slice(i + 1).map((q) => `(,${q})?`).join('')}`).join('|')})$`;
 // The cursor's own alphabet (base64url) and bound; what it encodes is checked when it is decoded.
 export const NEXT_TOKEN_PATTERN = '^[A-Za-z0-9_-]{1,512}$';
 const Status = StringEnum(WORKLOAD_STATUSES, { description: 'Workload status.' });
@@ -61,6 +66,16 @@ export const WorkloadMetricsQuery = Type.Object(
     time_range: StringEnum(METRICS_TIME_RANGES, { default: 'last_1h', description: '`job_lifetime` spans started_at to completed_at (or now).' }),
     metrics: Type.Optional(
       Type.String({ pattern: METRIC_LIST_PATTERN, maxLength: 200, description: `Comma-separated metric names, no spaces (${METRIC_NAMES.join(', ')}); omitted: all five.` }),
+    ),
+    percentiles: Type.Optional(
+      Type.String({
+        pattern: PERCENTILE_LIST_PATTERN,
+        description:
+          `Comma-separated percentiles, ascending, each once, no spaces (of ${PERCENTILES.join(', ')}): adds \`pNN\` to each metric, ` +
+          'the nearest-rank percentile over the samples of the range: exact where the range reads every sample (last_1h), ' +
+          'else from bucket means, within the bound docs/api.md states. ' +
+          'Omitted: no percentiles.',
+      }),
     ),
   },
   strict,

@@ -3,6 +3,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ERROR_STATUS, type ErrorCode } from '../../domain/errors.js';
 import { METRIC_NAMES, RANKING_SORT_KEYS } from '../../domain/metrics.js';
+import { PERCENTILES, percentileKey } from '../../domain/percentiles.js';
 import { WORKLOAD_STATUSES } from '../../domain/workload.js';
 import { HEALTH_CHECK_STATES } from '../health-checks.js';
 import { Nullable, StringEnum, Timestamp } from './primitives.js';
@@ -86,7 +87,14 @@ export const WorkloadStats = Type.Object(
 );
 
 const MetricValue = Nullable(Type.Number());
-export const MetricSummary = Type.Object({ avg: MetricValue, min: MetricValue, max: MetricValue, current: MetricValue }, { ...closed, $id: 'MetricSummary', description: 'All null when there are no samples in the range.' });
+// Present only when asked for (`percentiles`), so an answer without them is the contract's four fields.
+const percentileFields = Object.fromEntries(
+  PERCENTILES.map((p) => [percentileKey(p), Type.Optional(Nullable(Type.Number({ description: `Addition, present when \`percentiles\` names ${p}: the nearest-rank ${p}th percentile.` })))]),
+);
+export const MetricSummary = Type.Object(
+  { avg: MetricValue, min: MetricValue, max: MetricValue, current: MetricValue, ...percentileFields },
+  { ...closed, $id: 'MetricSummary', description: 'All null when there are no samples in the range.' },
+);
 
 export const WorkloadMetrics = Type.Object(
   {

@@ -3,8 +3,8 @@
 // in the same statement; every replica answers /metrics and rankings from those rows, so every
 // replica gives the same answer. Arrays hold one figure per metric slot (METRIC_NAMES order).
 import type pg from 'pg';
-import { METRIC_NAMES } from '../../domain/metrics.js';
-import type { GpuBucketRow, GpuSummaryStore, GpuWindowTotals, LifetimeTotals } from '../../domain/telemetry.js';
+import { METRIC_NAMES, type MetricName } from '../../domain/metrics.js';
+import type { GpuBucketFigures, GpuBucketRow, GpuSummaryStore, GpuWindowTotals, LifetimeTotals } from '../../domain/telemetry.js';
 import { asIndexBusy } from './errors.js';
 import { inTransaction } from './transaction.js';
 
@@ -79,6 +79,21 @@ FROM workload_gpu_last_hour WHERE newest_at >= $2 AND count[$1] > 0`;
 
 const LIFETIME = 'SELECT metric, sample_count::float8 AS count, sum, min, max, current FROM workload_gpu_lifetime WHERE workload_id = $1';
 
+const BUCKETS = 'SELECT count, sum, min, max FROM workload_gpu_buckets WHERE workload_id = $1 AND bucket_at >= $2 AND bucket_at < $3';
+
+// The lifetime counts in the same statement as the buckets, so both come from one snapshot: a bucket
+// written between two statements would make them disagree (its rows add to both in one statement).
+const LIFETIME_BUCKETS = `
+SELECT count, sum, min, max,
+       (SELECT jsonb_object_agg(metric, sample_count) FROM workload_gpu_lifetime WHERE workload_id = $1) AS lifetime
+FROM workload_gpu_buckets WHERE workload_id = $1`;
+
+type BucketFiguresRow = { count: number[]; sum: number[]; min: (number | null)[]; max: (number | null)[] };
+
+function bucketFigures(row: BucketFiguresRow): GpuBucketFigures {
+  return { count: row.count, sum: row.sum, min: row.min, max: row.max };
+}
+
 /** JSON has no NaN or Infinity: figures are finite or null by construction; this keeps the promise. */
 function finiteOrNull(values: readonly (number | null)[]): (number | null)[] {
   return values.map((v) => (v === null || Number.isFinite(v) ? v : null));
@@ -132,6 +147,23 @@ export class PostgresGpuSummaries implements GpuSummaryStore {
       count: row.count.map((v) => v ?? 0), sum: row.sum.map((v) => v ?? 0), min: row.min, max: row.max,
       latestSum: row.latest_sum, latestCount: row.latest_count,
     };
+  }
+
+  async buckets(workloadId: string, window: { from: number; to: number }): Promise<GpuBucketFigures[]> {
+    const { rows } = await this.#read(() => this.#readers.query<BucketFiguresRow>(BUCKETS, [workloadId, window.from, window.to]));
+    return rows.map(bucketFigures);
+  }
+
+  async lifetimeBuckets(workloadId: string): Promise<{ buckets: GpuBucketFigures[]; counts: Partial<Record<MetricName, number>> }> {
+    const { rows } = await this.#read(() =>
+      this.#readers.query<BucketFiguresRow & { lifetime: Record<string, number> | null }>(LIFETIME_BUCKETS, [workloadId]),
+    );
+    const counts: Partial<Record<MetricName, number>> = {};
+    for (const [metric, count] of Object.entries(rows[0]?.lifetime ?? {})) {
+      const name = METRIC_NAMES.find((m) => m === metric);
+      if (name !== undefined) counts[name] = Number(count);
+    }
+    return { buckets: rows.map(bucketFigures), counts };
   }
 
   async lastHour(slot: number, now: number): Promise<Map<string, { sum: number; count: number; latestSum: number; latestCount: number }>> {
