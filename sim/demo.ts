@@ -76,7 +76,7 @@ async function main(): Promise<void> {
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/stats?time_range=last_7_days&interval=day&group_by=initiative_id'   # series per day and team`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/capacity'                       # with burn rate and projected exhaustion`,
     `ID=$(${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads?status=running&limit=1' | sed -E 's/.*"workload_id":"([^"]+)".*/\\1/')`,
-    `${as('ACME_ADMIN', 'acme')} "${url}/v1/workloads/$ID/metrics?time_range=last_1h"`,
+    `${as('ACME_ADMIN', 'acme')} "${url}/v1/workloads/$ID/metrics?time_range=last_1h&percentiles=50,95,99"`,
     `${as('ACME_ADMIN', 'acme')} "${url}/v1/workloads/$ID"                  # queue_seconds: how long it waited`,
     `${as('ACME_LEAD', 'acme')} '${url}/v1/workloads?limit=3'                # llm and vision only`,
     `${as('ACME_MEMBER', 'acme')} '${url}/v1/capacity'                       # vision's share`,

@@ -71,10 +71,12 @@ describe('npm run demo', function () {
     expect(new Set(running.map((w) => w.instance_type))).to.deep.equal(new Set(['p5.48xlarge', 'g6e.12xlarge']));
     const first = running[0]?.workload_id ?? '';
     const metrics = await waitFor(async () => {
-      const body = await get(`/v1/workloads/${first}/metrics`);
+      const body = await get(`/v1/workloads/${first}/metrics?percentiles=50,95,99`);
       return (body.data.metrics as { gpu_utilization: { avg: number | null } }).gpu_utilization.avg === null ? undefined : body.data;
     }, { what: 'GPU metrics of a running workload', timeoutMs: 20_000 });
     expect(metrics.time_range).to.equal('last_1h');
+    const utilization = (metrics.metrics as { gpu_utilization: Record<string, number> }).gpu_utilization;
+    expect(utilization.p50, 'the median between the least and the most').to.be.within(utilization.min ?? 0, utilization.max ?? 100);
     type Entry = { burn_rate_gpu_hours_per_day: number; projected_used_gpu_hours_at_period_end: number | null };
     const capacity = (await get('/v1/capacity')).data as { summary: Entry & { total_allocated_gpu_hours: number; total_used_gpu_hours: number }; initiatives: (Entry & { initiative_id: string })[] };
     expect(capacity.summary.total_allocated_gpu_hours).to.equal(40000);
