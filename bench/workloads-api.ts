@@ -356,6 +356,7 @@ export function buildScenarios(input: { leadInitiatives: string[]; filteredIniti
     stats('submitted_by'),
     stats('initiative_id'),
     stats('instance_type'),
+    stats('failure_reason'),
     trends('day', 30, null),
     trends('day', 30, 'initiative_id'),
     trends('week', 30, 'submitted_by'),

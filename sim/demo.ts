@@ -74,6 +74,7 @@ async function main(): Promise<void> {
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/stats?time_range=last_30_days&group_by=initiative_id'`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/metrics?sort_by=gpu_utilization&limit=5'`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/stats?time_range=last_7_days&interval=day&group_by=initiative_id'   # series per day and team`,
+    `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/stats?group_by=failure_reason'   # why jobs failed`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/capacity'                       # with burn rate and projected exhaustion`,
     `ID=$(${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads?status=running&limit=1' | sed -E 's/.*"workload_id":"([^"]+)".*/\\1/')`,
     `${as('ACME_ADMIN', 'acme')} "${url}/v1/workloads/$ID/metrics?time_range=last_1h&percentiles=50,95,99"`,

@@ -141,6 +141,7 @@ export function workloadRecordsOf(plan: ClusterPlan, startedAt: number): { recor
       startedAt,
       completedAt: null,
       exitCode: null,
+      failureReason: null,
       isManaged: true,
       resourceVersion: '1',
     }),

@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SimDcgmFleet } from '../dcgm-exporter/fleet.js';
 import type { SimExporterHandle } from '../dcgm-exporter/exporter.js';
+import { FAILURE_SHAPES, failedPodStatus, failureShapeOf, jobFailedCondition } from '../kube-api/failures.js';
 import { aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, finished, running } from '../kube-api/objects.js';
 import type { KubeObject } from '../kube-api/resources.js';
 import { startKubeApi, type KubeApi } from '../kube-api/server.js';
@@ -175,15 +176,21 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
       // The store gives a uid only when the Job is seeded, after its pod is built: without one now,
       // the pod's ownerReference has none, and the service takes the pod for a workload of its own.
       job.metadata.uid = randomUUID();
+      const pod = aGpuPod(ns.name, `${job.metadata.name}-0`, { gpus, node: pick(random, slots).node, job });
+      pod.metadata.creationTimestamp = new Date(created).toISOString();
+      // Failed Jobs fail the ways real ones do (sim/kube-api/failures.ts), so the demo shows each reason.
+      const shape = failed ? pick(random, FAILURE_SHAPES) : undefined;
+      pod.status = shape === undefined ? finished(started, ended, 0) : failedPodStatus(shape, started, ended);
       job.status = {
         startTime: new Date(started).toISOString(),
         completionTime: failed ? undefined : new Date(ended).toISOString(),
-        conditions: [{ type: failed ? 'Failed' : 'Complete', status: 'True', lastTransitionTime: new Date(ended).toISOString() }],
+        conditions: [
+          shape === undefined
+            ? { type: 'Complete', status: 'True', lastTransitionTime: new Date(ended).toISOString() }
+            : jobFailedCondition(shape, ended, `${ns.name}/${pod.metadata.name}`),
+        ],
         ...(failed ? { failed: 1 } : { succeeded: 1 }),
       };
-      const pod = aGpuPod(ns.name, `${job.metadata.name}-0`, { gpus, node: pick(random, slots).node, job });
-      pod.metadata.creationTimestamp = new Date(created).toISOString();
-      pod.status = finished(started, ended, failed ? pick(random, [1, 137, 139]) : 0);
       historyJobs.push(job);
       historyPods.push(pod);
     }
@@ -226,11 +233,17 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
   const finish = (cluster: DemoCluster, entry: LiveJob, at: number): void => {
     const failed = random() < 0.2;
     const store = cluster.api.store;
-    store.patchStatus('pods', entry.pod.metadata, finished(entry.startedAt, at, failed ? 1 : 0));
+    // The shape follows from the Job's name: no random draw, so the rest of the world is as before.
+    const shape = failed ? failureShapeOf(entry.job.metadata.name) : undefined;
+    store.patchStatus('pods', entry.pod.metadata, shape === undefined ? finished(entry.startedAt, at, 0) : failedPodStatus(shape, entry.startedAt, at));
     store.patchStatus('jobs', entry.job.metadata, {
       startTime: new Date(entry.startedAt).toISOString(),
       ...(failed ? { failed: 1 } : { succeeded: 1, completionTime: new Date(at).toISOString() }),
-      conditions: [{ type: failed ? 'Failed' : 'Complete', status: 'True', lastTransitionTime: new Date(at).toISOString() }],
+      conditions: [
+        shape === undefined
+          ? { type: 'Complete', status: 'True', lastTransitionTime: new Date(at).toISOString() }
+          : jobFailedCondition(shape, at, `${entry.pod.metadata.namespace ?? ''}/${entry.pod.metadata.name}`),
+      ],
     });
     for (const slot of entry.slots) {
       slot.busy = false;

@@ -43,6 +43,7 @@ export function presentWorkload(w: WorkloadView) {
     cluster_id: w.clusterId,
     namespace: w.namespace,
     queue_seconds: w.queueSeconds,
+    failure_reason: w.failureReason,
   };
 }
 
@@ -55,9 +56,16 @@ export function presentStats(result: WorkloadStatsResult, groupBy: StatsGroupKey
       average_duration_seconds: round(s.averageDurationSeconds, 2),
       success_rate: round(s.successRate, 4),
     },
-    grouped: groupBy ? result.groups.map((g) => ({ [groupBy]: g.key, ...groupFigures(g) })) : [],
-    ...(result.series === undefined ? {} : { series: result.series.map((e) => ({ start: toIso(e.start), ...(groupBy ? { [groupBy]: e.key } : {}), ...groupFigures(e) })) }),
+    grouped: groupBy ? result.groups.map((g) => ({ [groupBy]: groupKey(groupBy, g.key), ...groupFigures(g) })) : [],
+    ...(result.series === undefined
+      ? {}
+      : { series: result.series.map((e) => ({ start: toIso(e.start), ...(groupBy ? { [groupBy]: groupKey(groupBy, e.key) } : {}), ...groupFigures(e) })) }),
   };
+}
+
+/** The group of workloads without a failure reason is keyed '' in the index and shown as null. */
+function groupKey(groupBy: StatsGroupKey, key: string | null): string | null {
+  return groupBy === 'failure_reason' && key === '' ? null : key;
 }
 
 function groupFigures(g: StatsFigures) {

@@ -1,5 +1,6 @@
 // The workload as the API and the index know it. Times are epoch milliseconds (UTC) inside the
 // service and ISO 8601 strings only at the HTTP edge.
+import type { FailureReason } from './failure-reason.js';
 
 export const WORKLOAD_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type WorkloadStatus = (typeof WORKLOAD_STATUSES)[number];
@@ -33,6 +34,8 @@ export interface WorkloadRecord {
   startedAt: number | null;
   completedAt: number | null;
   exitCode: number | null;
+  /** Why a failed or cancelled workload did not complete; null for every other status. */
+  failureReason: FailureReason | null;
   isManaged: boolean;
   /** Kubernetes resourceVersion of the object the row was derived from; '' when not from Kubernetes. */
   resourceVersion: string;

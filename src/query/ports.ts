@@ -34,7 +34,8 @@ export interface ListPage {
   hasMore: boolean;
 }
 
-export const STATS_GROUP_KEYS = ['submitted_by', 'initiative_id', 'instance_type'] as const;
+/** failure_reason is an addition to the contract; its group of workloads without one has the key ''. */
+export const STATS_GROUP_KEYS = ['submitted_by', 'initiative_id', 'instance_type', 'failure_reason'] as const;
 export type StatsGroupKey = (typeof STATS_GROUP_KEYS)[number];
 
 export interface StatsFigures {

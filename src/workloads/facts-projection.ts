@@ -1,10 +1,12 @@
 // Pods and Jobs as the API server sends them → the flat records the caches keep (pod-facts.ts,
 // job-facts.ts). Everything a mapper reads is computed here once per version of an object: the GPU
-// request, the owning Job, the container figures, the deletion time, the attribution labels.
+// request, the owning Job, the container figures, the deletion time, the attribution labels, and what
+// the status proves of why it failed.
 import { Attributions } from './attribution.js';
 import { deletionTime } from './deletion.js';
 import { effectiveGpuRequest } from './gpu-request.js';
 import { JobFacts } from './job-facts.js';
+import { jobFailedBy } from './job-failure-evidence.js';
 import type { Condition, Job, ObjectMeta, Pod, Timestamp } from './k8s-types.js';
 import { toKubeTime } from './kube-time.js';
 import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type LabelKeys } from './mapping-context.js';
@@ -12,6 +14,7 @@ import { jobOwnerUid } from './owner.js';
 import { firstNonZeroExitCode, lastContainerFinish } from './pod-containers.js';
 import type { ObjectIdentity, ObjectTimes } from './object-facts.js';
 import { PodFacts } from './pod-facts.js';
+import { podFailureHints } from './pod-failure-evidence.js';
 import { StringTable } from './string-table.js';
 import { latestMs, timestampMs } from './timestamps.js';
 
@@ -53,6 +56,7 @@ export class FactsProjection {
       failedExitCode: firstNonZeroExitCode(pod),
       latestTransition: toKubeTime(latestMs((status?.conditions ?? []).map((condition) => timestampMs(condition.lastTransitionTime)))),
       lastFinish: toKubeTime(lastContainerFinish(pod)),
+      failureHints: podFailureHints(pod),
     });
   }
 
@@ -68,6 +72,7 @@ export class FactsProjection {
       suspended: job.spec?.suspend === true,
       finish,
       finished: finishCondition === undefined ? null : (kubeTime(finishCondition.lastTransitionTime) ?? kubeTime(status?.completionTime)),
+      failedBy: finish === 'failed' ? jobFailedBy(finishCondition?.reason) : null,
     });
   }
 

@@ -1,5 +1,6 @@
 // One batch Job as the workload caches keep it (see pod-facts.ts): what its row is made of, with its
-// status conditions reduced to how and when it finished.
+// status conditions reduced to how, when and why it finished.
+import type { FailureReason } from '../domain/failure-reason.js';
 import { fromKubeTime } from './kube-time.js';
 import { ObjectFacts, type ObjectIdentity, type ObjectTimes } from './object-facts.js';
 
@@ -12,6 +13,11 @@ export interface JobFigures {
   finish: 'completed' | 'failed' | null;
   /** The finish condition's lastTransitionTime, else status.completionTime (kube time). */
   finished: number | null;
+  /**
+   * The reason its Failed condition proves (job-failure-evidence.ts), one of the shared constants of
+   * FAILURE_REASONS, so no Job holds a string of its own; null when it did not fail or says nothing.
+   */
+  failedBy: FailureReason | null;
 }
 
 export class JobFacts extends ObjectFacts {
@@ -20,6 +26,7 @@ export class JobFacts extends ObjectFacts {
   readonly suspended: boolean;
   readonly finish: 'completed' | 'failed' | null;
   readonly finished: number | null;
+  readonly failedBy: FailureReason | null;
 
   constructor(
     identity: ObjectIdentity,
@@ -32,6 +39,7 @@ export class JobFacts extends ObjectFacts {
     this.suspended = figures.suspended;
     this.finish = figures.finish;
     this.finished = figures.finished;
+    this.failedBy = figures.failedBy;
   }
 
   get finishedAt(): number | null {

@@ -47,6 +47,8 @@ export interface PodSpec {
 
 export interface ContainerStateTerminated {
   exitCode?: number;
+  /** Why it stopped, as the runtime says: `OOMKilled`, `Error`, `Completed`, … (failure-evidence rules). */
+  reason?: string;
   startedAt?: Timestamp;
   finishedAt?: Timestamp;
 }
@@ -64,11 +66,15 @@ export interface ContainerStatus {
 export interface Condition {
   type: string;
   status: string;
+  /** Read of a Pod's DisruptionTarget and a Job's Failed condition only (why it ended). */
+  reason?: string;
   lastTransitionTime?: Timestamp;
 }
 
 export interface PodStatus {
   phase?: string;
+  /** Why the kubelet or a controller ended it: `Evicted`, `DeadlineExceeded`, `Preempting`, `NodeLost`, … */
+  reason?: string;
   /** Read by the telemetry flow only (where to scrape an exporter pod). */
   podIP?: string;
   startTime?: Timestamp;

@@ -2,6 +2,7 @@
 // The caller passes the Job's pods (context.pods) and the node its first pod runs on (context.node,
 // see firstPodNodeName).
 import type { JobFacts } from './job-facts.js';
+import { jobFailureEvidence } from './job-failure-evidence.js';
 import { jobState } from './job-status.js';
 import type { MappingContext } from './mapping-context.js';
 import { workloadRecord, type MappedWorkload } from './mapped-workload.js';
@@ -29,7 +30,13 @@ export function mapJob(job: JobFacts, context: MappingContext): MappedWorkload |
   const pods = context.pods ?? [];
   const state = jobState(job, { pods, deleted: context.deleted, observedAt: context.observedAt });
   return {
-    workload: workloadRecord(job, { kind: 'Job', gpuCount: job.gpusPerPod * job.parallelism, state, context }),
+    workload: workloadRecord(job, {
+      kind: 'Job',
+      gpuCount: job.gpusPerPod * job.parallelism,
+      state,
+      context,
+      failureEvidence: jobFailureEvidence(job, state, pods),
+    }),
     intervals: pods.map((pod) =>
       // A deleted Job takes its unfinished pods with it: they end at the Job's deletion at the latest.
       podInterval(pod, { workloadId: job.uid, deleted: context.deleted, observedAt: context.observedAt }),

@@ -4,6 +4,7 @@ import type { PodGpuInterval } from '../domain/workload.js';
 import type { MappingContext } from './mapping-context.js';
 import { workloadRecord, type MappedWorkload } from './mapped-workload.js';
 import type { PodFacts } from './pod-facts.js';
+import { podFailureEvidence } from './pod-failure-evidence.js';
 import { podState } from './pod-status.js';
 import { latestMs } from './timestamps.js';
 
@@ -37,7 +38,7 @@ export function mapPod(pod: PodFacts, context: MappingContext): MappedWorkload |
   if (pod.uid === '' || pod.jobUid !== null || pod.gpus === 0) return null;
   const state = podState(pod, context);
   return {
-    workload: workloadRecord(pod, { kind: 'Pod', gpuCount: pod.gpus, state, context }),
+    workload: workloadRecord(pod, { kind: 'Pod', gpuCount: pod.gpus, state, context, failureEvidence: podFailureEvidence(pod.failureHints) }),
     intervals: [podInterval(pod, { ...context, workloadId: pod.uid })],
   };
 }

@@ -1,6 +1,8 @@
 // What a mapper returns, and the part of a row every kind fills the same way.
+import type { FailureReason } from '../domain/failure-reason.js';
 import type { PodGpuInterval, WorkloadKind, WorkloadRecord } from '../domain/workload.js';
 import type { OwnAttribution } from './attribution.js';
+import { failureReasonOf } from './failure-reason.js';
 import { initiativeFrom, instanceTypeOf, organizationOf } from './labels.js';
 import type { MappingContext } from './mapping-context.js';
 import type { WorkloadState } from './workload-state.js';
@@ -21,10 +23,13 @@ export interface WorkloadObject {
   readonly attribution: OwnAttribution;
 }
 
-/** The row of an object with a uid, given its kind, GPU count and state. */
+/**
+ * The row of an object with a uid, given its kind, GPU count and state, and what the object says of
+ * why it failed (failure-reason.ts).
+ */
 export function workloadRecord(
   object: WorkloadObject,
-  fields: { kind: WorkloadKind; gpuCount: number; state: WorkloadState; context: MappingContext },
+  fields: { kind: WorkloadKind; gpuCount: number; state: WorkloadState; context: MappingContext; failureEvidence?: readonly FailureReason[] },
 ): WorkloadRecord {
   const { context, state } = fields;
   const { attribution } = object;
@@ -45,6 +50,7 @@ export function workloadRecord(
     startedAt: state.startedAt,
     completedAt: state.completedAt,
     exitCode: state.exitCode,
+    failureReason: failureReasonOf(state, fields.failureEvidence),
     isManaged: attribution.isManaged,
     resourceVersion: object.resourceVersion ?? '',
   };

@@ -1,5 +1,5 @@
-// What a pod's container statuses tell about how it ended: when its containers stopped and with
-// which exit code. Init containers are read before app containers, each list in its own order.
+// What a pod's container statuses tell about how it ended: when its containers stopped, with which
+// exit code and why. Init containers are read before app containers, each list in its own order.
 import type { ContainerStateTerminated, Pod } from './k8s-types.js';
 import { latestMs, timestampMs } from './timestamps.js';
 
@@ -25,4 +25,9 @@ export function firstNonZeroExitCode(pod: Pod): number | null {
     if (state.exitCode !== undefined && state.exitCode !== 0) return state.exitCode;
   }
   return null;
+}
+
+/** Whether the last run of any of the pod's containers ended for `reason` (e.g. the runtime's `OOMKilled`). */
+export function anyContainerEndedBy(pod: Pod, reason: string): boolean {
+  return terminatedStates(pod).some((state) => state.reason === reason);
 }

@@ -1,6 +1,6 @@
 // One pod as the workload caches keep it: a single flat record of what the mappers read, with times
 // as small integers (kube-time.ts), shared strings for the values many pods have in common, and its
-// containers reduced to the figures they give (GPUs held, last finish, exit code). An API server's
+// containers reduced to the figures they give (GPUs held, last finish, exit code, why it failed). An API server's
 // Pod is 4-20 KB of JSON and a tree of some twenty objects even when slimmed; this is one object.
 import { fromKubeTime } from './kube-time.js';
 import { ObjectFacts, type ObjectIdentity, type ObjectTimes } from './object-facts.js';
@@ -18,6 +18,8 @@ export interface PodFigures {
   latestTransition: number | null;
   /** The latest finishedAt of its terminated containers (kube time). */
   lastFinish: number | null;
+  /** Why it ended, as far as its status proves it: a bit set (pod-failure-evidence.ts), 0 for none. */
+  failureHints: number;
 }
 
 export class PodFacts extends ObjectFacts {
@@ -28,6 +30,7 @@ export class PodFacts extends ObjectFacts {
   readonly failedExitCode: number | null;
   readonly latestTransition: number | null;
   readonly lastFinish: number | null;
+  readonly failureHints: number;
 
   constructor(
     identity: ObjectIdentity,
@@ -42,6 +45,7 @@ export class PodFacts extends ObjectFacts {
     this.failedExitCode = figures.failedExitCode;
     this.latestTransition = figures.latestTransition;
     this.lastFinish = figures.lastFinish;
+    this.failureHints = figures.failureHints;
   }
 
   get latestTransitionAt(): number | null {

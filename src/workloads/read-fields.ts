@@ -27,9 +27,11 @@ function objectMeta(keys: Readonly<LabelKeys>): FieldSelection {
 
 const CONTAINER: FieldSelection = { name: true, restartPolicy: true, resources: { requests: true, limits: true } };
 const POD_SPEC: FieldSelection = { nodeName: true, initContainers: CONTAINER, containers: CONTAINER };
-const TERMINATED: FieldSelection = { terminated: { exitCode: true, startedAt: true, finishedAt: true } };
+// The reasons (a container's, the pod's, a condition's) say why a workload failed
+// (pod-failure-evidence.ts, job-failure-evidence.ts).
+const TERMINATED: FieldSelection = { terminated: { exitCode: true, reason: true, startedAt: true, finishedAt: true } };
 const CONTAINER_STATUS: FieldSelection = { name: true, state: TERMINATED, lastState: TERMINATED };
-const CONDITION: FieldSelection = { type: true, status: true, lastTransitionTime: true };
+const CONDITION: FieldSelection = { type: true, status: true, reason: true, lastTransitionTime: true };
 
 /** What is read of each kind, for the label keys the service is configured with. */
 export function readFields(keys: Readonly<LabelKeys>): Record<WatchedResource, FieldSelection> {
@@ -43,6 +45,7 @@ export function readFields(keys: Readonly<LabelKeys>): Record<WatchedResource, F
       spec: POD_SPEC,
       status: {
         phase: true,
+        reason: true,
         podIP: true,
         startTime: true,
         conditions: CONDITION,

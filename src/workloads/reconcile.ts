@@ -3,6 +3,7 @@
 // (DECISIONS "Status and times").
 import type { Clock } from '../domain/clock.js';
 import { isTerminal, type WorkloadKind, type WorkloadRecord } from '../domain/workload.js';
+import { failureReasonOf } from './failure-reason.js';
 import type { JobPodCache } from './job-pod-cache.js';
 import type { WorkloadMapper } from './workload-mapper.js';
 import type { IndexerLogger, WorkloadSink } from './workload-sink.js';
@@ -39,7 +40,9 @@ export function cancelVanished(kind: WorkloadKind, present: ReadonlySet<string>,
   );
   if (vanished.length === 0) return 0;
   for (const row of vanished) {
-    batch.addRow({ ...row, status: 'cancelled', completedAt: now, exitCode: row.exitCode ?? 0 });
+    const cancelled: WorkloadRecord = { ...row, status: 'cancelled', completedAt: now, exitCode: row.exitCode ?? 0 };
+    // Nothing says why it went: the same fallback as any cancelled workload's (deleted).
+    batch.addRow({ ...cancelled, failureReason: failureReasonOf(cancelled) });
     // A Job's pods that this process has seen may end earlier (their own deletion or finish).
     for (const pod of jobPods.podsOf(row.workloadId)) batch.addInterval(mapper.podInterval(pod, { workloadId: row.workloadId, deleted: { at: now } }));
   }

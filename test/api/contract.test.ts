@@ -103,7 +103,9 @@ describe('API contract: success shapes', () => {
       is_managed: true,
       cluster_id: 'gpu-east',
       namespace: 'llm-train',
-      queue_seconds: 30, // an addition to the contract: submitted 08:00:00, started 08:00:30
+      // Additions to the contract: submitted 08:00:00, started 08:00:30; failed with exit code 137.
+      queue_seconds: 30,
+      failure_reason: 'nonzero_exit',
     });
   });
 

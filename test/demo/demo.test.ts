@@ -84,6 +84,9 @@ describe('npm run demo', function () {
     const series = (await get('/v1/workloads/stats?time_range=last_7_days&interval=day')).data.series as { workload_count: number }[];
     expect(series, 'a week of days, the demo history in some of them').to.have.length(8);
     expect(series.some((e) => e.workload_count > 0)).to.equal(true);
+    const byReason = (await get('/v1/workloads/stats?group_by=failure_reason')).data.grouped as { failure_reason: string | null }[];
+    const reasons = byReason.map((g) => g.failure_reason).filter((r) => r !== null);
+    expect(reasons.length, `failure reasons of the demo's failed jobs: ${JSON.stringify(reasons)}`).to.be.at.least(3);
     // The demo's history burns GPU-hours, so acme's monthly budget shows a pace and where it ends up.
     expect(capacity.summary.burn_rate_gpu_hours_per_day).to.be.above(0);
     expect(capacity.summary.projected_used_gpu_hours_at_period_end).to.be.at.least(capacity.summary.total_used_gpu_hours);

@@ -10,6 +10,8 @@ import { listPartitions } from '../../src/store/postgres/partitions.js';
 import { freshDatabase, sharedPostgres, type TestDatabase } from '../support/postgres-database.js';
 
 const NOW = Date.UTC(2026, 10, 17, 12); // 2026-11-17
+/** What the newest migration asks of the builds that run on it (v5: the failure reasons and their rollup). */
+const COMPATIBLE_SINCE = 5;
 
 describe('PostgreSQL migrations', function () {
   this.timeout(60_000);
@@ -38,9 +40,9 @@ describe('PostgreSQL migrations', function () {
 
   it('gives an empty database the whole schema, each version recorded', async () => {
     const client = await connect();
-    expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: 1 });
+    expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: COMPATIBLE_SINCE });
     expect(await tables(client)).to.deep.equal([
-      'clusters', 'pod_keys', 'schema_migrations', 'stats_daily_instance_type', 'stats_daily_submitter', 'workload_counts',
+      'clusters', 'pod_keys', 'schema_migrations', 'stats_daily_failure_reason', 'stats_daily_instance_type', 'stats_daily_submitter', 'workload_counts',
       'workload_gpu_buckets', 'workload_gpu_last_hour', 'workload_gpu_lifetime', 'workload_keys', 'workload_pods', 'workload_totals', 'workloads', 'writer_leases',
     ]);
     const { rows: parents } = await client.query("SELECT relname FROM pg_class WHERE relkind = 'p' ORDER BY 1");
@@ -66,7 +68,7 @@ describe('PostgreSQL migrations', function () {
     const client = await connect();
     await migrate(client, { now: NOW });
     const before = await client.query("SELECT count(*)::int AS n FROM pg_class WHERE relnamespace = 'public'::regnamespace");
-    expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: 1 });
+    expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: COMPATIBLE_SINCE });
     const after = await client.query("SELECT count(*)::int AS n FROM pg_class WHERE relnamespace = 'public'::regnamespace");
     expect(after.rows).to.deep.equal(before.rows);
     expect((await client.query('SELECT count(*)::int AS n FROM schema_migrations')).rows).to.deep.equal([{ n: MIGRATIONS.length }]);
@@ -79,8 +81,8 @@ describe('PostgreSQL migrations', function () {
     const [first, second] = [await connect(), await connect()];
     const results = await Promise.all([migrate(first, { now: NOW }), migrate(second, { now: NOW })]);
     expect(results).to.deep.equal([
-      { version: LATEST_VERSION, compatibleSince: 1 },
-      { version: LATEST_VERSION, compatibleSince: 1 },
+      { version: LATEST_VERSION, compatibleSince: COMPATIBLE_SINCE },
+      { version: LATEST_VERSION, compatibleSince: COMPATIBLE_SINCE },
     ]);
     expect((await first.query('SELECT version FROM schema_migrations ORDER BY version')).rows).to.deep.equal(MIGRATIONS.map((m) => ({ version: m.version })));
     expect((await listPartitions(first)).length).to.equal(3);
@@ -107,7 +109,7 @@ describe('PostgreSQL migrations', function () {
       SELECT 'w-' || n, 'org', 'local', 'ns', 'n', 'Job', 'completed', 'alice', 'ini', 'a100', 1, $1::bigint + n * 86400000::bigint, 0, 0
       FROM generate_series(0, 40) AS n`, [Date.UTC(2026, 10, 1)]);
     await client.query("INSERT INTO workload_pods (pod_uid, workload_id, submitted_at, gpus) SELECT 'p-' || workload_id, workload_id, submitted_at, 1 FROM workloads");
-    expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: 1 });
+    expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: COMPATIBLE_SINCE });
     const keys = await client.query('SELECT workload_id, submitted_at FROM workload_keys ORDER BY 1');
     expect(keys.rows).to.have.length(41).and.deep.equal((await client.query('SELECT workload_id, submitted_at FROM workloads ORDER BY 1')).rows);
     const pods = await client.query("SELECT pod_uid, submitted_at FROM pod_keys ORDER BY 1");
@@ -121,7 +123,7 @@ describe('PostgreSQL migrations', function () {
     const error = await migrate(client, { now: NOW, migrations: broken }).then(() => undefined, (e: unknown) => e);
     expect(error).to.have.property('code', '42883');
     expect((await client.query("SELECT to_regclass('half') IS NULL AS gone")).rows).to.deep.equal([{ gone: true }]);
-    expect(await schemaVersion(client)).to.deep.equal({ version: LATEST_VERSION, compatibleSince: 1 });
+    expect(await schemaVersion(client)).to.deep.equal({ version: LATEST_VERSION, compatibleSince: COMPATIBLE_SINCE });
   });
 
   it('refuses a database whose newer schema needs a newer build, naming both versions', async () => {

@@ -65,7 +65,7 @@ export async function seedPostgres(client: pg.ClientBase, data: { workloads: rea
   const types: Record<(typeof columns)[number], string> = {
     workload_id: 'text', organization_id: 'text', cluster_id: 'text', namespace: 'text', name: 'text', kind: 'text', status: 'text',
     submitted_by: 'text', initiative_id: 'text', instance_type: 'text', gpu_count: 'int', submitted_at: 'bigint', started_at: 'bigint',
-    completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', gpu_seconds_closed: 'float8',
+    completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', failure_reason: 'text', gpu_seconds_closed: 'float8',
     open_gpus: 'int', open_gpu_start_sum: 'float8', updated_at: 'bigint',
   };
   const unnest = `SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${types[c]}[]`).join(', ')})`;
@@ -146,6 +146,7 @@ export function generate(
       startedAt,
       completedAt: completedAt !== null && startedAt !== null && completedAt < startedAt ? startedAt : completedAt,
       exitCode: finished ? (status === 'failed' ? 1 : 0) : null,
+      failureReason: status === 'failed' ? pick(random, ['oom_killed', 'nonzero_exit', 'evicted'] as const) : status === 'cancelled' ? 'deleted' : null,
       isManaged: random() < 0.6,
       resourceVersion: String(i),
     });

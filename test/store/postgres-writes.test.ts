@@ -162,7 +162,7 @@ describe('store/postgres writer', function () {
     const running: WorkloadRecord = {
       workloadId: 'w-1', organizationId: 'acme', clusterId: 'local', namespace: 'ns', name: 'train', kind: 'Job', status: 'running',
       submittedBy: 'alice', initiativeId: 'llm', instanceType: 'p5', gpuCount: 8, submittedAt: T0 - 3_600_000, startedAt: T0 - 3_000_000,
-      completedAt: null, exitCode: null, isManaged: false, resourceVersion: '5',
+      completedAt: null, exitCode: null, failureReason: null, isManaged: false, resourceVersion: '5',
     };
     const done: WorkloadRecord = { ...running, status: 'completed', completedAt: T0 - 60_000, exitCode: 0, resourceVersion: '9' };
     await writer.upsertWorkloads([running]);
@@ -193,7 +193,7 @@ describe('store/postgres writer', function () {
     const october: WorkloadRecord = {
       workloadId: 'w-oct', organizationId: 'acme', clusterId: 'local', namespace: 'ns', name: 'a', kind: 'Job', status: 'running',
       submittedBy: 'alice', initiativeId: 'llm', instanceType: 'p5', gpuCount: 1, submittedAt: Date.UTC(2026, 9, 31, 23), startedAt: Date.UTC(2026, 9, 31, 23),
-      completedAt: null, exitCode: null, isManaged: false, resourceVersion: '1',
+      completedAt: null, exitCode: null, failureReason: null, isManaged: false, resourceVersion: '1',
     };
     const november: WorkloadRecord = { ...october, workloadId: 'w-nov', name: 'b', submittedAt: T0 - 3_600_000, startedAt: T0 - 3_600_000 };
     await writer.upsertWorkloads([october, november]);

@@ -51,6 +51,7 @@ const quiet = { warn: () => undefined };
 async function openPostgres(context: Mocha.Context, clock: Clock): Promise<PropertyIndex> {
   const database = await freshDatabase(context);
   const sql = new pg.Client({ connectionString: database.url, types: TYPES });
+  sql.on('error', (e) => console.error('SQLERR', e.message));
   const pool = new pg.Pool({ connectionString: database.url, types: TYPES, max: 1 });
   // pool.end() resolves once it has asked its connections to end, before they have: the drop that
   // follows may terminate one, and a client without a listener would throw that at the process.

@@ -7,7 +7,7 @@ const DAY = 20_400;
 const row = (overrides: Partial<RollupSource> = {}): RollupSource => ({
   organization_id: 'acme', initiative_id: 'llm', status: 'running', submitted_by: 'alice', is_managed: 1, instance_type: 'p5',
   submitted_at: DAY * DAY_MS + 1000, started_at: DAY * DAY_MS + 2000, completed_at: null,
-  gpu_seconds_closed: 0, open_gpus: 2, open_gpu_start_sum: (2 * (DAY * DAY_MS + 2000)) / 1000,
+  gpu_seconds_closed: 0, open_gpus: 2, open_gpu_start_sum: (2 * (DAY * DAY_MS + 2000)) / 1000, failure_reason: null,
   ...overrides,
 });
 const table = (deltas: RollupDelta[], name: string) => deltas.find((d) => d.table === name);
@@ -15,7 +15,7 @@ const table = (deltas: RollupDelta[], name: string) => deltas.find((d) => d.tabl
 describe('store/rollups rollupDeltas', () => {
   it('adds an inserted row to every rollup, keyed in the order of the key columns', () => {
     const deltas = rollupDeltas([], [row()]);
-    expect(deltas.map((d) => d.table)).to.deep.equal(['workload_counts', 'stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals']);
+    expect(deltas.map((d) => d.table)).to.deep.equal(['workload_counts', 'stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals', 'stats_daily_failure_reason']);
     expect(table(deltas, 'workload_counts')?.rows).to.deep.equal([{ key: ['acme', 'llm', 'running', 'alice', 1], values: [1] }]);
     expect(table(deltas, 'stats_daily_submitter')?.rows).to.deep.equal([{
       key: ['acme', DAY, 'llm', 'alice'],
@@ -52,7 +52,7 @@ describe('store/rollups rollupDeltas', () => {
   it('keeps a key whose count is unchanged while another figure changes (a finished row whose pod closed)', () => {
     const done = { status: 'completed', completed_at: DAY * DAY_MS + 3_602_000, open_gpus: 0, open_gpu_start_sum: 0 };
     const deltas = rollupDeltas([row({ ...done, gpu_seconds_closed: 0 })], [row({ ...done, gpu_seconds_closed: 7200 })]);
-    expect(deltas.map((d) => d.table)).to.deep.equal(['stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals']);
+    expect(deltas.map((d) => d.table)).to.deep.equal(['stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals', 'stats_daily_failure_reason']);
     // workloads, open_gpus, open_gpu_days, gpu_base_ms
     expect(table(deltas, 'workload_totals')?.rows).to.deep.equal([{ key: ['acme', 'llm', 'completed', 'p5'], values: [0, 0, 0, 7_200_000] }]);
   });

@@ -1,12 +1,13 @@
 // figures() against the SQL it twins: each row is inserted into a file of schema v2 under its own
-// organization, then migration v3 backfills the rollups with figures() of migration-v3.ts, so each
-// rollup row holds exactly one row's figures.
+// organization, then migration v3 backfills the rollups with figures() of migration-v3.ts (v5 its
+// own with the same figures), so each rollup row holds exactly one row's figures.
 import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { ROLLUPS, type RollupSource } from '../../src/store/rollups/definitions.js';
 import { DAY_MS, dayOf, figures, rollupKey, sqliteRound } from '../../src/store/rollups/figures.js';
 import { migrate, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { refillFailureReasons } from './rollup-history.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261127);
 const HOUR_MS = 3_600_000;
@@ -25,7 +26,8 @@ function sqliteRollups(rows: readonly Row[]): Record<string, unknown>[][] {
       VALUES (@id, @id, 'c', 'ns', 'n', 'Job', @status, @submitted_by, @initiative_id, @instance_type, 1, @submitted_at,
         @started_at, @completed_at, NULL, @is_managed, @gpu_seconds_closed, @open_gpus, @open_gpu_start_sum, 0)`);
     rows.forEach((row, i) => insert.run({ ...row, id: `org-${i}` }));
-    migrate(db, MIGRATIONS.filter((m) => m.version <= 3));
+    migrate(db);
+    refillFailureReasons(db, rows.map((row, i) => ({ workload_id: `org-${i}`, failure_reason: row.failure_reason })));
     return rows.map((_, i) => ROLLUPS.map((r) => db.prepare(`SELECT * FROM ${r.table} WHERE organization_id = ?`).get(`org-${i}`) as Record<string, unknown>));
   } finally {
     db.close();
@@ -48,7 +50,7 @@ const T = Date.parse('2026-11-10T00:00:00Z');
 const base: Row = {
   initiative_id: 'llm', status: 'completed', submitted_by: 'alice', is_managed: 1, instance_type: 'p5',
   submitted_at: T + 1000, started_at: T + HOUR_MS, completed_at: T + 3 * HOUR_MS,
-  gpu_seconds_closed: 8 * 7200, open_gpus: 0, open_gpu_start_sum: 0,
+  gpu_seconds_closed: 8 * 7200, open_gpus: 0, open_gpu_start_sum: 0, failure_reason: null,
 };
 /** Aggregates of pods as REFRESH_AGGREGATES writes them: closed [start, end) and open starts, ms. */
 const pods = (closed: [number, number, number][], open: [number, number][]) => ({
@@ -105,6 +107,7 @@ describe('store/rollups figures', () => {
         gpu_seconds_closed: aggregate,
         open_gpus: fc.integer({ min: 0, max: 64 }),
         open_gpu_start_sum: aggregate,
+        failure_reason: fc.constantFrom(null, 'oom_killed', 'deleted'),
       });
       fc.assert(
         fc.property(fc.array(row, { minLength: 1, maxLength: 30 }), (generated) => {

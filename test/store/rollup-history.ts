@@ -7,10 +7,12 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import { mulberry32 } from '../../sim/random.js';
+import type { FailureReason } from '../../src/domain/failure-reason.js';
 import type { PodGpuInterval, WorkloadRecord, WorkloadStatus } from '../../src/domain/workload.js';
 import { ROLLUPS } from '../../src/store/rollups/definitions.js';
 import type { Database } from '../../src/store/sqlite/database.js';
 import { migrate, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { V5 } from '../../src/store/sqlite/migration-v5.js';
 import type { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { at, HOUR_MS } from './temp-store.js';
 
@@ -26,6 +28,11 @@ export type Step = { workloads: WorkloadRecord[] } | { pods: PodGpuInterval[] };
 
 export function pick<T>(random: () => number, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)] as T;
+}
+
+function reasonOf(random: () => number, status: WorkloadStatus): FailureReason | null {
+  if (status === 'cancelled') return pick(random, ['deleted', 'preempted', 'evicted'] as const);
+  return status === 'failed' ? pick(random, ['oom_killed', 'nonzero_exit', 'backoff_limit_exceeded'] as const) : null;
 }
 
 /** The writes of `count` workloads, their lives interleaved as a watch would deliver them. */
@@ -77,6 +84,7 @@ function life(random: () => number, n: number): Step[] {
     startedAt: null,
     completedAt: null,
     exitCode: null,
+    failureReason: null,
     isManaged: random() < 0.5,
     resourceVersion: '1',
   };
@@ -86,7 +94,7 @@ function life(random: () => number, n: number): Step[] {
     { pods: [{ podUid: podUid(0), workloadId: id, gpus: gpuCount, startedAt: null, finishedAt: null }] },
   ];
   if (startedAt === null) {
-    if (finished) steps.push({ workloads: [{ ...base, status, completedAt, exitCode: 0, resourceVersion: '3' }] });
+    if (finished) steps.push({ workloads: [{ ...base, status, completedAt, exitCode: 0, failureReason: reasonOf(random, status), resourceVersion: '3' }] });
     return steps;
   }
   // Running: one to three pods one after the other, the last one open; sometimes one more started
@@ -111,7 +119,10 @@ function life(random: () => number, n: number): Step[] {
   const closed = pods.map((p) => ({ ...p, finishedAt: p.finishedAt ?? Math.max(p.startedAt ?? 0, completedAt) }));
   const leftOpen = random() < 0.1 ? closed.map((p, k) => (k === 0 ? { ...p, finishedAt: null } : p)) : closed;
   const late = random() < 0.05 ? [{ podUid: podUid(8), workloadId: id, gpus: 4, startedAt: completedAt + HOUR_MS, finishedAt: null }] : [];
-  steps.push({ workloads: [{ ...running, status, completedAt, exitCode: status === 'failed' ? 1 : 0, resourceVersion: '3' }] }, { pods: [...leftOpen, ...late] });
+  const reason = reasonOf(random, status);
+  steps.push({ workloads: [{ ...running, status, completedAt, exitCode: status === 'failed' ? 1 : 0, failureReason: reason, resourceVersion: '3' }] }, { pods: [...leftOpen, ...late] });
+  // Now and then a reason learnt later (an XID after the failure was written): the row moves between reasons.
+  if (reason !== null && random() < 0.1) steps.push({ workloads: [{ ...running, status, completedAt, exitCode: 1, failureReason: 'gpu_error', resourceVersion: '4' }] });
   return steps;
 }
 
@@ -158,16 +169,44 @@ export function rollupContents(db: Database): Record<string, unknown[]> {
  * schema v2 (whose count triggers fill workload_counts), then migration v3's backfill, a GROUP BY
  * over the rows with the figures SQL of migration-v3.ts. As rollupContents reads them.
  */
+/**
+ * Sets the rows' failure reasons in a file just migrated to v5, whose backfill derived them from the
+ * status, and fills v5's rollup again with its own statement.
+ */
+export function refillFailureReasons(db: Database, rows: readonly { workload_id: string; failure_reason: string | null }[]): void {
+  const set = db.prepare('UPDATE workloads SET failure_reason = @failure_reason WHERE workload_id = @workload_id');
+  for (const row of rows) set.run(row);
+  db.exec(`DELETE FROM stats_daily_failure_reason; ${V5.slice(V5.indexOf('INSERT INTO stats_daily_failure_reason'))}`);
+}
+
+/**
+ * Copies the workloads and pods of `from` into `to`, a file of an older schema, with the columns it
+ * has: the rows an older release would have written there (its triggers, if any, fire).
+ */
+export function copyRows(from: Database, to: Database): void {
+  for (const table of ['workloads', 'workload_pods']) {
+    const known = new Set((to.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name));
+    const columns = (from.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name).filter((c) => known.has(c));
+    const insert = to.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
+    for (const row of from.prepare(`SELECT ${columns.join(', ')} FROM ${table}`).iterate()) insert.run(row as Record<string, unknown>);
+  }
+}
+
+/** The rollups of schema v4, those an older file and a new one share whatever their failure reasons. */
+export function rollupsBeforeV5(contents: Record<string, unknown[]>): Record<string, unknown[]> {
+  const { stats_daily_failure_reason: _v5, ...older } = contents;
+  return older;
+}
+
 export function recomputedRollups(db: Database): Record<string, unknown[]> {
   const fresh = new BetterSqlite3(':memory:');
   try {
     migrate(fresh, MIGRATIONS.filter((m) => m.version <= 2));
-    for (const table of ['workloads', 'workload_pods']) {
-      const columns = (db.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name);
-      const insert = fresh.prepare(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`);
-      for (const row of db.prepare(`SELECT * FROM ${table}`).iterate()) insert.run(row as Record<string, unknown>);
-    }
-    migrate(fresh, MIGRATIONS.filter((m) => m.version <= 3));
+    copyRows(db, fresh);
+    // The rollups of v3 from the rows in one pass; then v5's from the rows' own failure reasons,
+    // not the ones its backfill derives for rows written before it.
+    migrate(fresh);
+    refillFailureReasons(fresh, db.prepare('SELECT workload_id, failure_reason FROM workloads').all() as { workload_id: string; failure_reason: string | null }[]);
     return rollupContents(fresh);
   } finally {
     fresh.close();

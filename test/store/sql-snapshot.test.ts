@@ -122,6 +122,7 @@ function seedRows(): { workloads: WorkloadRecord[]; pods: { podUid: string; work
       startedAt,
       completedAt: finished ? (startedAt ?? submittedAt) + (i + 1) * HOUR_MS : null,
       exitCode: finished ? (status === 'failed' ? 1 : 0) : null,
+      failureReason: status === 'failed' ? 'oom_killed' : status === 'cancelled' ? 'deleted' : null,
       isManaged: i % 4 !== 1,
       resourceVersion: '1',
     });

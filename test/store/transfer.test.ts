@@ -13,7 +13,7 @@ import type { WorkloadFilter } from '../../src/query/ports.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
 import { PostgresWorkloadIndex } from '../../src/store/postgres/workload-index.js';
 import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
-import { migrate as migrateSqlite, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { LATEST_VERSION, migrate as migrateSqlite, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { checkIndex } from '../../src/store/transfer/check-index.js';
 import { chunkWriter } from '../../src/store/transfer/chunk-writer.js';
@@ -112,7 +112,7 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
     expect(result.verification.orphanLifetimes).to.equal(1);
     const acme = result.verification.checks.filter((c) => c.organization === 'acme').map((c) => c.check.trim());
     expect(acme).to.include.members(['workloads', 'completed', 'running', 'GPU-ms at T', 'pods', 'pod GPUs', 'lifetime totals', 'lifetime samples']);
-    expect(result.verification.checks.filter((c) => c.organization === '(all)')).to.have.length(4);
+    expect(result.verification.checks.filter((c) => c.organization === '(all)')).to.have.length(5);
     expect(existsSync(join(source.dir, SNAPSHOT_FILE)), 'the snapshot is removed once done').to.equal(false);
     expect(lines.some((l) => /^workloads: 300 rows in [\d.]+ s, [\d,]+ rows\/s$/.test(l)), lines.join('\n')).to.equal(true);
   });
@@ -181,6 +181,7 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
       '(all) rollup: stats_daily_submitter = recomputed',
       '(all) rollup: stats_daily_instance_type = recomputed',
       '(all) rollup: workload_totals = recomputed',
+      '(all) rollup: stats_daily_failure_reason = recomputed',
     ]);
     const gpu = verification.checks.find((c) => c.organization === 'globex' && c.check === 'GPU-ms at T');
     expect(BigInt(gpu?.found.replaceAll(',', '') ?? 0) - BigInt(gpu?.expected.replaceAll(',', '') ?? 0)).to.equal(1000n);
@@ -299,7 +300,7 @@ describe('gpucap migrate: the SQLite source', () => {
       migrateSqlite(old, MIGRATIONS.filter((m) => m.version <= 3));
       old.close();
       expect(() => openSource(path)).to.throw(
-        `Cannot read the SQLite index "${path}": Cannot read index database "${path}": its schema version 3 is not 4; open it once read-write (start the service) to migrate it. ` +
+        `Cannot read the SQLite index "${path}": Cannot read index database "${path}": its schema version 3 is not ${LATEST_VERSION}; open it once read-write (start the service) to migrate it. ` +
           'gpucap migrate copies files of the schema this release writes: run this release\'s service on the file once, then migrate',
       );
     } finally {
@@ -321,7 +322,7 @@ describe('gpucap migrate: the SQLite source', () => {
       try {
         expect(index.organizations()).to.deep.equal(['acme', 'globex']);
         expect(index.months().map((m) => new Date(m).toISOString().slice(0, 7))).to.deep.equal(['1970-01', '2026-01', '2026-02', '2026-03']);
-        expect(index.state()).to.deep.equal({ schemaVersion: 4, maxUpdatedAt: T0, workloads: 4, lifetimeSamples: 0, clusters: ['local'], id: `v4:${T0}:4:0` });
+        expect(index.state()).to.deep.equal({ schemaVersion: LATEST_VERSION, maxUpdatedAt: T0, workloads: 4, lifetimeSamples: 0, clusters: ['local'], id: `v${LATEST_VERSION}:${T0}:4:0` });
       } finally {
         index.close();
       }

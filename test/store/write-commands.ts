@@ -46,6 +46,7 @@ export const record: fc.Arbitrary<WorkloadRecord> = fc
     startedAt: fc.option(time),
     completedAt: time,
     exitCode: fc.constantFrom(0, 1, 137),
+    failureReason: fc.constantFrom('oom_killed', 'nonzero_exit', 'gpu_error'),
     isManaged: fc.boolean(),
     resourceVersion: fc.constantFrom('', '1', '2', '3'),
   })
@@ -60,6 +61,7 @@ export const record: fc.Arbitrary<WorkloadRecord> = fc
       startedAt: r.status === 'pending' ? null : r.startedAt,
       completedAt: finished ? r.completedAt : null,
       exitCode: finished ? r.exitCode : null,
+      failureReason: r.status === 'failed' ? r.failureReason : r.status === 'cancelled' ? 'deleted' : null,
     };
   });
 

@@ -1,12 +1,13 @@
 // Builds valid index rows for tests and benchmarks; override only what a test is about.
 import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.js';
+import { failureReasonOf } from '../../src/workloads/failure-reason.js';
 
 let sequence = 0;
 
 export function aWorkload(overrides: Partial<WorkloadRecord> = {}): WorkloadRecord {
   sequence += 1;
   const id = overrides.workloadId ?? `00000000-0000-4000-8000-${String(sequence).padStart(12, '0')}`;
-  return {
+  const record: Omit<WorkloadRecord, 'failureReason'> & Partial<WorkloadRecord> = {
     workloadId: id,
     organizationId: 'acme',
     clusterId: 'local',
@@ -26,6 +27,8 @@ export function aWorkload(overrides: Partial<WorkloadRecord> = {}): WorkloadReco
     resourceVersion: '1',
     ...overrides,
   };
+  // Unless a test sets it, the reason a failed or cancelled row's own status gives.
+  return { ...record, failureReason: 'failureReason' in overrides ? (overrides.failureReason ?? null) : failureReasonOf(record) };
 }
 
 /** One pod holding the workload's GPUs from its start to its end (or still running when it has no end). */

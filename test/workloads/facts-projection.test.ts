@@ -5,6 +5,7 @@ import { FactsProjection } from '../../src/workloads/facts-projection.js';
 import { tombstone } from '../../src/workloads/job-pod-cache.js';
 import type { Pod } from '../../src/workloads/k8s-types.js';
 import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../src/workloads/mapping-context.js';
+import { podFailureEvidence } from '../../src/workloads/pod-failure-evidence.js';
 import { podState } from '../../src/workloads/pod-status.js';
 import { aJob, aPod, gpuContainer, ms, terminated } from './fixtures.js';
 
@@ -93,6 +94,31 @@ describe('workloads: the records the indexer keeps', () => {
     const failed = projection.job(aJob({ status: { conditions: [{ type: 'Complete', status: 'False' }, { type: 'Failed', status: 'True', lastTransitionTime: done }] } }));
     expect([failed.finish, failed.finishedAt]).to.deep.equal(['failed', ms(done)]);
     expect(projection.job(aJob({ spec: { parallelism: 4, suspend: true } }))).to.include({ parallelism: 4, suspended: true, gpusPerPod: 1, finish: null });
+  });
+
+  it('keeps why a pod failed as one small integer, none of the strings it is read from', () => {
+    const evicted = aPod({
+      status: {
+        phase: 'Failed', reason: 'Evicted',
+        conditions: [{ type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet' }],
+        containerStatuses: [{ name: 'c', state: { terminated: { exitCode: 137, reason: 'OOMKilled' } } }],
+      },
+    });
+    const facts = new FactsProjection().pod(evicted);
+    expect(podFailureEvidence(facts.failureHints)).to.deep.equal(['evicted', 'oom_killed']);
+    expect(Number.isInteger(facts.failureHints) && facts.failureHints < 2 ** 30).to.equal(true);
+    expect(ownValues(facts)).not.to.include.members(['Evicted', 'TerminationByKubelet', 'OOMKilled']);
+    expect(new FactsProjection().pod(aPod()).failureHints).to.equal(0);
+    expect(tombstone(facts, ms('2026-11-20T11:00:00Z')).failureHints).to.equal(facts.failureHints);
+  });
+
+  it("keeps of a failed Job's condition the reason it proves, as a FAILURE_REASONS constant, and nothing for a completed one", () => {
+    const projection = new FactsProjection();
+    const condition = (type: string, reason: string) => ({ type, status: 'True', reason, lastTransitionTime: '2026-11-20T11:00:00Z' });
+    expect(projection.job(aJob({ status: { conditions: [condition('Failed', 'BackoffLimitExceeded')] } })).failedBy).to.equal('backoff_limit_exceeded');
+    expect(projection.job(aJob({ status: { conditions: [condition('Failed', 'DeadlineExceeded')] } })).failedBy).to.equal('deadline_exceeded');
+    expect(projection.job(aJob({ status: { conditions: [condition('Failed', 'PodFailurePolicy')] } })).failedBy).to.equal(null);
+    expect(projection.job(aJob({ status: { conditions: [condition('Complete', 'CompletionsReached')] } })).failedBy).to.equal(null);
   });
 
   it('a tombstone is the pod deleted at that time, first seen when the pod was', () => {

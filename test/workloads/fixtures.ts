@@ -28,6 +28,7 @@ export function aPendingRow(kind: WorkloadRecord['kind'], workloadId: string): W
     startedAt: null,
     completedAt: null,
     exitCode: null,
+    failureReason: null,
     isManaged: false,
     resourceVersion: '7',
   };

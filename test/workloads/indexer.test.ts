@@ -83,7 +83,7 @@ describe('workloads/indexer', () => {
       podEvent('DELETED', gpuPod('3', { phase: 'Running', startTime: AT('10:00') }));
       await indexer.flush();
       const later = await view('pod-1', ms(AT('18:00')));
-      expect(later).to.deep.include({ status: 'cancelled', completedAt: ms(AT('12:00')), exitCode: 0, gpuHoursUsed: 4 });
+      expect(later).to.deep.include({ status: 'cancelled', completedAt: ms(AT('12:00')), exitCode: 0, failureReason: 'deleted', gpuHoursUsed: 4 });
     });
 
     it('keeps the row of a finished pod that is deleted as it was', async () => {
@@ -93,7 +93,14 @@ describe('workloads/indexer', () => {
       clock.set(AT('15:00'));
       podEvent('DELETED', gpuPod('3', { ...done, phase: 'Failed' }));
       await indexer.flush();
-      expect(await view('pod-1')).to.deep.include({ status: 'failed', completedAt: ms(AT('11:00')), exitCode: 3, resourceVersion: '2' });
+      expect(await view('pod-1')).to.deep.include({ status: 'failed', completedAt: ms(AT('11:00')), exitCode: 3, failureReason: 'nonzero_exit', resourceVersion: '2' });
+    });
+
+    it('stores why a pod failed: an OOMKilled container', async () => {
+      const oom = { phase: 'Failed', startTime: AT('10:00'), containerStatuses: [{ name: 'c', state: { terminated: { exitCode: 137, reason: 'OOMKilled', finishedAt: AT('11:00') } } }] };
+      podEvent('ADDED', gpuPod('2', oom));
+      await indexer.flush();
+      expect(await view('pod-1')).to.deep.include({ status: 'failed', exitCode: 137, failureReason: 'oom_killed' });
     });
 
     it('ignores pods that request no GPU', async ()  => {
@@ -150,7 +157,18 @@ describe('workloads/indexer', () => {
       podEvent('MODIFIED', finishedPod('pod-a', AT('10:00'), AT('11:30'), 1, '2'));
       jobEvent('MODIFIED', aTrainingJob('6', { startTime: AT('10:00'), conditions: [{ type: 'Failed', status: 'True', lastTransitionTime: AT('11:30') }] }));
       await indexer.flush();
-      expect(await view('job-1', ms(AT('20:00')))).to.deep.include({ status: 'failed', exitCode: 1, gpuHoursUsed: 3, instanceType: 'A100' });
+      expect(await view('job-1', ms(AT('20:00')))).to.deep.include({ status: 'failed', exitCode: 1, failureReason: 'nonzero_exit', gpuHoursUsed: 3, instanceType: 'A100' });
+    });
+
+    it("stores why a Job failed from its condition, then its last pod's cause when that pod arrives later", async () => {
+      const failed = { startTime: AT('10:00'), conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', lastTransitionTime: AT('11:30') }] };
+      jobEvent('ADDED', aTrainingJob('5', failed));
+      await indexer.flush();
+      expect(await view('job-1', ms(AT('20:00')))).to.deep.include({ status: 'failed', exitCode: 0, failureReason: 'backoff_limit_exceeded' });
+      const oom = { phase: 'Failed', startTime: AT('10:00'), containerStatuses: [{ name: 'c', state: { terminated: { exitCode: 137, reason: 'OOMKilled', finishedAt: AT('11:29') } } }] };
+      podEvent('ADDED', jobPod('pod-a', AT('10:00'), oom));
+      await indexer.flush();
+      expect(await view('job-1', ms(AT('20:00')))).to.deep.include({ status: 'failed', exitCode: 137, failureReason: 'oom_killed' });
     });
 
     it('keeps the GPU time of a pod deleted while its Job runs, and of one missing from a relist', async () => {
@@ -188,7 +206,7 @@ describe('workloads/indexer', () => {
       clock.set(AT('11:00'));
       jobEvent('DELETED', aTrainingJob('6', { startTime: AT('10:00') }));
       await indexer.flush();
-      expect(await view('job-1', ms(AT('20:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('11:00')), gpuHoursUsed: 2 });
+      expect(await view('job-1', ms(AT('20:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('11:00')), failureReason: 'deleted', gpuHoursUsed: 2 });
     });
 
     it('cancels a running Job missing from a relist at now, and logs it at warn', async () => {
@@ -199,7 +217,7 @@ describe('workloads/indexer', () => {
       clock.set(AT('14:00'));
       indexer.onJobEvent({ type: 'SYNC', items: [aJob({ metadata: { uid: 'job-2', name: 'other' }, status: { startTime: AT('10:00') } })] });
       await indexer.flush();
-      expect(await view('job-1', ms(AT('20:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('14:00')), gpuHoursUsed: 8 });
+      expect(await view('job-1', ms(AT('20:00')))).to.deep.include({ status: 'cancelled', completedAt: ms(AT('14:00')), failureReason: 'deleted', gpuHoursUsed: 8 });
       expect((await view('job-2'))?.status).to.equal('running');
       expect(indexer.stats().cancelledByReconcile).to.equal(1);
       sinon.assert.calledOnce(logger.warn);

@@ -39,13 +39,13 @@ describe('workloads: mapJob rows', () => {
           podOf('p2', { phase: 'Failed', startTime: '2026-11-20T10:31:00Z', containerStatuses: [terminated(42, '2026-11-20T10:59:00Z')] }),
         ].map((pod) => podFacts(pod)),
       },
-      expected: { ...pendingRow, status: 'failed', startedAt: ms(STARTED), completedAt: ms(DONE), exitCode: 42 },
+      expected: { ...pendingRow, status: 'failed', startedAt: ms(STARTED), completedAt: ms(DONE), exitCode: 42, failureReason: 'nonzero_exit' },
     },
     {
       name: 'a running Job deleted is cancelled',
       job: aJob({ status: { startTime: STARTED } }),
       context: { deleted: { at: ms('2026-11-20T10:30:00Z') } },
-      expected: { ...pendingRow, status: 'cancelled', startedAt: ms(STARTED), completedAt: ms('2026-11-20T10:30:00Z'), exitCode: 0 },
+      expected: { ...pendingRow, status: 'cancelled', startedAt: ms(STARTED), completedAt: ms('2026-11-20T10:30:00Z'), exitCode: 0, failureReason: 'deleted' },
     },
   ];
   for (const row of rows) {

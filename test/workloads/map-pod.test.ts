@@ -28,13 +28,13 @@ describe('workloads: mapPod rows', () => {
     {
       name: 'a failed pod has its times and exit code',
       pod: aPod({ status: { phase: 'Failed', startTime: STARTED, containerStatuses: [terminated(137, FINISHED)] } }),
-      expected: { ...pendingRow, status: 'failed', startedAt: ms(STARTED), completedAt: ms(FINISHED), exitCode: 137 },
+      expected: { ...pendingRow, status: 'failed', startedAt: ms(STARTED), completedAt: ms(FINISHED), exitCode: 137, failureReason: 'nonzero_exit' },
     },
     {
       name: 'a running pod deleted is cancelled',
       pod: aPod({ status: { phase: 'Running', startTime: STARTED } }),
       context: { deleted: { at: ms('2026-11-20T10:30:00Z') } },
-      expected: { ...pendingRow, status: 'cancelled', startedAt: ms(STARTED), completedAt: ms('2026-11-20T10:30:00Z'), exitCode: 0 },
+      expected: { ...pendingRow, status: 'cancelled', startedAt: ms(STARTED), completedAt: ms('2026-11-20T10:30:00Z'), exitCode: 0, failureReason: 'deleted' },
     },
     {
       name: 'a pod owned by something other than a Job is a workload of its own',

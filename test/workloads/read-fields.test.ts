@@ -3,9 +3,11 @@
 // objects that set every field they read.
 import { expect } from 'chai';
 import { selectFields } from '../../src/domain/field-selection.js';
+import type { FieldSelection } from '../../src/domain/field-selection.js';
 import { FactsProjection } from '../../src/workloads/facts-projection.js';
 import type { Job, Pod } from '../../src/workloads/k8s-types.js';
 import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type LabelKeys } from '../../src/workloads/mapping-context.js';
+import { podFailureEvidence } from '../../src/workloads/pod-failure-evidence.js';
 import { readFields } from '../../src/workloads/read-fields.js';
 import { contextSlimmer } from '../../src/workloads/slim.js';
 import { PodDirectory } from '../../src/telemetry/pod-directory.js';
@@ -36,9 +38,13 @@ function aRichPod(): Pod {
       volumes: [{ name: 'data' }],
     } as Pod['spec'],
     status: {
-      phase: 'Failed', podIP: '198.18.0.7', startTime: '2026-11-20T10:01:00Z',
-      conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: '2026-11-20T10:31:00Z', reason: 'PodFailed' } as never],
-      initContainerStatuses: [{ name: 'warmup', state: { terminated: { exitCode: 0, finishedAt: '2026-11-20T10:02:00Z' } }, imageID: 'sha' } as never],
+      // Each reason proves a different failure, so a selection that drops any one of them shows.
+      phase: 'Failed', reason: 'DeadlineExceeded', podIP: '198.18.0.7', startTime: '2026-11-20T10:01:00Z',
+      conditions: [
+        { type: 'Ready', status: 'False', lastTransitionTime: '2026-11-20T10:31:00Z', reason: 'PodFailed' } as never,
+        { type: 'DisruptionTarget', status: 'True', lastTransitionTime: '2026-11-20T10:30:00Z', reason: 'TerminationByKubelet', message: 'The node was low on resource: memory.' } as never,
+      ],
+      initContainerStatuses: [{ name: 'warmup', state: { terminated: { exitCode: 0, reason: 'Completed', finishedAt: '2026-11-20T10:02:00Z' } }, imageID: 'sha' } as never],
       containerStatuses: [{ name: 'main', state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: TERMINATED, restartCount: 3 } as never],
     },
   };
@@ -54,6 +60,19 @@ function aRichJob(): Job {
       conditions: [{ type: 'Failed', status: 'True', lastTransitionTime: '2026-11-20T10:39:00Z', reason: 'BackoffLimitExceeded' } as never],
     },
   };
+}
+
+/** A simulated pending GPU pod with `status`. */
+function aGpuPodWith(status: Record<string, unknown>): Pod {
+  return { ...(aGpuPod('ml', 'p') as Pod), status: status as Pod['status'] };
+}
+
+/** `selection` without the field at `path` (each step a property of an object selection). */
+function withoutField(selection: FieldSelection, path: readonly string[]): FieldSelection {
+  const [head, ...rest] = path;
+  if (selection === true || head === undefined || !(head in selection)) throw new Error(`no field ${path.join('.')} in the selection`);
+  const { [head]: child, ...others } = selection;
+  return rest.length === 0 ? others : { ...others, [head]: withoutField(child as FieldSelection, rest) };
 }
 
 const fields = readFields(KEYS);
@@ -73,12 +92,64 @@ describe('workloads: the fields read of each kind', () => {
     });
   }
 
-  it('selects under a fifth of a rich pod, without managedFields, env or other annotations', () => {
+  it("keeps every reason that says why a pod or a Job failed", () => {
+    const pod = projection().pod(selectFields(aRichPod(), fields.pods) as Pod);
+    expect(podFailureEvidence(pod.failureHints)).to.deep.equal(['evicted', 'oom_killed', 'deadline_exceeded']);
+    expect(projection().job(selectFields(aRichJob(), fields.jobs) as Job).failedBy).to.equal('backoff_limit_exceeded');
+  });
+
+  // The selection must keep each field a reason is read from: without it, the projection of an
+  // object proving a failure through that field alone differs from the whole object's.
+  const reasonFields: { field: string; kind: 'pods' | 'jobs'; path: string[]; object: Pod | Job }[] = [
+    { field: 'status.reason', kind: 'pods', path: ['status', 'reason'], object: aGpuPodWith({ phase: 'Failed', reason: 'Evicted' }) },
+    {
+      field: 'status.conditions[].reason',
+      kind: 'pods',
+      path: ['status', 'conditions', 'reason'],
+      object: aGpuPodWith({ phase: 'Failed', conditions: [{ type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler' }] }),
+    },
+    {
+      field: 'status.containerStatuses[].state.terminated.reason',
+      kind: 'pods',
+      path: ['status', 'containerStatuses', 'state', 'terminated', 'reason'],
+      object: aGpuPodWith({ phase: 'Failed', containerStatuses: [{ name: 'main', state: { terminated: { exitCode: 137, reason: 'OOMKilled' } } }] }),
+    },
+    {
+      field: 'status.containerStatuses[].lastState.terminated.reason',
+      kind: 'pods',
+      path: ['status', 'containerStatuses', 'lastState', 'terminated', 'reason'],
+      object: aGpuPodWith({ phase: 'Running', containerStatuses: [{ name: 'main', state: {}, lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } } }] }),
+    },
+    {
+      field: 'status.initContainerStatuses[].state.terminated.reason',
+      kind: 'pods',
+      path: ['status', 'initContainerStatuses', 'state', 'terminated', 'reason'],
+      object: aGpuPodWith({ phase: 'Failed', initContainerStatuses: [{ name: 'init', state: { terminated: { exitCode: 137, reason: 'OOMKilled' } } }] }),
+    },
+    {
+      field: "a Job's status.conditions[].reason",
+      kind: 'jobs',
+      path: ['status', 'conditions', 'reason'],
+      object: { ...(aGpuJob('ml', 'j', 1) as Job), status: { conditions: [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded' }] } },
+    },
+  ];
+  for (const row of reasonFields) {
+    it(`keeps ${row.field}, which a failure reason is read from`, () => {
+      const project = (object: unknown): object => (row.kind === 'pods' ? projection().pod(object as Pod) : projection().job(object as Job));
+      const whole = project(row.object);
+      expect(project(selectFields(row.object, fields[row.kind]))).to.deep.equal(whole);
+      expect(project(selectFields(row.object, withoutField(fields[row.kind], row.path)))).not.to.deep.equal(whole);
+    });
+  }
+
+  it('selects under a quarter of a rich pod, without managedFields, env, messages or other annotations', () => {
+    // A quarter of this small pod (6.6 KB) since the failure reasons are kept too: 1.5 KB selected,
+    // about one more condition's worth. Real pods carry far more bulk (4-20 KB).
     const pod = aRichPod();
     const selected = selectFields(pod, fields.pods) as Pod;
-    expect(JSON.stringify(selected).length).to.be.below(JSON.stringify(pod).length / 5);
+    expect(JSON.stringify(selected).length).to.be.below(JSON.stringify(pod).length / 4);
     expect(selected.metadata?.annotations).to.deep.equal({ 'example.com/owner': 'alice' });
-    expect(JSON.stringify(selected)).not.to.include('managedFields').and.not.to.include('"env"');
+    expect(JSON.stringify(selected)).not.to.include('managedFields').and.not.to.include('"env"').and.not.to.include('"message"');
   });
 
   it('projects a Job setting every field read the same whole or selected', () => {

@@ -2,6 +2,7 @@
 // the tests to check every response field for field.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ERROR_STATUS, type ErrorCode } from '../../domain/errors.js';
+import { FAILURE_REASONS, type FailureReason } from '../../domain/failure-reason.js';
 import { METRIC_NAMES, RANKING_SORT_KEYS } from '../../domain/metrics.js';
 import { PERCENTILES, percentileKey } from '../../domain/percentiles.js';
 import { WORKLOAD_STATUSES } from '../../domain/workload.js';
@@ -22,6 +23,14 @@ const listItemFields = {
   started_at: Nullable(Timestamp('When the first pod started; null until then.')),
 };
 
+// An addition: why a failed or cancelled workload did not complete (docs/workloads.md); null otherwise.
+// The enum lists null too: JSON Schema checks `enum` apart from `type`.
+const FailureReasonValue = Type.Unsafe<FailureReason | null>({
+  type: ['string', 'null'],
+  enum: [...FAILURE_REASONS, null],
+  description: 'Addition: why it failed or was cancelled; null for every other status (and, in statistics, for the group of workloads without one).',
+});
+
 export const WorkloadListItem = Type.Object(listItemFields, { ...closed, $id: 'WorkloadListItem' });
 
 export const Workload = Type.Object(
@@ -35,6 +44,7 @@ export const Workload = Type.Object(
     cluster_id: Type.String({ description: 'The cluster\'s configured id (`local` for the home cluster by default).' }),
     namespace: Type.String({ description: 'Kubernetes namespace of the Job or Pod.' }),
     queue_seconds: Type.Integer({ minimum: 0, description: 'Addition: (started_at, else completed_at for one that ended unstarted, else now) − submitted_at.' }),
+    failure_reason: FailureReasonValue,
   },
   { ...closed, $id: 'Workload' },
 );
@@ -62,6 +72,7 @@ export const WorkloadStats = Type.Object(
           submitted_by: Type.Optional(Type.String()),
           initiative_id: Type.Optional(Type.String()),
           instance_type: Type.Optional(Type.String()),
+          failure_reason: Type.Optional(FailureReasonValue),
           ...StatsFigures,
         },
         { ...closed, minProperties: 4, maxProperties: 4, description: 'The group_by field plus the figures; sorted by gpu_hours descending.' },
@@ -75,6 +86,7 @@ export const WorkloadStats = Type.Object(
             submitted_by: Type.Optional(Type.String()),
             initiative_id: Type.Optional(Type.String()),
             instance_type: Type.Optional(Type.String()),
+            failure_reason: Type.Optional(FailureReasonValue),
             ...StatsFigures,
           },
           { ...closed, description: 'The figures of the workloads submitted in the interval (and the group); with group_by, one per non-empty pair.' },

@@ -1,6 +1,7 @@
 // Rows of the workloads table to and from domain records, and the figures that depend on the time
 // of reading. The SQL twin of gpuHoursAt (gpuHoursSql) lives in workload-sql.ts; tests keep the
 // two in step. Statistics average durations in ms (durationMsSql), not these whole seconds.
+import { isFailureReason } from '../../domain/failure-reason.js';
 import type { WorkloadKind, WorkloadRecord, WorkloadStatus, WorkloadView } from '../../domain/workload.js';
 
 export interface WorkloadRow {
@@ -21,6 +22,8 @@ export interface WorkloadRow {
   exit_code: number | null;
   is_managed: number;
   resource_version: string;
+  /** Schema v5; NULL unless failed or cancelled. */
+  failure_reason: string | null;
 }
 
 export interface GpuAggregates {
@@ -32,7 +35,7 @@ export interface GpuAggregates {
 export const RECORD_COLUMNS = [
   'workload_id', 'organization_id', 'cluster_id', 'namespace', 'name', 'kind', 'status', 'submitted_by',
   'initiative_id', 'instance_type', 'gpu_count', 'submitted_at', 'started_at', 'completed_at', 'exit_code',
-  'is_managed', 'resource_version',
+  'is_managed', 'resource_version', 'failure_reason',
 ] as const satisfies readonly (keyof WorkloadRow)[];
 
 export const AGGREGATE_COLUMNS = ['gpu_seconds_closed', 'open_gpus', 'open_gpu_start_sum'] as const satisfies readonly (keyof GpuAggregates)[];
@@ -56,6 +59,7 @@ export function toRow(record: WorkloadRecord): WorkloadRow {
     exit_code: record.exitCode,
     is_managed: record.isManaged ? 1 : 0,
     resource_version: record.resourceVersion,
+    failure_reason: record.failureReason,
   };
 }
 
@@ -77,6 +81,8 @@ export function toRecord(row: WorkloadRow): WorkloadRecord {
     startedAt: row.started_at,
     completedAt: row.completed_at,
     exitCode: row.exit_code,
+    // A reason only a newer version knows reads as unknown here.
+    failureReason: row.failure_reason === null ? null : isFailureReason(row.failure_reason) ? row.failure_reason : 'unknown',
     isManaged: row.is_managed === 1,
     resourceVersion: row.resource_version,
   };

@@ -8,6 +8,7 @@ import { intervalStart } from '../../domain/trend-interval.js';
 import type { StatsFigures, StatsGroupKey, StatsResult, TrendEntry, WorkloadFilter } from '../../query/ports.js';
 import type { SqlDialect } from './dialect.js';
 import { rollupsHold } from './rollup-sql.js';
+import { GROUP_COLUMNS } from './group-columns.js';
 import { rollupStatsQuery } from './stats-rollup.js';
 import { intervalSql } from './trend-period.js';
 import { durationMsSql, gpuMsSql, whereOf, type SqlWhere } from './workload-sql.js';
@@ -27,12 +28,6 @@ export type StatsRow = FiguresRow & { key?: string };
 /** A row of a series: the interval's number (src/domain/trend-interval.ts), the group's key when grouped. */
 export type TrendRow = FiguresRow & { period: number; key: string | null };
 
-// The group key is spliced into SQL, so it comes from this closed map, never from the caller.
-const GROUP_COLUMNS: Record<StatsGroupKey, string> = {
-  submitted_by: 'w.submitted_by',
-  initiative_id: 'w.initiative_id',
-  instance_type: 'w.instance_type',
-};
 
 // Sums rather than averages, so that the summary can be added up from the groups (one pass over the
 // rows instead of two). durationMsSql is NULL exactly when started_at is.

@@ -9,6 +9,7 @@ import type { SqlDialect, SqlParams } from './dialect.js';
 import {
   belowZeroAt, dailyDurationMs, dailyGpuMs, durationMsFloorAt, gpuMsFloorAt, HORIZON_INDEX, openGpuMs,
 } from './rollup-sql.js';
+import { GROUP_COLUMNS } from './group-columns.js';
 import { intervalSql } from './trend-period.js';
 import { scopeWhere, whereOf, type SqlWhere } from './workload-sql.js';
 
@@ -19,6 +20,7 @@ const SOURCES: Record<StatsGroupKey | 'none', { table: string; key: string }> = 
   submitted_by: { table: 'stats_daily_submitter', key: 'submitted_by' },
   initiative_id: { table: 'stats_daily_instance_type', key: 'initiative_id' },
   instance_type: { table: 'stats_daily_instance_type', key: 'instance_type' },
+  failure_reason: { table: 'stats_daily_failure_reason', key: 'failure_reason' },
 };
 
 // A row of the raw ranges, linear in @now like a rollup's: floors come from the correction part.
@@ -49,7 +51,7 @@ export function rollupStatsQuery(
     Object.assign(params, { [`from${i}`]: range.from, [`to${i}`]: range.to, [`sign${i}`]: range.sign });
   }
   const key = groupBy === null ? 'NULL' : `r.${source.key}`;
-  const rowKey = groupBy === null ? 'NULL' : `w.${source.key}`;
+  const rowKey = groupBy === null ? 'NULL' : GROUP_COLUMNS[groupBy];
   // The statistics' SQL stays as it was without an interval (test/store/sql-snapshot.test.ts).
   const period = interval === undefined ? '' : `${intervalSql(interval, { day: 'r.day' })} AS period, `;
   const rowPeriod = interval === undefined ? '' : `${intervalSql(interval, { ms: 'w.submitted_at' })}, `;

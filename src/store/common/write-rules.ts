@@ -24,6 +24,7 @@ export function mergeWorkload(stored: WorkloadRow | undefined, incoming: Workloa
     merged.started_at = stored.started_at;
     merged.completed_at = stored.completed_at;
     merged.exit_code = stored.exit_code;
+    merged.failure_reason = stored.failure_reason;
     merged.resource_version = stored.resource_version;
   }
   if (incoming.instance_type === UNKNOWN) merged.instance_type = stored.instance_type;

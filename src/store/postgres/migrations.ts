@@ -17,6 +17,9 @@
 // - Sums are float8 (SQLite REAL), counts bigint (SQLite INTEGER). connection.ts reads both as JS
 //   numbers; the figures stay below 2^53 (src/store/sqlite/migration-v3.ts explains why they are exact).
 
+import { ROLLUPS, type RollupDefinition } from '../rollups/definitions.js';
+import { rollupFillSql } from './rollup-rebuild.js';
+
 export interface Migration {
   version: number;
   description: string;
@@ -340,6 +343,44 @@ const V4 = `
 CREATE INDEX workloads_org_initiative_status ON workloads (organization_id, initiative_id, status, submitted_at, workload_id);
 `;
 
+// v5: why failed and cancelled workloads did not complete, and the daily rollup of statistics by it
+// (SQLite's migration-v5.ts). Rows from before get the reason their own row proves; live objects get
+// their real one at the next relist. Writers wait from the lock to the commit: a row written between
+// the backfill and the commit would be missing from the new rollup. A writer of an older release
+// keeps neither the column nor the rollup, hence compatible_since 5 (docs/scaling.md).
+const FAILURE_REASON_ROLLUP = ROLLUPS.find((r) => r.table === 'stats_daily_failure_reason') as RollupDefinition;
+
+const V5 = `
+LOCK TABLE workloads IN SHARE ROW EXCLUSIVE MODE;
+
+ALTER TABLE workloads ADD COLUMN failure_reason text COLLATE "C";
+
+UPDATE workloads SET failure_reason = CASE
+  WHEN status = 'cancelled' THEN 'deleted'
+  WHEN exit_code IS NOT NULL AND exit_code <> 0 THEN 'nonzero_exit'
+  ELSE 'unknown' END
+WHERE status IN ('failed', 'cancelled');
+
+-- Statistics grouped by failure reason ('' for the workloads without one), per day of submission.
+CREATE TABLE stats_daily_failure_reason (
+  organization_id  text   COLLATE "C" NOT NULL,
+  day              bigint NOT NULL,
+  initiative_id    text   COLLATE "C" NOT NULL,
+  failure_reason   text   COLLATE "C" NOT NULL,
+  workloads        bigint NOT NULL,
+  completed        bigint NOT NULL,
+  failed           bigint NOT NULL,
+  started          bigint NOT NULL,
+  open_started     bigint NOT NULL,
+  duration_base_ms float8 NOT NULL,
+  open_gpus        bigint NOT NULL,
+  gpu_base_ms      float8 NOT NULL,
+  PRIMARY KEY (organization_id, day, initiative_id, failure_reason)
+);
+
+${rollupFillSql(FAILURE_REASON_ROLLUP)};
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -364,6 +405,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'the index of a team\'s workloads of one status, in list order',
     compatibleSince: 1,
     sql: V4,
+  },
+  {
+    version: 5,
+    description: 'failure reasons of failed and cancelled workloads, and their daily rollup',
+    compatibleSince: 5,
+    sql: V5,
   },
 ];
 

@@ -7,7 +7,7 @@
 // integers in bigint, GPU-ms and ms in doubles, never numeric (a SUM of a bigint is numeric, and is
 // cast back by the INSERT into the rollup's bigint or float8 column, exactly: every sum is an integer
 // below 2^53).
-import { ROLLUPS, type RollupKeyColumn, type RollupValueColumn } from '../rollups/definitions.js';
+import { ROLLUPS, type RollupDefinition, type RollupKeyColumn, type RollupValueColumn } from '../rollups/definitions.js';
 import { DAY_MS } from '../common/rollup-sql.js';
 import { SCHEMA_LOCK_SQL } from './locks.js';
 import { inTransaction, type Queryable } from './transaction.js';
@@ -25,6 +25,7 @@ const KEYS: Record<RollupKeyColumn, string> = {
   submitted_by: 'submitted_by',
   is_managed: 'is_managed',
   instance_type: 'instance_type',
+  failure_reason: "COALESCE(failure_reason, '')",
   day: DAY,
 };
 
@@ -49,16 +50,16 @@ const FIGURES: Record<RollupValueColumn, string> = {
 
 /** The statements that rebuild every rollup table. */
 export function rollupRebuildSql(): string[] {
-  return ROLLUPS.flatMap((rollup) => {
-    const keys = rollup.keys.map((k) => KEYS[k]);
-    const groups = rollup.keys.map((_, i) => String(i + 1)).join(', ');
-    return [
-      `DELETE FROM ${rollup.table}`,
-      `INSERT INTO ${rollup.table} (${[...rollup.keys, ...rollup.values].join(', ')})
+  return ROLLUPS.flatMap((rollup) => [`DELETE FROM ${rollup.table}`, rollupFillSql(rollup)]);
+}
+
+/** The statement that fills an empty rollup table with the sums over the workloads rows. */
+export function rollupFillSql(rollup: RollupDefinition): string {
+  const keys = rollup.keys.map((k) => KEYS[k]);
+  const groups = rollup.keys.map((_, i) => String(i + 1)).join(', ');
+  return `INSERT INTO ${rollup.table} (${[...rollup.keys, ...rollup.values].join(', ')})
        SELECT ${[...keys, ...rollup.values.map((v) => `SUM(${FIGURES[v]})`)].join(', ')}
-       FROM workloads GROUP BY ${groups}`,
-    ];
-  });
+       FROM workloads GROUP BY ${groups}`;
 }
 
 /**

@@ -26,7 +26,7 @@ const SELECT_STORED = `SELECT ${STORED_COLUMNS.join(', ')} FROM workloads`;
 const COLUMN_TYPES: Record<(typeof RECORD_COLUMNS)[number] | 'updated_at', string> = {
   workload_id: 'text', organization_id: 'text', cluster_id: 'text', namespace: 'text', name: 'text', kind: 'text', status: 'text',
   submitted_by: 'text', initiative_id: 'text', instance_type: 'text', gpu_count: 'int', submitted_at: 'bigint', started_at: 'bigint',
-  completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', updated_at: 'bigint',
+  completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', failure_reason: 'text', updated_at: 'bigint',
 };
 const WRITTEN_COLUMNS = [...RECORD_COLUMNS, 'updated_at'] as const;
 const UPSERT_WORKLOADS = `

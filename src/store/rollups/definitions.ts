@@ -1,12 +1,13 @@
-// The rollup tables of the index, as both backends declare them: SQLite's workload_counts (schema v1)
-// and the three tables of schema v3 (migration-v3.ts), PostgreSQL's twins of them. Names and column
+// The rollup tables of the index, as both backends declare them: SQLite's workload_counts (schema v1),
+// the three tables of schema v3 (migration-v3.ts) and the failure reasons' of v5 (migration-v5.ts),
+// PostgreSQL's twins of them. Names and column
 // order are SQLite's, word for word; test/store/rollup-definitions.test.ts reads them back from a
 // migrated file. Each rollup row is the sum of figures.ts over the workloads rows of its key.
 
 /** The columns of a workloads row that the keys and figures read: what a writer reads before and after a write. */
 export const ROLLUP_SOURCE_COLUMNS = [
   'organization_id', 'initiative_id', 'status', 'submitted_by', 'is_managed', 'instance_type',
-  'submitted_at', 'started_at', 'completed_at', 'gpu_seconds_closed', 'open_gpus', 'open_gpu_start_sum',
+  'submitted_at', 'started_at', 'completed_at', 'gpu_seconds_closed', 'open_gpus', 'open_gpu_start_sum', 'failure_reason',
 ] as const;
 
 /** Those columns of one workloads row, as a driver returns them (times in epoch ms, is_managed 0 or 1). */
@@ -23,10 +24,14 @@ export interface RollupSource {
   gpu_seconds_closed: number;
   open_gpus: number;
   open_gpu_start_sum: number;
+  failure_reason: string | null;
 }
 
-/** A key column: a text or flag column of the row, or `day`, the UTC day of submission (figures.ts). */
-export type RollupKeyColumn = 'organization_id' | 'initiative_id' | 'status' | 'submitted_by' | 'is_managed' | 'instance_type' | 'day';
+/**
+ * A key column: a text or flag column of the row, or `day`, the UTC day of submission (figures.ts).
+ * failure_reason is '' in a key for the rows without one (a key column is never NULL).
+ */
+export type RollupKeyColumn = 'organization_id' | 'initiative_id' | 'status' | 'submitted_by' | 'is_managed' | 'instance_type' | 'failure_reason' | 'day';
 
 export const ROLLUP_VALUE_COLUMNS = [
   'n', 'workloads', 'completed', 'failed', 'started', 'open_started', 'duration_base_ms', 'open_gpus', 'open_gpu_days', 'gpu_base_ms',
@@ -37,13 +42,13 @@ export type RollupValueColumn = (typeof ROLLUP_VALUE_COLUMNS)[number];
 export type RollupColumnType = 'text' | 'integer' | 'real';
 
 export const ROLLUP_COLUMN_TYPES: Readonly<Record<RollupKeyColumn | RollupValueColumn, RollupColumnType>> = {
-  organization_id: 'text', initiative_id: 'text', status: 'text', submitted_by: 'text', instance_type: 'text',
+  organization_id: 'text', initiative_id: 'text', status: 'text', submitted_by: 'text', instance_type: 'text', failure_reason: 'text',
   is_managed: 'integer', day: 'integer',
   n: 'integer', workloads: 'integer', completed: 'integer', failed: 'integer', started: 'integer', open_started: 'integer',
   open_gpus: 'integer', open_gpu_days: 'integer', duration_base_ms: 'real', gpu_base_ms: 'real',
 };
 
-export type RollupTable = 'workload_counts' | 'stats_daily_submitter' | 'stats_daily_instance_type' | 'workload_totals';
+export type RollupTable = 'workload_counts' | 'stats_daily_submitter' | 'stats_daily_instance_type' | 'workload_totals' | 'stats_daily_failure_reason';
 
 export interface RollupDefinition {
   readonly table: RollupTable;
@@ -67,4 +72,6 @@ export const ROLLUPS: readonly RollupDefinition[] = [
   { table: 'stats_daily_instance_type', keys: ['organization_id', 'day', 'initiative_id', 'instance_type'], values: DAILY_VALUES },
   // Every workload ever without the submitter: total_count, the GPU-hours ranking, capacity since ever.
   { table: 'workload_totals', keys: ['organization_id', 'initiative_id', 'status', 'instance_type'], values: ['workloads', 'open_gpus', 'open_gpu_days', 'gpu_base_ms'] },
+  // Statistics by failure reason per day of submission (schema v5); the rows without one under ''.
+  { table: 'stats_daily_failure_reason', keys: ['organization_id', 'day', 'initiative_id', 'failure_reason'], values: DAILY_VALUES },
 ];

@@ -63,5 +63,5 @@ export type RollupKey = readonly (string | number)[];
 
 /** The key of the row's rollup row in `rollup`, in the order of its key columns. */
 export function rollupKey(rollup: RollupDefinition, row: RollupSource): RollupKey {
-  return rollup.keys.map((column) => (column === 'day' ? dayOf(row.submitted_at) : row[column]));
+  return rollup.keys.map((column) => (column === 'day' ? dayOf(row.submitted_at) : column === 'failure_reason' ? (row.failure_reason ?? '') : row[column]));
 }

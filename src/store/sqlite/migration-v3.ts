@@ -201,3 +201,19 @@ CREATE INDEX workloads_finished_open ON workloads (organization_id, workload_id)
 `;
 
 export const V3 = [...ROLLUPS.map((r) => createTable(r) + backfill(r)), INDEXES, triggers()].join('\n');
+
+/**
+ * A daily rollup of a later version, created and filled as v3 created and filled its own: the same
+ * figures, so that the writer's per-batch deltas (src/store/rollups/) keep it exact from there on.
+ * `keyColumn` is the key's last column after (organization_id, day, initiative_id), with its value.
+ */
+export function laterDailyRollup(spec: { table: string; keyColumn: string; keyValue: string; comment: string }): string {
+  const rollup: Rollup = {
+    table: spec.table,
+    key: (p) => ({ organization_id: `${p}organization_id`, day: day(p), initiative_id: `${p}initiative_id`, [spec.keyColumn]: spec.keyValue }),
+    values: DAILY_VALUES,
+    reads: [],
+    comment: spec.comment,
+  };
+  return createTable(rollup) + backfill(rollup);
+}

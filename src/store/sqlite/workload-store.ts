@@ -44,7 +44,7 @@ const UPDATED_VALUE: Record<(typeof MUTABLE_COLUMNS)[number], string> = Object.f
 ) as Record<(typeof MUTABLE_COLUMNS)[number], string>;
 UPDATED_VALUE.instance_type = `CASE WHEN excluded.instance_type = '${UNKNOWN}' THEN workloads.instance_type ELSE excluded.instance_type END`;
 UPDATED_VALUE.submitted_at = 'workloads.submitted_at';
-for (const column of ['status', 'started_at', 'completed_at', 'exit_code', 'resource_version'] as const) {
+for (const column of ['status', 'started_at', 'completed_at', 'exit_code', 'failure_reason', 'resource_version'] as const) {
   UPDATED_VALUE[column] = `CASE WHEN workloads.status IN ${FINISHED} AND excluded.status NOT IN ${FINISHED} THEN workloads.${column} ELSE excluded.${column} END`;
 }
 

@@ -14,7 +14,7 @@ export type WriteMode = 'insert' | 'replace';
 const WORKLOAD_TYPES: Record<(typeof WORKLOAD_COLUMNS)[number], string> = {
   workload_id: 'text', organization_id: 'text', cluster_id: 'text', namespace: 'text', name: 'text', kind: 'text', status: 'text',
   submitted_by: 'text', initiative_id: 'text', instance_type: 'text', gpu_count: 'int', submitted_at: 'bigint', started_at: 'bigint',
-  completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', gpu_seconds_closed: 'float8',
+  completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', failure_reason: 'text', gpu_seconds_closed: 'float8',
   open_gpus: 'int', open_gpu_start_sum: 'float8', updated_at: 'bigint',
 };
 

@@ -41,6 +41,7 @@ export interface SourceWorkload {
   exit_code: number | null;
   is_managed: number;
   resource_version: string;
+  failure_reason: string | null;
   gpu_seconds_closed: number;
   open_gpus: number;
   open_gpu_start_sum: number;
@@ -50,7 +51,7 @@ export interface SourceWorkload {
 export const WORKLOAD_COLUMNS = [
   'workload_id', 'organization_id', 'cluster_id', 'namespace', 'name', 'kind', 'status', 'submitted_by', 'initiative_id',
   'instance_type', 'gpu_count', 'submitted_at', 'started_at', 'completed_at', 'exit_code', 'is_managed', 'resource_version',
-  'gpu_seconds_closed', 'open_gpus', 'open_gpu_start_sum', 'updated_at',
+  'failure_reason', 'gpu_seconds_closed', 'open_gpus', 'open_gpu_start_sum', 'updated_at',
 ] as const satisfies readonly (keyof SourceWorkload)[];
 
 /** A pod with its workload's submitted_at, the month PostgreSQL keeps it in. */
