@@ -13,9 +13,10 @@ const row = (overrides: Partial<RollupSource> = {}): RollupSource => ({
 const table = (deltas: RollupDelta[], name: string) => deltas.find((d) => d.table === name);
 
 describe('store/rollups rollupDeltas', () => {
-  it('adds an inserted row to every rollup, keyed in the order of the key columns', () => {
+  it('adds an inserted row to every rollup that holds it, keyed in the order of the key columns', () => {
     const deltas = rollupDeltas([], [row()]);
-    expect(deltas.map((d) => d.table)).to.deep.equal(['workload_counts', 'stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals', 'stats_daily_failure_reason']);
+    // A running row has no failure reason: the failure reasons' rollup is not written at all.
+    expect(deltas.map((d) => d.table)).to.deep.equal(['workload_counts', 'stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals']);
     expect(table(deltas, 'workload_counts')?.rows).to.deep.equal([{ key: ['acme', 'llm', 'running', 'alice', 1], values: [1] }]);
     expect(table(deltas, 'stats_daily_submitter')?.rows).to.deep.equal([{
       key: ['acme', DAY, 'llm', 'alice'],
@@ -49,10 +50,19 @@ describe('store/rollups rollupDeltas', () => {
     expect(days).to.deep.equal([DAY + 9, DAY + 10]);
   });
 
+  it('adds a row to the failure reasons\' rollup when it fails, and moves it when its reason changes', () => {
+    const failed = { status: 'failed', completed_at: DAY * DAY_MS + 3_602_000, open_gpus: 0, open_gpu_start_sum: 0, gpu_seconds_closed: 7200 };
+    const failing = rollupDeltas([row()], [row({ ...failed, failure_reason: 'oom_killed' })]);
+    expect(table(failing, 'stats_daily_failure_reason')?.rows).to.deep.equal([{ key: ['acme', DAY, 'llm', 'oom_killed'], values: [1, 0, 1, 1, 0, 3_600_000, 0, 7_200_000] }]);
+    const moved = rollupDeltas([row({ ...failed, failure_reason: 'oom_killed' })], [row({ ...failed, failure_reason: 'gpu_error' })]);
+    expect(moved.map((d) => d.table)).to.deep.equal(['stats_daily_failure_reason']);
+    expect(table(moved, 'stats_daily_failure_reason')?.rows.map((r) => [r.key[3], r.values[0]])).to.deep.equal([['gpu_error', 1], ['oom_killed', -1]]);
+  });
+
   it('keeps a key whose count is unchanged while another figure changes (a finished row whose pod closed)', () => {
     const done = { status: 'completed', completed_at: DAY * DAY_MS + 3_602_000, open_gpus: 0, open_gpu_start_sum: 0 };
     const deltas = rollupDeltas([row({ ...done, gpu_seconds_closed: 0 })], [row({ ...done, gpu_seconds_closed: 7200 })]);
-    expect(deltas.map((d) => d.table)).to.deep.equal(['stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals', 'stats_daily_failure_reason']);
+    expect(deltas.map((d) => d.table)).to.deep.equal(['stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals']);
     // workloads, open_gpus, open_gpu_days, gpu_base_ms
     expect(table(deltas, 'workload_totals')?.rows).to.deep.equal([{ key: ['acme', 'llm', 'completed', 'p5'], values: [0, 0, 0, 7_200_000] }]);
   });

@@ -34,12 +34,13 @@ function sqliteRollups(rows: readonly Row[]): Record<string, unknown>[][] {
   }
 }
 
-/** The same rollup rows from figures() and rollupKey(). */
-function ourRollups(rows: readonly Row[]): Record<string, unknown>[][] {
+/** The same rollup rows from figures() and rollupKey(); none in a rollup that requires a column the row lacks. */
+function ourRollups(rows: readonly Row[]): (Record<string, unknown> | undefined)[][] {
   return rows.map((row, i) => {
     const source: RollupSource = { ...row, organization_id: `org-${i}` };
     const figured = figures(source);
     return ROLLUPS.map((r) => {
+      if (r.requires !== undefined && source[r.requires] === null) return undefined;
       const key = rollupKey(r, source);
       return Object.fromEntries([...r.keys.map((k, j) => [k, key[j]]), ...r.values.map((v) => [v, figured[v]])]);
     });

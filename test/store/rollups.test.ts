@@ -18,7 +18,7 @@ import { copyRows, DAY_MS, history, INITIATIVES, ORGS, pick, recomputedRollups, 
 import { HOUR_MS, tempDir } from './temp-store.js';
 import { sqliteOnly } from '../support/backend.js';
 
-const GROUPS: (StatsGroupKey | null)[] = [null, 'submitted_by', 'initiative_id', 'instance_type'];
+const GROUPS: (StatsGroupKey | null)[] = [null, 'submitted_by', 'initiative_id', 'instance_type', 'failure_reason'];
 
 interface Store {
   db: Database;

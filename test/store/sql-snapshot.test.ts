@@ -94,7 +94,7 @@ const CURSORS: Record<string, Keyset | null> = {
   'after a cursor past the end date': { submittedAt: NOW + 5 * DAY, workloadId: 'w-zz' },
 };
 
-const GROUPS: (StatsGroupKey | null)[] = [null, 'submitted_by', 'initiative_id', 'instance_type'];
+const GROUPS: (StatsGroupKey | null)[] = [null, 'submitted_by', 'initiative_id', 'instance_type', 'failure_reason'];
 
 /** Enough rows for every read to run every statement: teams, statuses, running workloads, pods open past completion. */
 function seedRows(): { workloads: WorkloadRecord[]; pods: { podUid: string; workloadId: string; gpus: number; startedAt: number | null; finishedAt: number | null }[] } {

@@ -15,12 +15,15 @@ import { scopeWhere, whereOf, type SqlWhere } from './workload-sql.js';
 
 // Both group by instance type and by initiative read the instance-type rollup, which has the
 // initiative too (a few times more rows than initiatives alone, one table fewer to keep up).
-const SOURCES: Record<StatsGroupKey | 'none', { table: string; key: string }> = {
+// The failure reasons' rollup holds only failed and cancelled rows: the group without a reason ('')
+// is the whole (the instance-type rollup) minus it. Every figure is an integer-valued sum, so the
+// difference is exact.
+const SOURCES: Record<StatsGroupKey | 'none', { table: string; key: string; restOf?: string }> = {
   none: { table: 'stats_daily_instance_type', key: 'instance_type' },
   submitted_by: { table: 'stats_daily_submitter', key: 'submitted_by' },
   initiative_id: { table: 'stats_daily_instance_type', key: 'initiative_id' },
   instance_type: { table: 'stats_daily_instance_type', key: 'instance_type' },
-  failure_reason: { table: 'stats_daily_failure_reason', key: 'failure_reason' },
+  failure_reason: { table: 'stats_daily_failure_reason', key: 'failure_reason', restOf: 'stats_daily_instance_type' },
 };
 
 // A row of the raw ranges, linear in @now like a rollup's: floors come from the correction part.
@@ -59,9 +62,17 @@ export function rollupStatsQuery(
     SELECT ${rowKey}, ${rowPeriod}@sign${i}, @sign${i} * (${d.asInt("w.status = 'completed'")}), @sign${i} * (${d.asInt("w.status = 'failed'")}),
       @sign${i} * (${d.asInt('w.started_at IS NOT NULL')}), @sign${i} * ${rawDurationMs(d)}, @sign${i} * ${rawGpuMs(d)}
     FROM workloads w WHERE ${rowScope.sql} AND w.submitted_at >= @from${i} AND w.submitted_at < @to${i}`;
+  const days = `${rollupScope.sql} AND r.day >= @firstDay AND r.day <= @lastDay`;
+  const rest = source.restOf === undefined ? '' : `
+    UNION ALL
+    SELECT '', ${period}r.workloads, r.completed, r.failed, r.started, ${dailyDurationMs(d)}, ${dailyGpuMs(d)}
+    FROM ${source.restOf} r WHERE ${days}
+    UNION ALL
+    SELECT '', ${period}-r.workloads, -r.completed, -r.failed, -r.started, -(${dailyDurationMs(d)}), -(${dailyGpuMs(d)})
+    FROM ${source.table} r WHERE ${days}`;
   const parts = `
     SELECT ${key} AS key, ${period}r.workloads, r.completed, r.failed, r.started, ${dailyDurationMs(d)} AS duration_ms, ${dailyGpuMs(d)} AS gpu_ms
-    FROM ${source.table} r WHERE ${rollupScope.sql} AND r.day >= @firstDay AND r.day <= @lastDay
+    FROM ${source.table} r WHERE ${days}${rest}
     UNION ALL ${raw(0)}
     UNION ALL ${raw(1)}
     UNION ALL

@@ -361,7 +361,7 @@ UPDATE workloads SET failure_reason = CASE
   ELSE 'unknown' END
 WHERE status IN ('failed', 'cancelled');
 
--- Statistics grouped by failure reason ('' for the workloads without one), per day of submission.
+-- Statistics grouped by failure reason, per day of submission: failed and cancelled workloads only.
 CREATE TABLE stats_daily_failure_reason (
   organization_id  text   COLLATE "C" NOT NULL,
   day              bigint NOT NULL,

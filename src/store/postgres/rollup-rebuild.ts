@@ -25,7 +25,7 @@ const KEYS: Record<RollupKeyColumn, string> = {
   submitted_by: 'submitted_by',
   is_managed: 'is_managed',
   instance_type: 'instance_type',
-  failure_reason: "COALESCE(failure_reason, '')",
+  failure_reason: 'failure_reason',
   day: DAY,
 };
 
@@ -57,9 +57,10 @@ export function rollupRebuildSql(): string[] {
 export function rollupFillSql(rollup: RollupDefinition): string {
   const keys = rollup.keys.map((k) => KEYS[k]);
   const groups = rollup.keys.map((_, i) => String(i + 1)).join(', ');
+  const where = rollup.requires === undefined ? '' : ` WHERE ${rollup.requires} IS NOT NULL`;
   return `INSERT INTO ${rollup.table} (${[...rollup.keys, ...rollup.values].join(', ')})
        SELECT ${[...keys, ...rollup.values.map((v) => `SUM(${FIGURES[v]})`)].join(', ')}
-       FROM workloads GROUP BY ${groups}`;
+       FROM workloads${where} GROUP BY ${groups}`;
 }
 
 /**

@@ -27,10 +27,7 @@ export interface RollupSource {
   failure_reason: string | null;
 }
 
-/**
- * A key column: a text or flag column of the row, or `day`, the UTC day of submission (figures.ts).
- * failure_reason is '' in a key for the rows without one (a key column is never NULL).
- */
+/** A key column: a text or flag column of the row, or `day`, the UTC day of submission (figures.ts). */
 export type RollupKeyColumn = 'organization_id' | 'initiative_id' | 'status' | 'submitted_by' | 'is_managed' | 'instance_type' | 'failure_reason' | 'day';
 
 export const ROLLUP_VALUE_COLUMNS = [
@@ -56,6 +53,8 @@ export interface RollupDefinition {
   readonly keys: readonly RollupKeyColumn[];
   /** The summed columns, in the table's column order after the keys. */
   readonly values: readonly RollupValueColumn[];
+  /** Only the rows where this column is not NULL are in the rollup (the others cost its writes nothing). */
+  readonly requires?: 'failure_reason';
 }
 
 const DAILY_VALUES: readonly RollupValueColumn[] = [
@@ -72,6 +71,8 @@ export const ROLLUPS: readonly RollupDefinition[] = [
   { table: 'stats_daily_instance_type', keys: ['organization_id', 'day', 'initiative_id', 'instance_type'], values: DAILY_VALUES },
   // Every workload ever without the submitter: total_count, the GPU-hours ranking, capacity since ever.
   { table: 'workload_totals', keys: ['organization_id', 'initiative_id', 'status', 'instance_type'], values: ['workloads', 'open_gpus', 'open_gpu_days', 'gpu_base_ms'] },
-  // Statistics by failure reason per day of submission (schema v5); the rows without one under ''.
-  { table: 'stats_daily_failure_reason', keys: ['organization_id', 'day', 'initiative_id', 'failure_reason'], values: DAILY_VALUES },
+  // Statistics by failure reason per day of submission (schema v5): failed and cancelled rows only,
+  // the others being the summary minus these (stats-rollup.ts). Most rows never fail, so most writes
+  // leave this table alone.
+  { table: 'stats_daily_failure_reason', keys: ['organization_id', 'day', 'initiative_id', 'failure_reason'], values: DAILY_VALUES, requires: 'failure_reason' },
 ];

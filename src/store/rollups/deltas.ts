@@ -75,6 +75,7 @@ export function rollupDeltas(before: Iterable<RollupSource>, after: Iterable<Rol
     const day = dayOf(row.submitted_at);
     for (let r = 0; r < ROLLUPS.length; r += 1) {
       const rollup = ROLLUPS[r];
+      if (rollup.requires !== undefined && row[rollup.requires] === null) continue;
       const indexes = VALUE_INDEXES[r];
       const id = keyId(rollup, row, day);
       let entry = sums[r].get(id);

@@ -63,5 +63,6 @@ export type RollupKey = readonly (string | number)[];
 
 /** The key of the row's rollup row in `rollup`, in the order of its key columns. */
 export function rollupKey(rollup: RollupDefinition, row: RollupSource): RollupKey {
+  // failure_reason is a key only of the rollup that requires it (never NULL there).
   return rollup.keys.map((column) => (column === 'day' ? dayOf(row.submitted_at) : column === 'failure_reason' ? (row.failure_reason ?? '') : row[column]));
 }

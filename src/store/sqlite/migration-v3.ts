@@ -118,11 +118,11 @@ ${columns.join('\n')}
 `;
 }
 
-function backfill(rollup: Rollup): string {
+function backfill(rollup: Rollup, where?: string): string {
   const add = figures('');
   return `INSERT INTO ${rollup.table} (${list([...keyColumns(rollup), ...rollup.values])})
 SELECT ${list([keyValues(rollup, ''), ...rollup.values.map((v) => `${sumOf(v)}(${add[v] ?? ''})`)])}
-FROM workloads GROUP BY ${list(keyColumns(rollup).map((_, i) => String(i + 1)))};
+FROM workloads${where === undefined ? '' : ` WHERE ${where}`} GROUP BY ${list(keyColumns(rollup).map((_, i) => String(i + 1)))};
 `;
 }
 
@@ -205,9 +205,10 @@ export const V3 = [...ROLLUPS.map((r) => createTable(r) + backfill(r)), INDEXES,
 /**
  * A daily rollup of a later version, created and filled as v3 created and filled its own: the same
  * figures, so that the writer's per-batch deltas (src/store/rollups/) keep it exact from there on.
- * `keyColumn` is the key's last column after (organization_id, day, initiative_id), with its value.
+ * `keyColumn` is the key's last column after (organization_id, day, initiative_id), with its value;
+ * `where` keeps only some rows.
  */
-export function laterDailyRollup(spec: { table: string; keyColumn: string; keyValue: string; comment: string }): string {
+export function laterDailyRollup(spec: { table: string; keyColumn: string; keyValue: string; where?: string; comment: string }): string {
   const rollup: Rollup = {
     table: spec.table,
     key: (p) => ({ organization_id: `${p}organization_id`, day: day(p), initiative_id: `${p}initiative_id`, [spec.keyColumn]: spec.keyValue }),
@@ -215,5 +216,5 @@ export function laterDailyRollup(spec: { table: string; keyColumn: string; keyVa
     reads: [],
     comment: spec.comment,
   };
-  return createTable(rollup) + backfill(rollup);
+  return createTable(rollup) + backfill(rollup, spec.where);
 }

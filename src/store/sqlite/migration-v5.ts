@@ -20,6 +20,7 @@ WHERE status IN ('failed', 'cancelled');
 ${laterDailyRollup({
   table: 'stats_daily_failure_reason',
   keyColumn: 'failure_reason',
-  keyValue: "COALESCE(failure_reason, '')",
-  comment: "Statistics grouped by failure reason ('' for the workloads without one), per day of submission.",
+  keyValue: 'failure_reason',
+  where: 'failure_reason IS NOT NULL',
+  comment: 'Statistics grouped by failure reason, per day of submission: failed and cancelled workloads only.',
 })}`;
