@@ -294,6 +294,14 @@ export function buildScenarios(input: { leadInitiatives: string[]; filteredIniti
   const page = { limit: 20, after: null };
   const middleCursor = decodeKeyset(input.cursors[Math.floor(input.cursors.length / 2)] ?? '');
   const statsFilter = (): WorkloadFilter => ({ scope: admin, submittedFrom: BENCH_NOW - 30 * DAY_MS, submittedBefore: BENCH_NOW + 1 });
+  const usageRanking = (sortBy: 'idle_gpu_hours' | 'gpu_efficiency', as: 'admin' | 'lead'): Scenario => ({
+    name: `ranking_${sortBy}${as === 'lead' ? '_team_lead' : ''}`,
+    kind: 'ranking',
+    description: `GET /v1/workloads/metrics?sort_by=${sortBy}, top 10 (${as === 'lead' ? 'TEAM_LEAD' : 'ORG_ADMIN'}): lifetime usage, ${as === 'lead' ? 'the lead\'s teams walked one by one' : 'every team walked'}`,
+    as,
+    paths: [`/v1/workloads/metrics?sort_by=${sortBy}`],
+    storeCall: (store) => store.rankByUsage({ scope: as === 'lead' ? lead : admin }, { sortBy, order: 'desc', limit: 10, now: BENCH_NOW }),
+  });
   const stats = (groupBy: StatsGroupKey | null): Scenario => ({
     name: groupBy === null ? 'stats_30d' : `stats_30d_by_${groupBy}`,
     kind: 'stats',
@@ -369,6 +377,9 @@ export function buildScenarios(input: { leadInitiatives: string[]; filteredIniti
       paths: ['/v1/workloads/metrics?sort_by=gpu_hours'],
       storeCall: (store) => store.rankByGpuHours({ scope: admin }, { order: 'desc', limit: 10, now: BENCH_NOW }),
     },
+    usageRanking('idle_gpu_hours', 'admin'),
+    usageRanking('gpu_efficiency', 'admin'),
+    usageRanking('idle_gpu_hours', 'lead'),
   ];
 }
 

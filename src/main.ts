@@ -173,7 +173,7 @@ function shareTelemetry(
 ): { route: Pick<GpuTelemetryOptions, 'samples' | 'scrapes'>; reader: TelemetryReader } {
   const { clock, delay, logger, parts } = deps;
   const widthMs = config.telemetry_summary_seconds * 1000;
-  const buckets = new BucketAccumulator({ widthMs });
+  const buckets = new BucketAccumulator({ widthMs, intervalSeconds: config.scrape_interval_seconds, idleThresholdPercent: config.idle_threshold_percent });
   const flusher = new SummaryFlusher(store.summaries, buckets, {
     // A tick's samples carry its start time and arrive up to the scrape timeout later.
     graceMs: scrapeTimeoutSeconds(config) * 1000 + 1000,
@@ -319,7 +319,9 @@ async function startParts(
   // answers 503 and /metrics stays scrapable through the whole shutdown.
   const adminSlot: { listener?: Listener } = {};
   parts.add('admin listener', () => adminSlot.listener?.close(ADMIN_CLOSE_GRACE_MS));
-  const lifetimes = backend.lifetimes === null ? undefined : new LifetimeAccumulators(backend.lifetimes, { clock, idleMs: LIFETIME_IDLE_MS });
+  const lifetimes = backend.lifetimes === null ? undefined : new LifetimeAccumulators(backend.lifetimes, {
+    clock, idleMs: LIFETIME_IDLE_MS, intervalSeconds: config.scrape_interval_seconds, idleThresholdPercent: config.idle_threshold_percent,
+  });
   // Runs after the sampler and the lifetime flush loop (registered later) have stopped.
   if (lifetimes !== undefined) parts.add('lifetime totals', () => lifetimes.flush());
   const index: WorkloadIndex = backend.index;

@@ -8,6 +8,7 @@
 // Prometheus is a child process; kube_pod_owner comes from a stand-in served by this process.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Registry } from 'prom-client';
+import { READ_FIELDS } from '../../src/telemetry/dcgm-readings.js';
 import type { ExporterTarget } from '../../src/telemetry/exporter-target.js';
 import type { PrometheusServer } from './prometheus-server.js';
 import type { BenchService } from './telemetry-service.js';
@@ -40,8 +41,8 @@ export interface WindowOptions {
   log: (line: string) => void;
 }
 
-/** dcgm-exporter fields our service reads (src/telemetry/dcgm-readings.ts READ_FIELDS). */
-const READ_FIELD_COUNT = 7;
+/** dcgm-exporter fields our service reads. */
+const READ_FIELD_COUNT = READ_FIELDS.length;
 
 export async function runWindow(options: WindowOptions): Promise<WindowResult> {
   const { bench, prometheus, log } = options;
@@ -93,7 +94,7 @@ export async function runWindow(options: WindowOptions): Promise<WindowResult> {
   const counts = perSeries.map((s) => s.value);
   const series = {
     dcgm: dcgmSeries,
-    // Every GPU reports each of the seven fields (none is MIG-partitioned).
+    // Every GPU reports each of the fields read (none is MIG-partitioned).
     dcgmRead: READ_FIELD_COUNT * perSeries.length,
     head: (await prometheus.selfMetrics(['prometheus_tsdb_head_series']))['prometheus_tsdb_head_series'] ?? 0,
   };

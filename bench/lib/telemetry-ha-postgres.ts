@@ -143,6 +143,11 @@ function syntheticRow(i: number, bucket: number, clusterId: string): GpuBucketRo
     latestSum: perMetric.map((v) => v * gpus),
     latestCount: perMetric.map(() => gpus),
     current: perMetric.map((v) => Math.round(v * 100) / 100),
+    // Each sample counts for a 15 s scrape interval; utilization in 0.01 %, power in 0.1 W.
+    usage: {
+      utilSeconds: samples * 15, utilWeighted: Math.round(u * 100) * samples * 15, idleSeconds: 0,
+      powerSeconds: samples * 15, energyDj: Math.round((90 + u * 6) * 10) * samples * 15, gpuErrors: 0,
+    },
   };
 }
 

@@ -188,11 +188,12 @@ export async function simulate(plan: ClusterPlan, settings: SimSettings, shared:
   const intervalMs = settings.intervalSeconds * 1000;
   const endMs = startMs + settings.hours * HOUR_MS;
   const restartAt = startMs + settings.restartAfterMinutes * 60_000;
-  const lifetimes = () => ({ lifetime: new LifetimeAccumulators(NO_SAVED_LIFETIMES, { clock, idleMs: 15 * 60_000 }) });
+  const usageRules = { intervalSeconds: settings.intervalSeconds, idleThresholdPercent: 5 };
+  const lifetimes = () => ({ lifetime: new LifetimeAccumulators(NO_SAVED_LIFETIMES, { clock, idleMs: 15 * 60_000, ...usageRules }) });
   const r1 = new Replica(plan, settings.intervalSeconds, lifetimes());
   const r2 = new Replica(plan, settings.intervalSeconds, lifetimes());
   let r3: Replica | undefined;
-  const buckets = new BucketAccumulator({ widthMs: settings.bucketSeconds * 1000 });
+  const buckets = new BucketAccumulator({ widthMs: settings.bucketSeconds * 1000, ...usageRules });
   const writer = new Replica(plan, settings.intervalSeconds, { buckets });
   const flusher = new SummaryFlusher(shared.store, buckets, { graceMs: settings.graceMs, clock, clusters: () => [CLUSTER_ID], logger: { warn: (o, m) => log(`  !!! flusher: ${m ?? ''} ${JSON.stringify(o)}`) } });
 

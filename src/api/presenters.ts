@@ -2,11 +2,12 @@
 // and rounds: GPU-hours to 4 decimals, rates to 4, metric values and averages to 2.
 import type { MetricName, MetricSummary } from '../domain/metrics.js';
 import { percentileKey, type Percentile } from '../domain/percentiles.js';
+import { emptyUsage, usageFigures, type UsageFigures } from '../domain/gpu-usage.js';
 import { toIso } from '../domain/time.js';
 import type { WorkloadRecord, WorkloadView } from '../domain/workload.js';
 import type { CapacityFigures, CapacityResult } from '../query/capacity.js';
 import type { StatsFigures, StatsGroupKey } from '../query/ports.js';
-import type { RankingResult } from '../query/ranking.js';
+import type { RankedEntry, RankingResult } from '../query/ranking.js';
 import type { WorkloadMetricsResult } from '../query/workload-metrics.js';
 import type { WorkloadStatsResult } from '../query/workload-stats.js';
 
@@ -44,6 +45,18 @@ export function presentWorkload(w: WorkloadView) {
     namespace: w.namespace,
     queue_seconds: w.queueSeconds,
     failure_reason: w.failureReason,
+    ...usageOf(usageFigures(w.usage ?? emptyUsage(), w.gpuHoursUsed)),
+  };
+}
+
+/** Additions (docs/api.md "GPU usage"): hours and kWh to 4 decimals, shares to 4; null where nothing was sampled. */
+function usageOf(u: UsageFigures) {
+  return {
+    idle_gpu_hours: orNull(u.idleGpuHours, 4),
+    gpu_efficiency: orNull(u.gpuEfficiency, 4),
+    utilization_coverage: round(u.utilizationCoverage, 4),
+    energy_kwh: orNull(u.energyKwh, 4),
+    energy_coverage: round(u.energyCoverage, 4),
   };
 }
 
@@ -55,6 +68,7 @@ export function presentStats(result: WorkloadStatsResult, groupBy: StatsGroupKey
       total_gpu_hours: hours(s.gpuHours),
       average_duration_seconds: round(s.averageDurationSeconds, 2),
       success_rate: round(s.successRate, 4),
+      ...totalUsageOf(s),
     },
     grouped: groupBy ? result.groups.map((g) => ({ [groupBy]: groupKey(groupBy, g.key), ...groupFigures(g) })) : [],
     ...(result.series === undefined
@@ -69,8 +83,15 @@ function groupKey(groupBy: StatsGroupKey, key: string | null): string | null {
 }
 
 function groupFigures(g: StatsFigures) {
-  return { workload_count: g.workloadCount, gpu_hours: hours(g.gpuHours), success_rate: round(g.successRate, 4) };
+  return { workload_count: g.workloadCount, gpu_hours: hours(g.gpuHours), success_rate: round(g.successRate, 4), ...usageOf(g) };
 }
+
+/** The summary's usage, its sums named as its other sums are (total_…). */
+function totalUsageOf(s: StatsFigures) {
+  const { idle_gpu_hours, energy_kwh, ...shares } = usageOf(s);
+  return { total_idle_gpu_hours: idle_gpu_hours, ...shares, total_energy_kwh: energy_kwh };
+}
+
 
 /** The four figures, then each asked percentile in ascending order; without any, exactly the four. */
 function presentSummary(s: MetricSummary, percentiles: readonly Percentile[]): MetricSummary {
@@ -86,16 +107,29 @@ export function presentMetrics(result: WorkloadMetricsResult) {
 }
 
 export function presentRanking(result: RankingResult) {
-  const digits = result.sortBy === 'gpu_hours' ? 4 : 2;
+  const digits = result.sortBy === 'gpu_hours' || result.sortBy === 'idle_gpu_hours' || result.sortBy === 'gpu_efficiency' ? 4 : 2;
   return {
     workloads: result.entries.map((e) => ({
       workload_id: e.workloadId,
       name: e.name,
       initiative_id: e.initiativeId,
-      [e.metric]: e.metric === 'gpu_hours' ? { total: hours(e.total) } : { avg: round(e.avg, 2), current: round(e.current, 2) },
+      [e.metric]: rankedFigure(e),
     })),
     scope_average: { [result.sortBy]: orNull(result.scopeAverage, digits) },
   };
+}
+
+function rankedFigure(e: RankedEntry) {
+  switch (e.metric) {
+    case 'gpu_hours':
+      return { total: hours(e.total) };
+    case 'idle_gpu_hours':
+      return { total: hours(e.value), coverage: round(e.coverage, 4) };
+    case 'gpu_efficiency':
+      return { value: round(e.value, 4), coverage: round(e.coverage, 4) };
+    default:
+      return { avg: round(e.avg, 2), current: round(e.current, 2) };
+  }
 }
 
 export function presentCapacity(c: CapacityResult) {

@@ -1,5 +1,6 @@
 // What the telemetry flow persists: each workload's GPU metric totals over its whole life, so
 // `job_lifetime` outlives the pods, the rings' 24 hours and the process.
+import type { GpuUsage } from './gpu-usage.js';
 import type { MetricName } from './metrics.js';
 
 /** Totals of one metric over every sample attributed to a workload, in reported units. */
@@ -17,8 +18,17 @@ export type LifetimeTotals = Partial<Record<MetricName, MetricTotals>>;
 /** Where lifetime totals are kept (the SQLite index implements it). */
 export interface LifetimeRepository {
   loadLifetime(workloadId: string): LifetimeTotals | undefined;
-  /** Replaces the stored totals of each workload, in one transaction. */
-  saveLifetimes(entries: readonly { workloadId: string; totals: LifetimeTotals }[]): void;
+  /**
+   * Replaces the stored totals of each workload, and adds `usage` (what its GPUs did since the last
+   * save: absent when nothing) to its stored usage figures, in one transaction.
+   */
+  saveLifetimes(entries: readonly LifetimeSave[]): void;
+}
+
+export interface LifetimeSave {
+  workloadId: string;
+  totals: LifetimeTotals;
+  usage?: GpuUsage;
 }
 
 /**
@@ -36,6 +46,8 @@ export interface GpuBucketRow {
   latestSum: number[];
   latestCount: number[];
   current: (number | null)[];
+  /** What the workload's GPUs did in the bucket (src/domain/gpu-usage.ts), added to its usage figures with the bucket. */
+  usage: GpuUsage;
 }
 
 /** A workload's buckets folded over a window, per metric slot; `latest*` come from its newest bucket. */

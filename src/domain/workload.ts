@@ -1,6 +1,7 @@
 // The workload as the API and the index know it. Times are epoch milliseconds (UTC) inside the
 // service and ISO 8601 strings only at the HTTP edge.
 import type { FailureReason } from './failure-reason.js';
+import type { GpuUsage } from './gpu-usage.js';
 
 export const WORKLOAD_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type WorkloadStatus = (typeof WORKLOAD_STATUSES)[number];
@@ -59,4 +60,6 @@ export interface WorkloadView extends WorkloadRecord {
   durationSeconds: number;
   gpuHoursUsed: number;
   queueSeconds: number;
+  /** What its GPUs did (src/domain/gpu-usage.ts); null while nothing was sampled. */
+  usage: Omit<GpuUsage, 'gpuErrors'> | null;
 }

@@ -1,6 +1,7 @@
 // What the read side needs from the rest of the service. Each port is owned here, by its consumer;
 // the SQLite index, the telemetry rings and the capacity ConfigMaps implement them. Every read is
 // async so a heavy query can move off the event loop (worker thread) without changing callers.
+import type { UsageFigures } from '../domain/gpu-usage.js';
 import type { Scope } from '../domain/principal.js';
 import type { TrendInterval } from '../domain/trend-interval.js';
 import type { WorkloadRecord, WorkloadStatus, WorkloadView } from '../domain/workload.js';
@@ -38,7 +39,7 @@ export interface ListPage {
 export const STATS_GROUP_KEYS = ['submitted_by', 'initiative_id', 'instance_type', 'failure_reason'] as const;
 export type StatsGroupKey = (typeof STATS_GROUP_KEYS)[number];
 
-export interface StatsFigures {
+export interface StatsFigures extends UsageFigures {
   workloadCount: number;
   gpuHours: number;
   /** Mean duration of the workloads that started; 0 when none did. */
@@ -68,6 +69,18 @@ export interface GpuHoursRanking {
   average: number | null;
 }
 
+/** The usage rankings' keys (docs/api.md "Rankings"). */
+export type UsageSortKey = 'idle_gpu_hours' | 'gpu_efficiency';
+
+export interface UsageRanking {
+  /** value: idle GPU-hours, or efficiency as a share of 1; coverage: the workload's sampled share of its GPU-time. */
+  entries: { workloadId: string; name: string; initiativeId: string; value: number; coverage: number }[];
+  /** Workloads of the filter with a utilization sample. */
+  totalCount: number;
+  /** Mean idle GPU-hours per ranked workload, or their efficiency weighted by sampled GPU-time; null when none. */
+  average: number | null;
+}
+
 /** GPU-hours consumed inside a window, clipped to it, by initiative and by instance type. */
 export interface UsageBreakdown {
   total: number;
@@ -83,6 +96,8 @@ export interface WorkloadIndex {
   /** The non-empty (interval, group) pairs of the filter's window, by start, then as stats' groups. */
   trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendEntry[]>;
   rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking>;
+  /** Workloads by their lifetime usage; only those with a utilization sample are ranked. */
+  rankByUsage(filter: WorkloadFilter, options: { sortBy: UsageSortKey; order: 'asc' | 'desc'; limit: number; now: number }): Promise<UsageRanking>;
   /** Name and initiative of those of `workloadIds` that match the filter (for rankings built elsewhere). */
   describe(workloadIds: readonly string[], filter: WorkloadFilter): Promise<Map<string, { name: string; initiativeId: string }>>;
   /** GPU-hours of pod time inside [from, to), running pods counted up to `to`. `from` null: since ever. */

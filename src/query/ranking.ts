@@ -1,10 +1,11 @@
-// GET /v1/workloads/metrics: workloads ranked by a metric over the last hour, or by GPU-hours.
+// GET /v1/workloads/metrics: workloads ranked by a metric over the last hour, by GPU-hours, or by
+// their lifetime idle GPU-hours or GPU efficiency.
 // Workloads without samples in the last hour have no value to rank by and are left out.
 import type { Scope } from '../domain/principal.js';
 import type { RankedMetricName, RankingSortKey } from '../domain/metrics.js';
 import type { WorkloadStatus } from '../domain/workload.js';
 import { scopedFilter } from './access.js';
-import type { TelemetryReader, WorkloadIndex } from './ports.js';
+import type { TelemetryReader, UsageSortKey, WorkloadIndex } from './ports.js';
 
 export interface RankingRequest {
   sortBy: RankingSortKey;
@@ -19,7 +20,12 @@ interface RankedBase {
   name: string;
   initiativeId: string;
 }
-export type RankedEntry = RankedBase & ({ metric: RankedMetricName; avg: number; current: number } | { metric: 'gpu_hours'; total: number });
+export type RankedEntry = RankedBase &
+  (
+    | { metric: RankedMetricName; avg: number; current: number }
+    | { metric: 'gpu_hours'; total: number }
+    | { metric: UsageSortKey; value: number; coverage: number }
+  );
 
 export interface RankingResult {
   sortBy: RankingSortKey;
@@ -41,6 +47,15 @@ export async function rankWorkloads(
     return {
       sortBy,
       entries: ranking.entries.map((e) => ({ workloadId: e.workloadId, name: e.name, initiativeId: e.initiativeId, metric: 'gpu_hours', total: e.gpuHours })),
+      totalCount: ranking.totalCount,
+      scopeAverage: ranking.average,
+    };
+  }
+  if (sortBy === 'idle_gpu_hours' || sortBy === 'gpu_efficiency') {
+    const ranking = await deps.index.rankByUsage(filter, { sortBy, order: request.order, limit: request.limit, now });
+    return {
+      sortBy,
+      entries: ranking.entries.map((e) => ({ workloadId: e.workloadId, name: e.name, initiativeId: e.initiativeId, metric: sortBy, value: e.value, coverage: e.coverage })),
       totalCount: ranking.totalCount,
       scopeAverage: ranking.average,
     };

@@ -1,5 +1,6 @@
 // The bounds and the zero-filling of a statistics series (docs/api.md "Trends").
 import { validationError } from '../domain/errors.js';
+import { emptyUsage, usageFigures } from '../domain/gpu-usage.js';
 import { intervalOf, intervalStart, type TrendInterval } from '../domain/trend-interval.js';
 import type { TrendEntry } from './ports.js';
 import type { Window } from './stats-range.js';
@@ -23,7 +24,7 @@ export function fillSeries(entries: readonly TrendEntry[], interval: TrendInterv
   const series: TrendEntry[] = [];
   for (let n = intervalOf(interval, window.from), last = intervalOf(interval, window.to - 1); n <= last; n++) {
     const start = intervalStart(interval, n);
-    series.push(byStart.get(start) ?? { start, key: null, workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0 });
+    series.push(byStart.get(start) ?? { start, key: null, workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0, ...usageFigures(emptyUsage(), 0) });
   }
   return series;
 }

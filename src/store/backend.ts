@@ -113,7 +113,8 @@ async function openSqlite(path: string, options: BackendOptions): Promise<IndexB
     throw error;
   }
   options.gauge('gpucap_index_workloads', 'Workload rows in the index', () => store.countRows());
-  const lifetimes = new SqliteLifetimeStore(db);
+  // Without a write worker, saves run here, with the store's writes on the same connection.
+  const lifetimes = new SqliteLifetimeStore(db, { onGpuErrors: (ids) => store.escalateGpuErrors(ids) });
   const writer = writes ?? store;
   return {
     kind: 'sqlite',
@@ -171,7 +172,7 @@ async function openPostgres(location: { url: string; readUrl: string | undefined
     leases,
     purger: new PostgresRetention(primary),
     lifetimes: null,
-    gpuSummaries: new PostgresGpuSummaries({ primary, readers }),
+    gpuSummaries: new PostgresGpuSummaries({ primary, readers, clock: options.clock }),
     seed,
     close: async () => {
       await seed.close();

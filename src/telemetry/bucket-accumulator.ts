@@ -2,9 +2,16 @@
 // its workload's summary of the current bucket (telemetry_summary_seconds wide) in memory. Ended
 // buckets are taken out, oldest first, as rows to store (summary-flusher.ts). Only the current bucket
 // and those not yet stored are held: no rings.
+//
+// Each row also carries the workload's usage figures (usage-tally.ts). A sample's own figures go to its
+// bucket. Idle time is judged per GPU minute, and a minute may straddle buckets of any width: its idle
+// seconds go to the bucket holding its last millisecond. Minutes are closed before buckets are taken
+// out, and that bucket ends at or after the minute, so it is always still here to take them.
+import { emptyUsage, type GpuUsage } from '../domain/gpu-usage.js';
 import type { GpuBucketRow } from '../domain/telemetry.js';
 import { METRIC_COUNT } from './metric-codec.js';
 import { roundAverage } from './round-average.js';
+import { addSampleUsage, checkUsageRules, IdleMinutes, type IdleMinute, type SampleFacts } from './usage-tally.js';
 
 class WorkloadBucket {
   readonly count = new Float64Array(METRIC_COUNT);
@@ -13,6 +20,7 @@ class WorkloadBucket {
   readonly max = new Float64Array(METRIC_COUNT).fill(-Infinity);
   /** Each GPU's newest sample in the bucket: its time and values. */
   readonly latest = new Map<string, { at: number; values: Float64Array }>();
+  readonly usage: GpuUsage = emptyUsage();
 
   constructor(readonly clusterId: string) {}
 
@@ -35,7 +43,7 @@ class WorkloadBucket {
   }
 
   row(workloadId: string): GpuBucketRow {
-    const row: GpuBucketRow = { workloadId, clusterId: this.clusterId, count: [], sum: [], min: [], max: [], latestSum: [], latestCount: [], current: [] };
+    const row: GpuBucketRow = { workloadId, clusterId: this.clusterId, count: [], sum: [], min: [], max: [], latestSum: [], latestCount: [], current: [], usage: { ...this.usage } };
     for (let m = 0; m < METRIC_COUNT; m += 1) {
       const count = this.count[m] ?? 0;
       row.count.push(count);
@@ -63,39 +71,65 @@ export interface EndedBucket {
   rows: GpuBucketRow[];
 }
 
+export interface BucketAccumulatorOptions {
+  widthMs: number;
+  /** Seconds one sample stands for in the usage figures: scrape_interval_seconds. */
+  intervalSeconds: number;
+  /** idle_threshold_percent. */
+  idleThresholdPercent: number;
+}
+
+/** One GPU's sample at `at` (ms) for a workload of `clusterId`, in reported units (NaN: missing). */
+export interface BucketSample extends SampleFacts {
+  workloadId: string;
+  clusterId: string;
+  gpuKey: string;
+  at: number;
+  values: Float64Array;
+}
+
 export class BucketAccumulator {
   readonly widthMs: number;
+  readonly #intervalSeconds: number;
   readonly #buckets = new Map<number, Map<string, WorkloadBucket>>();
+  /** Each GPU's open minute, tagged with its workload's cluster. */
+  readonly #minutes: IdleMinutes<string>;
+  readonly #onIdle = (minute: IdleMinute<string>): void => {
+    const bucketAt = Math.floor((minute.end - 1) / this.widthMs) * this.widthMs;
+    this.#bucket(bucketAt, minute.workloadId, minute.tag).usage.idleSeconds += minute.idleSeconds;
+  };
   /** Buckets starting before this were taken out: a sample for one of them comes too late. */
   #takenBefore = -Infinity;
   #lateSamples = 0;
 
-  constructor(options: { widthMs: number }) {
+  constructor(options: BucketAccumulatorOptions) {
     if (!(Number.isInteger(options.widthMs) && options.widthMs > 0)) throw new Error(`Cannot summarize GPU samples: the bucket width must be a positive whole number of ms, got ${options.widthMs}`);
     this.widthMs = options.widthMs;
+    this.#intervalSeconds = checkUsageRules(options).intervalSeconds;
+    this.#minutes = new IdleMinutes(options);
   }
 
-  /** One GPU's sample at `at` (ms) for a workload of `clusterId`, in reported units (NaN: missing). */
-  add(sample: { workloadId: string; clusterId: string; gpuKey: string; at: number; values: Float64Array }): void {
+  add(sample: BucketSample): void {
     const bucketAt = Math.floor(sample.at / this.widthMs) * this.widthMs;
     if (bucketAt < this.#takenBefore) {
       this.#lateSamples += 1;
       return;
     }
-    let workloads = this.#buckets.get(bucketAt);
-    if (workloads === undefined) this.#buckets.set(bucketAt, (workloads = new Map()));
-    let bucket = workloads.get(sample.workloadId);
-    if (bucket === undefined) workloads.set(sample.workloadId, (bucket = new WorkloadBucket(sample.clusterId)));
+    const bucket = this.#bucket(bucketAt, sample.workloadId, sample.clusterId);
     bucket.add(sample.gpuKey, sample.at, sample.values);
+    addSampleUsage(bucket.usage, sample.values, sample, this.#intervalSeconds);
+    this.#minutes.add({ workloadId: sample.workloadId, gpuKey: sample.gpuKey, at: sample.at, values: sample.values, tag: sample.clusterId }, this.#onIdle);
   }
 
-  /** Takes out the buckets that ended at or before `until` (ms), oldest first. */
+  /** Takes out the buckets that ended at or before `until` (ms), oldest first, with the GPU minutes ended by then. */
   takeEnded(until: number): EndedBucket[] {
+    this.#minutes.closeEnded(until, this.#onIdle);
     return this.#take((bucketAt) => bucketAt + this.widthMs <= until);
   }
 
-  /** Takes out every bucket, the current one included (at shutdown). */
+  /** Takes out every bucket, the current one and every open GPU minute included (at shutdown). */
   takeAll(): EndedBucket[] {
+    this.#minutes.closeAll(this.#onIdle);
     return this.#take(() => true);
   }
 
@@ -106,6 +140,14 @@ export class BucketAccumulator {
 
   get openBuckets(): number {
     return this.#buckets.size;
+  }
+
+  #bucket(bucketAt: number, workloadId: string, clusterId: string): WorkloadBucket {
+    let workloads = this.#buckets.get(bucketAt);
+    if (workloads === undefined) this.#buckets.set(bucketAt, (workloads = new Map()));
+    let bucket = workloads.get(workloadId);
+    if (bucket === undefined) workloads.set(workloadId, (bucket = new WorkloadBucket(clusterId)));
+    return bucket;
   }
 
   #take(ended: (bucketAt: number) => boolean): EndedBucket[] {

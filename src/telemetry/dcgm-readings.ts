@@ -1,10 +1,10 @@
 // dcgm-exporter's text → one reading per GPU (or MIG instance) with the five API metrics
-// (DECISIONS "Metrics"). Only the seven fields those need are looked at; every other series is
-// parsed (the payload must be valid as a whole) and skipped.
+// (DECISIONS "Metrics") and its last XID error. Only the eight fields those need are looked at; every
+// other series is parsed (the payload must be valid as a whole) and skipped.
 import { METRIC_COUNT, METRIC_SLOT } from './metric-codec.js';
 import { parseExposition } from './exposition-parser.js';
 
-/** The dcgm-exporter fields the API metrics are derived from. */
+/** The dcgm-exporter fields the API metrics and the XID errors are derived from. */
 export const READ_FIELDS = [
   'DCGM_FI_DEV_GPU_UTIL',
   'DCGM_FI_DEV_MEM_COPY_UTIL',
@@ -13,9 +13,11 @@ export const READ_FIELDS = [
   'DCGM_FI_DEV_GPU_TEMP',
   'DCGM_FI_DEV_POWER_USAGE',
   'DCGM_FI_PROF_GR_ENGINE_ACTIVE',
+  // Not an API metric and not kept in the rings: only its changes count (xid-watch.ts).
+  'DCGM_FI_DEV_XID_ERRORS',
 ] as const;
 const FIELD_INDEX = new Map<string, number>(READ_FIELDS.map((name, i) => [name, i]));
-const [GPU_UTIL, MEM_COPY_UTIL, FB_USED, FB_FREE, GPU_TEMP, POWER_USAGE, GR_ENGINE_ACTIVE] = [0, 1, 2, 3, 4, 5, 6] as const;
+const [GPU_UTIL, MEM_COPY_UTIL, FB_USED, FB_FREE, GPU_TEMP, POWER_USAGE, GR_ENGINE_ACTIVE, XID_ERRORS] = [0, 1, 2, 3, 4, 5, 6, 7] as const;
 
 // DCGM reports "no value" in-band: DCGM_INT32_BLANK is 0x7ffffff0 and the int64 and fp64 blanks
 // (0x7ffffffffffffff0…, 2^47…) are larger still, each followed by NOT_FOUND, NOT_SUPPORTED and
@@ -44,6 +46,8 @@ export interface GpuReading {
   pod: PodRef | undefined;
   /** The five metrics by METRIC_SLOT, in reported units; NaN where the exporter gave nothing usable. */
   values: Float64Array;
+  /** DCGM_FI_DEV_XID_ERRORS: the code of the GPU's last XID error, 0 for none; NaN where not reported. */
+  xid: number;
 }
 
 export interface DcgmPayload {
@@ -113,7 +117,7 @@ export function readDcgmPayload(text: string): DcgmPayload {
     let collected = byKey.get(key);
     if (collected === undefined) {
       collected = {
-        reading: { key, gpu, migInstance: instance || undefined, hostname, modelName, pod: undefined, values: new Float64Array(METRIC_COUNT) },
+        reading: { key, gpu, migInstance: instance || undefined, hostname, modelName, pod: undefined, values: new Float64Array(METRIC_COUNT), xid: NaN },
         fields: new Float64Array(READ_FIELDS.length).fill(NaN),
       };
       byKey.set(key, collected);
@@ -125,6 +129,7 @@ export function readDcgmPayload(text: string): DcgmPayload {
   const readings: GpuReading[] = [];
   for (const { reading, fields } of byKey.values()) {
     deriveMetrics(fields, reading.values);
+    reading.xid = fields[XID_ERRORS] ?? NaN;
     readings.push(reading);
   }
   return { readings, samples, unidentified };

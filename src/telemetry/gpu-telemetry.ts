@@ -21,8 +21,11 @@ import { PodDirectory } from './pod-directory.js';
 import type { IngestResult } from './sampler.js';
 import { addPercentiles } from './window-percentiles.js';
 import { WindowSummary } from './window-summary.js';
+import { XidWatch } from './xid-watch.js';
 
 const HOUR_SECONDS = 3600;
+/** A GPU silent this long is forgotten, as the fleet forgets it (its next XID value is a baseline). */
+const XID_MEMORY_MS = 24 * 3_600_000;
 /** GPUs expected per exporter before any payload was read: the 8 of a DGX/HGX node. */
 const GPUS_PER_EXPORTER_GUESS = 8;
 
@@ -48,6 +51,8 @@ export class GpuTelemetry implements TelemetryReader {
   readonly #selectors: [string, string][];
   readonly #directories = new Map<string, PodDirectory>();
   readonly #fleet: GpuFleet;
+  /** Each GPU's last XID value, on both paths (the fleet keeps no GPUs on the shared one). */
+  readonly #xids = new XidWatch();
   readonly #stored = new Uint16Array(METRIC_COUNT);
   readonly #decoded = new Float64Array(METRIC_COUNT);
   /** Payloads read and the GPUs in them, for the GPUs per exporter a tick's reservation expects. */
@@ -114,13 +119,17 @@ export class GpuTelemetry implements TelemetryReader {
         // Lifetime totals take the values as the rings hold them, so both report the same numbers.
         decoded[m] = value === MISSING ? NaN : decodeMetric(m, value);
       }
+      const mig = reading.migInstance !== undefined;
       if ('buckets' in samples) {
-        if (workloadId !== undefined) samples.buckets.add({ workloadId, clusterId: target.clusterId, gpuKey: reading.key, at, values: decoded });
+        const xidError = this.#xids.observe(reading.key, reading.xid, at);
+        if (workloadId !== undefined) samples.buckets.add({ workloadId, clusterId: target.clusterId, gpuKey: reading.key, at, values: decoded, mig, xidError });
         continue;
       }
       const identity = { key: reading.key, clusterId: target.clusterId, hostname: reading.hostname ?? target.node, modelName: reading.modelName };
       const key = this.#fleet.record(identity, { time, stored, workloadId });
-      if (key !== null && workloadId !== undefined) samples.lifetime.add(workloadId, key, decoded);
+      if (key === null) continue;
+      const xidError = this.#xids.observe(key, reading.xid, at);
+      if (workloadId !== undefined) samples.lifetime.add(workloadId, key, decoded, { at, mig, xidError });
     }
     return { samples: payload.samples, gpus: payload.readings.length };
   }
@@ -128,6 +137,7 @@ export class GpuTelemetry implements TelemetryReader {
   /** Lets go of GPUs and workloads older than the rings' span. */
   prune(at: number): void {
     this.#fleet.prune(toSeconds(at));
+    this.#xids.forgetBefore(at - XID_MEMORY_MS);
   }
 
   stats(): { gpus: number; attributedGpus: number; workloads: number; ringBytes: number; ringReservedBytes: number; exporters: number; gpuPods: number } {

@@ -2,11 +2,17 @@
 // are written to the repository every flush and at shutdown; a workload touched again after a
 // restart starts from what was saved. A workload idle for `idleMs` is dropped from memory after its
 // last flush: finished workloads are then read back from the repository.
+//
+// Usage figures (usage-tally.ts) go the other way: each save sends what the workload's GPUs did since
+// the previous one, which the repository adds. A GPU's minute still open when the process stops is
+// never judged: at most one minute of idle time per GPU is lost.
 import type { Clock } from '../domain/clock.js';
+import { emptyUsage, isEmptyUsage, type GpuUsage } from '../domain/gpu-usage.js';
 import { METRIC_NAMES, type MetricName, type MetricSummary } from '../domain/metrics.js';
-import type { LifetimeRepository, LifetimeTotals } from '../domain/telemetry.js';
+import type { LifetimeRepository, LifetimeSave, LifetimeTotals } from '../domain/telemetry.js';
 import { METRIC_COUNT } from './metric-codec.js';
 import { roundAverage } from './round-average.js';
+import { addSampleUsage, IdleMinutes, type IdleMinute, type SampleFacts } from './usage-tally.js';
 
 class Accumulator {
   readonly sum = new Float64Array(METRIC_COUNT);
@@ -16,6 +22,8 @@ class Accumulator {
   /** Current values saved before this process, used until a GPU reports again. */
   readonly savedCurrent: (number | null)[] = new Array<number | null>(METRIC_COUNT).fill(null);
   readonly latestByGpu = new Map<string, Float64Array>();
+  /** What the GPUs did since the last save. */
+  usage: GpuUsage = emptyUsage();
   lastSampleAt = 0;
   dirty = false;
 
@@ -83,26 +91,52 @@ export function summarizeTotals(totals: LifetimeTotals | undefined, metrics: rea
   return result;
 }
 
+export interface LifetimeAccumulatorsOptions {
+  clock: Clock;
+  /** A workload without samples for this long is let go after its next flush. */
+  idleMs: number;
+  /** Seconds one sample stands for in the usage figures: scrape_interval_seconds. */
+  intervalSeconds: number;
+  /** idle_threshold_percent. */
+  idleThresholdPercent: number;
+}
+
+/** One sample's time (epoch ms, the tick's) and what it says besides its values. */
+export interface LifetimeSample extends SampleFacts {
+  at: number;
+}
+
 export class LifetimeAccumulators {
   readonly #repository: LifetimeRepository;
   readonly #clock: Clock;
   readonly #idleMs: number;
+  readonly #intervalSeconds: number;
   readonly #live = new Map<string, Accumulator>();
+  /** Each GPU's open minute, tagged with the accumulator its idle seconds go to. */
+  readonly #minutes: IdleMinutes<Accumulator>;
+  readonly #onIdle = (minute: IdleMinute<Accumulator>): void => {
+    minute.tag.usage.idleSeconds += minute.idleSeconds;
+    minute.tag.dirty = true;
+  };
 
-  constructor(repository: LifetimeRepository, options: { clock: Clock; idleMs: number }) {
+  constructor(repository: LifetimeRepository, options: LifetimeAccumulatorsOptions) {
     this.#repository = repository;
     this.#clock = options.clock;
     this.#idleMs = options.idleMs;
+    this.#intervalSeconds = options.intervalSeconds;
+    this.#minutes = new IdleMinutes({ intervalSeconds: options.intervalSeconds, idleThresholdPercent: options.idleThresholdPercent });
   }
 
   /** One GPU's sample (reported units, NaN: missing) for a workload. */
-  add(workloadId: string, gpuKey: string, values: Float64Array): void {
+  add(workloadId: string, gpuKey: string, values: Float64Array, sample: LifetimeSample): void {
     let accumulator = this.#live.get(workloadId);
     if (accumulator === undefined) {
       accumulator = new Accumulator(this.#repository.loadLifetime(workloadId));
       this.#live.set(workloadId, accumulator);
     }
     accumulator.add(gpuKey, values, this.#clock.now());
+    addSampleUsage(accumulator.usage, values, sample, this.#intervalSeconds);
+    this.#minutes.add({ workloadId, gpuKey, at: sample.at, values, tag: accumulator }, this.#onIdle);
   }
 
   /** The workload's totals: unsaved samples included. */
@@ -110,20 +144,31 @@ export class LifetimeAccumulators {
     return this.#live.get(workloadId)?.totals() ?? this.#repository.loadLifetime(workloadId);
   }
 
-  /** Writes every changed workload's totals, then lets go of idle ones. Returns how many were written. */
+  /**
+   * Judges the GPU minutes that have ended, writes every changed workload's totals with its usage
+   * since the last write, then lets go of idle workloads. Returns how many were written. A save that
+   * throws leaves everything to go again with the next flush.
+   */
   flush(): number {
-    const entries: { workloadId: string; totals: LifetimeTotals }[] = [];
+    const now = this.#clock.now();
+    this.#minutes.closeEnded(now, this.#onIdle);
+    const entries: LifetimeSave[] = [];
     const dirty: Accumulator[] = [];
     for (const [workloadId, accumulator] of this.#live) {
       if (!accumulator.dirty) continue;
-      entries.push({ workloadId, totals: accumulator.totals() });
+      const usage = accumulator.usage;
+      entries.push(isEmptyUsage(usage) ? { workloadId, totals: accumulator.totals() } : { workloadId, totals: accumulator.totals(), usage: { ...usage } });
       dirty.push(accumulator);
     }
     if (entries.length > 0) this.#repository.saveLifetimes(entries);
-    for (const accumulator of dirty) accumulator.dirty = false;
-    const idleBefore = this.#clock.now() - this.#idleMs;
+    for (const accumulator of dirty) {
+      accumulator.dirty = false;
+      accumulator.usage = emptyUsage();
+    }
+    const idleBefore = now - this.#idleMs;
     for (const [workloadId, accumulator] of this.#live) {
-      if (!accumulator.dirty && accumulator.lastSampleAt < idleBefore) this.#live.delete(workloadId);
+      // A workload with a minute still open keeps its accumulator: the minute's idle seconds go to it.
+      if (!accumulator.dirty && accumulator.lastSampleAt < idleBefore && !this.#minutes.hasOpen(workloadId)) this.#live.delete(workloadId);
     }
     return entries.length;
   }

@@ -8,6 +8,7 @@ import { healthEndpoint } from '../../src/api/routes/health.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
 import { expectShape } from '../support/shape.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
+import { NO_USAGE } from '../support/no-usage.js';
 
 const finished = aWorkload({
   workloadId: 'a0000000-0000-4000-8000-000000000001',
@@ -106,6 +107,8 @@ describe('API contract: success shapes', () => {
       // Additions to the contract: submitted 08:00:00, started 08:00:30; failed with exit code 137.
       queue_seconds: 30,
       failure_reason: 'nonzero_exit',
+      // No GPU was sampled (docs/api.md "GPU usage").
+      ...NO_USAGE,
     });
   });
 
@@ -122,11 +125,14 @@ describe('API contract: success shapes', () => {
     const res = await t.get('/v1/workloads/stats?group_by=instance_type');
     expect(res.status).to.equal(200);
     expectShape(res.body, workloadStatsEndpoint.response);
-    expect(res.body.data.summary).to.deep.equal({ total_workloads: 3, total_gpu_hours: 17, average_duration_seconds: 4500, success_rate: 0 });
+    expect(res.body.data.summary).to.deep.equal({
+      total_workloads: 3, total_gpu_hours: 17, average_duration_seconds: 4500, success_rate: 0,
+      total_idle_gpu_hours: null, gpu_efficiency: null, utilization_coverage: 0, total_energy_kwh: null, energy_coverage: 0,
+    });
     expect(res.body.data.grouped).to.deep.equal([
-      { instance_type: 'p5.48xlarge', workload_count: 1, gpu_hours: 16, success_rate: 0 },
-      { instance_type: 'a3-highgpu-8g', workload_count: 1, gpu_hours: 1, success_rate: 0 },
-      { instance_type: 'unknown', workload_count: 1, gpu_hours: 0, success_rate: 0 },
+      { instance_type: 'p5.48xlarge', workload_count: 1, gpu_hours: 16, success_rate: 0, ...NO_USAGE },
+      { instance_type: 'a3-highgpu-8g', workload_count: 1, gpu_hours: 1, success_rate: 0, ...NO_USAGE },
+      { instance_type: 'unknown', workload_count: 1, gpu_hours: 0, success_rate: 0, ...NO_USAGE },
     ]);
   });
 

@@ -16,6 +16,7 @@ import { noBudgets, noTelemetry } from '../../src/query/empty-sources.js';
 import type { CapacityBudget } from '../../src/query/ports.js';
 import { startTestService, type Caller, type TestService } from '../support/service-harness.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
+import { NO_USAGE_TOTALS } from '../support/no-usage.js';
 
 const at = (iso: string) => Date.parse(iso);
 
@@ -78,7 +79,7 @@ interface Expected {
 const EXPECTED: Record<Role, Expected> = {
   admin: {
     list: [A2, L2, V2, V1, L1, A1],
-    stats: { total_workloads: 6, total_gpu_hours: 39, average_duration_seconds: 8400, success_rate: 0.75 },
+    stats: { total_workloads: 6, total_gpu_hours: 39, average_duration_seconds: 8400, success_rate: 0.75, ...NO_USAGE_TOTALS },
     byInitiative: [{ initiative_id: 'llm', gpu_hours: 24 }, { initiative_id: 'vision', gpu_hours: 8 }, { initiative_id: 'audio', gpu_hours: 7 }],
     byGpuHours: [L1, L2, V1, A1, A2, V2],
     gpuHoursAverage: 6.5,
@@ -88,7 +89,7 @@ const EXPECTED: Record<Role, Expected> = {
   },
   lead: {
     list: [L2, V2, V1, L1],
-    stats: { total_workloads: 4, total_gpu_hours: 32, average_duration_seconds: 8100, success_rate: 0.6667 },
+    stats: { total_workloads: 4, total_gpu_hours: 32, average_duration_seconds: 8100, success_rate: 0.6667, ...NO_USAGE_TOTALS },
     byInitiative: [{ initiative_id: 'llm', gpu_hours: 24 }, { initiative_id: 'vision', gpu_hours: 8 }],
     byGpuHours: [L1, L2, V1, V2],
     gpuHoursAverage: 8,
@@ -98,7 +99,7 @@ const EXPECTED: Record<Role, Expected> = {
   },
   member: {
     list: [V2, V1],
-    stats: { total_workloads: 2, total_gpu_hours: 8, average_duration_seconds: 9000, success_rate: 0.5 },
+    stats: { total_workloads: 2, total_gpu_hours: 8, average_duration_seconds: 9000, success_rate: 0.5, ...NO_USAGE_TOTALS },
     byInitiative: [{ initiative_id: 'vision', gpu_hours: 8 }],
     byGpuHours: [V1, V2],
     gpuHoursAverage: 4,
@@ -108,7 +109,7 @@ const EXPECTED: Record<Role, Expected> = {
   },
   noTeams: {
     list: [],
-    stats: { total_workloads: 0, total_gpu_hours: 0, average_duration_seconds: 0, success_rate: 0 },
+    stats: { total_workloads: 0, total_gpu_hours: 0, average_duration_seconds: 0, success_rate: 0, ...NO_USAGE_TOTALS },
     byInitiative: [],
     byGpuHours: [],
     gpuHoursAverage: null,
@@ -118,7 +119,7 @@ const EXPECTED: Record<Role, Expected> = {
   },
   otherOrgAdmin: {
     list: [G2, G1],
-    stats: { total_workloads: 2, total_gpu_hours: 46, average_duration_seconds: 19800, success_rate: 1 },
+    stats: { total_workloads: 2, total_gpu_hours: 46, average_duration_seconds: 19800, success_rate: 1, ...NO_USAGE_TOTALS },
     byInitiative: [{ initiative_id: 'llm', gpu_hours: 40 }, { initiative_id: 'vision', gpu_hours: 6 }],
     byGpuHours: [G1, G2],
     gpuHoursAverage: 23,
@@ -345,7 +346,7 @@ describe('API roles: what each caller sees on every endpoint', () => {
 
     it('stats narrowed to an initiative inside the caller\'s teams sum only that initiative', async () => {
       const res = await t.get('/v1/workloads/stats?initiative_id=vision', { as: caller('lead') });
-      expect(res.body.data.summary).to.deep.equal({ total_workloads: 2, total_gpu_hours: 8, average_duration_seconds: 9000, success_rate: 0.5 });
+      expect(res.body.data.summary).to.deep.equal({ total_workloads: 2, total_gpu_hours: 8, average_duration_seconds: 9000, success_rate: 0.5, ...NO_USAGE_TOTALS });
     });
   });
 

@@ -74,6 +74,7 @@ describe('config/load', () => {
         exporter_port: 9400,
         exporter_path: '/metrics',
         lifetime_flush_seconds: 60,
+        idle_threshold_percent: 5,
         capacity_configmaps_enabled: true,
         capacity_label_selector: 'gpucap.io/capacity=true',
         capacity_configmap_key: 'capacity.yaml',

@@ -36,8 +36,8 @@ sqliteOnly.describe('store/database', () => {
       expect(schemaVersion(db)).to.equal(LATEST_VERSION);
       const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
       expect(tables).to.deep.equal([
-        'stats_daily_failure_reason', 'stats_daily_instance_type', 'stats_daily_submitter', 'workload_counts', 'workload_gpu_lifetime', 'workload_pods',
-        'workload_totals', 'workloads',
+        'stats_daily_failure_reason', 'stats_daily_instance_type', 'stats_daily_submitter', 'stats_daily_usage', 'workload_counts', 'workload_gpu_lifetime',
+        'workload_pods', 'workload_totals', 'workload_usage', 'workloads',
       ]);
       const indexes = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name NOT LIKE 'sqlite_%'").pluck().all();
       expect(indexes).to.include.members([
@@ -45,8 +45,12 @@ sqliteOnly.describe('store/database', () => {
         'workloads_unfinished_horizon', 'workloads_finished_gpu_hours', 'workloads_finished_open',
       ]);
       const triggers = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger'").pluck().all();
-      // Only the lifetime cascade: since v4 the writer keeps the rollups per batch, not triggers per row.
-      expect(triggers).to.deep.equal(['workloads_lifetime_delete']);
+      // The lifetime cascade, and usage's (v6): since v4 the writer keeps the workloads' rollups per
+      // batch, not triggers per row; usage, which changes once per flush, keeps its own by triggers.
+      expect(triggers).to.deep.equal([
+        'workloads_lifetime_delete', 'workload_usage_added', 'workload_usage_changed', 'workload_usage_removed',
+        'workloads_usage_keys_added', 'workloads_usage_keys_changed', 'workloads_usage_delete',
+      ]);
     } finally {
       db.close();
     }

@@ -3,6 +3,7 @@
 // a real server.
 import { expect } from 'chai';
 import pg from 'pg';
+import { emptyUsage } from '../../src/domain/gpu-usage.js';
 import type { GpuBucketRow } from '../../src/domain/telemetry.js';
 import { PostgresGpuSummaries } from '../../src/store/postgres/gpu-summaries.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
@@ -26,6 +27,7 @@ function row(workloadId: string, value: number, options: { cluster?: string; sam
     latestSum: slots.map((s) => (has(s) ? gpus * value : 0)),
     latestCount: slots.map((s) => (has(s) ? gpus : 0)),
     current: slots.map((s) => (has(s) ? value : null)),
+    usage: emptyUsage(),
   };
 }
 

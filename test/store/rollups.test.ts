@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
+import { emptyUsage, usageFigures } from '../../src/domain/gpu-usage.js';
 import { mulberry32 } from '../../sim/random.js';
 import type { Scope } from '../../src/domain/principal.js';
 import { WORKLOAD_STATUSES } from '../../src/domain/workload.js';
@@ -17,6 +18,8 @@ import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { copyRows, DAY_MS, history, INITIATIVES, ORGS, pick, recomputedRollups, rollupContents, rollupsBeforeV5, T0, write } from './rollup-history.js';
 import { HOUR_MS, tempDir } from './temp-store.js';
 import { sqliteOnly } from '../support/backend.js';
+
+const NO_USAGE = usageFigures(emptyUsage(), 0);
 
 const GROUPS: (StatsGroupKey | null)[] = [null, 'submitted_by', 'initiative_id', 'instance_type', 'failure_reason'];
 
@@ -132,7 +135,7 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     expect(s.store.countRows()).to.equal(0);
     expect(Object.values(rollupContents(s.db)).flat()).to.deep.equal([]);
     expect(await s.store.stats({ scope: { organizationId: 'acme', initiatives: null }, submittedFrom: 0 }, 'submitted_by', T0)).to.deep.equal({
-      summary: { workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0 },
+      summary: { workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0, ...NO_USAGE },
       groups: [],
     });
     expect(await s.store.rankByGpuHours({ scope: { organizationId: 'acme', initiatives: null } }, { order: 'desc', limit: 5, now: T0 }))
@@ -183,7 +186,8 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
 
     const migrated = open('v3.db');
     expect(schemaVersion(migrated.db)).to.equal(LATEST_VERSION);
-    expect(migrated.db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger'").pluck().all()).to.deep.equal(['workloads_lifetime_delete']);
+    // v4 dropped the rollup triggers; the only ones left keep the telemetry tables (v2, v6), not the rollups.
+    expect(migrated.db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name NOT LIKE '%usage%'").pluck().all()).to.deep.equal(['workloads_lifetime_delete']);
     expect(rollupsBeforeV5(rollupContents(migrated.db))).to.deep.equal(rollupsBeforeV5(rollupContents(live.db)));
 
     for (const s of [live, migrated]) {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { emptyUsage, usageFigures } from '../../src/domain/gpu-usage.js';
 import { systemClock } from '../../src/domain/clock.js';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import { rankByGpuHours } from '../../src/store/sqlite/ranking-queries.js';
@@ -8,6 +9,8 @@ import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { RecordingStatements } from './recording-statements.js';
 import { at, HOUR_MS, inOrg, ORG, openTempStore, type TempStore } from './temp-store.js';
+
+const NO_USAGE = usageFigures(emptyUsage(), 0);
 
 const NOW = at('2026-11-10T14:00:00Z');
 const T0 = at('2026-11-10T10:00:00Z');
@@ -70,7 +73,7 @@ describe('store/stats-queries', () => {
 
     it('gives zeros for no workloads', async () => {
       expect(await t.index.stats(inOrg(), 'submitted_by', NOW)).to.deep.equal({
-        summary: { workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0 },
+        summary: { workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0, ...NO_USAGE },
         groups: [],
       });
     });

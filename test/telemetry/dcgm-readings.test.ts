@@ -96,6 +96,27 @@ describe('dcgm-exporter payloads → GPU readings', () => {
     expect(metricsOf(byKey.get('GPU-b'))).to.include({ memory_utilization: 42, gpu_utilization: 64, gpu_usage: 50 });
   });
 
+  it('reads each GPU\'s last XID error, NaN where it is blank or not exported', () => {
+    const payload = readDcgmPayload(
+      [
+        'DCGM_FI_DEV_XID_ERRORS{gpu="0",UUID="GPU-a"} 79',
+        'DCGM_FI_DEV_XID_ERRORS{gpu="1",UUID="GPU-b"} 0',
+        'DCGM_FI_DEV_XID_ERRORS{gpu="2",UUID="GPU-c"} 2147483632',
+        'DCGM_FI_DEV_GPU_UTIL{gpu="3",UUID="GPU-d"} 12',
+        'DCGM_FI_DEV_XID_ERRORS{gpu="0",UUID="GPU-e",GPU_I_PROFILE="1g.10gb",GPU_I_ID="13"} 13',
+      ].join('\n'),
+    );
+    const byKey = new Map(payload.readings.map((r) => [r.key, r.xid]));
+    expect([...byKey]).to.deep.equal([['GPU-a', 79], ['GPU-b', 0], ['GPU-c', NaN], ['GPU-d', NaN], ['GPU-e/13', 13]]);
+    // Not an API metric: a reading with only an XID has no metric values.
+    expect(metricsOf(payload.readings[0])).to.deep.equal({ gpu_utilization: null, memory_utilization: null, temperature: null, power_usage: null, gpu_usage: null });
+  });
+
+  it('reads the XID field of the captures (0: none since the driver loaded)', () => {
+    const mig = readDcgmPayload(fixture('dcgm/a100-mig-1g.5gb-dcp-metrics-cloud-native-docs.txt'));
+    expect(mig.readings.map((r) => r.xid)).to.deep.equal([0, 0]);
+  });
+
   it('keys GPUs of an exporter without UUIDs by host and index', () => {
     const payload = readDcgmPayload('DCGM_FI_DEV_GPU_UTIL{gpu="3",Hostname="n7"} 12\n');
     expect(payload.readings.map((r) => r.key)).to.deep.equal(['n7/3']);

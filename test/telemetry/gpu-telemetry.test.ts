@@ -4,10 +4,12 @@ import { expect } from 'chai';
 import { renderDcgmMetrics } from '../../sim/dcgm-exporter/render.js';
 import type { SimNodeGpus } from '../../sim/dcgm-exporter/types.js';
 import type { WorkloadView } from '../../src/domain/workload.js';
+import { emptyUsage, type GpuUsage } from '../../src/domain/gpu-usage.js';
+import { BucketAccumulator } from '../../src/telemetry/bucket-accumulator.js';
 import { GpuTelemetry } from '../../src/telemetry/gpu-telemetry.js';
 import { rawSlotsFor } from '../../src/telemetry/gpu-rings.js';
 import { LifetimeAccumulators } from '../../src/telemetry/lifetime.js';
-import type { LifetimeRepository } from '../../src/domain/telemetry.js';
+import type { LifetimeRepository, LifetimeSave } from '../../src/domain/telemetry.js';
 import type { Pod } from '../../src/workloads/k8s-types.js';
 import { FixedClock } from '../support/fixed-clock.js';
 
@@ -32,7 +34,7 @@ function telemetryWith(pods: Pod[], repository: LifetimeRepository = inMemory())
     discovery: { selectors: ['app=nvidia-dcgm-exporter'], port: 9400, path: '/metrics' },
     gpuResources: ['nvidia.com/gpu', 'nvidia.com/mig-*'],
     rawSlots: rawSlotsFor(15),
-    samples: { lifetime: new LifetimeAccumulators(repository, { clock: new FixedClock(NOW), idleMs: 60_000 }) },
+    samples: { lifetime: new LifetimeAccumulators(repository, { clock: new FixedClock(NOW), idleMs: 60_000, intervalSeconds: 15, idleThresholdPercent: 5 }) },
   });
   telemetry.attach({ clusterId: 'east' }).onEvent('pods', { type: 'SYNC', items: pods }, undefined);
   return telemetry;
@@ -142,5 +144,46 @@ describe('telemetry attribution', () => {
     expect(await telemetry.lastHour('gpu_utilization', NOW)).to.deep.equal(new Map([['uid-solo', { avg: 40, current: 60 }]]));
     expect(await telemetry.lastHour('gpu_utilization', NOW + 3_600_000 - 10_000)).to.deep.equal(new Map([['uid-solo', { avg: 60, current: 60 }]]));
     expect(await telemetry.lastHour('gpu_utilization', NOW + 3_600_000 + 1_000)).to.deep.equal(new Map());
+  });
+});
+
+describe('telemetry usage figures through ingest (both paths)', () => {
+  const USAGE_RULES = { intervalSeconds: 15, idleThresholdPercent: 5 };
+  const DISCOVERY = { selectors: ['app=nvidia-dcgm-exporter'], port: 9400, path: '/metrics' };
+  /** A whole GPU at `util` % and 300 W reporting `xid`, and a MIG slice at 50 % whose exporter repeats the GPU's 200 W. */
+  const payload = (util: number, xid: number) => [
+    `DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-1",pod="solo",namespace="llm"} ${util}`,
+    'DCGM_FI_DEV_POWER_USAGE{gpu="0",UUID="GPU-1",pod="solo",namespace="llm"} 300',
+    `DCGM_FI_DEV_XID_ERRORS{gpu="0",UUID="GPU-1",pod="solo",namespace="llm"} ${xid}`,
+    'DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="1",UUID="GPU-2",GPU_I_ID="3",pod="slice",namespace="llm"} 0.5',
+    'DCGM_FI_DEV_POWER_USAGE{gpu="1",UUID="GPU-2",GPU_I_ID="3",pod="slice",namespace="llm"} 200',
+    '',
+  ].join('\n');
+  /** One minute from NOW: XID 0 (the baseline), then 79, 79 and 13: two new errors. */
+  const feed = (telemetry: GpuTelemetry) => {
+    telemetry.attach({ clusterId: 'east' }).onEvent('pods', { type: 'SYNC', items: [gpuPod('solo'), gpuPod('slice')] }, undefined);
+    [0, 79, 79, 13].forEach((xid, i) => telemetry.ingest(TARGET, payload(2, xid), NOW + i * 15_000));
+  };
+  const expected: Record<string, GpuUsage> = {
+    // 4 samples × 15 s at 200 (0.01 %) and 3000 (0.1 W); 2 % is below 5 %: an idle minute.
+    'uid-solo': { ...emptyUsage(), utilSeconds: 60, utilWeighted: 12_000, idleSeconds: 60, powerSeconds: 60, energyDj: 180_000, gpuErrors: 2 },
+    'uid-slice': { ...emptyUsage(), utilSeconds: 60, utilWeighted: 300_000 },
+  };
+
+  it('on SQLite: saves each workload\'s figures with its lifetime totals', () => {
+    const saves: LifetimeSave[] = [];
+    const clock = new FixedClock(NOW);
+    const lifetimes = new LifetimeAccumulators({ loadLifetime: () => undefined, saveLifetimes: (entries) => void saves.push(...entries) }, { clock, idleMs: 60_000, ...USAGE_RULES });
+    feed(new GpuTelemetry({ discovery: DISCOVERY, gpuResources: ['nvidia.com/gpu'], rawSlots: rawSlotsFor(15), samples: { lifetime: lifetimes } }));
+    clock.set(NOW + 60_000);
+    lifetimes.flush();
+    expect(Object.fromEntries(saves.map((e) => [e.workloadId, e.usage]))).to.deep.equal(expected);
+  });
+
+  it('on PostgreSQL: puts each workload\'s figures in its bucket rows', () => {
+    const buckets = new BucketAccumulator({ widthMs: 60_000, ...USAGE_RULES });
+    feed(new GpuTelemetry({ discovery: DISCOVERY, gpuResources: ['nvidia.com/gpu'], rawSlots: rawSlotsFor(15), samples: { buckets } }));
+    const rows = buckets.takeEnded(NOW + 60_000).flatMap((b) => b.rows);
+    expect(Object.fromEntries(rows.map((r) => [r.workloadId, r.usage]))).to.deep.equal(expected);
   });
 });

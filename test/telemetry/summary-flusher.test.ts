@@ -28,14 +28,14 @@ describe('telemetry: the writer\'s flush of shared telemetry, and the readers\' 
   let warnings: string[];
   const reader = () => new SharedTelemetryReader(store, { widthMs: MINUTE });
   const workload = { workloadId: 'job' } as WorkloadView;
-  const sample = (at: number, v: number, gpuKey = 'GPU-a') => buckets.add({ workloadId: 'job', clusterId: 'west', gpuKey, at, values: values(v) });
+  const sample = (at: number, v: number, gpuKey = 'GPU-a') => buckets.add({ workloadId: 'job', clusterId: 'west', gpuKey, at, values: values(v), mig: false, xidError: false });
 
   beforeEach(async function () {
     db = await freshDatabase(this);
     pool = new pg.Pool({ connectionString: db.url, max: 2 });
     store = new PostgresGpuSummaries({ primary: pool, readers: pool });
     clock = new FixedClock(T0);
-    buckets = new BucketAccumulator({ widthMs: MINUTE });
+    buckets = new BucketAccumulator({ widthMs: MINUTE, intervalSeconds: 15, idleThresholdPercent: 5 });
     warnings = [];
     flusher = new SummaryFlusher(store, buckets, { graceMs: GRACE, clock, clusters: () => ['west'], maxQueued: 3, logger: { warn: (_o, msg) => void warnings.push(msg ?? '') } });
   });

@@ -45,9 +45,24 @@ export const Workload = Type.Object(
     namespace: Type.String({ description: 'Kubernetes namespace of the Job or Pod.' }),
     queue_seconds: Type.Integer({ minimum: 0, description: 'Addition: (started_at, else completed_at for one that ended unstarted, else now) − submitted_at.' }),
     failure_reason: FailureReasonValue,
+    ...usageFields(''),
   },
   { ...closed, $id: 'Workload' },
 );
+
+// Additions (docs/api.md "GPU usage"): what the GPUs did, from the samples attributed to the
+// workloads; sums are named `total_…` in the statistics' summary, as its other sums are.
+function usageFields(sum: '' | 'total_') {
+  const coverage = (what: string) => Type.Number({ minimum: 0, maximum: 1, description: `Addition: GPU-time with a ${what} sample / GPU-time (gpu_hours), capped at 1.` });
+  return {
+    [`${sum}idle_gpu_hours`]: Nullable(Type.Number({ minimum: 0, description: 'Addition: GPU-hours of the one-minute buckets whose mean gpu_utilization was below idle_threshold_percent; null without a utilization sample.' })),
+    gpu_efficiency: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Addition: gpu_utilization weighted by GPU-time, as a share; null without a utilization sample.' })),
+    utilization_coverage: coverage('utilization'),
+    [`${sum}energy_kwh`]: Nullable(Type.Number({ minimum: 0, description: 'Addition: ∫ power_usage over the GPUs and their time, in kWh; null without a power sample (always for MIG slices).' })),
+    energy_coverage: coverage('power'),
+  };
+}
+const USAGE_FIELD_COUNT = 5;
 
 const StatsFigures = {
   workload_count: Type.Integer({ minimum: 0 }),
@@ -63,6 +78,7 @@ export const WorkloadStats = Type.Object(
         total_gpu_hours: Type.Number({ minimum: 0 }),
         average_duration_seconds: Type.Number({ minimum: 0, description: 'Over workloads that started.' }),
         success_rate: StatsFigures.success_rate,
+        ...usageFields('total_'),
       },
       closed,
     ),
@@ -74,8 +90,9 @@ export const WorkloadStats = Type.Object(
           instance_type: Type.Optional(Type.String()),
           failure_reason: Type.Optional(FailureReasonValue),
           ...StatsFigures,
+            ...usageFields(''),
         },
-        { ...closed, minProperties: 4, maxProperties: 4, description: 'The group_by field plus the figures; sorted by gpu_hours descending.' },
+        { ...closed, minProperties: 4 + USAGE_FIELD_COUNT, maxProperties: 4 + USAGE_FIELD_COUNT, description: 'The group_by field plus the figures; sorted by gpu_hours descending.' },
       ),
     ),
     series: Type.Optional(
@@ -88,6 +105,7 @@ export const WorkloadStats = Type.Object(
             instance_type: Type.Optional(Type.String()),
             failure_reason: Type.Optional(FailureReasonValue),
             ...StatsFigures,
+            ...usageFields(''),
           },
           { ...closed, description: 'The figures of the workloads submitted in the interval (and the group); with group_by, one per non-empty pair.' },
         ),
@@ -119,6 +137,12 @@ export const WorkloadMetrics = Type.Object(
 
 const RankedValue = Type.Object({ avg: Type.Number(), current: Type.Number() }, closed);
 const RankedTotal = Type.Object({ total: Type.Number({ minimum: 0 }) }, closed);
+// Additions: lifetime usage, and the share of the workload's GPU-time its samples cover.
+const RankedCoverage = Type.Number({ minimum: 0, maximum: 1 });
+const RankedUsage = {
+  idle_gpu_hours: Type.Object({ total: Type.Number({ minimum: 0 }), coverage: RankedCoverage }, closed),
+  gpu_efficiency: Type.Object({ value: Type.Number({ minimum: 0, maximum: 1 }), coverage: RankedCoverage }, closed),
+};
 export const RankedWorkloads = Type.Object(
   {
     workloads: Type.Array(
@@ -127,9 +151,14 @@ export const RankedWorkloads = Type.Object(
           workload_id: Type.String(),
           name: Type.String(),
           initiative_id: Type.String(),
-          ...Object.fromEntries(RANKING_SORT_KEYS.map((k) => [k, Type.Optional(k === 'gpu_hours' ? RankedTotal : RankedValue)])),
+          ...Object.fromEntries(
+            RANKING_SORT_KEYS.map((k) => [
+              k,
+              Type.Optional(k === 'idle_gpu_hours' || k === 'gpu_efficiency' ? RankedUsage[k] : k === 'gpu_hours' ? RankedTotal : RankedValue),
+            ]),
+          ),
         },
-        { ...closed, minProperties: 4, maxProperties: 4, description: 'Holds the sort_by metric only: {avg, current}, or {total} for gpu_hours.' },
+        { ...closed, minProperties: 4, maxProperties: 4, description: 'Holds the sort_by metric only: {avg, current}, or {total} for gpu_hours and queue_seconds.' },
       ),
     ),
     scope_average: Type.Object(Object.fromEntries(RANKING_SORT_KEYS.map((k) => [k, Type.Optional(Nullable(Type.Number()))])), {

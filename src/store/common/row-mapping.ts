@@ -2,6 +2,7 @@
 // of reading. The SQL twin of gpuHoursAt (gpuHoursSql) lives in workload-sql.ts; tests keep the
 // two in step. Statistics average durations in ms (durationMsSql), not these whole seconds.
 import { isFailureReason } from '../../domain/failure-reason.js';
+import type { USAGE_VALUES } from './usage-columns.js';
 import type { WorkloadKind, WorkloadRecord, WorkloadStatus, WorkloadView } from '../../domain/workload.js';
 
 export interface WorkloadRow {
@@ -88,8 +89,20 @@ export function toRecord(row: WorkloadRow): WorkloadRecord {
   };
 }
 
-export function toView(row: WorkloadRow & GpuAggregates, now: number): WorkloadView {
-  return { ...toRecord(row), durationSeconds: durationSeconds(row, now), gpuHoursUsed: gpuHoursAt(row, now), queueSeconds: queueSeconds(row, now) };
+/** A row as viewSql reads it: the usage columns are null for a workload without usage. */
+export type ViewRow = WorkloadRow & GpuAggregates & { [K in (typeof USAGE_VALUES)[number]]: number | null };
+
+export function toView(row: ViewRow, now: number): WorkloadView {
+  return {
+    ...toRecord(row),
+    durationSeconds: durationSeconds(row, now),
+    gpuHoursUsed: gpuHoursAt(row, now),
+    queueSeconds: queueSeconds(row, now),
+    usage: row.util_seconds === null ? null : {
+      utilSeconds: row.util_seconds, utilWeighted: row.util_weighted ?? 0, idleSeconds: row.idle_seconds ?? 0,
+      powerSeconds: row.power_seconds ?? 0, energyDj: row.energy_dj ?? 0,
+    },
+  };
 }
 
 /**

@@ -11,10 +11,12 @@ import { rollupsHold } from './rollup-sql.js';
 import { GROUP_COLUMNS } from './group-columns.js';
 import { rollupStatsQuery } from './stats-rollup.js';
 import { intervalSql } from './trend-period.js';
+import { noUsageSums, USAGE_JOIN, usageFiguresOf, usageSums, type UsageSums } from './usage-sql.js';
+import { USAGE_VALUES } from './usage-columns.js';
 import { durationMsSql, gpuMsSql, whereOf, type SqlWhere } from './workload-sql.js';
 
 /** Figures as sums, so that groups add up to the summary. */
-export interface FiguresRow {
+export interface FiguresRow extends UsageSums {
   workload_count: number;
   gpu_hours: number;
   duration_sum: number;
@@ -37,9 +39,10 @@ const figuresSelect = (d: SqlDialect) => `
   ${d.total(durationMsSql(d))} / ${d.float('1000.0')} AS duration_sum,
   COUNT(w.started_at) AS started,
   ${d.total(d.asInt("w.status = 'completed'"))} AS completed,
-  ${d.total(d.asInt("w.status = 'failed'"))} AS failed`;
+  ${d.total(d.asInt("w.status = 'failed'"))} AS failed,
+  ${usageSums(d, 'u.')}`;
 
-const FIGURE_KEYS = ['workload_count', 'gpu_hours', 'duration_sum', 'started', 'completed', 'failed'] as const;
+const FIGURE_KEYS = ['workload_count', 'gpu_hours', 'duration_sum', 'started', 'completed', 'failed', ...USAGE_VALUES] as const;
 
 /** The statistics query: from the daily rollups when they hold the filter, else over the rows. */
 export function statsQuery(d: SqlDialect, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; now: number }): SqlWhere {
@@ -64,7 +67,7 @@ export function rawTrendQuery(d: SqlDialect, filter: WorkloadFilter, options: { 
   const period = intervalSql(interval, { ms: 'w.submitted_at' });
   const key = options.groupBy === null ? null : GROUP_COLUMNS[options.groupBy];
   return {
-    sql: `SELECT ${period} AS period, ${key ?? 'NULL'} AS key, ${figuresSelect(d)} FROM workloads w WHERE ${where.sql}
+    sql: `SELECT ${period} AS period, ${key ?? 'NULL'} AS key, ${figuresSelect(d)} FROM workloads w ${USAGE_JOIN} WHERE ${where.sql}
        GROUP BY ${key === null ? period : `${period}, ${key}`} ORDER BY period, gpu_hours DESC, key ASC`,
     params: { ...where.params, now: options.now },
   };
@@ -74,10 +77,10 @@ export function rawTrendQuery(d: SqlDialect, filter: WorkloadFilter, options: { 
 export function rawStatsQuery(d: SqlDialect, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; now: number }): SqlWhere {
   const where = whereOf(d, filter);
   const params = { ...where.params, now: options.now };
-  if (options.groupBy === null) return { sql: `SELECT ${figuresSelect(d)} FROM workloads w WHERE ${where.sql}`, params };
+  if (options.groupBy === null) return { sql: `SELECT ${figuresSelect(d)} FROM workloads w ${USAGE_JOIN} WHERE ${where.sql}`, params };
   const column = GROUP_COLUMNS[options.groupBy];
   return {
-    sql: `SELECT ${column} AS key, ${figuresSelect(d)} FROM workloads w WHERE ${where.sql}
+    sql: `SELECT ${column} AS key, ${figuresSelect(d)} FROM workloads w ${USAGE_JOIN} WHERE ${where.sql}
        GROUP BY ${column} ORDER BY gpu_hours DESC, key ASC`,
     params,
   };
@@ -97,7 +100,7 @@ export function statsResult(rows: readonly StatsRow[], groupBy: StatsGroupKey | 
 }
 
 function emptyFigures(): FiguresRow {
-  return { workload_count: 0, gpu_hours: 0, duration_sum: 0, started: 0, completed: 0, failed: 0 };
+  return { workload_count: 0, gpu_hours: 0, duration_sum: 0, started: 0, completed: 0, failed: 0, ...noUsageSums() };
 }
 
 export function toFigures(row: FiguresRow): StatsFigures {
@@ -107,5 +110,6 @@ export function toFigures(row: FiguresRow): StatsFigures {
     gpuHours: row.gpu_hours,
     averageDurationSeconds: row.started === 0 ? 0 : row.duration_sum / row.started,
     successRate: decided === 0 ? 0 : row.completed / decided,
+    ...usageFiguresOf(row, row.gpu_hours),
   };
 }

@@ -11,6 +11,8 @@ import {
 } from './rollup-sql.js';
 import { GROUP_COLUMNS } from './group-columns.js';
 import { intervalSql } from './trend-period.js';
+import { USAGE_JOIN, usageSums } from './usage-sql.js';
+import { USAGE_VALUES } from './usage-columns.js';
 import { scopeWhere, whereOf, type SqlWhere } from './workload-sql.js';
 
 // Both group by instance type and by initiative read the instance-type rollup, which has the
@@ -60,27 +62,35 @@ export function rollupStatsQuery(
   const rowPeriod = interval === undefined ? '' : `${intervalSql(interval, { ms: 'w.submitted_at' })}, `;
   const raw = (i: number) => `
     SELECT ${rowKey}, ${rowPeriod}@sign${i}, @sign${i} * (${d.asInt("w.status = 'completed'")}), @sign${i} * (${d.asInt("w.status = 'failed'")}),
-      @sign${i} * (${d.asInt('w.started_at IS NOT NULL')}), @sign${i} * ${rawDurationMs(d)}, @sign${i} * ${rawGpuMs(d)}
-    FROM workloads w WHERE ${rowScope.sql} AND w.submitted_at >= @from${i} AND w.submitted_at < @to${i}`;
+      @sign${i} * (${d.asInt('w.started_at IS NOT NULL')}), @sign${i} * ${rawDurationMs(d)}, @sign${i} * ${rawGpuMs(d)},
+      ${USAGE_VALUES.map((v) => `@sign${i} * COALESCE(u.${v}, 0)`).join(', ')}
+    FROM workloads w ${USAGE_JOIN} WHERE ${rowScope.sql} AND w.submitted_at >= @from${i} AND w.submitted_at < @to${i}`;
   const days = `${rollupScope.sql} AND r.day >= @firstDay AND r.day <= @lastDay`;
+  const noUsage = USAGE_VALUES.map(() => '0').join(', ');
   const rest = source.restOf === undefined ? '' : `
     UNION ALL
-    SELECT '', ${period}r.workloads, r.completed, r.failed, r.started, ${dailyDurationMs(d)}, ${dailyGpuMs(d)}
+    SELECT '', ${period}r.workloads, r.completed, r.failed, r.started, ${dailyDurationMs(d)}, ${dailyGpuMs(d)}, ${noUsage}
     FROM ${source.restOf} r WHERE ${days}
     UNION ALL
-    SELECT '', ${period}-r.workloads, -r.completed, -r.failed, -r.started, -(${dailyDurationMs(d)}), -(${dailyGpuMs(d)})
+    SELECT '', ${period}-r.workloads, -r.completed, -r.failed, -r.started, -(${dailyDurationMs(d)}), -(${dailyGpuMs(d)}), ${noUsage}
     FROM ${source.table} r WHERE ${days}`;
+  // Usage has its own rollup, with every key a statistic groups by ('' for no failure reason).
+  const usageKey = groupBy === null ? 'NULL' : `r.${groupBy}`;
   const parts = `
-    SELECT ${key} AS key, ${period}r.workloads, r.completed, r.failed, r.started, ${dailyDurationMs(d)} AS duration_ms, ${dailyGpuMs(d)} AS gpu_ms
+    SELECT ${key} AS key, ${period}r.workloads, r.completed, r.failed, r.started, ${dailyDurationMs(d)} AS duration_ms, ${dailyGpuMs(d)} AS gpu_ms,
+      ${USAGE_VALUES.map((v) => `0 AS ${v}`).join(', ')}
     FROM ${source.table} r WHERE ${days}${rest}
+    UNION ALL
+    SELECT ${usageKey}, ${period}0, 0, 0, 0, 0, 0, ${USAGE_VALUES.map((v) => `r.${v}`).join(', ')}
+    FROM stats_daily_usage r WHERE ${days}
     UNION ALL ${raw(0)}
     UNION ALL ${raw(1)}
     UNION ALL
-    SELECT ${rowKey}, ${rowPeriod}0, 0, 0, 0, ${durationMsFloorAt(d, '@now')}, ${gpuMsFloorAt(d, '@now')}
+    SELECT ${rowKey}, ${rowPeriod}0, 0, 0, 0, ${durationMsFloorAt(d, '@now')}, ${gpuMsFloorAt(d, '@now')}, ${noUsage}
     FROM workloads w${d.indexedBy(HORIZON_INDEX)} WHERE ${window.sql} AND ${belowZeroAt(d, '@now')}`;
   const figures = `
     ${d.sumInt('workloads')} AS workload_count, ${d.total('gpu_ms')} / ${d.float('3600000.0')} AS gpu_hours, ${d.total('duration_ms')} / ${d.float('1000.0')} AS duration_sum,
-    ${d.sumInt('started')} AS started, ${d.sumInt('completed')} AS completed, ${d.sumInt('failed')} AS failed`;
+    ${d.sumInt('started')} AS started, ${d.sumInt('completed')} AS completed, ${d.sumInt('failed')} AS failed, ${usageSums(d)}`;
   const from = `FROM (${parts})${d.subqueryAlias('parts')}`;
   const sql =
     interval !== undefined

@@ -3,9 +3,15 @@
 import type { Keyset, WorkloadFilter } from '../../query/ports.js';
 import type { SqlDialect } from './dialect.js';
 import type { WorkloadRow } from './row-mapping.js';
-import { RECORD_SELECT, whereAfter, whereOf, type SqlWhere } from './workload-sql.js';
+import { USAGE_JOIN } from './usage-sql.js';
+import { USAGE_VALUES } from './usage-columns.js';
+import { RECORD_SELECT, VIEW_SELECT, whereAfter, whereOf, type SqlWhere } from './workload-sql.js';
 
 const LIST_ORDER = 'ORDER BY w.submitted_at DESC, w.workload_id DESC';
+
+/** One workload with its GPU aggregates and usage (null columns without any), by the id `idParam` names. */
+export const viewSql = (idParam: string): string =>
+  `SELECT ${VIEW_SELECT}, ${USAGE_VALUES.map((v) => `u.${v}`).join(', ')} FROM workloads w ${USAGE_JOIN} WHERE w.workload_id = ${idParam}`;
 
 /** The page query (its `@limit` still to bind). */
 export function listQuery(d: SqlDialect, filter: WorkloadFilter, after: Keyset | null): SqlWhere {

@@ -3,10 +3,14 @@
 // in the same statement; every replica answers /metrics and rankings from those rows, so every
 // replica gives the same answer. Arrays hold one figure per metric slot (METRIC_NAMES order).
 import type pg from 'pg';
+import { systemClock, type Clock } from '../../domain/clock.js';
 import { METRIC_NAMES, type MetricName } from '../../domain/metrics.js';
 import type { GpuBucketFigures, GpuBucketRow, GpuSummaryStore, GpuWindowTotals, LifetimeTotals } from '../../domain/telemetry.js';
+import { USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
 import { asIndexBusy } from './errors.js';
 import { inTransaction } from './transaction.js';
+import { escalateGpuErrors } from './gpu-errors.js';
+import { addToUsageRollup } from './usage-writes.js';
 
 const HOUR_MS = 3_600_000;
 const SLOTS = METRIC_NAMES.map((_, i) => i + 1);
@@ -14,11 +18,16 @@ const SLOTS = METRIC_NAMES.map((_, i) => i + 1);
 // A bucket already stored for a workload is left alone (DO NOTHING), and only the rows this statement
 // inserted reach the lifetime totals, whose last_minute guard also refuses anything not newer: a
 // retried flush, or a deposed writer's late one, adds nothing twice.
+// Usage (migration-v6.ts) is added with the bucket's rows, once like them: to workload_usage, which
+// takes a new row's keys from its workloads row when there is one (the row writers move it later
+// otherwise, usage-writes.ts), and at those keys to the rollup. Rows come sorted by workload_id, so
+// usage rows are locked in that order, then rollup rows in key order.
+const USAGE_FIGURES = ['util_seconds', 'util_weighted', 'idle_seconds', 'power_seconds', 'energy_dj', 'gpu_errors'] as const;
 const WRITE_BUCKET = `
 WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
     workload_id text, cluster_id text, count integer[], sum float8[], min float8[], max float8[],
-    latest_sum float8[], latest_count integer[], current float8[])
+    latest_sum float8[], latest_count integer[], current float8[], ${USAGE_FIGURES.map((f) => `${f} bigint`).join(', ')})
 ), inserted AS (
   INSERT INTO workload_gpu_buckets (workload_id, bucket_at, cluster_id, count, sum, min, max, latest_sum, latest_count)
   SELECT workload_id, $2, cluster_id, count, sum, min, max, latest_sum, latest_count FROM input
@@ -38,8 +47,32 @@ WITH input AS (
     last_minute = excluded.last_minute
   WHERE l.last_minute < excluded.last_minute
   RETURNING 1
+), prior AS (
+  SELECT u.workload_id, u.day FROM workload_usage u JOIN input i USING (workload_id)
+), usage AS (
+  INSERT INTO workload_usage AS u (workload_id, ${USAGE_FIGURES.join(', ')}, ${USAGE_KEYS.join(', ')})
+  SELECT i.workload_id, ${USAGE_FIGURES.map((f) => `i.${f}`).join(', ')},
+    w.organization_id, floor(w.submitted_at / 86400000.0)::bigint, w.initiative_id, w.submitted_by, w.instance_type,
+    CASE WHEN w.workload_id IS NULL THEN NULL ELSE COALESCE(w.failure_reason, '') END
+  FROM input i JOIN inserted USING (workload_id)
+    LEFT JOIN workload_keys k ON k.workload_id = i.workload_id
+    LEFT JOIN workloads w ON w.workload_id = k.workload_id AND w.submitted_at = k.submitted_at
+  WHERE ${USAGE_FIGURES.map((f) => `i.${f} <> 0`).join(' OR ')}
+  ORDER BY i.workload_id
+  ON CONFLICT (workload_id) DO UPDATE SET ${USAGE_FIGURES.map((f) => `${f} = u.${f} + excluded.${f}`).join(', ')},
+    ${USAGE_KEYS.map((k) => `${k} = CASE WHEN u.day IS NULL THEN excluded.${k} ELSE u.${k} END`).join(', ')}
+  RETURNING u.workload_id, ${USAGE_KEYS.map((k) => `u.${k}`).join(', ')}, ${USAGE_VALUES.map((v) => `u.${v}`).join(', ')}
+), usage_added AS (
+  -- What this bucket adds where the usage was counted already; everything where it was not (its
+  -- workloads row was written by a transaction this one could not see yet).
+  SELECT ${USAGE_KEYS.map((k) => `a.${k}`).join(', ')},
+    ${USAGE_VALUES.map((v) => `CASE WHEN p.day IS NOT NULL THEN i.${v} ELSE a.${v} END AS ${v}`).join(', ')}
+  FROM usage a JOIN input i USING (workload_id) LEFT JOIN prior p USING (workload_id)
+), rolled AS (
+  ${addToUsageRollup('usage_added')}
+  RETURNING 1
 )
-SELECT (SELECT count(*) FROM inserted)::int AS stored, (SELECT count(*) FROM lifetime)::int AS lifetimes`;
+SELECT (SELECT count(*) FROM inserted)::int AS stored, (SELECT count(*) FROM lifetime)::int AS lifetimes, (SELECT count(*) FROM rolled)::int AS rolled`;
 
 const arrayOf = (figure: (slot: number) => string): string => `ARRAY[${SLOTS.map(figure).join(', ')}]`;
 
@@ -102,21 +135,30 @@ function finiteOrNull(values: readonly (number | null)[]): (number | null)[] {
 export class PostgresGpuSummaries implements GpuSummaryStore {
   readonly #primary: pg.Pool;
   readonly #readers: pg.Pool;
+  readonly #clock: Clock;
 
-  /** Writes go to `primary`; reads to `readers` (the read-only URL when one is set). */
-  constructor(pools: { primary: pg.Pool; readers: pg.Pool }) {
+  /** Writes go to `primary`; reads to `readers` (the read-only URL when one is set). `clock` stamps the rows gpu_error rewrites. */
+  constructor(pools: { primary: pg.Pool; readers: pg.Pool; clock?: Clock }) {
     this.#primary = pools.primary;
     this.#readers = pools.readers;
+    this.#clock = pools.clock ?? systemClock;
   }
 
   async writeBucket(bucketAt: number, rows: readonly GpuBucketRow[]): Promise<number> {
     if (rows.length === 0) return 0;
-    const input = rows.map((r) => ({
+    const sorted = [...rows].sort((a, b) => (a.workloadId < b.workloadId ? -1 : a.workloadId > b.workloadId ? 1 : 0));
+    const input = sorted.map((r) => ({
       workload_id: r.workloadId, cluster_id: r.clusterId, count: r.count, sum: finiteOrNull(r.sum), min: finiteOrNull(r.min), max: finiteOrNull(r.max),
       latest_sum: finiteOrNull(r.latestSum), latest_count: r.latestCount, current: finiteOrNull(r.current),
+      util_seconds: r.usage.utilSeconds, util_weighted: r.usage.utilWeighted, idle_seconds: r.usage.idleSeconds,
+      power_seconds: r.usage.powerSeconds, energy_dj: r.usage.energyDj, gpu_errors: r.usage.gpuErrors,
     }));
     const { rows: [result] } = await this.#primary.query<{ stored: number }>(WRITE_BUCKET, [JSON.stringify(input), bucketAt, METRIC_NAMES]);
-    return result?.stored ?? 0;
+    const stored = result?.stored ?? 0;
+    // A retried bucket (stored 0) added no errors, so has nothing to rewrite.
+    const erred = sorted.filter((r) => r.usage.gpuErrors > 0).map((r) => r.workloadId);
+    if (stored > 0 && erred.length > 0) await escalateGpuErrors(this.#primary, erred, this.#clock.now());
+    return stored;
   }
 
   async refreshLastHour(clusterId: string, to: number): Promise<void> {

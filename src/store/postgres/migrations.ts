@@ -18,6 +18,7 @@
 //   numbers; the figures stay below 2^53 (src/store/sqlite/migration-v3.ts explains why they are exact).
 
 import { ROLLUPS, type RollupDefinition } from '../rollups/definitions.js';
+import { V6 } from './migration-v6.js';
 import { rollupFillSql } from './rollup-rebuild.js';
 
 export interface Migration {
@@ -411,6 +412,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'failure reasons of failed and cancelled workloads, and their daily rollup',
     compatibleSince: 5,
     sql: V5,
+  },
+  {
+    version: 6,
+    description: 'what each workload\'s GPUs did (idle, efficiency, energy, XID errors), and its daily rollup',
+    compatibleSince: 6,
+    sql: V6,
   },
 ];
 

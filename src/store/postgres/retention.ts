@@ -1,5 +1,5 @@
 // Retention on PostgreSQL: the finished workloads completed before the cutoff are deleted in batches,
-// with their pods and lifetime totals, and taken out of the rollups in the same transaction (the
+// with their pods, lifetime totals and usage, and taken out of the rollups in the same transaction (the
 // deltas of rows that go from present to absent). Every replica runs the job; a transaction-level
 // advisory lock lets one batch run at a time across replicas, and a replica that finds it taken
 // skips its turn. Rows are locked with SKIP LOCKED so a batch never waits behind a cluster's writer.
@@ -9,6 +9,7 @@ import { rollupDeltas } from '../rollups/deltas.js';
 import { applyRollupDeltas } from './rollup-apply.js';
 import { LOCK_CLASS } from './locks.js';
 import { inTransaction } from './transaction.js';
+import { deleteUsage } from './usage-writes.js';
 
 /** (1735, -1): the retention pass, one replica at a time. */
 const RETENTION_LOCK = `SELECT pg_try_advisory_xact_lock(${LOCK_CLASS}, -1) AS locked`;
@@ -47,6 +48,7 @@ export class PostgresRetention {
         await client.query(DELETE_ROWS, [ids, months]);
         await client.query(DELETE_LIFETIMES, [ids]);
         await applyRollupDeltas(client, rollupDeltas(rows, []));
+        await deleteUsage(client, ids);
         return rows.length;
       });
     } finally {

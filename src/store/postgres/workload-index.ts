@@ -23,15 +23,15 @@ import type pg from 'pg';
 import type { WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
-  TrendEntry,
+  TrendEntry, UsageRanking,
 } from '../../query/ports.js';
 import { POSTGRES } from '../common/dialect.js';
 import * as ranking from '../common/ranking-queries.js';
-import { toRecord, toView, type GpuAggregates, type WorkloadRow } from '../common/row-mapping.js';
+import * as usageRanking from '../common/usage-ranking-queries.js';
+import { toRecord, toView, type ViewRow, type WorkloadRow } from '../common/row-mapping.js';
 import { statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow } from '../common/stats-queries.js';
 import { usageBreakdown, usageQueries, type UsageRow } from '../common/usage-queries.js';
-import { activeGpusQuery, countQuery, describeQuery, listQuery, teamSeeksQuery, teamsToSeek } from '../common/workload-reads.js';
-import { VIEW_SELECT } from '../common/workload-sql.js';
+import { activeGpusQuery, countQuery, describeQuery, listQuery, teamSeeksQuery, teamsToSeek, viewSql } from '../common/workload-reads.js';
 import { asIndexBusy } from './errors.js';
 import { PreparedStatements } from './prepared-statements.js';
 import { inSnapshot, readRows, type ReadClient, type ReadQuery } from './read-queries.js';
@@ -80,8 +80,8 @@ export class PostgresWorkloadIndex implements WorkloadIndex {
   async get(workloadId: string, now: number): Promise<WorkloadView | undefined> {
     // No partition can be pruned by id: this probes each month's primary key once. Its generic plan is
     // the custom one, so plan_cache_mode = auto takes it after five calls on a connection.
-    const query = { sql: `SELECT ${VIEW_SELECT} FROM workloads w WHERE w.workload_id = @workloadId`, params: { workloadId } };
-    const [row] = await this.#read((prepared) => readRows<WorkloadRow & GpuAggregates>(this.#pool, query, prepared));
+    const query = { sql: viewSql('@workloadId'), params: { workloadId } };
+    const [row] = await this.#read((prepared) => readRows<ViewRow>(this.#pool, query, prepared));
     return row === undefined ? undefined : toView(row, now);
   }
 
@@ -108,6 +108,16 @@ export class PostgresWorkloadIndex implements WorkloadIndex {
         const [overall] = await readRows<ranking.RankingOverall>(client, count);
         const about = top.length === 0 ? [] : await readRows<ranking.RankedAbout>(client, ranking.rankedAboutQuery(d, top.map((r) => r.id)));
         return ranking.rankingResult(top, overall ?? { n: 0, gpu_hours: 0 }, about);
+      }),
+    );
+  }
+
+  async rankByUsage(filter: WorkloadFilter, options: usageRanking.UsageRankingOptions): Promise<UsageRanking> {
+    return this.#read(() =>
+      inSnapshot(this.#pool, async (client) => {
+        const candidates = await readRows<usageRanking.UsageCandidate>(client, usageRanking.teamTopsQuery(d, filter, options));
+        const [overall] = await readRows<usageRanking.UsageOverall>(client, usageRanking.usageOverallQuery(d, filter));
+        return usageRanking.usageRankingResult(candidates, overall ?? { n: 0, idle_seconds: 0, util_weighted: 0, util_seconds: 0 }, options);
       }),
     );
   }

@@ -16,7 +16,9 @@ import { planWrite, workloadsMet, type WritePlan } from '../common/write-plan.js
 import { mergeWorkload, type PodRow } from '../common/write-rules.js';
 import type { FencedConnection } from './lease.js';
 import { ensurePartitions, monthStart, nextMonthStart } from './partitions.js';
+import { applyGpuErrors } from './gpu-errors.js';
 import { applyRollupDeltas } from './rollup-apply.js';
+import { syncUsageKeys, usageKeysChanged } from './usage-writes.js';
 
 type StoredRow = WorkloadRow & GpuAggregates;
 
@@ -127,8 +129,10 @@ export class PostgresWorkloadWriter {
         rows.push({ ...merged, ...aggregatesOf(before) });
       }
       if (rows.length === 0) return rows;
+      await applyGpuErrors(client, rows);
       await client.query(UPSERT_WORKLOADS, WRITTEN_COLUMNS.map((c) => rows.map((row) => (c === 'updated_at' ? updatedAt : row[c]))));
       await applyRollupDeltas(client, rollupDeltas(rows.flatMap((row) => sourceOf(stored.get(row.workload_id))), rows.flatMap(sourceOf)));
+      await syncUsageKeys(client, rows.filter((row) => usageKeysChanged(stored.get(row.workload_id), row)));
       return rows;
     });
     this.#committed(written);
@@ -184,8 +188,10 @@ export class PostgresWorkloadWriter {
       }
       const rows = [...next.values()];
       if (rows.length > 0) {
+        await applyGpuErrors(client, rows);
         await client.query(UPSERT_FULL_WORKLOADS, FULL_COLUMNS.map((c) => rows.map((row) => (c === 'updated_at' ? updatedAt : row[c]))));
         await applyRollupDeltas(client, rollupDeltas(rows.flatMap((row) => sourceOf(stored.get(row.workload_id))), rows.flatMap(sourceOf)));
+        await syncUsageKeys(client, rows.filter((row) => usageKeysChanged(stored.get(row.workload_id), row)));
       }
       return { rows, written: plan.written };
     });

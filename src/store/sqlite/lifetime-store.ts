@@ -1,7 +1,9 @@
-// The LifetimeRepository of the telemetry flow: each workload's GPU metric totals, in SQLite.
+// The LifetimeRepository of the telemetry flow: each workload's GPU metric totals, in SQLite, and
+// what its GPUs did (workload_usage, added to; its triggers keep the daily rollup, migration-v6.ts).
 import type { Database, Statement } from 'better-sqlite3';
+import type { GpuUsage } from '../../domain/gpu-usage.js';
 import { METRIC_NAMES, type MetricName } from '../../domain/metrics.js';
-import type { LifetimeRepository, LifetimeTotals } from '../../domain/telemetry.js';
+import type { LifetimeRepository, LifetimeSave, LifetimeTotals } from '../../domain/telemetry.js';
 
 interface LifetimeRow {
   metric: string;
@@ -16,13 +18,30 @@ export class SqliteLifetimeStore implements LifetimeRepository {
   readonly #db: Database;
   readonly #load: Statement<[string], LifetimeRow>;
   readonly #save: Statement<[string, string, number, number, number, number, number | null]>;
+  readonly #addUsage: Statement<GpuUsage & { workloadId: string }>;
 
-  constructor(db: Database) {
+  readonly #onGpuErrors: (workloadIds: string[]) => void;
+
+  /** `onGpuErrors`: told, after each save, the workloads it brought new XID errors for (gpu_error). */
+  constructor(db: Database, options: { onGpuErrors?: (workloadIds: string[]) => void } = {}) {
     this.#db = db;
+    this.#onGpuErrors = options.onGpuErrors ?? (() => undefined);
     this.#load = db.prepare<[string], LifetimeRow>('SELECT metric, sample_count, sum, min, max, current FROM workload_gpu_lifetime WHERE workload_id = ?');
     this.#save = db.prepare(
       'INSERT OR REPLACE INTO workload_gpu_lifetime (workload_id, metric, sample_count, sum, min, max, current) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
+    // A new row takes its keys from the workloads row when there is one (else its insert trigger will).
+    this.#addUsage = db.prepare(`
+      INSERT INTO workload_usage AS u (workload_id, util_seconds, util_weighted, idle_seconds, power_seconds, energy_dj, gpu_errors,
+        organization_id, day, initiative_id, submitted_by, instance_type, failure_reason)
+      SELECT @workloadId, @utilSeconds, @utilWeighted, @idleSeconds, @powerSeconds, @energyDj, @gpuErrors,
+        w.organization_id, w.submitted_at / 86400000 - (w.submitted_at % 86400000 < 0), w.initiative_id, w.submitted_by, w.instance_type,
+        CASE WHEN w.workload_id IS NULL THEN NULL ELSE COALESCE(w.failure_reason, '') END
+      FROM (SELECT 1) LEFT JOIN workloads w ON w.workload_id = @workloadId
+      WHERE true
+      ON CONFLICT (workload_id) DO UPDATE SET util_seconds = u.util_seconds + excluded.util_seconds, util_weighted = u.util_weighted + excluded.util_weighted,
+        idle_seconds = u.idle_seconds + excluded.idle_seconds, power_seconds = u.power_seconds + excluded.power_seconds,
+        energy_dj = u.energy_dj + excluded.energy_dj, gpu_errors = u.gpu_errors + excluded.gpu_errors`);
   }
 
   loadLifetime(workloadId: string): LifetimeTotals | undefined {
@@ -37,9 +56,10 @@ export class SqliteLifetimeStore implements LifetimeRepository {
     return totals;
   }
 
-  saveLifetimes(entries: readonly { workloadId: string; totals: LifetimeTotals }[]): void {
+  saveLifetimes(entries: readonly LifetimeSave[]): void {
     this.#db.transaction(() => {
-      for (const { workloadId, totals } of entries) {
+      for (const { workloadId, totals, usage } of entries) {
+        if (usage !== undefined) this.#addUsage.run({ workloadId, ...usage });
         for (const name of METRIC_NAMES) {
           const t = totals[name];
           if (t === undefined || t.count <= 0) continue;
@@ -47,5 +67,7 @@ export class SqliteLifetimeStore implements LifetimeRepository {
         }
       }
     })();
+    const erred = entries.filter((entry) => (entry.usage?.gpuErrors ?? 0) > 0).map((entry) => entry.workloadId);
+    if (erred.length > 0) this.#onGpuErrors(erred);
   }
 }

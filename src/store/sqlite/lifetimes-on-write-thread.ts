@@ -4,49 +4,81 @@
 // right after its flush and wanted again by the next sample must load what it saved, not the row
 // before it. A save that fails is logged and kept, and goes again with the next one: the totals are
 // lost only if the process stops before any save succeeds again.
-import type { LifetimeRepository, LifetimeTotals } from '../../domain/telemetry.js';
-
-interface Entry {
-  workloadId: string;
-  totals: LifetimeTotals;
-}
+//
+// Totals replace what is stored, so only a workload's newest totals need to go again. Usage figures
+// are added to what is stored, so those of a failed save are added into the workload's next send
+// whatever was sent since: none is lost, and none goes twice once committed.
+import { addUsage, emptyUsage, type GpuUsage } from '../../domain/gpu-usage.js';
+import type { LifetimeRepository, LifetimeSave, LifetimeTotals } from '../../domain/telemetry.js';
 
 export interface LifetimesOnWriteThreadParts {
   /** Reads on the main thread's connection. */
   stored: Pick<LifetimeRepository, 'loadLifetime'>;
-  writes: { saveLifetimes(entries: readonly Entry[]): Promise<void> };
+  writes: { saveLifetimes(entries: readonly LifetimeSave[]): Promise<void> };
   logger: { error(fields: object, message: string): void };
+}
+
+/** A workload with something not committed yet. */
+interface Pending {
+  /** Its newest totals handed over: what reads answer, and what goes again after a failure. */
+  totals: LifetimeTotals;
+  /** Saves carrying it that have not answered yet. */
+  sending: number;
+  /** Whether the save carrying `totals` failed. */
+  resendTotals: boolean;
+  /** Usage of its failed saves, for the next send. */
+  resendUsage: GpuUsage | undefined;
+}
+
+function sumOf(a: GpuUsage | undefined, b: GpuUsage | undefined): GpuUsage | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  const sum = emptyUsage();
+  addUsage(sum, a);
+  addUsage(sum, b);
+  return sum;
 }
 
 export class LifetimesOnWriteThread implements LifetimeRepository {
   readonly #parts: LifetimesOnWriteThreadParts;
-  /** Totals sent and not committed yet, or whose save failed, by workload. */
-  readonly #unsaved = new Map<string, LifetimeTotals>();
-  /** Of those, the ones to send again with the next save. */
-  readonly #failed = new Set<string>();
+  readonly #pending = new Map<string, Pending>();
 
   constructor(parts: LifetimesOnWriteThreadParts) {
     this.#parts = parts;
   }
 
   loadLifetime(workloadId: string): LifetimeTotals | undefined {
-    return this.#unsaved.get(workloadId) ?? this.#parts.stored.loadLifetime(workloadId);
+    return this.#pending.get(workloadId)?.totals ?? this.#parts.stored.loadLifetime(workloadId);
   }
 
-  saveLifetimes(entries: readonly Entry[]): void {
-    const sending = new Map<string, LifetimeTotals>();
-    for (const workloadId of this.#failed) sending.set(workloadId, this.#unsaved.get(workloadId) as LifetimeTotals);
-    this.#failed.clear();
-    for (const { workloadId, totals } of entries) sending.set(workloadId, totals);
-    for (const [workloadId, totals] of sending) this.#unsaved.set(workloadId, totals);
-    const batch = [...sending].map(([workloadId, totals]) => ({ workloadId, totals }));
+  saveLifetimes(entries: readonly LifetimeSave[]): void {
+    const sending = new Map<string, LifetimeSave>();
+    for (const [workloadId, pending] of this.#pending) {
+      if (!pending.resendTotals && pending.resendUsage === undefined) continue;
+      sending.set(workloadId, withUsage({ workloadId, totals: pending.totals }, pending.resendUsage));
+      pending.resendTotals = false;
+      pending.resendUsage = undefined;
+    }
+    for (const entry of entries) {
+      const again = sending.get(entry.workloadId);
+      sending.set(entry.workloadId, withUsage({ workloadId: entry.workloadId, totals: entry.totals }, sumOf(again?.usage, entry.usage)));
+      const pending = this.#pending.get(entry.workloadId);
+      if (pending === undefined) this.#pending.set(entry.workloadId, { totals: entry.totals, sending: 0, resendTotals: false, resendUsage: undefined });
+      else pending.totals = entry.totals;
+    }
+    const batch = [...sending.values()];
+    for (const { workloadId } of batch) (this.#pending.get(workloadId) as Pending).sending += 1;
     this.#parts.writes.saveLifetimes(batch).then(
       () => {
-        // A later save of the same workload keeps its own entry until it is committed in turn.
-        for (const { workloadId, totals } of batch) if (this.#unsaved.get(workloadId) === totals) this.#unsaved.delete(workloadId);
+        for (const { workloadId } of batch) this.#answered(workloadId);
       },
       (error: unknown) => {
-        for (const { workloadId, totals } of batch) if (this.#unsaved.get(workloadId) === totals) this.#failed.add(workloadId);
+        for (const { workloadId, totals, usage } of batch) {
+          const pending = this.#pending.get(workloadId) as Pending;
+          // Newer totals handed over since replace these: they go (or went) in their own save.
+          if (pending.totals === totals) pending.resendTotals = true;
+          pending.resendUsage = sumOf(pending.resendUsage, usage);
+          this.#answered(workloadId);
+        }
         this.#parts.logger.error({ err: error, workloads: batch.length }, 'Saving GPU lifetime totals failed; they go again with the next save');
       },
     );
@@ -54,6 +86,16 @@ export class LifetimesOnWriteThread implements LifetimeRepository {
 
   /** Totals not committed yet (sent, or waiting to be sent again). */
   get unsaved(): number {
-    return this.#unsaved.size;
+    return this.#pending.size;
   }
+
+  #answered(workloadId: string): void {
+    const pending = this.#pending.get(workloadId) as Pending;
+    pending.sending -= 1;
+    if (pending.sending === 0 && !pending.resendTotals && pending.resendUsage === undefined) this.#pending.delete(workloadId);
+  }
+}
+
+function withUsage(entry: LifetimeSave, usage: GpuUsage | undefined): LifetimeSave {
+  return usage === undefined ? entry : { ...entry, usage };
 }

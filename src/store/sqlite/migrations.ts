@@ -4,6 +4,7 @@ import type { Database } from 'better-sqlite3';
 import { V3 } from './migration-v3.js';
 import { V4, WRITER_ROLLUPS_SINCE } from './migration-v4.js';
 import { V5 } from './migration-v5.js';
+import { V6 } from './migration-v6.js';
 
 export interface Migration {
   version: number;
@@ -143,6 +144,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, description: 'rollups for statistics, the GPU-hours ranking, list counts and capacity since ever', sql: V3 },
   { version: WRITER_ROLLUPS_SINCE, description: 'rollups kept by the writer per batch: the rollup triggers dropped', sql: V4 },
   { version: 5, description: 'failure reasons of failed and cancelled workloads, and their daily rollup', sql: V5 },
+  { version: 6, description: 'what each workload\'s GPUs did (idle, efficiency, energy, XID errors), and its daily rollup', sql: V6 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -17,7 +17,7 @@ import { Worker } from 'node:worker_threads';
 import type { WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
-  TrendEntry,
+  TrendEntry, UsageRanking, UsageSortKey,
 } from '../../query/ports.js';
 import { IndexBusyError } from '../../query/ports.js';
 import { deserializeError } from './read-errors.js';
@@ -76,7 +76,7 @@ const RETRY_AFTER_SECONDS = 1;
 // Calls that scan many rows (tens to hundreds of ms at a million workloads). With two workers or
 // more, they never hold them all: one stays for the page-sized reads (list, get, describe,
 // activeGpus), which would otherwise wait behind a burst of statistics.
-const HEAVY_METHODS: ReadonlySet<ReadMethod> = new Set(['stats', 'trends', 'rankByGpuHours', 'usage']);
+const HEAVY_METHODS: ReadonlySet<ReadMethod> = new Set(['stats', 'trends', 'rankByGpuHours', 'rankByUsage', 'usage']);
 const DEFAULT_RESTART_DELAY_MS = 1000;
 const MAX_RESTART_DELAY_MS = 30_000;
 const silent: ReadPoolLogger = { warn() {}, error() {} };
@@ -135,6 +135,10 @@ export class ReadPool implements WorkloadIndex {
 
   rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking> {
     return this.#call('rankByGpuHours', [filter, options]);
+  }
+
+  rankByUsage(filter: WorkloadFilter, options: { sortBy: UsageSortKey; order: 'asc' | 'desc'; limit: number; now: number }): Promise<UsageRanking> {
+    return this.#call('rankByUsage', [filter, options]);
   }
 
   describe(workloadIds: readonly string[], filter: WorkloadFilter): Promise<Map<string, { name: string; initiativeId: string }>> {

@@ -13,6 +13,7 @@ import { AGGREGATE_COLUMNS, RECORD_COLUMNS, type GpuAggregates, type WorkloadRow
 import { planWrite, workloadsMet } from '../common/write-plan.js';
 import type { PodRow } from '../common/write-rules.js';
 import { AGGREGATES_OF_PODS, refreshAggregates } from './gpu-aggregates.js';
+import { applyGpuErrors } from './gpu-errors.js';
 import { SOURCE_COLUMNS, type SourceRow, type SqliteRollups } from './rollup-apply.js';
 import type { StatementCache } from './workload-sql.js';
 
@@ -69,6 +70,7 @@ export function rowsWithPodsWriter(
       (statements.get(STORED_ROWS).all({ ids: JSON.stringify([...ids]) }) as StoredRow[]).map((row) => [row.workload_id, row]),
     );
     const plan = planWrite(storedRows, storedPods, records, intervals);
+    applyGpuErrors(statements, plan.rows.values());
 
     if ([...plan.pods.values()].some((pod) => !storedRows.has(pod.workload_id))) statements.get(DEFER_FOREIGN_KEYS).run();
     const upsertPod = statements.get(UPSERT_POD);

@@ -3,9 +3,9 @@
 import type { WorkloadRecord, WorkloadView } from '../../domain/workload.js';
 import type { Keyset, ListPage, WorkloadFilter } from '../../query/ports.js';
 import { SQLITE } from '../common/dialect.js';
-import { toRecord, toView, type GpuAggregates, type WorkloadRow } from '../common/row-mapping.js';
+import { toRecord, toView, type ViewRow, type WorkloadRow } from '../common/row-mapping.js';
 import * as shared from '../common/workload-reads.js';
-import { RECORD_SELECT, VIEW_SELECT, type SqlWhere } from '../common/workload-sql.js';
+import { RECORD_SELECT, type SqlWhere } from '../common/workload-sql.js';
 import type { StatementCache } from './workload-sql.js';
 
 export function listWorkloads(
@@ -43,9 +43,7 @@ export function listQuery(filter: WorkloadFilter, after: Keyset | null): SqlWher
 }
 
 export function getWorkload(statements: StatementCache, workloadId: string, now: number): WorkloadView | undefined {
-  const row = statements.get(`SELECT ${VIEW_SELECT} FROM workloads w WHERE w.workload_id = ?`).get(workloadId) as
-    | (WorkloadRow & GpuAggregates)
-    | undefined;
+  const row = statements.get(shared.viewSql('?')).get(workloadId) as ViewRow | undefined;
   return row === undefined ? undefined : toView(row, now);
 }
 

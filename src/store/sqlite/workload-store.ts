@@ -6,12 +6,15 @@ import { systemClock, type Clock } from '../../domain/clock.js';
 import { UNKNOWN, type PodGpuInterval, type WorkloadRecord, type WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
-  TrendEntry,
+  TrendEntry, UsageRanking, UsageSortKey,
 } from '../../query/ports.js';
-import { RECORD_COLUMNS, toRow } from '../common/row-mapping.js';
+import { RECORD_COLUMNS, toRecord, toRow, type WorkloadRow } from '../common/row-mapping.js';
+import { mayBeGpuError } from '../common/gpu-error-reason.js';
 import { ROLLUP_SOURCE_COLUMNS, type RollupSource } from '../rollups/definitions.js';
 import { refreshAggregates } from './gpu-aggregates.js';
 import { rankByGpuHours } from './ranking-queries.js';
+import { applyGpuErrors } from './gpu-errors.js';
+import { rankByUsage } from './usage-ranking.js';
 import { SOURCE_COLUMNS, SqliteRollups, type SourceRow } from './rollup-apply.js';
 import { rowsWithPodsWriter } from './rows-with-pods.js';
 import { workloadStats, workloadTrends } from './stats-queries.js';
@@ -122,8 +125,10 @@ export class SqliteWorkloadStore implements WorkloadIndex {
       const updatedAt = this.#clock.now();
       const after = new Map<string, SourceRow>();
       let written = 0;
-      for (const record of records) {
-        const row = statement.get({ ...toRow(record), updated_at: updatedAt }) as SourceRow | undefined;
+      const rows = records.map(toRow);
+      applyGpuErrors(this.#statements, rows);
+      for (const incoming of rows) {
+        const row = statement.get({ ...incoming, updated_at: updatedAt }) as SourceRow | undefined;
         if (row === undefined) continue; // unchanged
         written += 1;
         after.set(row.workload_id, row);
@@ -245,6 +250,22 @@ export class SqliteWorkloadStore implements WorkloadIndex {
 
   async rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking> {
     return rankByGpuHours(this.#statements, filter, options);
+  }
+
+  /**
+   * After a save brought new XID errors for these workloads: rewrites those of their rows already
+   * failed with a reason gpu_error outranks (common/gpu-error-reason.ts). Returns the rows written.
+   */
+  escalateGpuErrors(workloadIds: readonly string[]): number {
+    if (workloadIds.length === 0) return 0;
+    const rows = this.#statements.get(`SELECT ${RECORD_COLUMNS.join(', ')} FROM workloads WHERE workload_id IN (SELECT value FROM json_each(@ids))`)
+      .all({ ids: JSON.stringify(workloadIds) }) as WorkloadRow[];
+    const failed = rows.filter(mayBeGpuError);
+    return failed.length === 0 ? 0 : this.#upsertWorkloads(failed.map(toRecord));
+  }
+
+  async rankByUsage(filter: WorkloadFilter, options: { sortBy: UsageSortKey; order: 'asc' | 'desc'; limit: number; now: number }): Promise<UsageRanking> {
+    return rankByUsage(this.#statements, filter, options);
   }
 
   async describe(workloadIds: readonly string[], filter: WorkloadFilter): Promise<Map<string, { name: string; initiativeId: string }>> {

@@ -14,7 +14,7 @@
 // writes never wait for that copy.
 import { Worker } from 'node:worker_threads';
 import type { PodGpuInterval, WorkloadRecord } from '../../domain/workload.js';
-import type { LifetimeTotals } from '../../domain/telemetry.js';
+import type { LifetimeSave } from '../../domain/telemetry.js';
 import { Checkpointer, FALLBACK_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import { deserializeError } from './read-errors.js';
 import type { WorkerMessage } from './read-protocol.js';
@@ -116,7 +116,7 @@ export class SqliteWriteThread {
     return this.#call('deleteFinishedBatch', [cutoffMs, limit]);
   }
 
-  saveLifetimes(entries: readonly { workloadId: string; totals: LifetimeTotals }[]): Promise<void> {
+  saveLifetimes(entries: readonly LifetimeSave[]): Promise<void> {
     return this.#call('saveLifetimes', [entries]);
   }
 

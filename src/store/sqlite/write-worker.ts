@@ -29,7 +29,7 @@ function serve(port: MessagePort, data: WriteWorkerData): void {
   let now = 0;
   const clock: Clock = { now: () => now };
   const store = new SqliteWorkloadStore(db, { clock });
-  const lifetimes = new SqliteLifetimeStore(db);
+  const lifetimes = new SqliteLifetimeStore(db, { onGpuErrors: (ids) => store.escalateGpuErrors(ids) });
   const targets = {
     upsertWorkloads: store, upsertPodIntervals: store, writeWorkloads: store, closeOpenIntervals: store, deleteFinishedBatch: store,
     saveLifetimes: lifetimes,

@@ -1,0 +1,83 @@
+// The writes of workload_usage and its rollup stats_daily_usage on PostgreSQL (migration-v6.ts), as
+// SQLite's triggers do them: the bucket writer adds (gpu-summaries.ts), the row writers move a
+// workload's usage with its keys, retention takes it out. Each statement locks usage rows in
+// workload_id order and then rollup rows in key order.
+import type pg from 'pg';
+import { USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
+import { dayOf } from '../rollups/figures.js';
+
+/**
+ * Adds the rows of `source` (a WITH clause with the USAGE_KEYS and USAGE_VALUES columns; rows whose
+ * day is NULL are skipped) to the rollup, summed per key and in key order.
+ */
+export function addToUsageRollup(source: string): string {
+  const keys = USAGE_KEYS.join(', ');
+  return `INSERT INTO stats_daily_usage AS s (${keys}, ${USAGE_VALUES.join(', ')})
+    SELECT ${keys}, ${USAGE_VALUES.map((v) => `SUM(${v})`).join(', ')} FROM ${source} WHERE day IS NOT NULL
+    GROUP BY ${keys} ORDER BY ${keys}
+    ON CONFLICT (${keys}) DO UPDATE SET ${USAGE_VALUES.map((v) => `${v} = s.${v} + excluded.${v}`).join(', ')}`;
+}
+
+// The usage rows whose keys differ from their workloads row's, locked, with both keys; then the row
+// moved, and its figures taken from the old keys and added at the new ones.
+const SYNC_KEYS = `
+WITH target AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[])
+    AS t(workload_id, organization_id, day, initiative_id, submitted_by, instance_type, failure_reason)
+), old AS (
+  SELECT u.workload_id, ${USAGE_KEYS.map((k) => `u.${k}`).join(', ')}, ${USAGE_VALUES.map((v) => `u.${v}`).join(', ')},
+    ${USAGE_KEYS.map((k) => `t.${k} AS new_${k}`).join(', ')}
+  FROM workload_usage u JOIN target t ON t.workload_id = u.workload_id
+  WHERE (${USAGE_KEYS.map((k) => `u.${k}`).join(', ')}) IS DISTINCT FROM (${USAGE_KEYS.map((k) => `t.${k}`).join(', ')})
+  ORDER BY u.workload_id FOR UPDATE OF u
+), moved AS (
+  UPDATE workload_usage u SET ${USAGE_KEYS.map((k) => `${k} = old.new_${k}`).join(', ')} FROM old WHERE u.workload_id = old.workload_id
+), deltas AS (
+  SELECT ${USAGE_KEYS.join(', ')}, ${USAGE_VALUES.map((v) => `-${v} AS ${v}`).join(', ')} FROM old
+  UNION ALL
+  SELECT ${USAGE_KEYS.map((k) => `new_${k}`).join(', ')}, ${USAGE_VALUES.join(', ')} FROM old
+)
+${addToUsageRollup('deltas')}`;
+
+/** The keys of a workloads row as the usage rollup has them. */
+export interface UsageKeySource {
+  workload_id: string;
+  organization_id: string;
+  submitted_at: number;
+  initiative_id: string;
+  submitted_by: string;
+  instance_type: string;
+  failure_reason: string | null;
+}
+
+/** Moves the usage of each written row whose keys it does not have yet (new rows included: samples may come first). */
+export async function syncUsageKeys(client: pg.ClientBase, rows: readonly UsageKeySource[]): Promise<void> {
+  if (rows.length === 0) return;
+  const sorted = [...rows].sort((a, b) => (a.workload_id < b.workload_id ? -1 : a.workload_id > b.workload_id ? 1 : 0));
+  await client.query(SYNC_KEYS, [
+    sorted.map((r) => r.workload_id), sorted.map((r) => r.organization_id), sorted.map((r) => dayOf(r.submitted_at)),
+    sorted.map((r) => r.initiative_id), sorted.map((r) => r.submitted_by), sorted.map((r) => r.instance_type),
+    sorted.map((r) => r.failure_reason ?? ''),
+  ]);
+}
+
+/** Whether a row write can change where the workload's usage is counted. */
+export function usageKeysChanged(before: UsageKeySource | undefined, after: UsageKeySource): boolean {
+  return before === undefined || before.organization_id !== after.organization_id || dayOf(before.submitted_at) !== dayOf(after.submitted_at) ||
+    before.initiative_id !== after.initiative_id || before.submitted_by !== after.submitted_by ||
+    before.instance_type !== after.instance_type || (before.failure_reason ?? '') !== (after.failure_reason ?? '');
+}
+
+const DELETE_USAGE = `
+WITH locked AS (
+  SELECT workload_id FROM workload_usage WHERE workload_id = ANY($1::text[]) ORDER BY workload_id FOR UPDATE
+), gone AS (
+  DELETE FROM workload_usage u USING locked WHERE u.workload_id = locked.workload_id
+  RETURNING ${USAGE_KEYS.map((k) => `u.${k}`).join(', ')}, ${USAGE_VALUES.map((v) => `-u.${v} AS ${v}`).join(', ')}
+)
+${addToUsageRollup('gone')}`;
+
+/** Deletes the usage of these workloads (retention), and takes it out of the rollup. */
+export async function deleteUsage(client: pg.ClientBase, workloadIds: readonly string[]): Promise<void> {
+  if (workloadIds.length > 0) await client.query(DELETE_USAGE, [workloadIds]);
+}
