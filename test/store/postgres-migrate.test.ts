@@ -10,8 +10,8 @@ import { listPartitions } from '../../src/store/postgres/partitions.js';
 import { freshDatabase, sharedPostgres, type TestDatabase } from '../support/postgres-database.js';
 
 const NOW = Date.UTC(2026, 10, 17, 12); // 2026-11-17
-/** What the newest migration asks of the builds that run on it (v5: the failure reasons and their rollup). */
-const COMPATIBLE_SINCE = 5;
+/** What the newest migration asks of the builds that run on it (v6: usage, which writers must move with the keys). */
+const COMPATIBLE_SINCE = 6;
 
 describe('PostgreSQL migrations', function () {
   this.timeout(60_000);
@@ -42,8 +42,9 @@ describe('PostgreSQL migrations', function () {
     const client = await connect();
     expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: COMPATIBLE_SINCE });
     expect(await tables(client)).to.deep.equal([
-      'clusters', 'pod_keys', 'schema_migrations', 'stats_daily_failure_reason', 'stats_daily_instance_type', 'stats_daily_submitter', 'workload_counts',
-      'workload_gpu_buckets', 'workload_gpu_last_hour', 'workload_gpu_lifetime', 'workload_keys', 'workload_pods', 'workload_totals', 'workloads', 'writer_leases',
+      'clusters', 'pod_keys', 'schema_migrations', 'stats_daily_failure_reason', 'stats_daily_instance_type', 'stats_daily_submitter', 'stats_daily_usage',
+      'workload_counts', 'workload_gpu_buckets', 'workload_gpu_last_hour', 'workload_gpu_lifetime', 'workload_keys', 'workload_pods', 'workload_totals',
+      'workload_usage', 'workloads', 'writer_leases',
     ]);
     const { rows: parents } = await client.query("SELECT relname FROM pg_class WHERE relkind = 'p' ORDER BY 1");
     expect(parents).to.deep.equal([{ relname: 'workload_pods' }, { relname: 'workloads' }]);
@@ -129,11 +130,12 @@ describe('PostgreSQL migrations', function () {
   it('refuses a database whose newer schema needs a newer build, naming both versions', async () => {
     const client = await connect();
     await migrate(client, { now: NOW });
-    await client.query("INSERT INTO schema_migrations (version, description, compatible_since) VALUES (7, 'from the future', 6)");
+    const future = LATEST_VERSION + 1;
+    await client.query("INSERT INTO schema_migrations (version, description, compatible_since) VALUES ($1, 'from the future', $1)", [future]);
     const error = await migrate(client, { now: NOW }).then(() => undefined, (e: unknown) => e);
     expect((error as Error | undefined)?.message).to.equal(
-      `Cannot use index database "${db.name}": its schema version 7 is newer than this build knows (${LATEST_VERSION}) ` +
-        'and needs a build of schema version 6 or newer; run a newer gpu-capacity-api or point db_url (GPUCAP_DB_URL) at another database',
+      `Cannot use index database "${db.name}": its schema version ${future} is newer than this build knows (${LATEST_VERSION}) ` +
+        `and needs a build of schema version ${future} or newer; run a newer gpu-capacity-api or point db_url (GPUCAP_DB_URL) at another database`,
     );
   });
 

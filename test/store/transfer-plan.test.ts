@@ -12,7 +12,7 @@ function state(overrides: Partial<SourceState> = {}): SourceState {
   return { ...s, id: `v${s.schemaVersion}:${s.maxUpdatedAt}:${s.workloads}:${s.lifetimeSamples}`, ...overrides };
 }
 
-const ALL_DONE: [Phase, PhaseProgress][] = (['partitions', 'workloads', 'pods', 'prune', 'lifetime', 'rollups', 'verify'] as const).map((p) => [p, { lastKey: null, rows: 10 }]);
+const ALL_DONE: [Phase, PhaseProgress][] = (['partitions', 'workloads', 'pods', 'prune', 'lifetime', 'usage', 'rollups', 'verify'] as const).map((p) => [p, { lastKey: null, rows: 10 }]);
 
 function chain(of: SourceState, progress: 'done' | 'in workloads', updatedAt = T): Chain {
   const phases = new Map<Phase, PhaseProgress>(

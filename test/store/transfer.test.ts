@@ -35,7 +35,7 @@ const ticking = (from: number) => {
   return { now: () => (now += MINUTE) };
 };
 
-/** An SQLite index with a seeded history, lifetime totals of some workloads, and one of no workload. */
+/** An SQLite index with a seeded history, lifetime totals and usage of some workloads, and one of no workload. */
 async function seedSource(options: { count?: number; from?: number } = {}): Promise<TempStore> {
   const source = openTempStore({ clock: ticking(options.from ?? T0 - 30 * 24 * 60 * MINUTE) });
   await write(source.store, history(11, options.count ?? 300));
@@ -47,6 +47,10 @@ async function seedSource(options: { count?: number; from?: number } = {}): Prom
     })),
     { workloadId: 'no-such-workload', totals: { gpu_utilization: { count: 3, sum: 1.5, min: 0.5, max: 0.5, current: 0.5 } } },
   ]);
+  new SqliteLifetimeStore(source.db).saveLifetimes(ids.slice(0, 30).map((workloadId, i) => {
+    const seconds = 15 * (i + 1);
+    return { workloadId, totals: {}, usage: { utilSeconds: seconds, utilWeighted: seconds * 100 * i, idleSeconds: i % 3 === 0 ? seconds : 0, powerSeconds: seconds, energyDj: seconds * 3000, gpuErrors: i % 7 === 0 ? 1 : 0 } };
+  }));
   return source;
 }
 
@@ -97,6 +101,11 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
     const lifetimes = `SELECT l.workload_id, l.metric, l.sample_count, l.sum, l.min, l.max, l.current FROM workload_gpu_lifetime l
       WHERE l.workload_id IN (SELECT workload_id FROM workloads) ORDER BY l.workload_id, l.metric`;
     expect((await sql.query(lifetimes)).rows).to.deep.equal(source.db.prepare(lifetimes).all());
+    // Usage with the keys the target's rows gave it, and its rollup summed from them.
+    const usage = 'SELECT * FROM workload_usage WHERE workload_id IN (SELECT workload_id FROM workloads) ORDER BY workload_id';
+    expect((await sql.query(usage)).rows).to.deep.equal(source.db.prepare(usage).all());
+    const rollup = 'SELECT * FROM stats_daily_usage ORDER BY organization_id, day, initiative_id, submitted_by, instance_type, failure_reason';
+    expect((await sql.query(rollup)).rows).to.deep.equal(source.db.prepare(rollup).all());
   }
 
   it('copies every workload, pod and lifetime total as SQLite holds them, rebuilds the rollups, and every check matches', async () => {
@@ -112,7 +121,7 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
     expect(result.verification.orphanLifetimes).to.equal(1);
     const acme = result.verification.checks.filter((c) => c.organization === 'acme').map((c) => c.check.trim());
     expect(acme).to.include.members(['workloads', 'completed', 'running', 'GPU-ms at T', 'pods', 'pod GPUs', 'lifetime totals', 'lifetime samples']);
-    expect(result.verification.checks.filter((c) => c.organization === '(all)')).to.have.length(5);
+    expect(result.verification.checks.filter((c) => c.organization === '(all)'), 'one per rollup table, usage\'s included').to.have.length(6);
     expect(existsSync(join(source.dir, SNAPSHOT_FILE)), 'the snapshot is removed once done').to.equal(false);
     expect(lines.some((l) => /^workloads: 300 rows in [\d.]+ s, [\d,]+ rows\/s$/.test(l)), lines.join('\n')).to.equal(true);
   });

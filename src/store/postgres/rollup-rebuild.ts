@@ -1,4 +1,4 @@
-// Recomputes the 4 rollup tables from the rows, in one transaction: PostgreSQL's twin of the backfill of
+// Recomputes the rollup tables from the rows, in one transaction: PostgreSQL's twin of the backfill of
 // SQLite's schema v3 (src/store/sqlite/migration-v3.ts). For `gpucap migrate`, which copies rows and
 // then needs their rollups, and for tests that insert rows straight into the tables. Readers never see
 // the tables empty: the old rows stay visible to them until the new ones commit.
@@ -9,6 +9,7 @@
 // below 2^53).
 import { ROLLUPS, type RollupDefinition, type RollupKeyColumn, type RollupValueColumn } from '../rollups/definitions.js';
 import { DAY_MS } from '../common/rollup-sql.js';
+import { USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
 import { SCHEMA_LOCK_SQL } from './locks.js';
 import { inTransaction, type Queryable } from './transaction.js';
 
@@ -48,10 +49,21 @@ const FIGURES: Record<RollupValueColumn, string> = {
     `ELSE ${CLOSED_MINUS_START} + open_gpus * ${DAY}::float8 * ${DAY_MS}.0::float8 END`,
 };
 
-/** The statements that rebuild every rollup table. */
+/** The statements that rebuild every rollup table, usage's included (migration-v6.ts). */
 export function rollupRebuildSql(): string[] {
-  return ROLLUPS.flatMap((rollup) => [`DELETE FROM ${rollup.table}`, rollupFillSql(rollup)]);
+  return [...ROLLUPS.flatMap((rollup) => [`DELETE FROM ${rollup.table}`, rollupFillSql(rollup)]), ...USAGE_REBUILD];
 }
+
+// Usage is counted at its workloads row's keys: set from the rows, then summed.
+const USAGE_REBUILD = [
+  `UPDATE workload_usage u SET organization_id = w.organization_id, day = floor(w.submitted_at / ${DAY_MS}.0)::bigint, initiative_id = w.initiative_id,
+     submitted_by = w.submitted_by, instance_type = w.instance_type, failure_reason = COALESCE(w.failure_reason, '')
+   FROM workload_keys k JOIN workloads w ON w.workload_id = k.workload_id AND w.submitted_at = k.submitted_at
+   WHERE k.workload_id = u.workload_id`,
+  'DELETE FROM stats_daily_usage',
+  `INSERT INTO stats_daily_usage (${USAGE_KEYS.join(', ')}, ${USAGE_VALUES.join(', ')})
+   SELECT ${USAGE_KEYS.join(', ')}, ${USAGE_VALUES.map((v) => `SUM(${v})`).join(', ')} FROM workload_usage WHERE day IS NOT NULL GROUP BY ${USAGE_KEYS.join(', ')}`,
+];
 
 /** The statement that fills an empty rollup table with the sums over the workloads rows. */
 export function rollupFillSql(rollup: RollupDefinition): string {

@@ -7,7 +7,7 @@
 // nothing), 'replace' for a delta over an earlier copy, where the source's row wins. The functions
 // hang off one object so that a test can make one of them fail (the seam of the resume test).
 import type { Queryable } from '../postgres/transaction.js';
-import { WORKLOAD_COLUMNS, type SourceLifetime, type SourcePod, type SourceWorkload } from './source.js';
+import { USAGE_FIGURES, WORKLOAD_COLUMNS, type SourceLifetime, type SourcePod, type SourceUsage, type SourceWorkload } from './source.js';
 
 export type WriteMode = 'insert' | 'replace';
 
@@ -51,6 +51,14 @@ const LIFETIME_CONFLICT: Record<WriteMode, string> = {
     last_minute = excluded.last_minute`,
 };
 
+// Usage without its keys: the rollups phase sets them from the target's rows and sums the rollup.
+const USAGE_COLUMNS = ['workload_id', ...USAGE_FIGURES] as const;
+const INSERT_USAGE = `INSERT INTO workload_usage (${USAGE_COLUMNS.join(', ')}) ${unnest(['text', ...USAGE_FIGURES.map(() => 'bigint')])}`;
+const USAGE_CONFLICT: Record<WriteMode, string> = {
+  insert: 'ON CONFLICT (workload_id) DO NOTHING',
+  replace: `ON CONFLICT (workload_id) DO UPDATE SET ${USAGE_FIGURES.map((f) => `${f} = excluded.${f}`).join(', ')}`,
+};
+
 const columns = <Row, Column extends keyof Row>(rows: readonly Row[], names: readonly Column[]) => names.map((name) => rows.map((row) => row[name]));
 
 async function writeWorkloads(client: Queryable, rows: readonly SourceWorkload[], mode: WriteMode): Promise<void> {
@@ -75,8 +83,13 @@ async function writeLifetimes(client: Queryable, rows: readonly SourceLifetime[]
   await client.query(`${INSERT_LIFETIMES} ${LIFETIME_CONFLICT[mode]}`, [...columns(rows, LIFETIME_COLUMNS), lastMinute]);
 }
 
+async function writeUsage(client: Queryable, rows: readonly SourceUsage[], mode: WriteMode): Promise<void> {
+  await client.query(`${INSERT_USAGE} ${USAGE_CONFLICT[mode]}`, columns(rows, USAGE_COLUMNS));
+}
+
 export const chunkWriter = {
   workloads: writeWorkloads,
   pods: writePods,
   lifetimes: writeLifetimes,
+  usage: writeUsage,
 };

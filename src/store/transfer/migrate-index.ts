@@ -122,7 +122,7 @@ async function run(client: Queryable, source: SourceIndex, state: SourceState, c
     if (since !== null) options.print(`Copying what changed since ${new Date(since).toISOString()} over the migration of ${plan.kind === 'delta' ? plan.base.plan.workloads.toLocaleString('en-US') : 0} workloads`);
   }
   const copy = new Copy(client, source, state, chain, options, at);
-  for (const phase of ['partitions', 'workloads', 'pods', 'prune', 'lifetime', 'rollups'] as const) {
+  for (const phase of ['partitions', 'workloads', 'pods', 'prune', 'lifetime', 'usage', 'rollups'] as const) {
     if (chain.phases.get(phase)?.lastKey === null) continue;
     await copy[phase]();
   }
@@ -207,6 +207,15 @@ class Copy {
       read: (after, limit) => this.#source.lifetimes(after, limit, this.#since),
       keyOf: (row) => [row.workload_id, row.metric],
       write: (rows) => chunkWriter.lifetimes(this.#client, rows, this.#mode, this.#lastMinute),
+    });
+  }
+
+  async usage(): Promise<void> {
+    await this.#copy<[string], ReturnType<SourceIndex['usage']>[number]>('usage', {
+      total: () => this.#source.countUsage(this.#since),
+      read: (after, limit) => this.#source.usage(after?.[0] ?? null, limit, this.#since),
+      keyOf: (row) => [row.workload_id],
+      write: (rows) => chunkWriter.usage(this.#client, rows, this.#mode),
     });
   }
 

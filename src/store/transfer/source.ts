@@ -77,6 +77,19 @@ export interface SourceLifetime {
 export type WorkloadKey = [organizationId: string, submittedAt: number, workloadId: string];
 export type LifetimeKey = [workloadId: string, metric: string];
 
+/** What a workload's GPUs did (schema v6): the figures, not the keys, which the target takes from its own rows. */
+export interface SourceUsage {
+  workload_id: string;
+  util_seconds: number;
+  util_weighted: number;
+  idle_seconds: number;
+  power_seconds: number;
+  energy_dj: number;
+  gpu_errors: number;
+}
+
+export const USAGE_FIGURES = ['util_seconds', 'util_weighted', 'idle_seconds', 'power_seconds', 'energy_dj', 'gpu_errors'] as const satisfies readonly (keyof SourceUsage)[];
+
 /**
  * Rows changed since a time: a workload whose updated_at is at or after it. SQLite's writer sets
  * updated_at on every change of a row, of its pods (the aggregates' refresh) and of a pod that left it.
@@ -100,6 +113,12 @@ const LIFETIMES = `SELECT l.workload_id, l.metric, l.sample_count, l.sum, l.min,
   FROM workload_gpu_lifetime l JOIN workloads w ON w.workload_id = l.workload_id
   WHERE (l.workload_id, l.metric) > (@id, @metric) AND (w.completed_at IS NULL OR ${SINCE('w')})
   ORDER BY l.workload_id, l.metric LIMIT @limit`;
+
+// As the lifetime totals: usage of workloads the index holds, every unfinished one's in a delta.
+const USAGE = `SELECT u.workload_id, ${USAGE_FIGURES.map((f) => `u.${f}`).join(', ')}
+  FROM workload_usage u JOIN workloads w ON w.workload_id = u.workload_id
+  WHERE u.workload_id > @id AND (w.completed_at IS NULL OR ${SINCE('w')})
+  ORDER BY u.workload_id LIMIT @limit`;
 
 export class SourceIndex {
   readonly db: Database;
@@ -185,6 +204,17 @@ export class SourceIndex {
     const [id, metric] = after ?? ['', ''];
     // ('', '') sorts before every key but ('', ''), which no workload has.
     return this.db.prepare(LIFETIMES).all({ id, metric, since, limit }) as SourceLifetime[];
+  }
+
+  countUsage(since: Since): number {
+    const sql = `SELECT COUNT(*) AS n FROM workload_usage u JOIN workloads w ON w.workload_id = u.workload_id
+      WHERE w.completed_at IS NULL OR ${SINCE('w')}`;
+    return (this.db.prepare(sql).get({ since }) as { n: number }).n;
+  }
+
+  usage(after: string | null, limit: number, since: Since): SourceUsage[] {
+    // '' sorts before every id.
+    return this.db.prepare(USAGE).all({ id: after ?? '', since, limit }) as SourceUsage[];
   }
 
   /** Those of `ids` that the source does not hold. */

@@ -77,7 +77,7 @@ export async function countClusters(client: Queryable, clusters: readonly string
   return rows[0]?.n ?? 0;
 }
 
-/** Deletes the workloads of `clusters`, their pods and lifetime totals, in one transaction (--restart). */
+/** Deletes the workloads of `clusters`, their pods, lifetime totals and usage, in one transaction (--restart). */
 export async function deleteClusters(client: Queryable, clusters: readonly string[]): Promise<void> {
   await inTransaction(client, async () => {
     await client.query(
@@ -89,12 +89,14 @@ export async function deleteClusters(client: Queryable, clusters: readonly strin
       'DELETE FROM workload_gpu_lifetime l USING workloads w WHERE w.workload_id = l.workload_id AND w.cluster_id = ANY($1::text[])',
       [clusters],
     );
+    // Usage goes from its rollup when the rollups phase rebuilds it from what is left.
+    await client.query('DELETE FROM workload_usage u USING workloads w WHERE w.workload_id = u.workload_id AND w.cluster_id = ANY($1::text[])', [clusters]);
     await client.query('DELETE FROM workloads WHERE cluster_id = ANY($1::text[])', [clusters]);
   });
 }
 
 /**
- * Deletes the workloads of these keys with their pods and lifetime totals (rows the source no longer
+ * Deletes the workloads of these keys with their pods, lifetime totals and usage (rows the source no longer
  * holds). The caller runs it in its chunk's transaction.
  */
 export async function deleteWorkloads(client: Queryable, keys: readonly { workload_id: string; submitted_at: number }[]): Promise<void> {
@@ -102,5 +104,6 @@ export async function deleteWorkloads(client: Queryable, keys: readonly { worklo
   const months = keys.map((k) => k.submitted_at);
   await client.query('DELETE FROM workload_pods WHERE (workload_id, submitted_at) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))', [ids, months]);
   await client.query('DELETE FROM workload_gpu_lifetime WHERE workload_id = ANY($1::text[])', [ids]);
+  await client.query('DELETE FROM workload_usage WHERE workload_id = ANY($1::text[])', [ids]);
   await client.query('DELETE FROM workloads WHERE (workload_id, submitted_at) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))', [ids, months]);
 }

@@ -19,6 +19,7 @@ import { POSTGRES, SQLITE } from '../common/dialect.js';
 import { DAY_MS } from '../common/rollup-sql.js';
 import { gpuMsAt, gpuMsSql } from '../common/workload-sql.js';
 import { rollupRebuildSql } from '../postgres/rollup-rebuild.js';
+import { USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
 import type { Queryable } from '../postgres/transaction.js';
 import type { SourceIndex } from './source.js';
 
@@ -121,6 +122,12 @@ export async function verifyIndex(source: SourceIndex, target: Queryable, option
   return { at: t, clusters, checks, orphanLifetimes, ok: checks.every((c) => c.ok) };
 }
 
+// Every rollup, usage's included (its rows hold something while either sum does).
+const COMPARED: { table: string; keys: readonly string[]; values: readonly string[]; nonEmpty: string }[] = [
+  ...ROLLUPS.map(({ table, keys, values }) => ({ table, keys, values, nonEmpty: `${values[0]} <> 0` })),
+  { table: 'stats_daily_usage', keys: USAGE_KEYS, values: USAGE_VALUES, nonEmpty: '(util_seconds <> 0 OR power_seconds <> 0)' },
+];
+
 interface TableComparison {
   table: string;
   stored: number;
@@ -143,14 +150,15 @@ async function compareRollupTables(client: Queryable): Promise<TableComparison[]
     );
     if (home === undefined) throw new Error('Cannot compare the rollups: the target has no table workload_totals');
     const stored = (table: string) => `"${home.schema.replaceAll('"', '""')}".${table}`;
-    for (const { table } of ROLLUPS) await client.query(`CREATE TEMPORARY TABLE ${table} (LIKE ${stored(table)}) ON COMMIT DROP`);
+    for (const { table } of COMPARED) await client.query(`CREATE TEMPORARY TABLE ${table} (LIKE ${stored(table)}) ON COMMIT DROP`);
+    // The rebuild sets usage's keys before it sums them: on a copy, so that nothing real is written.
+    await client.query(`CREATE TEMPORARY TABLE workload_usage ON COMMIT DROP AS SELECT * FROM ${stored('workload_usage')}`);
     // Unqualified names now find the temporary tables: the rebuild writes into them, and reads the
     // real workloads, which has no temporary twin.
     for (const sql of rollupRebuildSql()) await client.query(sql);
     const results: TableComparison[] = [];
-    for (const { table, keys, values } of ROLLUPS) {
+    for (const { table, keys, values, nonEmpty } of COMPARED) {
       const columns = [...keys, ...values].join(', ');
-      const nonEmpty = `${values[0]} <> 0`;
       const real = `SELECT ${columns} FROM ${stored(table)} WHERE ${nonEmpty}`;
       const again = `SELECT ${columns} FROM pg_temp.${table} WHERE ${nonEmpty}`;
       const { rows: [row] } = await client.query<{ stored: number; recomputed: number; differing: number }>(
