@@ -7,16 +7,20 @@ import pg from 'pg';
 import type { Clock } from '../../src/domain/clock.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
 import { PostgresLeases } from '../../src/store/postgres/lease.js';
+import { PostgresGpuSummaries } from '../../src/store/postgres/gpu-summaries.js';
 import { PostgresRetention } from '../../src/store/postgres/retention.js';
 import { rollupRebuildSql } from '../../src/store/postgres/rollup-rebuild.js';
 import { PostgresWorkloadWriter } from '../../src/store/postgres/workload-writer.js';
 import { ROLLUPS } from '../../src/store/rollups/definitions.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
+import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
 import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
+import type { GpuUsage } from '../../src/domain/gpu-usage.js';
 import { TEST_BACKEND } from '../support/backend.js';
 import { freshDatabase } from '../support/postgres-database.js';
 import { expect } from 'chai';
-import { recomputedRollups, rollupContents } from './rollup-history.js';
+import { recomputedRollups, rollupContents, T0 } from './rollup-history.js';
+import { usageState, type UsageState } from './usage-contents.js';
 import type { CommandTarget } from './write-commands.js';
 
 export interface PropertyIndex {
@@ -27,6 +31,8 @@ export interface PropertyIndex {
   rollups(): Promise<Record<string, unknown[]>>;
   /** The same, recomputed from the rows. */
   recomputed(): Promise<Record<string, unknown[]>>;
+  /** The usage rollup, its recomputation, and the usage invariants (usage-contents.ts). */
+  usage(): Promise<UsageState>;
   close(): Promise<void>;
 }
 
@@ -37,11 +43,20 @@ export async function openPropertyIndex(context: Mocha.Context, clock: Clock): P
 function openSqlite(clock: Clock): PropertyIndex {
   const db = openDatabase(':memory:');
   const owner = db.prepare('SELECT workload_id FROM workload_pods WHERE pod_uid = ?').pluck();
+  const store = new SqliteWorkloadStore(db, { clock });
+  const lifetimes = new SqliteLifetimeStore(db, { onGpuErrors: (ids) => store.escalateGpuErrors(ids) });
+  const target: CommandTarget = Object.assign(store, {
+    saveUsage: async (workloadId: string, usage: GpuUsage) => {
+      lifetimes.saveLifetimes([{ workloadId, totals: {}, usage }]);
+      return 1;
+    },
+  });
   return {
-    target: new SqliteWorkloadStore(db, { clock }),
+    target,
     podOwner: async (podUid) => owner.get(podUid) as string | undefined,
     rollups: async () => rollupContents(db),
     recomputed: async () => recomputedRollups(db),
+    usage: () => usageState(async (sql) => db.prepare(sql).all() as Record<string, unknown>[], (c) => `(${c} / 86400000 - (${c} % 86400000 < 0))`),
     close: async () => void db.close(),
   };
 }
@@ -71,6 +86,8 @@ async function openPostgres(context: Mocha.Context, clock: Clock): Promise<Prope
     if (writer === null) throw new Error('Cannot write cluster local: its lock is held');
     closing.push(() => writer.release());
     const retention = new PostgresRetention(pool);
+    const summaries = new PostgresGpuSummaries({ primary: pool, readers: pool, clock });
+    let bucketAt = T0;
     const contents = async () => {
       const tables: Record<string, unknown[]> = {};
       for (const { table, keys, values } of ROLLUPS) {
@@ -88,6 +105,13 @@ async function openPostgres(context: Mocha.Context, clock: Clock): Promise<Prope
         writeWorkloads: (records, intervals) => writer.writeWorkloads(records, intervals),
         closeOpenIntervals: (workloadIds, at) => writer.closeOpenIntervals(workloadIds, at),
         deleteFinishedBatch: (cutoff, limit) => retention.deleteFinishedBatch(cutoff, limit),
+        // Each save its own bucket, as the flusher writes one per workload and bucket.
+        saveUsage: (workloadId, usage) => {
+          const none = [0, 0, 0, 0, 0];
+          const nulls = none.map(() => null);
+          bucketAt += 60_000;
+          return summaries.writeBucket(bucketAt, [{ workloadId, clusterId: 'local', count: none, sum: none, min: nulls, max: nulls, latestSum: none, latestCount: none, current: nulls, usage }]);
+        },
       },
       podOwner: async (podUid) => (await sql.query<{ workload_id: string }>('SELECT workload_id FROM workload_pods WHERE pod_uid = $1', [podUid])).rows[0]?.workload_id,
       rollups: contents,
@@ -100,6 +124,7 @@ async function openPostgres(context: Mocha.Context, clock: Clock): Promise<Prope
           await sql.query('ROLLBACK');
         }
       },
+      usage: () => usageState(async (text) => (await sql.query<Record<string, unknown>>(text)).rows, (c) => `floor(${c} / 86400000.0)::bigint`),
       close,
     };
   } catch (error) {

@@ -2,8 +2,10 @@
 // have, over a few ids, so that writes keep meeting the same rows: upserts that move a workload
 // between statuses, labels, instance types and days; pod intervals that open, close, reopen and move
 // between workloads (and name workloads not written yet); both together (writeWorkloads);
-// closeOpenIntervals; retention deletes.
+// closeOpenIntervals; retention deletes; usage saved as the telemetry flow saves it (before or after
+// the row, with or without XID errors).
 import fc from 'fast-check';
+import type { GpuUsage } from '../../src/domain/gpu-usage.js';
 import { TERMINAL_STATUSES, WORKLOAD_STATUSES, type PodGpuInterval, type WorkloadRecord } from '../../src/domain/workload.js';
 import { DAY_MS, T0 } from './rollup-history.js';
 
@@ -15,7 +17,8 @@ export type Command =
   | { kind: 'pods'; intervals: PodGpuInterval[] }
   | { kind: 'write'; records: WorkloadRecord[]; intervals: PodGpuInterval[] }
   | { kind: 'close'; workloadIds: string[]; at: number }
-  | { kind: 'retention'; cutoff: number; limit: number };
+  | { kind: 'retention'; cutoff: number; limit: number }
+  | { kind: 'usage'; workloadId: string; usage: GpuUsage };
 
 /** The writes the commands call: a cluster's writer with writeWorkloads, and retention. */
 export interface CommandTarget {
@@ -24,6 +27,8 @@ export interface CommandTarget {
   writeWorkloads(records: readonly WorkloadRecord[], intervals: readonly PodGpuInterval[]): Promise<{ rows: number; intervals: number }>;
   closeOpenIntervals(workloadIds: readonly string[], at: number): Promise<number>;
   deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number>;
+  /** Adds what the workload's GPUs did, as a lifetime save (SQLite) or a bucket (PostgreSQL) does. */
+  saveUsage(workloadId: string, usage: GpuUsage): Promise<number>;
 }
 
 /** Around T0: midnights and the ms before them, any ms of 3 days, now and then 1970 itself. */
@@ -78,7 +83,20 @@ export const interval: fc.Arbitrary<PodGpuInterval> = fc.record({
 export const records = fc.array(record, { minLength: 1, maxLength: 6 });
 export const intervals = fc.array(interval, { minLength: 1, maxLength: 8 });
 
+const usage: fc.Arbitrary<GpuUsage> = fc
+  .record({ samples: fc.integer({ min: 0, max: 8 }), util: fc.integer({ min: 0, max: 10_000 }), idle: fc.integer({ min: 0, max: 8 }), power: fc.option(fc.integer({ min: 0, max: 7000 })), errors: fc.constantFrom(0, 0, 1) })
+  .map(({ samples, util, idle, power, errors }) => ({
+    utilSeconds: samples * 15,
+    utilWeighted: util * samples * 15,
+    idleSeconds: Math.min(idle, samples) * 15,
+    powerSeconds: power === null ? 0 : samples * 15,
+    energyDj: (power ?? 0) * samples * 15,
+    gpuErrors: errors,
+  }));
+
 export const command: fc.Arbitrary<Command> = fc.oneof(
+  // Sometimes for a workload not written yet: its usage waits for the row.
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('usage' as const), workloadId: fc.constantFrom(...WORKLOAD_IDS, 'w-unknown'), usage }) },
   { weight: 4, arbitrary: records.map((r) => ({ kind: 'workloads' as const, records: r })) },
   { weight: 4, arbitrary: intervals.map((i) => ({ kind: 'pods' as const, intervals: i })) },
   { weight: 4, arbitrary: fc.tuple(fc.array(record, { maxLength: 6 }), fc.array(interval, { maxLength: 8 })).map(([r, i]) => ({ kind: 'write' as const, records: r, intervals: i })) },
@@ -101,6 +119,8 @@ export async function apply(target: CommandTarget, c: Command): Promise<number> 
       return target.closeOpenIntervals(c.workloadIds, c.at);
     case 'retention':
       return target.deleteFinishedBatch(c.cutoff, c.limit);
+    case 'usage':
+      return target.saveUsage(c.workloadId, c.usage);
   }
 }
 
