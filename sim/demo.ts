@@ -53,6 +53,8 @@ async function main(): Promise<void> {
     GPUCAP_EXPORTER_PORT: String(world.exporterPort),
     GPUCAP_SCRAPE_INTERVAL_SECONDS: '5',
     GPUCAP_INDEX_FLUSH_INTERVAL_MS: '100',
+    // Usage figures (idle GPU-hours, efficiency, energy) are saved with each flush: a demo shows them soon.
+    GPUCAP_LIFETIME_FLUSH_SECONDS: '10',
     ...(tokens[0]?.env ?? {}),
   });
   const service = await startService(config, { logger: createLogger({ level: config.log_level, version: 'demo' }) });

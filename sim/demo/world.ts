@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SimDcgmFleet } from '../dcgm-exporter/fleet.js';
 import type { SimExporterHandle } from '../dcgm-exporter/exporter.js';
-import { FAILURE_SHAPES, failedPodStatus, failureShapeOf, jobFailedCondition } from '../kube-api/failures.js';
+import { FAILURE_SHAPES, failedPodStatus, failureShapeOf, jobFailedCondition, nameHash } from '../kube-api/failures.js';
 import { aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, finished, running } from '../kube-api/objects.js';
 import type { KubeObject } from '../kube-api/resources.js';
 import { startKubeApi, type KubeApi } from '../kube-api/server.js';
@@ -220,11 +220,16 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
     const pod = store.create('pods', template);
     const started = store.patchStatus('pods', pod.metadata, running(at));
     store.patchStatus('jobs', job.metadata, { startTime: new Date(at).toISOString(), active: 1 });
+    // Some Jobs hold their GPUs and barely use them (the idle GPU-hours the demo shows); some hit an
+    // XID error (79: fallen off the bus), which makes them gpu_error if they then fail. Decided by the
+    // name, so the world's random draws stay as they were.
     const busyness = 35 + random() * 60;
+    const name = job.metadata.name ?? '';
     for (const slot of slots) {
       slot.busy = true;
       slot.exporter.assignPod(slot.uuid, { pod: started.metadata.name, namespace: started.metadata.namespace ?? '', container: 'main' });
-      slot.exporter.setValues(slot.uuid, utilization(busyness + random() * 5, random));
+      const percent = busyness + random() * 5;
+      slot.exporter.setValues(slot.uuid, { ...utilization(idleJob(name) ? percent / 30 : percent, random), DCGM_FI_DEV_XID_ERRORS: xidJob(name) ? 79 : 0 });
     }
     live.get(cluster.name)?.push({ job, pod: started, slots, startedAt: at });
     return true;
@@ -248,7 +253,7 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
     for (const slot of entry.slots) {
       slot.busy = false;
       slot.exporter.assignPod(slot.uuid, undefined);
-      slot.exporter.setValues(slot.uuid, utilization(0, random));
+      slot.exporter.setValues(slot.uuid, { ...utilization(0, random), DCGM_FI_DEV_XID_ERRORS: 0 });
     }
   };
 
@@ -299,7 +304,12 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
         if (queue.length < 6) submit(cluster, now);
         // Utilization drifts on the busy GPUs, as real jobs' phases change.
         for (const entry of running) {
-          for (const slot of entry.slots) if (random() < 0.3) slot.exporter.setValues(slot.uuid, utilization(30 + random() * 70, random));
+          for (const slot of entry.slots) {
+            if (random() >= 0.3) continue;
+            // Drawn for idle Jobs too, so that the other Jobs' values stay as they were.
+            const values = utilization(30 + random() * 70, random);
+            if (!idleJob(entry.job.metadata.name ?? '')) slot.exporter.setValues(slot.uuid, { ...values, DCGM_FI_DEV_XID_ERRORS: xidJob(entry.job.metadata.name ?? '') ? 79 : 0 });
+          }
         }
       }
     },
@@ -309,6 +319,11 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
     },
   };
 }
+
+/** About one Job in six idles on its GPUs, below the 5 % threshold. */
+const idleJob = (name: string): boolean => nameHash(name) % 6 === 1;
+/** About one Job in eight reports an XID error while it runs. */
+const xidJob = (name: string): boolean => nameHash(name) % 8 === 3;
 
 /** Plausible dcgm-exporter values for a GPU busy at `percent`. */
 function utilization(percent: number, random: () => number) {

@@ -63,7 +63,12 @@ export function jobFailedCondition(shape: FailureShape, at: number, podName: str
 
 /** A shape for a Job, from its name: the same Job fails the same way in every run, and no random draw is spent. */
 export function failureShapeOf(name: string): FailureShape {
+  return FAILURE_SHAPES[nameHash(name) % FAILURE_SHAPES.length] as FailureShape;
+}
+
+/** A stable number of a name: what the demo decides by it needs no random draw. */
+export function nameHash(name: string): number {
   let hash = 0;
   for (const char of name) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-  return FAILURE_SHAPES[hash % FAILURE_SHAPES.length] as FailureShape;
+  return hash;
 }

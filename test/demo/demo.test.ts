@@ -63,7 +63,8 @@ describe('npm run demo', function () {
     }
   });
 
-  it('serves live workloads of both clusters, with GPU metrics, budgets and roles applied', async () => {
+  it('serves live workloads of both clusters, with GPU metrics, usage, budgets and roles applied', async function () {
+    this.timeout(90_000);
     const base = /gpu-capacity-api demo: (http:\/\/[^\s]+)/.exec(output)?.[1] ?? '';
     const token = /^export ACME_ADMIN='([^']+)'/m.exec(output)?.[1] ?? '';
     const get = async (path: string) => (await fetch(base + path, { headers: { Authorization: `Bearer ${token}`, 'X-Organization-Id': 'acme' } })).json() as Promise<{ data: Record<string, unknown> }>;
@@ -87,6 +88,14 @@ describe('npm run demo', function () {
     const byReason = (await get('/v1/workloads/stats?group_by=failure_reason')).data.grouped as { failure_reason: string | null }[];
     const reasons = byReason.map((g) => g.failure_reason).filter((r) => r !== null);
     expect(reasons.length, `failure reasons of the demo's failed jobs: ${JSON.stringify(reasons)}`).to.be.at.least(3);
+    // A running workload's GPUs were sampled: its efficiency and energy are known once the figures are saved.
+    const usage = await waitFor(async () => {
+      const body = await get(`/v1/workloads/${first}`);
+      return body.data.gpu_efficiency === null ? undefined : body.data;
+    }, { what: 'usage figures of a running workload', timeoutMs: 40_000 });
+    expect(usage.gpu_efficiency).to.be.within(0, 1);
+    expect(usage.energy_kwh).to.be.above(0);
+    expect(usage.utilization_coverage).to.be.above(0);
     // The demo's history burns GPU-hours, so acme's monthly budget shows a pace and where it ends up.
     expect(capacity.summary.burn_rate_gpu_hours_per_day).to.be.above(0);
     expect(capacity.summary.projected_used_gpu_hours_at_period_end).to.be.at.least(capacity.summary.total_used_gpu_hours);
