@@ -45,11 +45,11 @@ sqliteOnly.describe('store/database', () => {
         'workloads_unfinished_horizon', 'workloads_finished_gpu_hours', 'workloads_finished_open',
       ]);
       const triggers = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'trigger'").pluck().all();
-      // The lifetime cascade, and usage's (v6): since v4 the writer keeps the workloads' rollups per
-      // batch, not triggers per row; usage, which changes once per flush, keeps its own by triggers.
+      // The lifetime and usage cascades, and usage's rollup (v6): since v4 the writer keeps the
+      // workloads' rollups per batch, not triggers per row; usage, which changes once per flush,
+      // keeps its own by triggers on its table.
       expect(triggers).to.deep.equal([
-        'workloads_lifetime_delete', 'workload_usage_added', 'workload_usage_changed', 'workload_usage_removed',
-        'workloads_usage_keys_added', 'workloads_usage_keys_changed', 'workloads_usage_delete',
+        'workloads_lifetime_delete', 'workload_usage_added', 'workload_usage_changed', 'workload_usage_removed', 'workloads_usage_delete',
       ]);
     } finally {
       db.close();

@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import { USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
 import { dayOf } from '../rollups/figures.js';
+import type { UsageKeySource } from '../common/usage-keys.js';
 
 /**
  * Adds the rows of `source` (a WITH clause with the USAGE_KEYS and USAGE_VALUES columns; rows whose
@@ -39,17 +40,6 @@ WITH target AS (
 )
 ${addToUsageRollup('deltas')}`;
 
-/** The keys of a workloads row as the usage rollup has them. */
-export interface UsageKeySource {
-  workload_id: string;
-  organization_id: string;
-  submitted_at: number;
-  initiative_id: string;
-  submitted_by: string;
-  instance_type: string;
-  failure_reason: string | null;
-}
-
 /** Moves the usage of each written row whose keys it does not have yet (new rows included: samples may come first). */
 export async function syncUsageKeys(client: pg.ClientBase, rows: readonly UsageKeySource[]): Promise<void> {
   if (rows.length === 0) return;
@@ -59,13 +49,6 @@ export async function syncUsageKeys(client: pg.ClientBase, rows: readonly UsageK
     sorted.map((r) => r.initiative_id), sorted.map((r) => r.submitted_by), sorted.map((r) => r.instance_type),
     sorted.map((r) => r.failure_reason ?? ''),
   ]);
-}
-
-/** Whether a row write can change where the workload's usage is counted. */
-export function usageKeysChanged(before: UsageKeySource | undefined, after: UsageKeySource): boolean {
-  return before === undefined || before.organization_id !== after.organization_id || dayOf(before.submitted_at) !== dayOf(after.submitted_at) ||
-    before.initiative_id !== after.initiative_id || before.submitted_by !== after.submitted_by ||
-    before.instance_type !== after.instance_type || (before.failure_reason ?? '') !== (after.failure_reason ?? '');
 }
 
 const DELETE_USAGE = `

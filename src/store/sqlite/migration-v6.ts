@@ -1,18 +1,14 @@
 // Schema v6: what each workload's GPUs did (src/domain/gpu-usage.ts), and the daily rollup of it that
-// statistics and series read. The lifetime saves add to workload_usage; triggers keep the rest:
-// - workload_usage carries the keys of its workloads row (NULL while that row does not exist yet:
-//   samples can be flushed before the indexer writes it), copied when the row is written and
-//   whenever a key changes (a failure reason set, a label changed);
-// - stats_daily_usage is the sum of workload_usage over those keys, moved with them, and loses a
-//   workload's figures when retention deletes it.
-// Triggers rather than the writer's per-batch deltas (src/store/rollups/): usage changes once per
-// lifetime flush per running workload, and keys almost never, so the row writes pay only the WHEN
-// test of an update whose keys stayed. Every value is an integer: the rollup is exact.
+// statistics and series read. The lifetime saves add to workload_usage, which carries the keys of its
+// workloads row (NULL while that row does not exist yet: samples can be flushed before the indexer
+// writes it). The row writer places it when it writes a row whose keys it has not (a new row, a
+// failure reason set, a label changed: rollup-apply.ts), one statement per batch. Triggers on
+// workload_usage keep stats_daily_usage the sum of workload_usage over those keys: usage changes once
+// per lifetime flush per running workload and moves almost never, so a trigger per change costs
+// little, where the workloads rows, written far more often, carry none but the delete cascade. Every
+// value is an integer: the rollup is exact.
 // Workloads indexed before v6 have no usage; their figures read null with coverage 0.
 import { USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
-
-const DAY_MS = 86_400_000;
-const day = (p: string) => `(${p}submitted_at / ${DAY_MS} - (${p}submitted_at % ${DAY_MS} < 0))`;
 
 
 const keysOf = (p: string) => USAGE_KEYS.map((k) => `${p}${k}`).join(', ');
@@ -29,15 +25,6 @@ function addAt(p: string, values: (column: string) => string, when: string): str
 /** Drops the rollup row at the keys of `p` once nothing is left in it. */
 const dropEmptyAt = (p: string) => `
   DELETE FROM stats_daily_usage WHERE ${USAGE_KEYS.map((k) => `${k} = ${p}${k}`).join(' AND ')} AND util_seconds = 0 AND power_seconds = 0;`;
-
-// The copy of the workloads row's keys: failure_reason '' when it has none, so that it is a key.
-const COPY_KEYS = `
-  UPDATE workload_usage SET organization_id = NEW.organization_id, day = ${day('NEW.')}, initiative_id = NEW.initiative_id,
-    submitted_by = NEW.submitted_by, instance_type = NEW.instance_type, failure_reason = COALESCE(NEW.failure_reason, '')
-  WHERE workload_id = NEW.workload_id;`;
-
-const keyChanged = ['organization_id', 'initiative_id', 'submitted_by', 'instance_type', 'failure_reason', 'submitted_at']
-  .map((k) => `OLD.${k} IS NOT NEW.${k}`).join(' OR ');
 
 export const V6 = `
 -- Per workload, in whole seconds and stored units (0.01 %, 0.1 W × s): what its GPUs did.
@@ -89,14 +76,7 @@ END;
 CREATE TRIGGER workload_usage_removed AFTER DELETE ON workload_usage WHEN OLD.day IS NOT NULL BEGIN${addAt('OLD.', (v) => `-OLD.${v}`, 'true')}${dropEmptyAt('OLD.')}
 END;
 
--- Keys follow the workloads row: copied when it is first written (samples may have come first) and
--- when one of them changes. The row writers set every column, so the WHEN decides.
-CREATE TRIGGER workloads_usage_keys_added AFTER INSERT ON workloads BEGIN${COPY_KEYS}
-END;
-
-CREATE TRIGGER workloads_usage_keys_changed AFTER UPDATE ON workloads WHEN ${keyChanged} BEGIN${COPY_KEYS}
-END;
-
+-- A deleted workload takes its usage with it (retention), and so out of the rollup.
 CREATE TRIGGER workloads_usage_delete AFTER DELETE ON workloads BEGIN
   DELETE FROM workload_usage WHERE workload_id = OLD.workload_id;
 END;

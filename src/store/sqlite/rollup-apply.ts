@@ -8,6 +8,8 @@
 import type { Database } from 'better-sqlite3';
 import { ROLLUP_SOURCE_COLUMNS, ROLLUPS, type RollupDefinition, type RollupSource, type RollupTable } from '../rollups/definitions.js';
 import { rollupDeltas } from '../rollups/deltas.js';
+import { DAY_MS } from '../rollups/figures.js';
+import { usageKeysChanged } from '../common/usage-keys.js';
 import { WRITER_ROLLUPS_SINCE } from './migration-v4.js';
 import { schemaVersion } from './migrations.js';
 import type { StatementCache } from './workload-sql.js';
@@ -29,6 +31,15 @@ function applyRollupSql(rollup: RollupDefinition): string {
   SELECT ${columns.map((_, i) => `value ->> ${i}`).join(', ')} FROM json_each(@rows) WHERE true
   ON CONFLICT DO UPDATE SET ${rollup.values.map((v) => `${v} = ${v} + excluded.${v}`).join(', ')}`;
 }
+// The usage of these workloads (a JSON array of ids) at their rows' keys: its triggers move its rollup
+// (migration-v6.ts). Only rows whose keys a write changed, or that it created, are named.
+const PLACE_USAGE = `
+  UPDATE workload_usage SET (organization_id, day, initiative_id, submitted_by, instance_type, failure_reason) = (
+    SELECT w.organization_id, w.submitted_at / ${DAY_MS} - (w.submitted_at % ${DAY_MS} < 0), w.initiative_id, w.submitted_by, w.instance_type,
+      COALESCE(w.failure_reason, '')
+    FROM workloads w WHERE w.workload_id = workload_usage.workload_id)
+  WHERE workload_id IN (SELECT value FROM json_each(@ids)) AND workload_id IN (SELECT workload_id FROM workloads)`;
+
 const APPLY_ROLLUP = Object.fromEntries(ROLLUPS.map((rollup) => [rollup.table, applyRollupSql(rollup)])) as Record<RollupTable, string>;
 
 /** The rollups of one file, kept by its writer's transactions (or by triggers, before schema v4). */
@@ -57,14 +68,17 @@ export class SqliteRollups {
     if (after.size === 0 || !this.keptByWriter) return;
     const was: RollupSource[] = [];
     const is: RollupSource[] = [];
+    const placed: string[] = [];
     for (const [id, row] of after) {
       const old = before.get(id);
+      if (usageKeysChanged(old, row)) placed.push(id);
       // Most rewrites leave the rollup columns as they were (a new resourceVersion, exit code or name).
       if (old !== undefined && ROLLUP_SOURCE_COLUMNS.every((column) => old[column] === row[column])) continue;
       if (old !== undefined) was.push(old);
       is.push(row);
     }
     this.addDeltas(was, is);
+    if (placed.length > 0) this.#statements.get(PLACE_USAGE).run({ ids: JSON.stringify(placed) });
   }
 
   /** Inside a write transaction: adds Σ figures(after) − Σ figures(before) to each rollup, one statement per table. */
