@@ -43,7 +43,7 @@ describe('PostgreSQL migrations', function () {
     expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: COMPATIBLE_SINCE });
     expect(await tables(client)).to.deep.equal([
       'clusters', 'pod_keys', 'schema_migrations', 'stats_daily_failure_reason', 'stats_daily_instance_type', 'stats_daily_submitter', 'stats_daily_usage',
-      'workload_counts', 'workload_gpu_buckets', 'workload_gpu_last_hour', 'workload_gpu_lifetime', 'workload_keys', 'workload_pods', 'workload_totals',
+      'stats_daily_usage_submitter', 'workload_counts', 'workload_gpu_buckets', 'workload_gpu_last_hour', 'workload_gpu_lifetime', 'workload_keys', 'workload_pods', 'workload_totals',
       'workload_usage', 'workloads', 'writer_leases',
     ]);
     const { rows: parents } = await client.query("SELECT relname FROM pg_class WHERE relkind = 'p' ORDER BY 1");

@@ -17,7 +17,7 @@ const RUNS = TEST_BACKEND === 'sqlite' ? 200 : 50;
 
 /** Usage is summed where its workload's row is, and gpu_error is given wherever an XID error makes it due. */
 function expectUsageKept(state: UsageState, when: string): void {
-  expect(state.rollup, `stats_daily_usage ${when}`).to.deep.equal(state.recomputed);
+  expect(state.rollup, `usage rollups ${when}`).to.deep.equal(state.recomputed);
   expect(state.misplaced, `usage at keys its row does not have, ${when}`).to.deep.equal([]);
   expect(state.gpuErrorMissing, `failed rows without their gpu_error, ${when}`).to.deep.equal([]);
 }

@@ -13,6 +13,7 @@ import type { WorkloadFilter } from '../../src/query/ports.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
 import { PostgresWorkloadIndex } from '../../src/store/postgres/workload-index.js';
 import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
+import { USAGE_ROLLUPS } from '../../src/store/common/usage-columns.js';
 import { LATEST_VERSION, migrate as migrateSqlite, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { checkIndex } from '../../src/store/transfer/check-index.js';
@@ -104,8 +105,10 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
     // Usage with the keys the target's rows gave it, and its rollup summed from them.
     const usage = 'SELECT * FROM workload_usage WHERE workload_id IN (SELECT workload_id FROM workloads) ORDER BY workload_id';
     expect((await sql.query(usage)).rows).to.deep.equal(source.db.prepare(usage).all());
-    const rollup = 'SELECT * FROM stats_daily_usage ORDER BY organization_id, day, initiative_id, submitted_by, instance_type, failure_reason';
-    expect((await sql.query(rollup)).rows).to.deep.equal(source.db.prepare(rollup).all());
+    for (const { table, keys } of USAGE_ROLLUPS) {
+      const rollup = `SELECT * FROM ${table} ORDER BY ${keys.join(', ')}`;
+      expect((await sql.query(rollup)).rows, table).to.deep.equal(source.db.prepare(rollup).all());
+    }
   }
 
   it('copies every workload, pod and lifetime total as SQLite holds them, rebuilds the rollups, and every check matches', async () => {
@@ -121,7 +124,7 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
     expect(result.verification.orphanLifetimes).to.equal(1);
     const acme = result.verification.checks.filter((c) => c.organization === 'acme').map((c) => c.check.trim());
     expect(acme).to.include.members(['workloads', 'completed', 'running', 'GPU-ms at T', 'pods', 'pod GPUs', 'lifetime totals', 'lifetime samples']);
-    expect(result.verification.checks.filter((c) => c.organization === '(all)'), 'one per rollup table, usage\'s included').to.have.length(6);
+    expect(result.verification.checks.filter((c) => c.organization === '(all)'), 'one per rollup table, usage\'s two included').to.have.length(7);
     expect(existsSync(join(source.dir, SNAPSHOT_FILE)), 'the snapshot is removed once done').to.equal(false);
     expect(lines.some((l) => /^workloads: 300 rows in [\d.]+ s, [\d,]+ rows\/s$/.test(l)), lines.join('\n')).to.equal(true);
   });

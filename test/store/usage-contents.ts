@@ -1,9 +1,9 @@
-// What the property tests check of usage (schema v6), on either backend: stats_daily_usage against a
+// What the property tests check of usage (schema v6), on either backend: each usage rollup against a
 // GROUP BY over workload_usage, each usage row's keys against its workloads row, and gpu_error given
 // wherever it is due (src/store/common/gpu-error-reason.ts).
 import { FAILURE_REASONS } from '../../src/domain/failure-reason.js';
+import { USAGE_ROLLUPS } from '../../src/store/common/usage-columns.js';
 
-const KEYS = 'organization_id, day, initiative_id, submitted_by, instance_type, failure_reason';
 const VALUES = ['util_seconds', 'util_weighted', 'idle_seconds', 'power_seconds', 'energy_dj'];
 const OUTRANKED = FAILURE_REASONS.slice(FAILURE_REASONS.indexOf('gpu_error') + 1).map((r) => `'${r}'`).join(', ');
 
@@ -11,10 +11,10 @@ const OUTRANKED = FAILURE_REASONS.slice(FAILURE_REASONS.indexOf('gpu_error') + 1
 export type RunQuery = (sql: string) => Promise<Record<string, unknown>[]>;
 
 export interface UsageState {
-  /** The rollup's rows that hold anything. */
-  rollup: Record<string, unknown>[];
+  /** Each rollup's rows that hold anything, by table. */
+  rollup: Record<string, Record<string, unknown>[]>;
   /** The same from the usage rows. */
-  recomputed: Record<string, unknown>[];
+  recomputed: Record<string, Record<string, unknown>[]>;
   /** Usage rows counted at keys their workloads row does not have (the day included). */
   misplaced: Record<string, unknown>[];
   /** Failed or cancelled rows with a reason gpu_error outranks, whose GPUs reported an XID error. */
@@ -23,10 +23,17 @@ export interface UsageState {
 
 export async function usageState(query: RunQuery, dayOf: (column: string) => string): Promise<UsageState> {
   const nonZero = VALUES.map((v) => `${v} <> 0`).join(' OR ');
+  const rollup: UsageState['rollup'] = {};
+  const recomputed: UsageState['recomputed'] = {};
+  for (const { table, keys } of USAGE_ROLLUPS) {
+    const columns = keys.join(', ');
+    rollup[table] = await query(`SELECT ${columns}, ${VALUES.join(', ')} FROM ${table} WHERE ${nonZero} ORDER BY ${columns}`);
+    recomputed[table] = await query(`SELECT * FROM (SELECT ${columns}, ${VALUES.map((v) => `CAST(SUM(${v}) AS BIGINT) AS ${v}`).join(', ')} FROM workload_usage
+      WHERE day IS NOT NULL GROUP BY ${columns}) AS sums WHERE ${nonZero} ORDER BY ${columns}`);
+  }
   return {
-    rollup: await query(`SELECT ${KEYS}, ${VALUES.join(', ')} FROM stats_daily_usage WHERE ${nonZero} ORDER BY ${KEYS}`),
-    recomputed: await query(`SELECT * FROM (SELECT ${KEYS}, ${VALUES.map((v) => `CAST(SUM(${v}) AS BIGINT) AS ${v}`).join(', ')} FROM workload_usage
-      WHERE day IS NOT NULL GROUP BY ${KEYS}) AS sums WHERE ${nonZero} ORDER BY ${KEYS}`),
+    rollup,
+    recomputed,
     misplaced: await query(`SELECT u.workload_id FROM workload_usage u JOIN workloads w ON w.workload_id = u.workload_id
       WHERE u.organization_id IS DISTINCT FROM w.organization_id OR u.day IS DISTINCT FROM ${dayOf('w.submitted_at')}
          OR u.initiative_id IS DISTINCT FROM w.initiative_id OR u.submitted_by IS DISTINCT FROM w.submitted_by

@@ -74,7 +74,8 @@ export function rollupStatsQuery(
     UNION ALL
     SELECT '', ${period}-r.workloads, -r.completed, -r.failed, -r.started, -(${dailyDurationMs(d)}), -(${dailyGpuMs(d)}), ${noUsage}
     FROM ${source.table} r WHERE ${days}`;
-  // Usage has its own rollup, with every key a statistic groups by ('' for no failure reason).
+  // Usage has its own rollups, shaped like these ('' for no failure reason).
+  const usage = groupBy === 'submitted_by' ? 'stats_daily_usage_submitter' : 'stats_daily_usage';
   const usageKey = groupBy === null ? 'NULL' : `r.${groupBy}`;
   const parts = `
     SELECT ${key} AS key, ${period}r.workloads, r.completed, r.failed, r.started, ${dailyDurationMs(d)} AS duration_ms, ${dailyGpuMs(d)} AS gpu_ms,
@@ -82,7 +83,7 @@ export function rollupStatsQuery(
     FROM ${source.table} r WHERE ${days}${rest}
     UNION ALL
     SELECT ${usageKey}, ${period}0, 0, 0, 0, 0, 0, ${USAGE_VALUES.map((v) => `r.${v}`).join(', ')}
-    FROM stats_daily_usage r WHERE ${days}
+    FROM ${usage} r WHERE ${days}
     UNION ALL ${raw(0)}
     UNION ALL ${raw(1)}
     UNION ALL

@@ -10,7 +10,7 @@ import { USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
 import { asIndexBusy } from './errors.js';
 import { inTransaction } from './transaction.js';
 import { escalateGpuErrors } from './gpu-errors.js';
-import { addToUsageRollup } from './usage-writes.js';
+import { addToUsageRollups } from './usage-writes.js';
 
 const HOUR_MS = 3_600_000;
 const SLOTS = METRIC_NAMES.map((_, i) => i + 1);
@@ -68,11 +68,8 @@ WITH input AS (
   SELECT ${USAGE_KEYS.map((k) => `a.${k}`).join(', ')},
     ${USAGE_VALUES.map((v) => `CASE WHEN p.day IS NOT NULL THEN i.${v} ELSE a.${v} END AS ${v}`).join(', ')}
   FROM usage a JOIN input i USING (workload_id) LEFT JOIN prior p USING (workload_id)
-), rolled AS (
-  ${addToUsageRollup('usage_added')}
-  RETURNING 1
-)
-SELECT (SELECT count(*) FROM inserted)::int AS stored, (SELECT count(*) FROM lifetime)::int AS lifetimes, (SELECT count(*) FROM rolled)::int AS rolled`;
+), ${addToUsageRollups('usage_added', 'usage')}
+SELECT (SELECT count(*) FROM inserted)::int AS stored, (SELECT count(*) FROM lifetime)::int AS lifetimes`;
 
 const arrayOf = (figure: (slot: number) => string): string => `ARRAY[${SLOTS.map(figure).join(', ')}]`;
 

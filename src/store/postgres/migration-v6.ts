@@ -4,6 +4,16 @@
 // row writers move a workload's usage when its keys change, retention takes it out. Each statement
 // locks usage rows in workload_id order, then rollup rows in key order, so writers never deadlock.
 // An older writer would not move usage with the keys: compatible_since 6 (docs/scaling.md).
+import { USAGE_ROLLUPS, USAGE_VALUES, type UsageRollup } from '../common/usage-columns.js';
+
+/** A rollup table: its keys, then the figures. */
+const rollupTable = ({ table, keys }: UsageRollup) => `CREATE TABLE ${table} (
+${keys.map((k) => `  ${k.padEnd(15)} ${k === 'day' ? 'bigint' : 'text   COLLATE "C"'} NOT NULL,`).join('\n')}
+${USAGE_VALUES.map((v) => `  ${v.padEnd(15)} bigint NOT NULL,`).join('\n')}
+  PRIMARY KEY (${keys.join(', ')})
+);
+`;
+
 export const V6 = `
 CREATE TABLE workload_usage (
   workload_id     text   COLLATE "C" PRIMARY KEY,
@@ -25,18 +35,5 @@ CREATE INDEX workload_usage_idle ON workload_usage (organization_id, initiative_
 CREATE INDEX workload_usage_efficiency ON workload_usage (organization_id, initiative_id, (util_weighted::float8 / util_seconds), workload_id)
   WHERE util_seconds > 0;
 
-CREATE TABLE stats_daily_usage (
-  organization_id text   COLLATE "C" NOT NULL,
-  day             bigint NOT NULL,
-  initiative_id   text   COLLATE "C" NOT NULL,
-  submitted_by    text   COLLATE "C" NOT NULL,
-  instance_type   text   COLLATE "C" NOT NULL,
-  failure_reason  text   COLLATE "C" NOT NULL,
-  util_seconds    bigint NOT NULL,
-  util_weighted   bigint NOT NULL,
-  idle_seconds    bigint NOT NULL,
-  power_seconds   bigint NOT NULL,
-  energy_dj       bigint NOT NULL,
-  PRIMARY KEY (organization_id, day, initiative_id, submitted_by, instance_type, failure_reason)
-);
+${USAGE_ROLLUPS.map(rollupTable).join('\n')}
 `;

@@ -9,7 +9,7 @@
 // below 2^53).
 import { ROLLUPS, type RollupDefinition, type RollupKeyColumn, type RollupValueColumn } from '../rollups/definitions.js';
 import { DAY_MS } from '../common/rollup-sql.js';
-import { USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
+import { USAGE_ROLLUPS, USAGE_VALUES } from '../common/usage-columns.js';
 import { SCHEMA_LOCK_SQL } from './locks.js';
 import { inTransaction, type Queryable } from './transaction.js';
 
@@ -60,9 +60,11 @@ const USAGE_REBUILD = [
      submitted_by = w.submitted_by, instance_type = w.instance_type, failure_reason = COALESCE(w.failure_reason, '')
    FROM workload_keys k JOIN workloads w ON w.workload_id = k.workload_id AND w.submitted_at = k.submitted_at
    WHERE k.workload_id = u.workload_id`,
-  'DELETE FROM stats_daily_usage',
-  `INSERT INTO stats_daily_usage (${USAGE_KEYS.join(', ')}, ${USAGE_VALUES.join(', ')})
-   SELECT ${USAGE_KEYS.join(', ')}, ${USAGE_VALUES.map((v) => `SUM(${v})`).join(', ')} FROM workload_usage WHERE day IS NOT NULL GROUP BY ${USAGE_KEYS.join(', ')}`,
+  ...USAGE_ROLLUPS.flatMap(({ table, keys }) => [
+    `DELETE FROM ${table}`,
+    `INSERT INTO ${table} (${keys.join(', ')}, ${USAGE_VALUES.join(', ')})
+     SELECT ${keys.join(', ')}, ${USAGE_VALUES.map((v) => `SUM(${v})`).join(', ')} FROM workload_usage WHERE day IS NOT NULL GROUP BY ${keys.join(', ')}`,
+  ]),
 ];
 
 /** The statement that fills an empty rollup table with the sums over the workloads rows. */

@@ -1,22 +1,27 @@
-// The writes of workload_usage and its rollup stats_daily_usage on PostgreSQL (migration-v6.ts), as
+// The writes of workload_usage and its rollups (usage-columns.ts) on PostgreSQL (migration-v6.ts), as
 // SQLite's triggers do them: the bucket writer adds (gpu-summaries.ts), the row writers move a
 // workload's usage with its keys, retention takes it out. Each statement locks usage rows in
 // workload_id order and then rollup rows in key order.
 import type pg from 'pg';
-import { USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
+import { USAGE_KEYS, USAGE_ROLLUPS, USAGE_VALUES } from '../common/usage-columns.js';
 import { dayOf } from '../rollups/figures.js';
 import type { UsageKeySource } from '../common/usage-keys.js';
 
 /**
- * Adds the rows of `source` (a WITH clause with the USAGE_KEYS and USAGE_VALUES columns; rows whose
- * day is NULL are skipped) to the rollup, summed per key and in key order.
+ * WITH clauses (named `name`_rollup0, …) adding the rows of `source` (a WITH clause with the
+ * USAGE_KEYS and USAGE_VALUES columns; rows whose day is NULL are skipped) to each usage rollup,
+ * summed per key and in key order, one rollup after the other as every writer takes them.
  */
-export function addToUsageRollup(source: string): string {
-  const keys = USAGE_KEYS.join(', ');
-  return `INSERT INTO stats_daily_usage AS s (${keys}, ${USAGE_VALUES.join(', ')})
-    SELECT ${keys}, ${USAGE_VALUES.map((v) => `SUM(${v})`).join(', ')} FROM ${source} WHERE day IS NOT NULL
-    GROUP BY ${keys} ORDER BY ${keys}
-    ON CONFLICT (${keys}) DO UPDATE SET ${USAGE_VALUES.map((v) => `${v} = s.${v} + excluded.${v}`).join(', ')}`;
+export function addToUsageRollups(source: string, name: string): string {
+  return USAGE_ROLLUPS.map(({ table, keys }, i) => {
+    const columns = keys.join(', ');
+    return `${name}_rollup${i} AS (
+    INSERT INTO ${table} AS s (${columns}, ${USAGE_VALUES.join(', ')})
+    SELECT ${columns}, ${USAGE_VALUES.map((v) => `SUM(${v})`).join(', ')} FROM ${source} WHERE day IS NOT NULL
+    GROUP BY ${columns} ORDER BY ${columns}
+    ON CONFLICT (${columns}) DO UPDATE SET ${USAGE_VALUES.map((v) => `${v} = s.${v} + excluded.${v}`).join(', ')}
+    RETURNING 1)`;
+  }).join(',\n');
 }
 
 // The usage rows whose keys differ from their workloads row's, locked, with both keys; then the row
@@ -37,8 +42,8 @@ WITH target AS (
   SELECT ${USAGE_KEYS.join(', ')}, ${USAGE_VALUES.map((v) => `-${v} AS ${v}`).join(', ')} FROM old
   UNION ALL
   SELECT ${USAGE_KEYS.map((k) => `new_${k}`).join(', ')}, ${USAGE_VALUES.join(', ')} FROM old
-)
-${addToUsageRollup('deltas')}`;
+), ${addToUsageRollups('deltas', 'moved')}
+SELECT 1`;
 
 /** Moves the usage of each written row whose keys it does not have yet (new rows included: samples may come first). */
 export async function syncUsageKeys(client: pg.ClientBase, rows: readonly UsageKeySource[]): Promise<void> {
@@ -57,8 +62,8 @@ WITH locked AS (
 ), gone AS (
   DELETE FROM workload_usage u USING locked WHERE u.workload_id = locked.workload_id
   RETURNING ${USAGE_KEYS.map((k) => `u.${k}`).join(', ')}, ${USAGE_VALUES.map((v) => `-u.${v} AS ${v}`).join(', ')}
-)
-${addToUsageRollup('gone')}`;
+), ${addToUsageRollups('gone', 'gone')}
+SELECT 1`;
 
 /** Deletes the usage of these workloads (retention), and takes it out of the rollup. */
 export async function deleteUsage(client: pg.ClientBase, workloadIds: readonly string[]): Promise<void> {

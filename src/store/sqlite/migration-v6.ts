@@ -8,23 +8,31 @@
 // little, where the workloads rows, written far more often, carry none but the delete cascade. Every
 // value is an integer: the rollup is exact.
 // Workloads indexed before v6 have no usage; their figures read null with coverage 0.
-import { USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
+import { USAGE_KEYS, USAGE_ROLLUPS, USAGE_VALUES, type UsageRollup } from '../common/usage-columns.js';
 
 
-const keysOf = (p: string) => USAGE_KEYS.map((k) => `${p}${k}`).join(', ');
 const sameKeys = USAGE_KEYS.map((k) => `OLD.${k} IS NEW.${k}`).join(' AND ');
 
-/** Adds `values` (one SQL expression per USAGE_VALUES column) at the keys of `p` (OLD. or NEW.) when `when` holds. */
+/** Adds `values` (one SQL expression per USAGE_VALUES column) at the keys of `p` (OLD. or NEW.) in each rollup, when `when` holds. */
 function addAt(p: string, values: (column: string) => string, when: string): string {
-  return `
-  INSERT INTO stats_daily_usage (${keysOf('')}, ${USAGE_VALUES.join(', ')})
-    SELECT ${keysOf(p)}, ${USAGE_VALUES.map(values).join(', ')} WHERE ${when}
-    ON CONFLICT DO UPDATE SET ${USAGE_VALUES.map((v) => `${v} = ${v} + excluded.${v}`).join(', ')};`;
+  return USAGE_ROLLUPS.map(({ table, keys }) => `
+  INSERT INTO ${table} (${keys.join(', ')}, ${USAGE_VALUES.join(', ')})
+    SELECT ${keys.map((k) => `${p}${k}`).join(', ')}, ${USAGE_VALUES.map(values).join(', ')} WHERE ${when}
+    ON CONFLICT DO UPDATE SET ${USAGE_VALUES.map((v) => `${v} = ${v} + excluded.${v}`).join(', ')};`).join('');
 }
 
-/** Drops the rollup row at the keys of `p` once nothing is left in it. */
-const dropEmptyAt = (p: string) => `
-  DELETE FROM stats_daily_usage WHERE ${USAGE_KEYS.map((k) => `${k} = ${p}${k}`).join(' AND ')} AND util_seconds = 0 AND power_seconds = 0;`;
+/** Drops each rollup's row at the keys of `p` once nothing is left in it. */
+const dropEmptyAt = (p: string) => USAGE_ROLLUPS.map(({ table, keys }) => `
+  DELETE FROM ${table} WHERE ${keys.map((k) => `${k} = ${p}${k}`).join(' AND ')} AND util_seconds = 0 AND power_seconds = 0;`).join('');
+
+/** A rollup table: its keys, then the figures. */
+const rollupTable = ({ table, keys }: UsageRollup) => `
+CREATE TABLE ${table} (
+${keys.map((k) => `  ${k.padEnd(15)} ${k === 'day' ? 'INTEGER' : 'TEXT   '} NOT NULL,`).join('\n')}
+${USAGE_VALUES.map((v) => `  ${v.padEnd(15)} INTEGER NOT NULL,`).join('\n')}
+  PRIMARY KEY (${keys.join(', ')})
+) STRICT, WITHOUT ROWID;
+`;
 
 export const V6 = `
 -- Per workload, in whole seconds and stored units (0.01 %, 0.1 W × s): what its GPUs did.
@@ -49,22 +57,8 @@ CREATE INDEX workload_usage_idle ON workload_usage (organization_id, initiative_
 CREATE INDEX workload_usage_efficiency ON workload_usage (organization_id, initiative_id, (CAST(util_weighted AS REAL) / util_seconds), workload_id)
   WHERE util_seconds > 0;
 
--- Statistics and series of usage, per day of submission and every key a statistic groups by.
-CREATE TABLE stats_daily_usage (
-  organization_id TEXT    NOT NULL,
-  day             INTEGER NOT NULL,
-  initiative_id   TEXT    NOT NULL,
-  submitted_by    TEXT    NOT NULL,
-  instance_type   TEXT    NOT NULL,
-  failure_reason  TEXT    NOT NULL,
-  util_seconds    INTEGER NOT NULL,
-  util_weighted   INTEGER NOT NULL,
-  idle_seconds    INTEGER NOT NULL,
-  power_seconds   INTEGER NOT NULL,
-  energy_dj       INTEGER NOT NULL,
-  PRIMARY KEY (${keysOf('')})
-) STRICT, WITHOUT ROWID;
-
+-- Statistics and series of usage, per day of submission, shaped like the workloads' rollups.
+${USAGE_ROLLUPS.map(rollupTable).join('')}
 CREATE TRIGGER workload_usage_added AFTER INSERT ON workload_usage WHEN NEW.day IS NOT NULL BEGIN${addAt('NEW.', (v) => `NEW.${v}`, 'true')}
 END;
 

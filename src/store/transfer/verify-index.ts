@@ -19,7 +19,7 @@ import { POSTGRES, SQLITE } from '../common/dialect.js';
 import { DAY_MS } from '../common/rollup-sql.js';
 import { gpuMsAt, gpuMsSql } from '../common/workload-sql.js';
 import { rollupRebuildSql } from '../postgres/rollup-rebuild.js';
-import { USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
+import { USAGE_ROLLUPS, USAGE_VALUES } from '../common/usage-columns.js';
 import type { Queryable } from '../postgres/transaction.js';
 import type { SourceIndex } from './source.js';
 
@@ -125,7 +125,7 @@ export async function verifyIndex(source: SourceIndex, target: Queryable, option
 // Every rollup, usage's included (its rows hold something while either sum does).
 const COMPARED: { table: string; keys: readonly string[]; values: readonly string[]; nonEmpty: string }[] = [
   ...ROLLUPS.map(({ table, keys, values }) => ({ table, keys, values, nonEmpty: `${values[0]} <> 0` })),
-  { table: 'stats_daily_usage', keys: USAGE_KEYS, values: USAGE_VALUES, nonEmpty: '(util_seconds <> 0 OR power_seconds <> 0)' },
+  ...USAGE_ROLLUPS.map(({ table, keys }) => ({ table, keys, values: USAGE_VALUES, nonEmpty: '(util_seconds <> 0 OR power_seconds <> 0)' })),
 ];
 
 interface TableComparison {
