@@ -8,7 +8,7 @@ import { ROLLUP_SOURCE_COLUMNS, type RollupSource } from '../rollups/definitions
 import { rollupDeltas } from '../rollups/deltas.js';
 import { applyRollupDeltas } from './rollup-apply.js';
 import { inTransaction } from './transaction.js';
-import type { UsageKeySource } from '../common/usage-keys.js';
+import type { UsageKeySource } from '../rollups/usage-keys.js';
 import { syncUsageKeys } from './usage-writes.js';
 
 const WITH_GPU_ERRORS = 'SELECT workload_id FROM workload_usage WHERE workload_id = ANY($1::text[]) AND gpu_errors > 0';

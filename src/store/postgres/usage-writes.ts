@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import { USAGE_KEYS, USAGE_ROLLUPS, USAGE_VALUES } from '../common/usage-columns.js';
 import { dayOf } from '../rollups/figures.js';
-import type { UsageKeySource } from '../common/usage-keys.js';
+import type { UsageKeySource } from '../rollups/usage-keys.js';
 
 /**
  * WITH clauses (named `name`_rollup0, …) adding the rows of `source` (a WITH clause with the

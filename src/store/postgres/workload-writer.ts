@@ -18,7 +18,7 @@ import type { FencedConnection } from './lease.js';
 import { ensurePartitions, monthStart, nextMonthStart } from './partitions.js';
 import { applyGpuErrors } from './gpu-errors.js';
 import { applyRollupDeltas } from './rollup-apply.js';
-import { usageKeysChanged } from '../common/usage-keys.js';
+import { usageKeysChanged } from '../rollups/usage-keys.js';
 import { syncUsageKeys } from './usage-writes.js';
 
 type StoredRow = WorkloadRow & GpuAggregates;

@@ -9,7 +9,7 @@ import type { Database } from 'better-sqlite3';
 import { ROLLUP_SOURCE_COLUMNS, ROLLUPS, type RollupDefinition, type RollupSource, type RollupTable } from '../rollups/definitions.js';
 import { rollupDeltas } from '../rollups/deltas.js';
 import { DAY_MS } from '../rollups/figures.js';
-import { usageKeysChanged } from '../common/usage-keys.js';
+import { usageKeysChanged } from '../rollups/usage-keys.js';
 import { WRITER_ROLLUPS_SINCE } from './migration-v4.js';
 import { schemaVersion } from './migrations.js';
 import type { StatementCache } from './workload-sql.js';

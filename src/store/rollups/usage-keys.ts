@@ -1,7 +1,7 @@
 // Where a workload's usage is counted in stats_daily_usage (schema v6): at its workloads row's keys,
 // the failure reason '' when it has none. Writers move the usage when a row write changes them, and
 // place it when the row is first written (samples may come before it).
-import { dayOf } from '../rollups/figures.js';
+import { dayOf } from './figures.js';
 
 /** The columns of a workloads row that place its usage. */
 export interface UsageKeySource {
