@@ -6,6 +6,8 @@
 // held about a row per workload: at 1M rows it made `stats_30d` 10× slower.
 export const USAGE_KEYS = ['organization_id', 'day', 'initiative_id', 'submitted_by', 'instance_type', 'failure_reason'] as const;
 export const USAGE_VALUES = ['util_seconds', 'util_weighted', 'idle_seconds', 'power_seconds', 'energy_dj'] as const;
+/** Every figure of a workload_usage row: the summed values and its XID error count. */
+export const USAGE_FIGURES = [...USAGE_VALUES, 'gpu_errors'] as const;
 
 export type UsageKey = (typeof USAGE_KEYS)[number];
 

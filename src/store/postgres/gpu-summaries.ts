@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { systemClock, type Clock } from '../../domain/clock.js';
 import { METRIC_NAMES, type MetricName } from '../../domain/metrics.js';
 import type { GpuBucketFigures, GpuBucketRow, GpuSummaryStore, GpuWindowTotals, LifetimeTotals } from '../../domain/telemetry.js';
-import { USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
+import { USAGE_FIGURES, USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
 import { asIndexBusy } from './errors.js';
 import { inTransaction } from './transaction.js';
 import { escalateGpuErrors } from './gpu-errors.js';
@@ -22,7 +22,6 @@ const SLOTS = METRIC_NAMES.map((_, i) => i + 1);
 // takes a new row's keys from its workloads row when there is one (the row writers move it later
 // otherwise, usage-writes.ts), and at those keys to the rollup. Rows come sorted by workload_id, so
 // usage rows are locked in that order, then rollup rows in key order.
-const USAGE_FIGURES = ['util_seconds', 'util_weighted', 'idle_seconds', 'power_seconds', 'energy_dj', 'gpu_errors'] as const;
 const WRITE_BUCKET = `
 WITH input AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(

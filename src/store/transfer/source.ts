@@ -5,6 +5,7 @@
 // workloads by (organization_id, submitted_at, workload_id), the leading columns of
 // workloads_org_submitted (there is no index on submitted_at alone), pods by pod_uid and lifetime
 // totals by (workload_id, metric), their primary keys.
+import { USAGE_FIGURES } from '../common/usage-columns.js';
 import { openDatabase, type Database } from '../sqlite/database.js';
 import { monthStart, nextMonthStart } from '../postgres/partitions.js';
 
@@ -88,7 +89,7 @@ export interface SourceUsage {
   gpu_errors: number;
 }
 
-export const USAGE_FIGURES = ['util_seconds', 'util_weighted', 'idle_seconds', 'power_seconds', 'energy_dj', 'gpu_errors'] as const satisfies readonly (keyof SourceUsage)[];
+export { USAGE_FIGURES };
 
 /**
  * Rows changed since a time: a workload whose updated_at is at or after it. SQLite's writer sets
