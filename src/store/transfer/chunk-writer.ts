@@ -7,7 +7,8 @@
 // nothing), 'replace' for a delta over an earlier copy, where the source's row wins. The functions
 // hang off one object so that a test can make one of them fail (the seam of the resume test).
 import type { Queryable } from '../postgres/transaction.js';
-import { USAGE_FIGURES, WORKLOAD_COLUMNS, type SourceLifetime, type SourcePod, type SourceUsage, type SourceWorkload } from './source.js';
+import { USAGE_FIGURES } from '../common/usage-columns.js';
+import { WORKLOAD_COLUMNS, type SourceLifetime, type SourcePod, type SourceUsage, type SourceWorkload } from './source.js';
 
 export type WriteMode = 'insert' | 'replace';
 

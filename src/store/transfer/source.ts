@@ -89,7 +89,8 @@ export interface SourceUsage {
   gpu_errors: number;
 }
 
-export { USAGE_FIGURES };
+// Every figure gpucap migrate copies is a field of SourceUsage (checked at compile time).
+USAGE_FIGURES satisfies readonly (keyof SourceUsage)[];
 
 /**
  * Rows changed since a time: a workload whose updated_at is at or after it. SQLite's writer sets
