@@ -4,7 +4,8 @@
 // stored rows and pods are read first, the write is planned in code (common/write-plan.ts), the pods
 // are written, and then each row once: its record with its aggregates summed from its pods in the
 // same statement, its record alone when its pods did not change, its aggregates alone when only its
-// pods did. The tables end as the two calls would leave them, updated_at and the aggregates' last
+// pods did. A stored row is updated in the columns that change (stored-row-update.ts), a new one
+// inserted. The tables end as the two calls would leave them, updated_at and the aggregates' last
 // bits included (test/store/rows-with-pods.test.ts).
 import type { Database } from 'better-sqlite3';
 import type { Clock } from '../../domain/clock.js';
@@ -15,6 +16,7 @@ import type { PodRow } from '../common/write-rules.js';
 import { AGGREGATES_OF_PODS, refreshAggregates } from './gpu-aggregates.js';
 import { applyGpuErrors } from './gpu-errors.js';
 import { SOURCE_COLUMNS, type SourceRow, type SqliteRollups } from './rollup-apply.js';
+import { storedRowUpdateSql } from './stored-row-update.js';
 import type { StatementCache } from './workload-sql.js';
 
 const STORED_ROWS = `
@@ -81,7 +83,9 @@ export function rowsWithPodsWriter(
     const withAggregates = statements.get(UPSERT_RECORD_WITH_AGGREGATES);
     const recordOnly = statements.get(UPSERT_RECORD);
     for (const [id, row] of plan.rows) {
-      const statement = plan.touched.has(id) ? withAggregates : recordOnly;
+      const stored = storedRows.get(id);
+      const touched = plan.touched.has(id);
+      const statement = stored !== undefined ? statements.get(storedRowUpdateSql(stored, row, touched)) : touched ? withAggregates : recordOnly;
       after.set(id, statement.get({ ...row, updated_at: updatedAt }) as SourceRow);
     }
     const aggregatesOnly = [...plan.touched].filter((id) => !plan.rows.has(id));

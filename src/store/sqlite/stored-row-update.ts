@@ -1,0 +1,43 @@
+// The UPDATE of a row writeWorkloads read before writing it: it sets the columns that no index holds,
+// and of the indexed ones only the families with a column that changes. SQLite rewrites the entry of
+// every index that holds a column named in the SET list, even to the same value (docs/performance.md,
+// "Findings along the way"); the upsert of a new row names every column, and an update of a stored
+// one through it rewrote every index of workloads, where most updates change a status and its times,
+// or only the resourceVersion. Families rather than single columns keep the texts, each a
+// prepared statement, to a few dozen.
+import { AGGREGATES_OF_PODS } from './gpu-aggregates.js';
+import { SOURCE_COLUMNS } from './rollup-apply.js';
+import { RECORD_COLUMNS, type WorkloadRow } from '../common/row-mapping.js';
+
+/** The indexed columns of workloads, in families that change together (schema: migrations.ts and later). */
+const INDEXED_FAMILIES: readonly (readonly (keyof WorkloadRow)[])[] = [
+  ['status', 'started_at', 'completed_at'],
+  ['initiative_id', 'submitted_by', 'is_managed'],
+  ['instance_type', 'gpu_count', 'cluster_id'],
+  ['organization_id', 'submitted_at'],
+];
+
+/**
+ * The other columns, held by no index (namespace, name, kind, exit_code, resource_version,
+ * failure_reason): always set, at no cost beyond the row itself. A column added to the records is
+ * here, set at every update, until it joins a family.
+ */
+const UNINDEXED = RECORD_COLUMNS.filter((column) => column !== 'workload_id' && !INDEXED_FAMILIES.some((family) => family.includes(column)));
+
+const assignments = (columns: readonly string[]) => columns.map((c) => `${c} = @${c}`);
+
+/**
+ * The statement text that turns `stored` into `row` (same workload_id), stamping updated_at, and with
+ * `withAggregates` summing its GPU aggregates from its pods again, as the upsert does.
+ */
+export function storedRowUpdateSql(stored: WorkloadRow, row: WorkloadRow, withAggregates: boolean): string {
+  const changed = INDEXED_FAMILIES.filter((family) => family.some((column) => stored[column] !== row[column])).flat();
+  const sets = [...assignments([...UNINDEXED, ...changed]), 'updated_at = @updated_at'];
+  if (!withAggregates) return `UPDATE workloads SET ${sets.join(', ')} WHERE workload_id = @workload_id RETURNING ${SOURCE_COLUMNS}`;
+  return `UPDATE workloads SET ${sets.join(', ')}, gpu_seconds_closed = a.closed, open_gpus = a.open_gpus, open_gpu_start_sum = a.open_start
+  FROM (${AGGREGATES_OF_PODS}
+  ) AS a
+  WHERE workloads.workload_id = @workload_id
+  RETURNING ${SOURCE_COLUMNS}`;
+}
+
