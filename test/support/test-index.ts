@@ -51,11 +51,22 @@ export async function openTestIndex(options: { clock: Clock }): Promise<TestInde
   }
   const sql = rawSql(location);
   const runs: Run[] = [];
+  // Every step is tried, whatever failed before it, and the first failure is thrown at the end: a
+  // close that fails half-way must not leave a database or a folder behind for the tests after it.
   const closeAll = async (): Promise<void> => {
-    for (const run of runs.splice(0).reverse()) await run.close();
-    await sql.close();
-    await location.remove();
+    const failures: unknown[] = [];
+    const attempt = async (step: () => Promise<void>) => {
+      try {
+        await step();
+      } catch (error) {
+        failures.push(error);
+      }
+    };
+    for (const run of runs.splice(0).reverse()) await attempt(() => run.close());
+    await attempt(() => sql.close());
+    await attempt(() => location.remove());
     temp.remove();
+    if (failures.length > 0) throw failures[0];
   };
   const open = async (): Promise<TestIndex> => {
     let run: Run;
