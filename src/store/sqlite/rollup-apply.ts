@@ -23,14 +23,22 @@ const ROLLUP_SOURCES = `
   SELECT ${SOURCE_COLUMNS} FROM workloads
   WHERE workload_id IN (SELECT value FROM json_each(@ids))`;
 
-/** Adds each row of @rows, a JSON array of [...key, ...values], to its rollup row, creating it. */
-function applyRollupSql(rollup: RollupDefinition): string {
+/**
+ * Adds `count` rows of [...key, ...values], bound as positional parameters, each to its rollup row,
+ * creating it. Bound rather than sent as one JSON array: SQLite reads the i-th element of a JSON
+ * array by walking the elements before it, so extracting a row's columns costs the square of their
+ * number (the rollups' JSON took 457 ms of a 5.5 s write of 60k rows in an in-process run).
+ */
+function applyRollupSql(rollup: RollupDefinition, count: number): string {
   const columns = [...rollup.keys, ...rollup.values];
-  // `WHERE true`: without it SQLite would read ON CONFLICT as a join constraint of the FROM.
-  return `INSERT INTO ${rollup.table} (${columns.join(', ')})
-  SELECT ${columns.map((_, i) => `value ->> ${i}`).join(', ')} FROM json_each(@rows) WHERE true
+  const row = `(${columns.map(() => '?').join(', ')})`;
+  return `INSERT INTO ${rollup.table} (${columns.join(', ')}) VALUES ${new Array<string>(count).fill(row).join(', ')}
   ON CONFLICT DO UPDATE SET ${rollup.values.map((v) => `${v} = ${v} + excluded.${v}`).join(', ')}`;
 }
+
+/** Rows per statement: a delta's rows go in statements of this many, the rest one by one. */
+const ROWS_PER_STATEMENT = 32;
+
 // The usage of these workloads (a JSON array of ids) at their rows' keys: its triggers move its rollup
 // (migration-v6.ts). Only rows whose keys a write changed, or that it created, are named.
 const PLACE_USAGE = `
@@ -40,7 +48,9 @@ const PLACE_USAGE = `
     FROM workloads w WHERE w.workload_id = workload_usage.workload_id)
   WHERE workload_id IN (SELECT value FROM json_each(@ids)) AND workload_id IN (SELECT workload_id FROM workloads)`;
 
-const APPLY_ROLLUP = Object.fromEntries(ROLLUPS.map((rollup) => [rollup.table, applyRollupSql(rollup)])) as Record<RollupTable, string>;
+const APPLY_ROLLUP = Object.fromEntries(
+  ROLLUPS.map((rollup) => [rollup.table, { many: applyRollupSql(rollup, ROWS_PER_STATEMENT), one: applyRollupSql(rollup, 1) }]),
+) as Record<RollupTable, { many: string; one: string }>;
 
 /** The rollups of one file, kept by its writer's transactions (or by triggers, before schema v4). */
 export class SqliteRollups {
@@ -85,8 +95,17 @@ export class SqliteRollups {
   addDeltas(before: Iterable<RollupSource>, after: Iterable<RollupSource>): void {
     if (!this.keptByWriter) return;
     for (const delta of rollupDeltas(before, after)) {
-      const rows = JSON.stringify(delta.rows.map((row) => [...row.key, ...row.values]));
-      this.#statements.get(APPLY_ROLLUP[delta.table]).run({ rows });
+      const texts = APPLY_ROLLUP[delta.table];
+      const rows = delta.rows;
+      let at = 0;
+      if (rows.length >= ROWS_PER_STATEMENT) {
+        const many = this.#statements.get(texts.many);
+        for (; at + ROWS_PER_STATEMENT <= rows.length; at += ROWS_PER_STATEMENT) {
+          many.run(rows.slice(at, at + ROWS_PER_STATEMENT).flatMap((row) => [...row.key, ...row.values]));
+        }
+      }
+      const one = this.#statements.get(texts.one);
+      for (; at < rows.length; at += 1) one.run([...rows[at].key, ...rows[at].values]);
     }
   }
 }
