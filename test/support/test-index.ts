@@ -6,6 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import type { Clock } from '../../src/domain/clock.js';
 import type { WorkloadIndex } from '../../src/query/ports.js';
+import { Disposables } from '../../src/runtime/disposables.js';
 import { openBackend, type BackendLocation, type IndexBackend, type SeedWriter } from '../../src/store/backend.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
 import type { WorkloadSink } from '../../src/workloads/workload-sink.js';
@@ -51,22 +52,15 @@ export async function openTestIndex(options: { clock: Clock }): Promise<TestInde
   }
   const sql = rawSql(location);
   const runs: Run[] = [];
-  // Every step is tried, whatever failed before it, and the first failure is thrown at the end: a
-  // close that fails half-way must not leave a database or a folder behind for the tests after it.
+  // Every step runs, whatever failed before it (Disposables): a close that fails half-way must not
+  // leave a database or a folder behind for the tests after it.
   const closeAll = async (): Promise<void> => {
-    const failures: unknown[] = [];
-    const attempt = async (step: () => Promise<void>) => {
-      try {
-        await step();
-      } catch (error) {
-        failures.push(error);
-      }
-    };
-    for (const run of runs.splice(0).reverse()) await attempt(() => run.close());
-    await attempt(() => sql.close());
-    await attempt(() => location.remove());
-    temp.remove();
-    if (failures.length > 0) throw failures[0];
+    const steps = new Disposables(silent);
+    steps.add('temporary folder', () => temp.remove());
+    steps.add('database', () => location.remove());
+    steps.add('connection', () => sql.close());
+    for (const run of runs.splice(0)) steps.add('run', () => run.close());
+    await steps.disposeAll();
   };
   const open = async (): Promise<TestIndex> => {
     let run: Run;

@@ -14,11 +14,14 @@ export const AGGREGATES_OF_PODS = `
            TOTAL(CASE WHEN finished_at IS NULL THEN gpus * started_at / 1000.0 END) AS open_start
     FROM workload_pods WHERE workload_id = @workload_id AND started_at IS NOT NULL`;
 
+/** Sets a row's GPU aggregates to AGGREGATES_OF_PODS's sums, read in the statement's FROM as `a`. */
+export const SET_AGGREGATES_OF_PODS = 'gpu_seconds_closed = a.closed, open_gpus = a.open_gpus, open_gpu_start_sum = a.open_start';
+
 // Rewrites the row even when its sums stay the same: updated_at marks every change of a row's pods,
 // which is how a delta copy of the file finds the pods that changed (src/store/transfer/source.ts).
 const REFRESH_AGGREGATES = `
   UPDATE workloads SET
-    gpu_seconds_closed = a.closed, open_gpus = a.open_gpus, open_gpu_start_sum = a.open_start, updated_at = @updatedAt
+    ${SET_AGGREGATES_OF_PODS}, updated_at = @updatedAt
   FROM (${AGGREGATES_OF_PODS}
   ) AS a
   WHERE workloads.workload_id = @workload_id

@@ -4,8 +4,8 @@
 // "Findings along the way"); the upsert of a new row names every column, and an update of a stored
 // one through it rewrote every index of workloads, where most updates change a status and its times,
 // or only the resourceVersion. Families rather than single columns keep the texts, each a
-// prepared statement, to a few dozen.
-import { AGGREGATES_OF_PODS } from './gpu-aggregates.js';
+// prepared statement, to 32, built once.
+import { AGGREGATES_OF_PODS, SET_AGGREGATES_OF_PODS } from './gpu-aggregates.js';
 import { SOURCE_COLUMNS } from './rollup-apply.js';
 import { RECORD_COLUMNS, type WorkloadRow } from '../common/row-mapping.js';
 
@@ -26,18 +26,29 @@ const UNINDEXED = RECORD_COLUMNS.filter((column) => column !== 'workload_id' && 
 
 const assignments = (columns: readonly string[]) => columns.map((c) => `${c} = @${c}`);
 
-/**
- * The statement text that turns `stored` into `row` (same workload_id), stamping updated_at, and with
- * `withAggregates` summing its GPU aggregates from its pods again, as the upsert does.
- */
-export function storedRowUpdateSql(stored: WorkloadRow, row: WorkloadRow, withAggregates: boolean): string {
-  const changed = INDEXED_FAMILIES.filter((family) => family.some((column) => stored[column] !== row[column])).flat();
+/** The UPDATE that sets the families of `mask` (bit i: INDEXED_FAMILIES[i]), and the aggregates when its next bit is set. */
+function updateSql(mask: number): string {
+  const changed = INDEXED_FAMILIES.filter((_, i) => (mask & (1 << i)) !== 0).flat();
   const sets = [...assignments([...UNINDEXED, ...changed]), 'updated_at = @updated_at'];
-  if (!withAggregates) return `UPDATE workloads SET ${sets.join(', ')} WHERE workload_id = @workload_id RETURNING ${SOURCE_COLUMNS}`;
-  return `UPDATE workloads SET ${sets.join(', ')}, gpu_seconds_closed = a.closed, open_gpus = a.open_gpus, open_gpu_start_sum = a.open_start
+  if ((mask & WITH_AGGREGATES) === 0) return `UPDATE workloads SET ${sets.join(', ')} WHERE workload_id = @workload_id RETURNING ${SOURCE_COLUMNS}`;
+  return `UPDATE workloads SET ${sets.join(', ')}, ${SET_AGGREGATES_OF_PODS}
   FROM (${AGGREGATES_OF_PODS}
   ) AS a
   WHERE workloads.workload_id = @workload_id
   RETURNING ${SOURCE_COLUMNS}`;
 }
 
+const WITH_AGGREGATES = 1 << INDEXED_FAMILIES.length;
+const TEXTS = Array.from({ length: WITH_AGGREGATES * 2 }, (_, mask) => updateSql(mask));
+
+/**
+ * The statement text that turns `stored` into `row` (same workload_id), stamping updated_at, and with
+ * `withAggregates` summing its GPU aggregates from its pods again, as the upsert does.
+ */
+export function storedRowUpdateSql(stored: WorkloadRow, row: WorkloadRow, withAggregates: boolean): string {
+  let mask = withAggregates ? WITH_AGGREGATES : 0;
+  INDEXED_FAMILIES.forEach((family, i) => {
+    if (family.some((column) => stored[column] !== row[column])) mask |= 1 << i;
+  });
+  return TEXTS[mask];
+}
