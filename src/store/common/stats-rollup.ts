@@ -60,35 +60,37 @@ export function rollupStatsQuery(
   // The statistics' SQL stays as it was without an interval (test/store/sql-snapshot.test.ts).
   const period = interval === undefined ? '' : `${intervalSql(interval, { day: 'r.day' })} AS period, `;
   const rowPeriod = interval === undefined ? '' : `${intervalSql(interval, { ms: 'w.submitted_at' })}, `;
-  const raw = (i: number) => `
-    SELECT ${rowKey}, ${rowPeriod}@sign${i}, @sign${i} * (${d.asInt("w.status = 'completed'")}), @sign${i} * (${d.asInt("w.status = 'failed'")}),
-      @sign${i} * (${d.asInt('w.started_at IS NOT NULL')}), @sign${i} * ${rawDurationMs(d)}, @sign${i} * ${rawGpuMs(d)},
-      ${USAGE_VALUES.map((v) => `@sign${i} * COALESCE(u.${v}, 0)`).join(', ')}
-    FROM workloads w ${USAGE_JOIN} WHERE ${rowScope.sql} AND w.submitted_at >= @from${i} AND w.submitted_at < @to${i}`;
+  // Each part sums its own rows per group (and period) before the union: the union's sort and sums
+  // then see a few rows per group, not every rollup row with every column of every other part.
+  const grouped = interval !== undefined ? 'GROUP BY 1, 2' : groupBy === null ? '' : 'GROUP BY 1';
+  const part = (keyOf: string, periodOf: string, values: readonly string[], from: string) =>
+    `SELECT ${keyOf}, ${periodOf}${values.join(', ')} FROM ${from} ${grouped}`;
+  const sum = (v: string) => `SUM(${v})`;
+  const rawValues = (i: number) => [
+    `COUNT(*) * @sign${i}`, sum(`@sign${i} * (${d.asInt("w.status = 'completed'")})`), sum(`@sign${i} * (${d.asInt("w.status = 'failed'")})`),
+    sum(`@sign${i} * (${d.asInt('w.started_at IS NOT NULL')})`), sum(`@sign${i} * ${rawDurationMs(d)}`), sum(`@sign${i} * ${rawGpuMs(d)}`),
+    ...USAGE_VALUES.map((v) => sum(`@sign${i} * COALESCE(u.${v}, 0)`)),
+  ];
+  const raw = (i: number) =>
+    part(rowKey, rowPeriod, rawValues(i), `workloads w ${USAGE_JOIN} WHERE ${rowScope.sql} AND w.submitted_at >= @from${i} AND w.submitted_at < @to${i}`);
   const days = `${rollupScope.sql} AND r.day >= @firstDay AND r.day <= @lastDay`;
-  const noUsage = USAGE_VALUES.map(() => '0').join(', ');
+  const noUsage = USAGE_VALUES.map(() => '0');
+  const daily = (sign: '' | '-') =>
+    [sum(`${sign}r.workloads`), sum(`${sign}r.completed`), sum(`${sign}r.failed`), sum(`${sign}r.started`), sum(`${sign}(${dailyDurationMs(d)})`), sum(`${sign}(${dailyGpuMs(d)})`)];
   const rest = source.restOf === undefined ? '' : `
-    UNION ALL
-    SELECT '', ${period}r.workloads, r.completed, r.failed, r.started, ${dailyDurationMs(d)}, ${dailyGpuMs(d)}, ${noUsage}
-    FROM ${source.restOf} r WHERE ${days}
-    UNION ALL
-    SELECT '', ${period}-r.workloads, -r.completed, -r.failed, -r.started, -(${dailyDurationMs(d)}), -(${dailyGpuMs(d)}), ${noUsage}
-    FROM ${source.table} r WHERE ${days}`;
+    UNION ALL ${part("''", period, [...daily(''), ...noUsage], `${source.restOf} r WHERE ${days}`)}
+    UNION ALL ${part("''", period, [...daily('-'), ...noUsage], `${source.table} r WHERE ${days}`)}`;
   // Usage has its own rollups, shaped like these ('' for no failure reason).
   const usage = groupBy === 'submitted_by' ? 'stats_daily_usage_submitter' : 'stats_daily_usage';
   const usageKey = groupBy === null ? 'NULL' : `r.${groupBy}`;
+  const names = ['workloads', 'completed', 'failed', 'started', 'duration_ms', 'gpu_ms', ...USAGE_VALUES];
   const parts = `
-    SELECT ${key} AS key, ${period}r.workloads, r.completed, r.failed, r.started, ${dailyDurationMs(d)} AS duration_ms, ${dailyGpuMs(d)} AS gpu_ms,
-      ${USAGE_VALUES.map((v) => `0 AS ${v}`).join(', ')}
-    FROM ${source.table} r WHERE ${days}${rest}
-    UNION ALL
-    SELECT ${usageKey}, ${period}0, 0, 0, 0, 0, 0, ${USAGE_VALUES.map((v) => `r.${v}`).join(', ')}
-    FROM ${usage} r WHERE ${days}
+    ${part(`${key} AS key`, period, [...daily(''), ...noUsage].map((v, i) => `${v} AS ${names[i]}`), `${source.table} r WHERE ${days}`)}${rest}
+    UNION ALL ${part(usageKey, period, ['0', '0', '0', '0', '0', '0', ...USAGE_VALUES.map((v) => sum(`r.${v}`))], `${usage} r WHERE ${days}`)}
     UNION ALL ${raw(0)}
     UNION ALL ${raw(1)}
-    UNION ALL
-    SELECT ${rowKey}, ${rowPeriod}0, 0, 0, 0, ${durationMsFloorAt(d, '@now')}, ${gpuMsFloorAt(d, '@now')}, ${noUsage}
-    FROM workloads w${d.indexedBy(HORIZON_INDEX)} WHERE ${window.sql} AND ${belowZeroAt(d, '@now')}`;
+    UNION ALL ${part(rowKey, rowPeriod, ['0', '0', '0', '0', sum(durationMsFloorAt(d, '@now')), sum(gpuMsFloorAt(d, '@now')), ...noUsage],
+      `workloads w${d.indexedBy(HORIZON_INDEX)} WHERE ${window.sql} AND ${belowZeroAt(d, '@now')}`)}`;
   const figures = `
     ${d.sumInt('workloads')} AS workload_count, ${d.total('gpu_ms')} / ${d.float('3600000.0')} AS gpu_hours, ${d.total('duration_ms')} / ${d.float('1000.0')} AS duration_sum,
     ${d.sumInt('started')} AS started, ${d.sumInt('completed')} AS completed, ${d.sumInt('failed')} AS failed, ${usageSums(d)}`;
