@@ -57,7 +57,7 @@ export function rollupStatsQuery(
   }
   const key = groupBy === null ? 'NULL' : `r.${source.key}`;
   const rowKey = groupBy === null ? 'NULL' : GROUP_COLUMNS[groupBy];
-  // The statistics' SQL stays as it was without an interval (test/store/sql-snapshot.test.ts).
+  // Without an interval, no part selects a period.
   const period = interval === undefined ? '' : `${intervalSql(interval, { day: 'r.day' })} AS period, `;
   const rowPeriod = interval === undefined ? '' : `${intervalSql(interval, { ms: 'w.submitted_at' })}, `;
   // Each part sums its own rows per group (and period) before the union: the union's sort and sums
@@ -66,6 +66,7 @@ export function rollupStatsQuery(
   const part = (keyOf: string, periodOf: string, values: readonly string[], from: string) =>
     `SELECT ${keyOf}, ${periodOf}${values.join(', ')} FROM ${from} ${grouped}`;
   const sum = (v: string) => `SUM(${v})`;
+  // The count times the sign: PostgreSQL cannot choose a SUM for a bare parameter.
   const rawValues = (i: number) => [
     `COUNT(*) * @sign${i}`, sum(`@sign${i} * (${d.asInt("w.status = 'completed'")})`), sum(`@sign${i} * (${d.asInt("w.status = 'failed'")})`),
     sum(`@sign${i} * (${d.asInt('w.started_at IS NOT NULL')})`), sum(`@sign${i} * ${rawDurationMs(d)}`), sum(`@sign${i} * ${rawGpuMs(d)}`),
