@@ -87,7 +87,7 @@ export function rollupStatsQuery(
   const names = ['workloads', 'completed', 'failed', 'started', 'duration_ms', 'gpu_ms', ...USAGE_VALUES];
   const parts = `
     ${part(`${key} AS key`, period, [...daily(''), ...noUsage].map((v, i) => `${v} AS ${names[i]}`), `${source.table} r WHERE ${days}`)}${rest}
-    UNION ALL ${part(usageKey, period, ['0', '0', '0', '0', '0', '0', ...USAGE_VALUES.map((v) => sum(`r.${v}`))], `${usage} r WHERE ${days}`)}
+    UNION ALL ${part(usageKey, period, [...daily('').map(() => '0'), ...USAGE_VALUES.map((v) => sum(`r.${v}`))], `${usage} r WHERE ${days}`)}
     UNION ALL ${raw(0)}
     UNION ALL ${raw(1)}
     UNION ALL ${part(rowKey, rowPeriod, ['0', '0', '0', '0', sum(durationMsFloorAt(d, '@now')), sum(gpuMsFloorAt(d, '@now')), ...noUsage],
