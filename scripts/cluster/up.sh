@@ -85,7 +85,6 @@ wait_for() {
     sleep 0.5
   done
 }
-free_port() { node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
 
 phase "network: bridge $CLUSTER_BRIDGE at $CLUSTER_NODE_IP, traffic kept inside $CLUSTER_TEST_RANGE"
 ip link add "$CLUSTER_BRIDGE" type bridge
@@ -155,7 +154,8 @@ record KUBECONFIG "$dir/kubeconfig"
 kubectl=("$kubernetes/kubectl" --kubeconfig "$dir/kubeconfig")
 
 phase "etcd and kube-apiserver on $CLUSTER_API_URL"
-etcd_port="$(free_port)" peer_port="$(free_port)"
+ports="$(node "$here/../free-ports.mjs" 4)"
+read -r etcd_port peer_port proxy_healthz_port proxy_metrics_port <<<"$ports"
 start etcd etcd --name "$CLUSTER_NAME" --data-dir "$dir/etcd" --unsafe-no-fsync \
   --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
   --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
@@ -287,8 +287,8 @@ hostnameOverride: $CLUSTER_NODE
 mode: iptables
 clusterCIDR: $CLUSTER_POD_SUBNET
 bindAddress: $CLUSTER_NODE_IP
-healthzBindAddress: 127.0.0.1:$(free_port)
-metricsBindAddress: 127.0.0.1:$(free_port)
+healthzBindAddress: 127.0.0.1:$proxy_healthz_port
+metricsBindAddress: 127.0.0.1:$proxy_metrics_port
 # The conntrack sysctls are the host's: leave them as they are.
 conntrack: { maxPerCore: 0, min: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s }
 PROXY

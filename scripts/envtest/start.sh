@@ -23,7 +23,6 @@ for binary in etcd kube-apiserver; do
   [ -x "$bin/$binary" ] || { echo "start.sh: no $binary in $bin (run scripts/envtest/install.sh)" >&2; exit 1; }
 done
 
-free_port() { node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
 
 etcd_pid=""
 if [ -f "$dir/env" ]; then
@@ -34,7 +33,8 @@ if [ -f "$dir/env" ]; then
   # After stop.sh --apiserver-only, etcd is still running with its data.
   if kill -0 "$ENVTEST_ETCD_PID" 2>/dev/null; then etcd_pid="$ENVTEST_ETCD_PID"; fi
 else
-  etcd_port="$(free_port)" peer_port="$(free_port)" api_port="$(free_port)"
+  ports="$(node "$here/../free-ports.mjs" 3)"
+  read -r etcd_port peer_port api_port <<<"$ports"
   admin_token="$(openssl rand -hex 24)" reader_token="$(openssl rand -hex 24)"
   mkdir -p "$dir/certs" "$dir/etcd"
   openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$dir/certs/service-account.key" 2>/dev/null

@@ -26,14 +26,13 @@ as_server_user() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
-free_port() { node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
 
 if [ -f "$dir/env" ]; then
   # shellcheck source=/dev/null
   . "$dir/env"
   port="$PG_PORT"
 else
-  port="$(free_port)"
+  port="$(node "$here/../free-ports.mjs")"
   if [ "$(id -u)" = 0 ]; then
     chmod o+x "$dir" # the server user must reach data/ inside a private temporary folder
     install -d -o postgres -g postgres -m 700 "$dir/data"
