@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   out.push(
     '',
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads?status=running&limit=5'`,
-    `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/stats?time_range=last_30_days&group_by=initiative_id'   # with idle GPU-hours, efficiency, energy`,
+    `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/stats?time_range=last_30_days&group_by=initiative_id'   # with queue time, idle GPU-hours, efficiency, energy`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/metrics?sort_by=gpu_utilization&limit=5'`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/stats?time_range=last_7_days&interval=day&group_by=initiative_id'   # series per day and team`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/stats?group_by=failure_reason'   # why jobs failed`,

@@ -68,6 +68,7 @@ export function presentStats(result: WorkloadStatsResult, groupBy: StatsGroupKey
       total_gpu_hours: hours(s.gpuHours),
       average_duration_seconds: round(s.averageDurationSeconds, 2),
       success_rate: round(s.successRate, 4),
+      average_queue_seconds: round(s.averageQueueSeconds, 2),
       ...totalUsageOf(s),
     },
     grouped: groupBy ? result.groups.map((g) => ({ [groupBy]: groupKey(groupBy, g.key), ...groupFigures(g) })) : [],
@@ -83,7 +84,13 @@ function groupKey(groupBy: StatsGroupKey, key: string | null): string | null {
 }
 
 function groupFigures(g: StatsFigures) {
-  return { workload_count: g.workloadCount, gpu_hours: hours(g.gpuHours), success_rate: round(g.successRate, 4), ...usageOf(g) };
+  return {
+    workload_count: g.workloadCount,
+    gpu_hours: hours(g.gpuHours),
+    success_rate: round(g.successRate, 4),
+    average_queue_seconds: round(g.averageQueueSeconds, 2),
+    ...usageOf(g),
+  };
 }
 
 /** The summary's usage, its sums named as its other sums are (total_…). */

@@ -46,6 +46,8 @@ export interface StatsFigures extends UsageFigures {
   averageDurationSeconds: number;
   /** completed / (completed + failed); 0 when there are none. */
   successRate: number;
+  /** Mean wait from submission to start (to now while waiting) of every workload counted; 0 when there are none. */
+  averageQueueSeconds: number;
 }
 
 export interface StatsResult {

@@ -24,7 +24,7 @@ export function fillSeries(entries: readonly TrendEntry[], interval: TrendInterv
   const series: TrendEntry[] = [];
   for (let n = intervalOf(interval, window.from), last = intervalOf(interval, window.to - 1); n <= last; n++) {
     const start = intervalStart(interval, n);
-    series.push(byStart.get(start) ?? { start, key: null, workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0, ...usageFigures(emptyUsage(), 0) });
+    series.push(byStart.get(start) ?? { start, key: null, workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0, averageQueueSeconds: 0, ...usageFigures(emptyUsage(), 0) });
   }
   return series;
 }

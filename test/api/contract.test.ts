@@ -127,12 +127,14 @@ describe('API contract: success shapes', () => {
     expectShape(res.body, workloadStatsEndpoint.response);
     expect(res.body.data.summary).to.deep.equal({
       total_workloads: 3, total_gpu_hours: 17, average_duration_seconds: 4500, success_rate: 0,
+      // Waited 30 s, 1800 s, and 60 s so far (pending).
+      average_queue_seconds: 630,
       total_idle_gpu_hours: null, gpu_efficiency: null, utilization_coverage: 0, total_energy_kwh: null, energy_coverage: 0,
     });
     expect(res.body.data.grouped).to.deep.equal([
-      { instance_type: 'p5.48xlarge', workload_count: 1, gpu_hours: 16, success_rate: 0, ...NO_USAGE },
-      { instance_type: 'a3-highgpu-8g', workload_count: 1, gpu_hours: 1, success_rate: 0, ...NO_USAGE },
-      { instance_type: 'unknown', workload_count: 1, gpu_hours: 0, success_rate: 0, ...NO_USAGE },
+      { instance_type: 'p5.48xlarge', workload_count: 1, gpu_hours: 16, success_rate: 0, average_queue_seconds: 30, ...NO_USAGE },
+      { instance_type: 'a3-highgpu-8g', workload_count: 1, gpu_hours: 1, success_rate: 0, average_queue_seconds: 1800, ...NO_USAGE },
+      { instance_type: 'unknown', workload_count: 1, gpu_hours: 0, success_rate: 0, average_queue_seconds: 60, ...NO_USAGE },
     ]);
   });
 

@@ -65,7 +65,7 @@ const ROLES: Role[] = ['admin', 'lead', 'member', 'noTeams', 'otherOrgAdmin'];
 interface Expected {
   /** Visible workloads in list order (submitted_at descending). */
   list: WorkloadRecord[];
-  stats: { total_workloads: number; total_gpu_hours: number; average_duration_seconds: number; success_rate: number };
+  stats: { total_workloads: number; total_gpu_hours: number; average_duration_seconds: number; success_rate: number; average_queue_seconds: number };
   byInitiative: { initiative_id: string; gpu_hours: number }[];
   /** sort_by=gpu_hours, desc. */
   byGpuHours: WorkloadRecord[];
@@ -79,7 +79,7 @@ interface Expected {
 const EXPECTED: Record<Role, Expected> = {
   admin: {
     list: [A2, L2, V2, V1, L1, A1],
-    stats: { total_workloads: 6, total_gpu_hours: 39, average_duration_seconds: 8400, success_rate: 0.75, ...NO_USAGE_TOTALS },
+    stats: { total_workloads: 6, total_gpu_hours: 39, average_duration_seconds: 8400, success_rate: 0.75, average_queue_seconds: 900, ...NO_USAGE_TOTALS },
     byInitiative: [{ initiative_id: 'llm', gpu_hours: 24 }, { initiative_id: 'vision', gpu_hours: 8 }, { initiative_id: 'audio', gpu_hours: 7 }],
     byGpuHours: [L1, L2, V1, A1, A2, V2],
     gpuHoursAverage: 6.5,
@@ -89,7 +89,7 @@ const EXPECTED: Record<Role, Expected> = {
   },
   lead: {
     list: [L2, V2, V1, L1],
-    stats: { total_workloads: 4, total_gpu_hours: 32, average_duration_seconds: 8100, success_rate: 0.6667, ...NO_USAGE_TOTALS },
+    stats: { total_workloads: 4, total_gpu_hours: 32, average_duration_seconds: 8100, success_rate: 0.6667, average_queue_seconds: 900, ...NO_USAGE_TOTALS },
     byInitiative: [{ initiative_id: 'llm', gpu_hours: 24 }, { initiative_id: 'vision', gpu_hours: 8 }],
     byGpuHours: [L1, L2, V1, V2],
     gpuHoursAverage: 8,
@@ -99,7 +99,7 @@ const EXPECTED: Record<Role, Expected> = {
   },
   member: {
     list: [V2, V1],
-    stats: { total_workloads: 2, total_gpu_hours: 8, average_duration_seconds: 9000, success_rate: 0.5, ...NO_USAGE_TOTALS },
+    stats: { total_workloads: 2, total_gpu_hours: 8, average_duration_seconds: 9000, success_rate: 0.5, average_queue_seconds: 0, ...NO_USAGE_TOTALS },
     byInitiative: [{ initiative_id: 'vision', gpu_hours: 8 }],
     byGpuHours: [V1, V2],
     gpuHoursAverage: 4,
@@ -109,7 +109,7 @@ const EXPECTED: Record<Role, Expected> = {
   },
   noTeams: {
     list: [],
-    stats: { total_workloads: 0, total_gpu_hours: 0, average_duration_seconds: 0, success_rate: 0, ...NO_USAGE_TOTALS },
+    stats: { total_workloads: 0, total_gpu_hours: 0, average_duration_seconds: 0, success_rate: 0, average_queue_seconds: 0, ...NO_USAGE_TOTALS },
     byInitiative: [],
     byGpuHours: [],
     gpuHoursAverage: null,
@@ -119,7 +119,7 @@ const EXPECTED: Record<Role, Expected> = {
   },
   otherOrgAdmin: {
     list: [G2, G1],
-    stats: { total_workloads: 2, total_gpu_hours: 46, average_duration_seconds: 19800, success_rate: 1, ...NO_USAGE_TOTALS },
+    stats: { total_workloads: 2, total_gpu_hours: 46, average_duration_seconds: 19800, success_rate: 1, average_queue_seconds: 1800, ...NO_USAGE_TOTALS },
     byInitiative: [{ initiative_id: 'llm', gpu_hours: 40 }, { initiative_id: 'vision', gpu_hours: 6 }],
     byGpuHours: [G1, G2],
     gpuHoursAverage: 23,
@@ -346,7 +346,7 @@ describe('API roles: what each caller sees on every endpoint', () => {
 
     it('stats narrowed to an initiative inside the caller\'s teams sum only that initiative', async () => {
       const res = await t.get('/v1/workloads/stats?initiative_id=vision', { as: caller('lead') });
-      expect(res.body.data.summary).to.deep.equal({ total_workloads: 2, total_gpu_hours: 8, average_duration_seconds: 9000, success_rate: 0.5, ...NO_USAGE_TOTALS });
+      expect(res.body.data.summary).to.deep.equal({ total_workloads: 2, total_gpu_hours: 8, average_duration_seconds: 9000, success_rate: 0.5, average_queue_seconds: 0, ...NO_USAGE_TOTALS });
     });
   });
 

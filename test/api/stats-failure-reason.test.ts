@@ -42,10 +42,10 @@ describe('API statistics by failure reason', () => {
     const { summary, grouped: groups } = await grouped('time_range=last_7_days');
     expect(groups).to.deep.equal([
       // Running since 08:00 on the 20th: 4 GPU-hours by noon, the largest group.
-      { failure_reason: null, workload_count: 2, gpu_hours: 5, success_rate: 1, ...NO_USAGE },
-      { failure_reason: 'oom_killed', workload_count: 2, gpu_hours: 2, success_rate: 0, ...NO_USAGE },
-      { failure_reason: 'backoff_limit_exceeded', workload_count: 1, gpu_hours: 1, success_rate: 0, ...NO_USAGE },
-      { failure_reason: 'preempted', workload_count: 1, gpu_hours: 1, success_rate: 0, ...NO_USAGE },
+      { failure_reason: null, workload_count: 2, gpu_hours: 5, success_rate: 1, average_queue_seconds: 0, ...NO_USAGE },
+      { failure_reason: 'oom_killed', workload_count: 2, gpu_hours: 2, success_rate: 0, average_queue_seconds: 0, ...NO_USAGE },
+      { failure_reason: 'backoff_limit_exceeded', workload_count: 1, gpu_hours: 1, success_rate: 0, average_queue_seconds: 0, ...NO_USAGE },
+      { failure_reason: 'preempted', workload_count: 1, gpu_hours: 1, success_rate: 0, average_queue_seconds: 0, ...NO_USAGE },
     ]);
     expect(groups.reduce((n, g) => n + g.workload_count, 0)).to.equal(summary.total_workloads);
   });

@@ -156,26 +156,28 @@ describe('API statistics: figures and time ranges', () => {
       const data = await stats('');
       // 6 workloads; GPU-hours 16 + 2 + 2 (running, up to now) + 0 + 1 + 6 = 27;
       // durations of the 5 started: 7200 + 3600 + 1800 + 3600 + 10800 = 27000 → 5400;
-      // success = 2 completed / (2 completed + 1 failed); cancelled and unfinished count in neither.
-      expect(data.summary).to.deep.equal({ total_workloads: 6, total_gpu_hours: 27, average_duration_seconds: 5400, success_rate: 0.6667, ...NO_USAGE_TOTALS });
+      // success = 2 completed / (2 completed + 1 failed); cancelled and unfinished count in neither;
+      // waits: running 1800, pending 10800 (since 09:00), cancelled 3600, the rest 0 → 16200 / 6.
+      expect(data.summary).to.deep.equal({ total_workloads: 6, total_gpu_hours: 27, average_duration_seconds: 5400, success_rate: 0.6667, average_queue_seconds: 2700, ...NO_USAGE_TOTALS });
     });
 
     it('counts a running workload\'s GPU-hours and duration up to now', async () => {
       t.clock.set(at(SUMMARY_NOW) + HOUR / 2);
       const data = await stats('');
-      // The running workload now has 4 GPUs × 1 h and 3600 s: 27 + 2 = 29 GPU-hours, (27000 + 1800) / 5.
-      expect(data.summary).to.deep.equal({ total_workloads: 6, total_gpu_hours: 29, average_duration_seconds: 5760, success_rate: 0.6667, ...NO_USAGE_TOTALS });
+      // The running workload now has 4 GPUs × 1 h and 3600 s: 27 + 2 = 29 GPU-hours, (27000 + 1800) / 5;
+      // the pending one has waited 1800 s more: (16200 + 1800) / 6.
+      expect(data.summary).to.deep.equal({ total_workloads: 6, total_gpu_hours: 29, average_duration_seconds: 5760, success_rate: 0.6667, average_queue_seconds: 3000, ...NO_USAGE_TOTALS });
     });
 
     it('success_rate is 0 when no workload in the range completed or failed', async () => {
       // today (2027-02-15): the cancelled, the pending and the running workload.
       const data = await stats('time_range=today');
-      expect(data.summary).to.deep.equal({ total_workloads: 3, total_gpu_hours: 3, average_duration_seconds: 2700, success_rate: 0, ...NO_USAGE_TOTALS });
+      expect(data.summary).to.deep.equal({ total_workloads: 3, total_gpu_hours: 3, average_duration_seconds: 2700, success_rate: 0, average_queue_seconds: 5400, ...NO_USAGE_TOTALS });
     });
 
     it('a range without workloads has zero figures and no groups', async () => {
       const data = await stats('time_range=custom&start_date=2027-02-01&end_date=2027-02-02&group_by=initiative_id');
-      expect(data).to.deep.equal({ summary: { total_workloads: 0, total_gpu_hours: 0, average_duration_seconds: 0, success_rate: 0, ...NO_USAGE_TOTALS }, grouped: [] });
+      expect(data).to.deep.equal({ summary: { total_workloads: 0, total_gpu_hours: 0, average_duration_seconds: 0, success_rate: 0, average_queue_seconds: 0, ...NO_USAGE_TOTALS }, grouped: [] });
     });
 
     it('grouped is [] when group_by is omitted', async () => {
@@ -184,26 +186,26 @@ describe('API statistics: figures and time ranges', () => {
 
     it('group_by=submitted_by gives each submitter\'s figures, sorted by gpu_hours descending', async () => {
       expect((await stats('group_by=submitted_by')).grouped).to.deep.equal([
-        { submitted_by: 'alice', workload_count: 2, gpu_hours: 18, success_rate: 1, ...NO_USAGE },
-        { submitted_by: 'bob', workload_count: 2, gpu_hours: 8, success_rate: 0.5, ...NO_USAGE },
-        { submitted_by: 'carol', workload_count: 2, gpu_hours: 1, success_rate: 0, ...NO_USAGE },
+        { submitted_by: 'alice', workload_count: 2, gpu_hours: 18, success_rate: 1, average_queue_seconds: 900, ...NO_USAGE },
+        { submitted_by: 'bob', workload_count: 2, gpu_hours: 8, success_rate: 0.5, average_queue_seconds: 0, ...NO_USAGE },
+        { submitted_by: 'carol', workload_count: 2, gpu_hours: 1, success_rate: 0, average_queue_seconds: 7200, ...NO_USAGE },
       ]);
     });
 
     it('group_by=initiative_id gives each initiative\'s figures, sorted by gpu_hours descending', async () => {
       expect((await stats('group_by=initiative_id')).grouped).to.deep.equal([
-        { initiative_id: 'llm', workload_count: 2, gpu_hours: 17, success_rate: 1, ...NO_USAGE },
-        { initiative_id: 'audio', workload_count: 2, gpu_hours: 6, success_rate: 1, ...NO_USAGE },
-        { initiative_id: 'vision', workload_count: 2, gpu_hours: 4, success_rate: 0, ...NO_USAGE },
+        { initiative_id: 'llm', workload_count: 2, gpu_hours: 17, success_rate: 1, average_queue_seconds: 1800, ...NO_USAGE },
+        { initiative_id: 'audio', workload_count: 2, gpu_hours: 6, success_rate: 1, average_queue_seconds: 5400, ...NO_USAGE },
+        { initiative_id: 'vision', workload_count: 2, gpu_hours: 4, success_rate: 0, average_queue_seconds: 900, ...NO_USAGE },
       ]);
     });
 
     it('group_by=instance_type gives each instance type\'s figures, sorted by gpu_hours descending', async () => {
       expect((await stats('group_by=instance_type')).grouped).to.deep.equal([
-        { instance_type: 'p5.48xlarge', workload_count: 1, gpu_hours: 16, success_rate: 1, ...NO_USAGE },
-        { instance_type: 'g5.xlarge', workload_count: 2, gpu_hours: 7, success_rate: 1, ...NO_USAGE },
-        { instance_type: 'a3-highgpu-8g', workload_count: 2, gpu_hours: 4, success_rate: 0, ...NO_USAGE },
-        { instance_type: 'unknown', workload_count: 1, gpu_hours: 0, success_rate: 0, ...NO_USAGE },
+        { instance_type: 'p5.48xlarge', workload_count: 1, gpu_hours: 16, success_rate: 1, average_queue_seconds: 0, ...NO_USAGE },
+        { instance_type: 'g5.xlarge', workload_count: 2, gpu_hours: 7, success_rate: 1, average_queue_seconds: 1800, ...NO_USAGE },
+        { instance_type: 'a3-highgpu-8g', workload_count: 2, gpu_hours: 4, success_rate: 0, average_queue_seconds: 900, ...NO_USAGE },
+        { instance_type: 'unknown', workload_count: 1, gpu_hours: 0, success_rate: 0, average_queue_seconds: 10800, ...NO_USAGE },
       ]);
     });
 

@@ -42,19 +42,19 @@ describe('API statistics series', () => {
       ['13', '14', '15', '16', '17', '18', '19', '20'].map((d) => `2026-11-${d}T00:00:00.000Z`),
     );
     expect(nonEmpty(series)).to.deep.equal([
-      { start: '2026-11-15T00:00:00.000Z', workload_count: 1, gpu_hours: 4, success_rate: 1, ...NO_USAGE },
-      { start: '2026-11-16T00:00:00.000Z', workload_count: 1, gpu_hours: 3, success_rate: 0, ...NO_USAGE },
-      { start: '2026-11-19T00:00:00.000Z', workload_count: 2, gpu_hours: 8, success_rate: 1, ...NO_USAGE },
-      { start: '2026-11-20T00:00:00.000Z', workload_count: 1, gpu_hours: 16, success_rate: 0, ...NO_USAGE },
+      { start: '2026-11-15T00:00:00.000Z', workload_count: 1, gpu_hours: 4, success_rate: 1, average_queue_seconds: 1800, ...NO_USAGE },
+      { start: '2026-11-16T00:00:00.000Z', workload_count: 1, gpu_hours: 3, success_rate: 0, average_queue_seconds: 0, ...NO_USAGE },
+      { start: '2026-11-19T00:00:00.000Z', workload_count: 2, gpu_hours: 8, success_rate: 1, average_queue_seconds: 0.5, ...NO_USAGE },
+      { start: '2026-11-20T00:00:00.000Z', workload_count: 1, gpu_hours: 16, success_rate: 0, average_queue_seconds: 0, ...NO_USAGE },
     ]);
-    expect(series[0]).to.deep.equal({ start: '2026-11-13T00:00:00.000Z', workload_count: 0, gpu_hours: 0, success_rate: 0, ...NO_USAGE });
+    expect(series[0]).to.deep.equal({ start: '2026-11-13T00:00:00.000Z', workload_count: 0, gpu_hours: 0, success_rate: 0, average_queue_seconds: 0, ...NO_USAGE });
   });
 
   it('starts weeks on Monday 00:00 UTC: Sunday the 15th belongs to the week of the 9th', async () => {
     const { series } = await stats('time_range=last_30_days&interval=week');
     expect(nonEmpty(series)).to.deep.equal([
-      { start: '2026-11-09T00:00:00.000Z', workload_count: 1, gpu_hours: 4, success_rate: 1, ...NO_USAGE },
-      { start: '2026-11-16T00:00:00.000Z', workload_count: 4, gpu_hours: 27, success_rate: 0.6667, ...NO_USAGE },
+      { start: '2026-11-09T00:00:00.000Z', workload_count: 1, gpu_hours: 4, success_rate: 1, average_queue_seconds: 1800, ...NO_USAGE },
+      { start: '2026-11-16T00:00:00.000Z', workload_count: 4, gpu_hours: 27, success_rate: 0.6667, average_queue_seconds: 0.25, ...NO_USAGE },
     ]);
     expect(new Date(series[0].start).getUTCDay(), 'a Monday').to.equal(1);
   });
@@ -62,11 +62,11 @@ describe('API statistics series', () => {
   it('splits hours at the hour: 08:59:59 and 08:00 share one, 10:00 starts its own', async () => {
     const { series } = await stats('time_range=today&interval=hour');
     expect(series).to.have.length(13); // 00:00 … 12:00
-    expect(nonEmpty(series)).to.deep.equal([{ start: '2026-11-20T10:00:00.000Z', workload_count: 1, gpu_hours: 16, success_rate: 0, ...NO_USAGE }]);
+    expect(nonEmpty(series)).to.deep.equal([{ start: '2026-11-20T10:00:00.000Z', workload_count: 1, gpu_hours: 16, success_rate: 0, average_queue_seconds: 0, ...NO_USAGE }]);
     const week = await stats('time_range=this_week&interval=hour&group_by=initiative_id');
     expect(week.series.filter((e: JsonBody) => e.start === '2026-11-19T08:00:00.000Z')).to.deep.equal([
-      { start: '2026-11-19T08:00:00.000Z', initiative_id: 'llm', workload_count: 1, gpu_hours: 6, success_rate: 1, ...NO_USAGE },
-      { start: '2026-11-19T08:00:00.000Z', initiative_id: 'vision', workload_count: 1, gpu_hours: 2, success_rate: 1, ...NO_USAGE },
+      { start: '2026-11-19T08:00:00.000Z', initiative_id: 'llm', workload_count: 1, gpu_hours: 6, success_rate: 1, average_queue_seconds: 0, ...NO_USAGE },
+      { start: '2026-11-19T08:00:00.000Z', initiative_id: 'vision', workload_count: 1, gpu_hours: 2, success_rate: 1, average_queue_seconds: 1, ...NO_USAGE },
     ]);
   });
 
@@ -90,7 +90,7 @@ describe('API statistics series', () => {
     t.clock.set('2026-11-20T13:00:00Z');
     try {
       const { series } = await stats('time_range=today&interval=day');
-      expect(series).to.deep.equal([{ start: '2026-11-20T00:00:00.000Z', workload_count: 1, gpu_hours: 24, success_rate: 0, ...NO_USAGE }]);
+      expect(series).to.deep.equal([{ start: '2026-11-20T00:00:00.000Z', workload_count: 1, gpu_hours: 24, success_rate: 0, average_queue_seconds: 0, ...NO_USAGE }]);
     } finally {
       t.clock.set('2026-11-20T12:00:00Z');
     }

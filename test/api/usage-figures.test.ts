@@ -92,7 +92,7 @@ describe('API GPU usage figures: idle GPU-hours, efficiency, energy', function (
     expect(partial.summary).to.deep.include({ total_idle_gpu_hours: 1, total_energy_kwh: 0.5 });
     const { series } = await data('/v1/workloads/stats?time_range=last_7_days&interval=day');
     expect(series.filter((e: JsonBody) => e.workload_count > 0)).to.deep.equal([
-      { start: '2026-11-19T00:00:00.000Z', workload_count: 3, gpu_hours: 3, success_rate: 1, idle_gpu_hours: 1, gpu_efficiency: 0.2867, utilization_coverage: 0.5, energy_kwh: 0.5, energy_coverage: 0.5 },
+      { start: '2026-11-19T00:00:00.000Z', workload_count: 3, gpu_hours: 3, success_rate: 1, average_queue_seconds: 0, idle_gpu_hours: 1, gpu_efficiency: 0.2867, utilization_coverage: 0.5, energy_kwh: 0.5, energy_coverage: 0.5 },
     ]);
   });
 

@@ -85,6 +85,9 @@ describe('npm run demo', function () {
     const series = (await get('/v1/workloads/stats?time_range=last_7_days&interval=day')).data.series as { workload_count: number }[];
     expect(series, 'a week of days, the demo history in some of them').to.have.length(8);
     expect(series.some((e) => e.workload_count > 0)).to.equal(true);
+    // The demo's Jobs wait in the queue before they start, pending ones still.
+    const summary = (await get('/v1/workloads/stats?time_range=last_30_days')).data.summary as { average_queue_seconds: number };
+    expect(summary.average_queue_seconds).to.be.above(0);
     const byReason = (await get('/v1/workloads/stats?group_by=failure_reason')).data.grouped as { failure_reason: string | null }[];
     const reasons = byReason.map((g) => g.failure_reason).filter((r) => r !== null);
     expect(reasons.length, `failure reasons of the demo's failed jobs: ${JSON.stringify(reasons)}`).to.be.at.least(3);

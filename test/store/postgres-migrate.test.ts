@@ -7,11 +7,13 @@ import { openDatabase } from '../../src/store/sqlite/database.js';
 import { migrate, schemaVersion } from '../../src/store/postgres/migrate.js';
 import { LATEST_VERSION, MIGRATIONS, type Migration } from '../../src/store/postgres/migrations.js';
 import { listPartitions } from '../../src/store/postgres/partitions.js';
+import { rollupFillSql, rollupRebuildSql } from '../../src/store/postgres/rollup-rebuild.js';
+import { QUEUE_VALUES, ROLLUPS } from '../../src/store/rollups/definitions.js';
 import { freshDatabase, sharedPostgres, type TestDatabase } from '../support/postgres-database.js';
 
 const NOW = Date.UTC(2026, 10, 17, 12); // 2026-11-17
-/** What the newest migration asks of the builds that run on it (v6: usage, which writers must move with the keys). */
-const COMPATIBLE_SINCE = 6;
+/** What the newest migration asks of the builds that run on it (v7: the rollups' queue figures, which writers must keep). */
+const COMPATIBLE_SINCE = 7;
 
 describe('PostgreSQL migrations', function () {
   this.timeout(60_000);
@@ -117,6 +119,33 @@ describe('PostgreSQL migrations', function () {
     expect(pods.rows).to.deep.equal((await client.query('SELECT pod_uid, submitted_at FROM workload_pods ORDER BY 1')).rows);
   });
 
+  it('fills the daily rollups\' queue figures of the rows written before version 7 as a rebuild from the rows does', async () => {
+    const client = await connect();
+    await migrate(client, { now: NOW, migrations: MIGRATIONS.filter((m) => m.version < 7) });
+    // Waiting, started 7 s × n after the submission, and cancelled unstarted after 5 s, over 10 days.
+    await client.query(`INSERT INTO workloads (workload_id, organization_id, cluster_id, namespace, name, kind, status, submitted_by,
+        initiative_id, instance_type, gpu_count, submitted_at, started_at, completed_at, is_managed, updated_at, failure_reason)
+      SELECT 'w-' || n, 'org', 'local', 'ns', 'n', 'Job', (ARRAY['pending', 'running', 'cancelled'])[n % 3 + 1], 'u' || (n % 4), 'ini', 'a100', 1,
+        $1::bigint + n * 28800000::bigint,
+        CASE WHEN n % 3 = 1 THEN $1::bigint + n * 28800000::bigint + n * 7000 END,
+        CASE WHEN n % 3 = 2 THEN $1::bigint + n * 28800000::bigint + 5000 END,
+        0, 0, CASE WHEN n % 3 = 2 THEN 'deleted' END
+      FROM generate_series(0, 29) AS n`, [Date.UTC(2026, 10, 1, 3)]);
+    // The rollups as a writer of version 6 kept them: without the queue columns.
+    for (const rollup of ROLLUPS) await client.query(rollupFillSql({ ...rollup, values: rollup.values.filter((v) => !QUEUE_VALUES.includes(v)) }));
+    await migrate(client, { now: NOW });
+    const daily = ['stats_daily_submitter', 'stats_daily_instance_type', 'stats_daily_failure_reason'];
+    const contents = async () => {
+      const tables = [];
+      for (const table of daily) tables.push((await client.query(`SELECT * FROM ${table} ORDER BY 1, 2, 3, 4`)).rows);
+      return tables;
+    };
+    const migrated = await contents();
+    for (const sql of rollupRebuildSql()) await client.query(sql);
+    expect(migrated).to.deep.equal(await contents());
+    expect(migrated[1]?.reduce((n, row) => n + Number(row.waiting), 0), 'workloads waiting').to.equal(10);
+  });
+
   it('leaves nothing of a migration that fails half-way, and records no version for it', async () => {
     const client = await connect();
     await migrate(client, { now: NOW });
@@ -155,7 +184,7 @@ describe('PostgreSQL migrations', function () {
     await migrate(client, { now: NOW });
     const sqlite = openDatabase(':memory:');
     try {
-      for (const table of ['workloads', 'workload_pods', 'workload_gpu_lifetime', 'workload_counts', 'workload_totals', 'stats_daily_submitter', 'stats_daily_instance_type']) {
+      for (const table of ['workloads', 'workload_pods', 'workload_gpu_lifetime', 'workload_counts', 'workload_totals', 'stats_daily_submitter', 'stats_daily_instance_type', 'stats_daily_failure_reason']) {
         const { rows } = await client.query<{ name: string }>('SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position', [table]);
         const expected = (sqlite.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name);
         if (table === 'workload_pods') expected.splice(2, 0, 'submitted_at');

@@ -20,9 +20,21 @@ describe('store/rollups rollupDeltas', () => {
     expect(table(deltas, 'workload_counts')?.rows).to.deep.equal([{ key: ['acme', 'llm', 'running', 'alice', 1], values: [1] }]);
     expect(table(deltas, 'stats_daily_submitter')?.rows).to.deep.equal([{
       key: ['acme', DAY, 'llm', 'alice'],
-      // workloads, completed, failed, started, open_started, duration_base_ms, open_gpus, gpu_base_ms
-      values: [1, 0, 0, 1, 1, -2000, 2, -4000],
+      // workloads, completed, failed, started, open_started, duration_base_ms, open_gpus, gpu_base_ms, waiting, queue_base_ms
+      values: [1, 0, 0, 1, 1, -2000, 2, -4000, 0, 1000],
     }]);
+  });
+
+  it('holds a waiting row\'s queue from the start of its day, and its final wait once it starts', () => {
+    const pending = row({ status: 'pending', started_at: null, open_gpus: 0, open_gpu_start_sum: 0 });
+    const queueOf = (deltas: RollupDelta[]) => table(deltas, 'stats_daily_instance_type')?.rows.map((r) => r.values.slice(-2));
+    // Waiting 1 s into its day: at t it has waited −1000 + (t − day start) ms.
+    expect(queueOf(rollupDeltas([], [pending]))).to.deep.equal([[1, -1000]]);
+    // It started 1 s after its submission: no longer waiting, 1000 ms waited.
+    expect(queueOf(rollupDeltas([pending], [row()]))).to.deep.equal([[-1, 2000]]);
+    // Cancelled before it started, 5 s after its submission: it waited until then.
+    const cancelled = row({ status: 'cancelled', started_at: null, completed_at: DAY * DAY_MS + 6000, open_gpus: 0, open_gpu_start_sum: 0 });
+    expect(queueOf(rollupDeltas([], [cancelled]))).to.deep.equal([[0, 5000]]);
   });
 
   it('takes a deleted row out again, to exactly nothing', () => {
@@ -53,7 +65,7 @@ describe('store/rollups rollupDeltas', () => {
   it('adds a row to the failure reasons\' rollup when it fails, and moves it when its reason changes', () => {
     const failed = { status: 'failed', completed_at: DAY * DAY_MS + 3_602_000, open_gpus: 0, open_gpu_start_sum: 0, gpu_seconds_closed: 7200 };
     const failing = rollupDeltas([row()], [row({ ...failed, failure_reason: 'oom_killed' })]);
-    expect(table(failing, 'stats_daily_failure_reason')?.rows).to.deep.equal([{ key: ['acme', DAY, 'llm', 'oom_killed'], values: [1, 0, 1, 1, 0, 3_600_000, 0, 7_200_000] }]);
+    expect(table(failing, 'stats_daily_failure_reason')?.rows).to.deep.equal([{ key: ['acme', DAY, 'llm', 'oom_killed'], values: [1, 0, 1, 1, 0, 3_600_000, 0, 7_200_000, 0, 1000] }]);
     const moved = rollupDeltas([row({ ...failed, failure_reason: 'oom_killed' })], [row({ ...failed, failure_reason: 'gpu_error' })]);
     expect(moved.map((d) => d.table)).to.deep.equal(['stats_daily_failure_reason']);
     expect(table(moved, 'stats_daily_failure_reason')?.rows.map((r) => [r.key[3], r.values[0]])).to.deep.equal([['gpu_error', 1], ['oom_killed', -1]]);

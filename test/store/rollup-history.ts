@@ -13,6 +13,7 @@ import { ROLLUPS } from '../../src/store/rollups/definitions.js';
 import type { Database } from '../../src/store/sqlite/database.js';
 import { migrate, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { V5 } from '../../src/store/sqlite/migration-v5.js';
+import { V7 } from '../../src/store/sqlite/migration-v7.js';
 import type { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { at, HOUR_MS } from './temp-store.js';
 
@@ -170,13 +171,15 @@ export function rollupContents(db: Database): Record<string, unknown[]> {
  * over the rows with the figures SQL of migration-v3.ts. As rollupContents reads them.
  */
 /**
- * Sets the rows' failure reasons in a file just migrated to v5, whose backfill derived them from the
- * status, and fills v5's rollup again with its own statement.
+ * Sets the rows' failure reasons in a file just migrated (to v5 or later), whose backfill derived them
+ * from the status, and fills v5's rollup again with its own statement, then v7's queue columns of it
+ * with v7's.
  */
 export function refillFailureReasons(db: Database, rows: readonly { workload_id: string; failure_reason: string | null }[]): void {
   const set = db.prepare('UPDATE workloads SET failure_reason = @failure_reason WHERE workload_id = @workload_id');
   for (const row of rows) set.run(row);
   db.exec(`DELETE FROM stats_daily_failure_reason; ${V5.slice(V5.indexOf('INSERT INTO stats_daily_failure_reason'))}`);
+  db.exec(V7.slice(V7.indexOf('UPDATE stats_daily_failure_reason')));
 }
 
 /**

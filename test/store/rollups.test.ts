@@ -135,7 +135,7 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     expect(s.store.countRows()).to.equal(0);
     expect(Object.values(rollupContents(s.db)).flat()).to.deep.equal([]);
     expect(await s.store.stats({ scope: { organizationId: 'acme', initiatives: null }, submittedFrom: 0 }, 'submitted_by', T0)).to.deep.equal({
-      summary: { workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0, ...NO_USAGE },
+      summary: { workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0, averageQueueSeconds: 0, ...NO_USAGE },
       groups: [],
     });
     expect(await s.store.rankByGpuHours({ scope: { organizationId: 'acme', initiatives: null } }, { order: 'desc', limit: 5, now: T0 }))

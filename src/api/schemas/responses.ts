@@ -68,7 +68,14 @@ const StatsFigures = {
   workload_count: Type.Integer({ minimum: 0 }),
   gpu_hours: Type.Number({ minimum: 0 }),
   success_rate: Type.Number({ minimum: 0, maximum: 1, description: 'completed / (completed + failed); 0 when none.' }),
+  average_queue_seconds: Type.Number({
+    minimum: 0,
+    description: 'Addition: mean wait from submitted_at to started_at of every workload counted (to completed_at if it ended unstarted, to now while pending); 0 when none.',
+  }),
 };
+
+/** A group: its group_by field, the figures and the usage figures. */
+const GROUP_FIELD_COUNT = 1 + Object.keys(StatsFigures).length + USAGE_FIELD_COUNT;
 
 export const WorkloadStats = Type.Object(
   {
@@ -78,6 +85,7 @@ export const WorkloadStats = Type.Object(
         total_gpu_hours: Type.Number({ minimum: 0 }),
         average_duration_seconds: Type.Number({ minimum: 0, description: 'Over workloads that started.' }),
         success_rate: StatsFigures.success_rate,
+        average_queue_seconds: StatsFigures.average_queue_seconds,
         ...usageFields('total_'),
       },
       closed,
@@ -90,9 +98,9 @@ export const WorkloadStats = Type.Object(
           instance_type: Type.Optional(Type.String()),
           failure_reason: Type.Optional(FailureReasonValue),
           ...StatsFigures,
-            ...usageFields(''),
+          ...usageFields(''),
         },
-        { ...closed, minProperties: 4 + USAGE_FIELD_COUNT, maxProperties: 4 + USAGE_FIELD_COUNT, description: 'The group_by field plus the figures; sorted by gpu_hours descending.' },
+        { ...closed, minProperties: GROUP_FIELD_COUNT, maxProperties: GROUP_FIELD_COUNT, description: 'The group_by field plus the figures; sorted by gpu_hours descending.' },
       ),
     ),
     series: Type.Optional(

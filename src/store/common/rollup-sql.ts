@@ -28,6 +28,23 @@ export const dailyGpuMs = (d: SqlDialect): string => `(r.gpu_base_ms + r.open_gp
 export const dailyDurationMs = (d: SqlDialect): string =>
   `(r.duration_base_ms + r.open_started * (@now - r.day * ${d.float(`${DAY_MS}.0`)}))`;
 
+/** Milliseconds waited at @now by the workloads of a daily rollup row `r` (schema v7). */
+export const dailyQueueMs = (d: SqlDialect): string => `(r.queue_base_ms + r.waiting * (@now - r.day * ${d.float(`${DAY_MS}.0`)}))`;
+
+/**
+ * A row's wait as the rollups hold it, linear in `now` while it waits: what a raw part adds. The
+ * floor at 0 of a row submitted after `now` comes from the rows of STILL_WAITING.
+ */
+export const linearQueueMs = (d: SqlDialect, now: string): string =>
+  `(CASE WHEN COALESCE(w.started_at, w.completed_at) IS NULL THEN ${now} - w.submitted_at ` +
+  `ELSE ${d.greatest('0', 'COALESCE(w.started_at, w.completed_at) - w.submitted_at')} END)`;
+
+/**
+ * With submitted_at after the time of reading (clock skew), the rows still waiting are the only ones
+ * whose wait reads below 0. Normally there are none.
+ */
+export const STILL_WAITING = 'w.started_at IS NULL AND w.completed_at IS NULL';
+
 /**
  * GPU-ms at `now` of a workload_totals row under `alias`. Its open_gpus × now is far beyond 2^53 in
  * GPU-ms, so that part is taken in 64-bit integers.

@@ -13,7 +13,7 @@ import { rollupStatsQuery } from './stats-rollup.js';
 import { intervalSql } from './trend-period.js';
 import { noUsageSums, USAGE_JOIN, usageFiguresOf, usageSums, type UsageSums } from './usage-sql.js';
 import { USAGE_VALUES } from './usage-columns.js';
-import { durationMsSql, gpuMsSql, whereOf, type SqlWhere } from './workload-sql.js';
+import { durationMsSql, gpuMsSql, queueMsSql, whereOf, type SqlWhere } from './workload-sql.js';
 
 /** Figures as sums, so that groups add up to the summary. */
 export interface FiguresRow extends UsageSums {
@@ -23,6 +23,8 @@ export interface FiguresRow extends UsageSums {
   started: number;
   completed: number;
   failed: number;
+  /** Seconds waited, summed over every workload counted. */
+  queue_sum: number;
 }
 
 export type StatsRow = FiguresRow & { key?: string };
@@ -40,9 +42,10 @@ const figuresSelect = (d: SqlDialect) => `
   COUNT(w.started_at) AS started,
   ${d.total(d.asInt("w.status = 'completed'"))} AS completed,
   ${d.total(d.asInt("w.status = 'failed'"))} AS failed,
+  ${d.total(queueMsSql(d))} / ${d.float('1000.0')} AS queue_sum,
   ${usageSums(d, 'u.')}`;
 
-const FIGURE_KEYS = ['workload_count', 'gpu_hours', 'duration_sum', 'started', 'completed', 'failed', ...USAGE_VALUES] as const;
+const FIGURE_KEYS = ['workload_count', 'gpu_hours', 'duration_sum', 'started', 'completed', 'failed', 'queue_sum', ...USAGE_VALUES] as const;
 
 /** The statistics query: from the daily rollups when they hold the filter, else over the rows. */
 export function statsQuery(d: SqlDialect, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; now: number }): SqlWhere {
@@ -100,7 +103,7 @@ export function statsResult(rows: readonly StatsRow[], groupBy: StatsGroupKey | 
 }
 
 function emptyFigures(): FiguresRow {
-  return { workload_count: 0, gpu_hours: 0, duration_sum: 0, started: 0, completed: 0, failed: 0, ...noUsageSums() };
+  return { workload_count: 0, gpu_hours: 0, duration_sum: 0, started: 0, completed: 0, failed: 0, queue_sum: 0, ...noUsageSums() };
 }
 
 export function toFigures(row: FiguresRow): StatsFigures {
@@ -110,6 +113,7 @@ export function toFigures(row: FiguresRow): StatsFigures {
     gpuHours: row.gpu_hours,
     averageDurationSeconds: row.started === 0 ? 0 : row.duration_sum / row.started,
     successRate: decided === 0 ? 0 : row.completed / decided,
+    averageQueueSeconds: row.workload_count === 0 ? 0 : row.queue_sum / row.workload_count,
     ...usageFiguresOf(row, row.gpu_hours),
   };
 }

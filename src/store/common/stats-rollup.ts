@@ -7,7 +7,7 @@ import type { StatsGroupKey, WorkloadFilter } from '../../query/ports.js';
 import { planDays } from './day-window.js';
 import type { SqlDialect, SqlParams } from './dialect.js';
 import {
-  belowZeroAt, dailyDurationMs, dailyGpuMs, durationMsFloorAt, gpuMsFloorAt, HORIZON_INDEX, openGpuMs,
+  belowZeroAt, dailyDurationMs, dailyGpuMs, dailyQueueMs, durationMsFloorAt, gpuMsFloorAt, HORIZON_INDEX, linearQueueMs, openGpuMs, STILL_WAITING,
 } from './rollup-sql.js';
 import { GROUP_COLUMNS } from './group-columns.js';
 import { intervalSql } from './trend-period.js';
@@ -27,6 +27,9 @@ const SOURCES: Record<StatsGroupKey | 'none', { table: string; key: string; rest
   instance_type: { table: 'stats_daily_instance_type', key: 'instance_type' },
   failure_reason: { table: 'stats_daily_failure_reason', key: 'failure_reason', restOf: 'stats_daily_instance_type' },
 };
+
+/** Past any time a row can hold (JavaScript's last date), exact as a bound parameter. */
+const LAST_MS = 8.64e15;
 
 // A row of the raw ranges, linear in @now like a rollup's: floors come from the correction part.
 const rawGpuMs = (d: SqlDialect) =>
@@ -55,6 +58,9 @@ export function rollupStatsQuery(
   for (const [i, range] of [0, 1].map((n) => [n, plan.ranges[n] ?? { from: 0, to: 0, sign: 1 }] as const)) {
     Object.assign(params, { [`from${i}`]: range.from, [`to${i}`]: range.to, [`sign${i}`]: range.sign });
   }
+  // The rows still waiting that were submitted after now, in one range of the list index: with the
+  // window's own lower bound beside `> now`, SQLite would range over one of the two only (the month).
+  Object.assign(params, { waitFrom: Math.max(filter.submittedFrom ?? now + 1, now + 1), waitBefore: filter.submittedBefore ?? LAST_MS });
   const key = groupBy === null ? 'NULL' : `r.${source.key}`;
   const rowKey = groupBy === null ? 'NULL' : GROUP_COLUMNS[groupBy];
   // Without an interval, no part selects a period.
@@ -70,6 +76,7 @@ export function rollupStatsQuery(
   const rawValues = (i: number) => [
     `COUNT(*) * @sign${i}`, sum(`@sign${i} * (${d.asInt("w.status = 'completed'")})`), sum(`@sign${i} * (${d.asInt("w.status = 'failed'")})`),
     sum(`@sign${i} * (${d.asInt('w.started_at IS NOT NULL')})`), sum(`@sign${i} * ${rawDurationMs(d)}`), sum(`@sign${i} * ${rawGpuMs(d)}`),
+    sum(`@sign${i} * ${linearQueueMs(d, '@now')}`),
     ...USAGE_VALUES.map((v) => sum(`@sign${i} * COALESCE(u.${v}, 0)`)),
   ];
   const raw = (i: number) =>
@@ -77,24 +84,30 @@ export function rollupStatsQuery(
   const days = `${rollupScope.sql} AND r.day >= @firstDay AND r.day <= @lastDay`;
   const noUsage = USAGE_VALUES.map(() => '0');
   const daily = (sign: '' | '-') =>
-    [sum(`${sign}r.workloads`), sum(`${sign}r.completed`), sum(`${sign}r.failed`), sum(`${sign}r.started`), sum(`${sign}(${dailyDurationMs(d)})`), sum(`${sign}(${dailyGpuMs(d)})`)];
+    [
+      sum(`${sign}r.workloads`), sum(`${sign}r.completed`), sum(`${sign}r.failed`), sum(`${sign}r.started`), sum(`${sign}(${dailyDurationMs(d)})`),
+      sum(`${sign}(${dailyGpuMs(d)})`), sum(`${sign}(${dailyQueueMs(d)})`),
+    ];
   const rest = source.restOf === undefined ? '' : `
     UNION ALL ${part("''", period, [...daily(''), ...noUsage], `${source.restOf} r WHERE ${days}`)}
     UNION ALL ${part("''", period, [...daily('-'), ...noUsage], `${source.table} r WHERE ${days}`)}`;
   // Usage has its own rollups, shaped like these ('' for no failure reason).
   const usage = groupBy === 'submitted_by' ? 'stats_daily_usage_submitter' : 'stats_daily_usage';
   const usageKey = groupBy === null ? 'NULL' : `r.${groupBy}`;
-  const names = ['workloads', 'completed', 'failed', 'started', 'duration_ms', 'gpu_ms', ...USAGE_VALUES];
+  const names = ['workloads', 'completed', 'failed', 'started', 'duration_ms', 'gpu_ms', 'queue_ms', ...USAGE_VALUES];
   const parts = `
     ${part(`${key} AS key`, period, [...daily(''), ...noUsage].map((v, i) => `${v} AS ${names[i]}`), `${source.table} r WHERE ${days}`)}${rest}
     UNION ALL ${part(usageKey, period, [...daily('').map(() => '0'), ...USAGE_VALUES.map((v) => sum(`r.${v}`))], `${usage} r WHERE ${days}`)}
     UNION ALL ${raw(0)}
     UNION ALL ${raw(1)}
-    UNION ALL ${part(rowKey, rowPeriod, ['0', '0', '0', '0', sum(durationMsFloorAt(d, '@now')), sum(gpuMsFloorAt(d, '@now')), ...noUsage],
-      `workloads w${d.indexedBy(HORIZON_INDEX)} WHERE ${window.sql} AND ${belowZeroAt(d, '@now')}`)}`;
+    UNION ALL ${part(rowKey, rowPeriod, ['0', '0', '0', '0', sum(durationMsFloorAt(d, '@now')), sum(gpuMsFloorAt(d, '@now')), '0', ...noUsage],
+      `workloads w${d.indexedBy(HORIZON_INDEX)} WHERE ${window.sql} AND ${belowZeroAt(d, '@now')}`)}
+    UNION ALL ${part(rowKey, rowPeriod, ['0', '0', '0', '0', '0', '0', sum('w.submitted_at - @now'), ...noUsage],
+      `workloads w WHERE ${rowScope.sql} AND w.submitted_at >= @waitFrom AND w.submitted_at < @waitBefore AND ${STILL_WAITING}`)}`;
   const figures = `
     ${d.sumInt('workloads')} AS workload_count, ${d.total('gpu_ms')} / ${d.float('3600000.0')} AS gpu_hours, ${d.total('duration_ms')} / ${d.float('1000.0')} AS duration_sum,
-    ${d.sumInt('started')} AS started, ${d.sumInt('completed')} AS completed, ${d.sumInt('failed')} AS failed, ${usageSums(d)}`;
+    ${d.sumInt('started')} AS started, ${d.sumInt('completed')} AS completed, ${d.sumInt('failed')} AS failed,
+    ${d.total('queue_ms')} / ${d.float('1000.0')} AS queue_sum, ${usageSums(d)}`;
   const from = `FROM (${parts})${d.subqueryAlias('parts')}`;
   const sql =
     interval !== undefined

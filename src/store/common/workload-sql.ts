@@ -57,6 +57,13 @@ export const durationMsSql = (d: SqlDialect): string =>
   `(CASE WHEN w.started_at IS NULL THEN NULL ELSE ${d.greatest('0', `${readAtMs('@now')} - w.started_at`)} END)`;
 
 /**
+ * Milliseconds from submission to start, or to the end of a workload that never started, or to @now
+ * for one still waiting; never negative: the exact ms of queueSeconds (row-mapping.ts), which
+ * statistics average.
+ */
+export const queueMsSql = (d: SqlDialect): string => d.greatest('0', '(COALESCE(w.started_at, w.completed_at, @now) - w.submitted_at)');
+
+/**
  * The organization, the caller's scope and the initiative filter as terms over any table alias:
  * every rollup has these columns.
  */

@@ -17,8 +17,9 @@
 // - Sums are float8 (SQLite REAL), counts bigint (SQLite INTEGER). connection.ts reads both as JS
 //   numbers; the figures stay below 2^53 (src/store/sqlite/migration-v3.ts explains why they are exact).
 
-import { ROLLUPS, type RollupDefinition } from '../rollups/definitions.js';
+import { DAILY_VALUES_V3, ROLLUPS, type RollupDefinition } from '../rollups/definitions.js';
 import { V6 } from './migration-v6.js';
+import { V7 } from './migration-v7.js';
 import { rollupFillSql } from './rollup-rebuild.js';
 
 export interface Migration {
@@ -349,7 +350,11 @@ CREATE INDEX workloads_org_initiative_status ON workloads (organization_id, init
 // their real one at the next relist. Writers wait from the lock to the commit: a row written between
 // the backfill and the commit would be missing from the new rollup. A writer of an older release
 // keeps neither the column nor the rollup, hence compatible_since 5 (docs/scaling.md).
-const FAILURE_REASON_ROLLUP = ROLLUPS.find((r) => r.table === 'stats_daily_failure_reason') as RollupDefinition;
+// Filled with the figures v5 created the table with: v7 added more (migration-v7.ts).
+const FAILURE_REASON_ROLLUP: RollupDefinition = {
+  ...(ROLLUPS.find((r) => r.table === 'stats_daily_failure_reason') as RollupDefinition),
+  values: DAILY_VALUES_V3,
+};
 
 const V5 = `
 LOCK TABLE workloads IN SHARE ROW EXCLUSIVE MODE;
@@ -418,6 +423,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'what each workload\'s GPUs did (idle, efficiency, energy, XID errors), and its daily rollup',
     compatibleSince: 6,
     sql: V6,
+  },
+  {
+    version: 7,
+    description: 'the queue figures of the daily rollups: workloads waiting and the base of their queue time',
+    compatibleSince: 7,
+    sql: V7,
   },
 ];
 

@@ -47,6 +47,10 @@ const FIGURES: Record<RollupValueColumn, string> = {
   gpu_base_ms:
     `CASE WHEN completed_at IS NOT NULL THEN GREATEST(0.0::float8, ${CLOSED_MINUS_START} + open_gpus * completed_at) ` +
     `ELSE ${CLOSED_MINUS_START} + open_gpus * ${DAY}::float8 * ${DAY_MS}.0::float8 END`,
+  waiting: '(COALESCE(started_at, completed_at) IS NULL)::int',
+  queue_base_ms:
+    'CASE WHEN COALESCE(started_at, completed_at) IS NOT NULL THEN GREATEST(0, COALESCE(started_at, completed_at) - submitted_at) ' +
+    `ELSE ${DAY} * ${DAY_MS} - submitted_at END`,
 };
 
 /** The statements that rebuild every rollup table, usage's included (migration-v6.ts). */

@@ -1,5 +1,6 @@
 // The rollup tables of the index, as both backends declare them: SQLite's workload_counts (schema v1),
 // the three tables of schema v3 (migration-v3.ts) and the failure reasons' of v5 (migration-v5.ts),
+// with the queue columns v7 added to the daily ones (migration-v7.ts),
 // PostgreSQL's twins of them. Names and column
 // order are SQLite's, word for word; test/store/rollup-definitions.test.ts reads them back from a
 // migrated file. Each rollup row is the sum of figures.ts over the workloads rows of its key.
@@ -32,6 +33,7 @@ export type RollupKeyColumn = 'organization_id' | 'initiative_id' | 'status' | '
 
 export const ROLLUP_VALUE_COLUMNS = [
   'n', 'workloads', 'completed', 'failed', 'started', 'open_started', 'duration_base_ms', 'open_gpus', 'open_gpu_days', 'gpu_base_ms',
+  'waiting', 'queue_base_ms',
 ] as const;
 export type RollupValueColumn = (typeof ROLLUP_VALUE_COLUMNS)[number];
 
@@ -43,6 +45,7 @@ export const ROLLUP_COLUMN_TYPES: Readonly<Record<RollupKeyColumn | RollupValueC
   is_managed: 'integer', day: 'integer',
   n: 'integer', workloads: 'integer', completed: 'integer', failed: 'integer', started: 'integer', open_started: 'integer',
   open_gpus: 'integer', open_gpu_days: 'integer', duration_base_ms: 'real', gpu_base_ms: 'real',
+  waiting: 'integer', queue_base_ms: 'real',
 };
 
 export type RollupTable = 'workload_counts' | 'stats_daily_submitter' | 'stats_daily_instance_type' | 'workload_totals' | 'stats_daily_failure_reason';
@@ -57,9 +60,15 @@ export interface RollupDefinition {
   readonly requires?: 'failure_reason';
 }
 
-const DAILY_VALUES: readonly RollupValueColumn[] = [
+/** The daily rollups' figures as schema v3 and v5 created them; v7 added the queue's (migration-v7.ts). */
+export const DAILY_VALUES_V3: readonly RollupValueColumn[] = [
   'workloads', 'completed', 'failed', 'started', 'open_started', 'duration_base_ms', 'open_gpus', 'gpu_base_ms',
 ];
+
+/** The queue figures of schema v7: the workloads still waiting, and the base of their queue time. */
+export const QUEUE_VALUES: readonly RollupValueColumn[] = ['waiting', 'queue_base_ms'];
+
+const DAILY_VALUES: readonly RollupValueColumn[] = [...DAILY_VALUES_V3, ...QUEUE_VALUES];
 
 /** Every rollup, in the order writers apply them (on PostgreSQL, the order its row locks are taken in). */
 export const ROLLUPS: readonly RollupDefinition[] = [

@@ -58,7 +58,10 @@ const VALUE_INDEXES = ROLLUPS.map((rollup) => rollup.values.map((column) => ROLL
 /** figures(row) in ROLLUP_VALUE_COLUMNS order. */
 function figureList(row: RollupSource): number[] {
   const f = figures(row);
-  return [f.n, f.workloads, f.completed, f.failed, f.started, f.open_started, f.duration_base_ms, f.open_gpus, f.open_gpu_days, f.gpu_base_ms];
+  return [
+    f.n, f.workloads, f.completed, f.failed, f.started, f.open_started, f.duration_base_ms, f.open_gpus, f.open_gpu_days, f.gpu_base_ms,
+    f.waiting, f.queue_base_ms,
+  ];
 }
 
 /**

@@ -1,5 +1,5 @@
 // What one workloads row adds to each rollup: the exact twin, in JS numbers, of figures() in
-// migration-v3.ts (and of workload_counts' n = 1). test/store/rollup-figures.test.ts compares the two
+// migration-v3.ts, of the queue columns' fill in migration-v7.ts (and of workload_counts' n = 1). test/store/rollup-figures.test.ts compares the two
 // on the edge cases: negative times, .5 roundings, pods that started after the completion.
 //
 // Every figure is an integer-valued number (GPU-ms, ms, counts, days) far below 2^53, so adding and
@@ -41,6 +41,10 @@ export function figures(row: RollupSource): Figures {
   const closedMinusStart = sqliteRound(row.gpu_seconds_closed * 1000) - sqliteRound(row.open_gpu_start_sum * 1000);
   let durationBaseMs = 0;
   if (row.started_at !== null) durationBaseMs = row.completed_at !== null ? Math.max(0, row.completed_at - row.started_at) : day * DAY_MS - row.started_at;
+  // The queue ends at the start, or at the end of a workload that never started; a waiting one's
+  // queue at t is queue_base_ms + (t − day start), like a running one's duration.
+  const queueEnd = row.started_at ?? row.completed_at;
+  const queueBaseMs = queueEnd !== null ? Math.max(0, queueEnd - row.submitted_at) : day * DAY_MS - row.submitted_at;
   return {
     n: 1,
     workloads: 1,
@@ -56,6 +60,8 @@ export function figures(row: RollupSource): Figures {
     gpu_base_ms: row.completed_at !== null
       ? Math.max(0, closedMinusStart + row.open_gpus * row.completed_at)
       : closedMinusStart + row.open_gpus * day * DAY_MS,
+    waiting: queueEnd === null ? 1 : 0,
+    queue_base_ms: queueBaseMs,
   };
 }
 
