@@ -18,6 +18,7 @@ import { waitFor } from '../support/wait-for.js';
 const REQUESTS_PER_SECOND = 200;
 const EVENTS_PER_SECOND = 20;
 const CLIENT_TIMEOUT_MS = 15_000;
+const SLOW_MS = 5_000;
 const REPLICA_ENV = {
   GPUCAP_SHUTDOWN_DELAY_SECONDS: '2',
   GPUCAP_SHUTDOWN_GRACE_SECONDS: '10',
@@ -67,7 +68,7 @@ describe('ha: rolling restart of 3 replicas under 200 requests/s', function () {
 
   before(async function () {
     rig = await startHaRig(this, { prepare: (sim) => prepareCluster(sim.api.store) });
-    lb = await startRoundRobinLb({ pollMs: 250 });
+    lb = await startRoundRobinLb({ pollMs: 250, slowMs: SLOW_MS });
   });
 
   afterEach(function () {
@@ -84,8 +85,10 @@ describe('ha: rolling restart of 3 replicas under 200 requests/s', function () {
     const balancer = lb;
     const { clusterId, sim } = rig;
     let serial = 0;
+    const names = new Map<string, string>();
     const start = async () => {
       const replica = await (rig as HaRig).start(`replica-${++serial}`, { env: REPLICA_ENV });
+      names.set(replica.url, replica.instanceId);
       balancer.add(replica);
       await waitReady(replica);
       // In rotation once the balancer's own poll saw it ready.
@@ -163,7 +166,15 @@ describe('ha: rolling restart of 3 replicas under 200 requests/s', function () {
       `PostgreSQL: ${((postgresSeconds / wallSeconds) * 100).toFixed(0)} % of a core; ` +
       `replicas' CPU seconds over their lives: ${JSON.stringify(Object.fromEntries(replicaCpu))}; the machine: ${(machineBusy * 100).toFixed(0)} % busy of ${cpus().length} cores, ` +
       `load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; events ${driver.sent} at ${driver.rate().toFixed(1)}/s`);
-    expect(report.failureKinds, `${JSON.stringify(report.failures.slice(0, 5), null, 1)}\nbalancer: ${balancer.counts().errors.join('\n')}`).to.deep.equal({});
+    // Enough to tell which replica failed and when, within the lines CI repeats after its summary.
+    const named = (text: string) => text.replace(/http:\/\/127\.0\.0\.1:\d+/g, (url) => names.get(url) ?? url);
+    const diagnosis = [
+      ...handovers,
+      ...report.failures.slice(0, 8).map((f) => `failed: ${new Date(f.at - f.ms).toISOString()} ${f.path} → ${f.status} ${f.error ?? f.body.slice(0, 80)} after ${f.ms} ms`),
+      `answers of ${SLOW_MS} ms or more, by replica: ${named(JSON.stringify(balancer.slow()))}`,
+      `balancer errors: ${named(balancer.counts().errors.join('; ')) || 'none'}`,
+    ].join('\n');
+    expect(report.failureKinds, diagnosis).to.deep.equal({});
     expect(report.rate, 'the load kept its rate').to.be.at.least(REQUESTS_PER_SECOND * 0.95);
     expect(balancer.counts().noBackend).to.equal(0);
   });

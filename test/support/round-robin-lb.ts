@@ -5,7 +5,10 @@
 // passing poll makes a backend ready and `failureThreshold` failed polls in a row (the chart's 2 by
 // default; a poll that times out fails) take it out: one slow answer on a busy machine does not. A backend that fails, refuses
 // or resets a request fails that request (502), as it would fail the client's connection behind
-// kube-proxy; with no ready backend the request fails at once (503).
+// kube-proxy; with no ready backend the request fails at once (503). Like kube-proxy, which forwards
+// TCP, it never closes a client's idle connection: the client closes its own, so no request can meet a
+// connection the balancer is closing at that moment (ECONNRESET, a race of the test's own making).
+// Answers that take long are kept by backend, so that a timeout says which replica was slow and when.
 //
 // The load generator sends requests at a constant rate whatever the answers take (an open loop), each
 // with a client timeout, and counts what came back. It runs in the test's process (startLoad) or, so
@@ -33,8 +36,12 @@ export interface RoundRobinLb {
   ready(): Backend[];
   /** Requests sent to each backend (by API url), the ones that found no ready backend, and upstream failures (the first 20 said). */
   counts(): { byBackend: Record<string, number>; noBackend: number; upstreamErrors: number; errors: string[] };
+  /** Per backend, the upstream answers that took `slowMs` or more (or have not ended yet): how many, the first one's start, the longest. */
+  slow(): SlowAnswers;
   close(): Promise<void>;
 }
+
+type SlowAnswers = Record<string, { count: number; firstAt: string; maxMs: number }>;
 
 interface Member {
   backend: Backend;
@@ -45,8 +52,9 @@ interface Member {
   polling: boolean;
 }
 
-export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutMs?: number; failureThreshold?: number } = {}): Promise<RoundRobinLb> {
+export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutMs?: number; failureThreshold?: number; slowMs?: number } = {}): Promise<RoundRobinLb> {
   const pollMs = options.pollMs ?? 250;
+  const slowMs = options.slowMs ?? 5_000;
   const pollTimeoutMs = options.pollTimeoutMs ?? 1_000;
   const failureThreshold = options.failureThreshold ?? 2;
   const members = new Map<string, Member>();
@@ -54,6 +62,15 @@ export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutM
   let noBackend = 0;
   let upstreamErrors = 0;
   const errors: string[] = [];
+  const slowAnswers: SlowAnswers = {};
+  const inFlight = new Map<http.ServerResponse, { backend: string; started: number }>();
+  const noteSlow = (into: SlowAnswers, backend: string, started: number, ms: number) => {
+    if (ms < slowMs) return;
+    const entry = (into[backend] ??= { count: 0, firstAt: new Date(started).toISOString(), maxMs: 0 });
+    entry.count += 1;
+    entry.maxMs = Math.max(entry.maxMs, Math.round(ms));
+    if (started < Date.parse(entry.firstAt)) entry.firstAt = new Date(started).toISOString();
+  };
   let next = 0;
 
   const poll = async (member: Member) => {
@@ -92,6 +109,13 @@ export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutM
     }
     const target = new URL(req.url ?? '/', member.backend.url);
     byBackend[member.backend.url] = (byBackend[member.backend.url] ?? 0) + 1;
+    const started = Date.now();
+    inFlight.set(res, { backend: member.backend.url, started });
+    // Once the answer has ended, or the client has gone (its timeout): the time the backend took, as far as the client saw it.
+    res.once('close', () => {
+      inFlight.delete(res);
+      noteSlow(slowAnswers, member.backend.url, started, Date.now() - started);
+    });
     const fail = (error: Error) => {
       upstreamErrors += 1;
       errors.push(`${new Date().toISOString()} ${member.backend.url}${req.url ?? ''}: ${error.message}${res.headersSent ? ' (mid-answer)' : ''}`);
@@ -107,7 +131,7 @@ export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutM
     upstream.on('error', fail);
     req.pipe(upstream);
   });
-  server.keepAliveTimeout = 30_000;
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
 
@@ -125,6 +149,12 @@ export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutM
     },
     ready: () => [...members.values()].filter((m) => m.ready).map((m) => m.backend),
     counts: () => ({ byBackend: { ...byBackend }, noBackend, upstreamErrors, errors: errors.slice(0, 20) }),
+    slow: () => {
+      const now = Date.now();
+      const answers = structuredClone(slowAnswers);
+      for (const { backend, started } of inFlight.values()) noteSlow(answers, backend, started, now - started);
+      return answers;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(poller);
