@@ -1,5 +1,5 @@
-// Replicas of the real service (node --import tsx src/main.ts) as child processes, for the fault
-// tests: each its own GPUCAP_INSTANCE_ID, all on one PostgreSQL and one (simulated) home cluster, as
+// Replicas of the real service (compiled, as the image runs it: built-service.ts) as child processes,
+// for the fault tests: each its own GPUCAP_INSTANCE_ID, all on one PostgreSQL and one (simulated) home cluster, as
 // the pods of one Deployment are. A test can SIGKILL one, SIGTERM it and wait for its exit, or read its
 // /readyz. Children never outlive the test run (cleanUpOnExit), whatever happens to its hooks.
 // startHaRig() puts the pieces together: a private PostgreSQL, the simulated cluster, an API token, an
@@ -12,6 +12,7 @@ import pg from 'pg';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
 import type { Sql } from './event-driver.js';
+import { builtServiceEntry } from './built-service.js';
 import { cleanUpOnExit, forgetCleanup } from './exit-cleanup.js';
 import { freePorts } from './free-port.js';
 import { startPostgresOrSkip, type PostgresServer } from './postgres.js';
@@ -110,7 +111,7 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
     GPUCAP_SHUTDOWN_GRACE_SECONDS: '5',
     ...options.env,
   });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: REPO_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [await builtServiceEntry()], { cwd: REPO_DIR, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const pid = child.pid;
   if (pid === undefined) throw new Error(`Cannot start replica "${options.instanceId}": spawn returned no pid`);
   const cleanupKey = `replica:${pid}`;
