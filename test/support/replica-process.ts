@@ -1,7 +1,8 @@
 // Replicas of the real service (compiled, as the image runs it: built-service.ts) as child processes,
-// for the fault tests: each its own GPUCAP_INSTANCE_ID, all on one PostgreSQL and one (simulated) home cluster, as
-// the pods of one Deployment are. A test can SIGKILL one, SIGTERM it and wait for its exit, or read its
-// /readyz. Children never outlive the test run (cleanUpOnExit), whatever happens to its hooks.
+// for the fault tests: each its own GPUCAP_INSTANCE_ID, all on one PostgreSQL and one (simulated)
+// home cluster, as the pods of one Deployment are. A test can SIGKILL one, SIGTERM it and wait for
+// its exit, or read its /readyz. Children never outlive the test run (cleanUpOnExit), whatever happens
+// to its hooks.
 // startHaRig() puts the pieces together: a private PostgreSQL, the simulated cluster, an API token, an
 // admin connection for the checks, and the replicas started on them.
 import { spawn } from 'node:child_process';
