@@ -68,7 +68,7 @@ const TARGETS = {
   stats: { p99: 50 },
 };
 
-export type Kind = 'list' | 'get' | 'stats' | 'trends' | 'ranking' | 'capacity';
+export type Kind = 'list' | 'get' | 'stats' | 'trends' | 'percentiles' | 'ranking' | 'capacity';
 
 export interface Scenario {
   name: string;
@@ -161,7 +161,7 @@ export async function runWorkloadsApiBench(options: { quick: boolean; sizes?: nu
   // One results file per row of issue 7's table (list, get, stats), each with its own scenarios and targets.
   const suffix = options.quick ? '.quick' : options.sizes !== undefined ? '.custom' : '';
   const files = (['list', 'get', 'stats'] as const).map((row) => {
-    const kinds: Kind[] = row === 'stats' ? ['stats', 'trends', 'ranking'] : [row];
+    const kinds: Kind[] = row === 'stats' ? ['stats', 'trends', 'percentiles', 'ranking'] : [row];
     const { datasets: _all, targets: _targets, ...common } = results;
     return writeResults(`${row}${suffix}`, {
       ...common,
@@ -320,6 +320,15 @@ export function buildScenarios(input: { leadInitiatives: string[]; filteredIniti
     paths: [`/v1/workloads/stats?time_range=last_${days}_days&interval=${interval}${groupBy === null ? '' : `&group_by=${groupBy}`}`],
     storeCall: (store) => store.trends({ scope: admin, submittedFrom: BENCH_NOW - days * DAY_MS, submittedBefore: BENCH_NOW + 1 }, { groupBy, interval }, BENCH_NOW),
   });
+  // The opt-in percentiles of queue time read every workload of the range (docs/performance.md).
+  const queuePercentiles = (groupBy: StatsGroupKey | null): Scenario => ({
+    name: `stats_30d${groupBy === null ? '' : `_by_${groupBy}`}_queue_p95`,
+    kind: 'percentiles',
+    description: `GET /v1/workloads/stats time_range=last_30_days${groupBy === null ? '' : ` group_by=${groupBy}`} queue_percentiles=95 (ORG_ADMIN)`,
+    as: 'admin',
+    paths: [`/v1/workloads/stats?time_range=last_30_days${groupBy === null ? '' : `&group_by=${groupBy}`}&queue_percentiles=95`],
+    storeCall: (store) => store.queuePercentiles(statsFilter(), { groupBy, percentiles: [95] }, BENCH_NOW),
+  });
   return [
     {
       name: 'list_default',
@@ -370,6 +379,8 @@ export function buildScenarios(input: { leadInitiatives: string[]; filteredIniti
     trends('day', 30, 'initiative_id'),
     trends('week', 30, 'submitted_by'),
     trends('hour', 7, null),
+    queuePercentiles(null),
+    queuePercentiles('submitted_by'),
     {
       name: 'ranking_gpu_hours',
       kind: 'ranking',

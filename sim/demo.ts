@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   out.push(
     '',
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads?status=running&limit=5'`,
-    `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/stats?time_range=last_30_days&group_by=initiative_id'   # with queue time, idle GPU-hours, efficiency, energy`,
+    `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/stats?time_range=last_30_days&group_by=initiative_id&queue_percentiles=95'   # with queue time (mean, p95), idle GPU-hours, efficiency, energy`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/metrics?sort_by=gpu_utilization&limit=5'`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/stats?time_range=last_7_days&interval=day&group_by=initiative_id'   # series per day and team`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/stats?group_by=failure_reason'   # why jobs failed`,
@@ -82,6 +82,7 @@ async function main(): Promise<void> {
     `${as('ACME_ADMIN', 'acme')} "${url}/v1/workloads/$ID/metrics?time_range=last_1h&percentiles=50,95,99"`,
     `${as('ACME_ADMIN', 'acme')} "${url}/v1/workloads/$ID"                  # queue_seconds; idle_gpu_hours, gpu_efficiency, energy_kwh after a minute`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/metrics?sort_by=idle_gpu_hours&limit=5'   # lifetime idle GPU-hours (each minute below 5 %)`,
+    `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/metrics?sort_by=queue_seconds&limit=5'   # who waited longest for GPUs, pending ones so far`,
     `${as('ACME_LEAD', 'acme')} '${url}/v1/workloads?limit=3'                # llm and vision only`,
     `${as('ACME_MEMBER', 'acme')} '${url}/v1/capacity'                       # vision's share`,
     `${as('GLOBEX_ADMIN', 'globex')} '${url}/v1/workloads/stats?group_by=submitted_by'`,

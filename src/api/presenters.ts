@@ -9,7 +9,7 @@ import type { CapacityFigures, CapacityResult } from '../query/capacity.js';
 import type { StatsFigures, StatsGroupKey } from '../query/ports.js';
 import type { RankedEntry, RankingResult } from '../query/ranking.js';
 import type { WorkloadMetricsResult } from '../query/workload-metrics.js';
-import type { WorkloadStatsResult } from '../query/workload-stats.js';
+import type { QueuePercentileFigures, WorkloadStatsResult } from '../query/workload-stats.js';
 
 export function round(value: number, digits: number): number {
   const f = 10 ** digits;
@@ -69,9 +69,10 @@ export function presentStats(result: WorkloadStatsResult, groupBy: StatsGroupKey
       average_duration_seconds: round(s.averageDurationSeconds, 2),
       success_rate: round(s.successRate, 4),
       average_queue_seconds: round(s.averageQueueSeconds, 2),
+      ...queuePercentilesOf(s.queuePercentiles),
       ...totalUsageOf(s),
     },
-    grouped: groupBy ? result.groups.map((g) => ({ [groupBy]: groupKey(groupBy, g.key), ...groupFigures(g) })) : [],
+    grouped: groupBy ? result.groups.map((g) => ({ [groupBy]: groupKey(groupBy, g.key), ...groupFigures(g, g.queuePercentiles) })) : [],
     ...(result.series === undefined
       ? {}
       : { series: result.series.map((e) => ({ start: toIso(e.start), ...(groupBy ? { [groupBy]: groupKey(groupBy, e.key) } : {}), ...groupFigures(e) })) }),
@@ -83,14 +84,20 @@ function groupKey(groupBy: StatsGroupKey, key: string | null): string | null {
   return groupBy === 'failure_reason' && key === '' ? null : key;
 }
 
-function groupFigures(g: StatsFigures) {
+function groupFigures(g: StatsFigures, queuePercentiles?: QueuePercentileFigures) {
   return {
     workload_count: g.workloadCount,
     gpu_hours: hours(g.gpuHours),
     success_rate: round(g.successRate, 4),
     average_queue_seconds: round(g.averageQueueSeconds, 2),
+    ...queuePercentilesOf(queuePercentiles),
     ...usageOf(g),
   };
+}
+
+/** `pNN_queue_seconds` per asked percentile; nothing when none was asked. */
+function queuePercentilesOf(figures: QueuePercentileFigures | undefined): Record<string, number | null> {
+  return Object.fromEntries(Object.entries(figures ?? {}).map(([key, value]) => [`${key}_queue_seconds`, value ?? null]));
 }
 
 /** The summary's usage, its sums named as its other sums are (total_…). */
@@ -130,6 +137,8 @@ function rankedFigure(e: RankedEntry) {
   switch (e.metric) {
     case 'gpu_hours':
       return { total: hours(e.total) };
+    case 'queue_seconds':
+      return { total: e.total };
     case 'idle_gpu_hours':
       return { total: hours(e.value), coverage: round(e.coverage, 4) };
     case 'gpu_efficiency':

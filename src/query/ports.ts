@@ -56,6 +56,16 @@ export interface StatsResult {
   groups: (StatsFigures & { key: string })[];
 }
 
+/**
+ * The nearest-rank percentiles of queue time of a filter's workloads, in whole seconds (the
+ * queue_seconds of one of them), in the order asked; null where no workload counts.
+ */
+export interface QueuePercentiles {
+  summary: (number | null)[];
+  /** One per group of workloads, as stats' groups are keyed; empty without groupBy. */
+  groups: { key: string; values: number[] }[];
+}
+
 /** One interval of a series (and one group, when grouped): the statistics of the workloads submitted in it. */
 export interface TrendEntry extends StatsFigures {
   /** Start of the interval (src/domain/trend-interval.ts). */
@@ -68,6 +78,14 @@ export interface GpuHoursRanking {
   entries: { workloadId: string; name: string; initiativeId: string; gpuHours: number }[];
   totalCount: number;
   /** Mean GPU-hours over every workload of the filter; null when there is none. */
+  average: number | null;
+}
+
+export interface QueueRanking {
+  /** queueSeconds: whole seconds, as the workload's own queue_seconds. */
+  entries: { workloadId: string; name: string; initiativeId: string; queueSeconds: number }[];
+  totalCount: number;
+  /** Mean wait in seconds (of exact ms) over every workload of the filter; null when there is none. */
   average: number | null;
 }
 
@@ -95,9 +113,13 @@ export interface WorkloadIndex {
   /** The workload whatever its organization; the caller checks the scope. */
   get(workloadId: string, now: number): Promise<WorkloadView | undefined>;
   stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult>;
+  /** Percentiles of queue time over the rows of the filter, overall and per group (queue-percentile-queries.ts). */
+  queuePercentiles(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; percentiles: readonly Percentile[] }, now: number): Promise<QueuePercentiles>;
   /** The non-empty (interval, group) pairs of the filter's window, by start, then as stats' groups. */
   trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendEntry[]>;
   rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking>;
+  /** Workloads by their wait from submission to start, pending ones up to `now`. */
+  rankByQueue(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<QueueRanking>;
   /** Workloads by their lifetime usage; only those with a utilization sample are ranked. */
   rankByUsage(filter: WorkloadFilter, options: { sortBy: UsageSortKey; order: 'asc' | 'desc'; limit: number; now: number }): Promise<UsageRanking>;
   /** Name and initiative of those of `workloadIds` that match the filter (for rankings built elsewhere). */

@@ -1,5 +1,5 @@
-// GET /v1/workloads/metrics: workloads ranked by a metric over the last hour, by GPU-hours, or by
-// their lifetime idle GPU-hours or GPU efficiency.
+// GET /v1/workloads/metrics: workloads ranked by a metric over the last hour, by GPU-hours, by their
+// lifetime idle GPU-hours or GPU efficiency, or by their wait from submission to start.
 // Workloads without samples in the last hour have no value to rank by and are left out.
 import type { Scope } from '../domain/principal.js';
 import type { RankedMetricName, RankingSortKey } from '../domain/metrics.js';
@@ -24,6 +24,7 @@ export type RankedEntry = RankedBase &
   (
     | { metric: RankedMetricName; avg: number; current: number }
     | { metric: 'gpu_hours'; total: number }
+    | { metric: 'queue_seconds'; total: number }
     | { metric: UsageSortKey; value: number; coverage: number }
   );
 
@@ -47,6 +48,15 @@ export async function rankWorkloads(
     return {
       sortBy,
       entries: ranking.entries.map((e) => ({ workloadId: e.workloadId, name: e.name, initiativeId: e.initiativeId, metric: 'gpu_hours', total: e.gpuHours })),
+      totalCount: ranking.totalCount,
+      scopeAverage: ranking.average,
+    };
+  }
+  if (sortBy === 'queue_seconds') {
+    const ranking = await deps.index.rankByQueue(filter, { order: request.order, limit: request.limit, now });
+    return {
+      sortBy,
+      entries: ranking.entries.map((e) => ({ workloadId: e.workloadId, name: e.name, initiativeId: e.initiativeId, metric: 'queue_seconds', total: e.queueSeconds })),
       totalCount: ranking.totalCount,
       scopeAverage: ranking.average,
     };

@@ -3,7 +3,8 @@ import { validationError } from '../domain/errors.js';
 import type { Scope } from '../domain/principal.js';
 import type { TrendInterval } from '../domain/trend-interval.js';
 import { scopedFilter } from './access.js';
-import type { StatsGroupKey, StatsResult, TrendEntry, WorkloadIndex } from './ports.js';
+import { percentileKey, type Percentile, type PercentileKey } from '../domain/percentiles.js';
+import type { QueuePercentiles, StatsFigures, StatsGroupKey, StatsResult, TrendEntry, WorkloadIndex } from './ports.js';
 import { checkSeriesLength, fillSeries } from './trend-series.js';
 import { DEFAULT_STATS_TIME_RANGE, statsWindow, type StatsTimeRange, type Window } from './stats-range.js';
 
@@ -15,9 +16,16 @@ export interface WorkloadStatsRequest {
   initiativeId?: string;
   /** Adds `series`: the statistics per interval of submission. */
   interval?: TrendInterval;
+  /** Adds these percentiles of queue time to the summary and each group. */
+  queuePercentiles?: readonly Percentile[];
 }
 
-export interface WorkloadStatsResult extends StatsResult {
+/** Percentiles of queue time in whole seconds, keyed pNN; null where no workload counts. */
+export type QueuePercentileFigures = Partial<Record<PercentileKey, number | null>>;
+
+export interface WorkloadStatsResult {
+  summary: StatsFigures & { queuePercentiles?: QueuePercentileFigures };
+  groups: (StatsFigures & { key: string; queuePercentiles?: QueuePercentileFigures })[];
   timeRange: StatsTimeRange;
   window: Window;
   /** Present when an interval was asked. */
@@ -31,12 +39,26 @@ export async function workloadStats(index: WorkloadIndex, scope: Scope, request:
   if (interval !== undefined) checkSeriesLength(interval, window);
   const filter = scopedFilter(scope, { initiativeId: request.initiativeId, submittedFrom: window.from, submittedBefore: window.to });
   const groupBy = request.groupBy ?? null;
-  const [result, trends] = await Promise.all([
+  const percentiles = request.queuePercentiles ?? [];
+  const [figures, trends, queue] = await Promise.all([
     index.stats(filter, groupBy, now),
     interval === undefined ? undefined : index.trends(filter, { groupBy, interval }, now),
+    percentiles.length === 0 ? undefined : index.queuePercentiles(filter, { groupBy, percentiles }, now),
   ]);
+  const result = queue === undefined ? figures : withQueuePercentiles(figures, queue, percentiles);
   if (interval === undefined || trends === undefined) return { ...result, timeRange, window };
   return { ...result, timeRange, window, series: groupBy === null ? fillSeries(trends, interval, window) : trends };
+}
+
+/** The statistics with each figure's percentiles; both reads count the same workloads, so every group has them. */
+function withQueuePercentiles(figures: StatsResult, queue: QueuePercentiles, percentiles: readonly Percentile[]): Omit<WorkloadStatsResult, 'timeRange' | 'window'> {
+  const keyed = (values: readonly (number | null)[]): QueuePercentileFigures =>
+    Object.fromEntries(percentiles.map((p, i) => [percentileKey(p), values[i] ?? null]));
+  const byGroup = new Map(queue.groups.map((group) => [group.key, group.values]));
+  return {
+    summary: { ...figures.summary, queuePercentiles: keyed(queue.summary) },
+    groups: figures.groups.map((group) => ({ ...group, queuePercentiles: keyed(byGroup.get(group.key) ?? []) })),
+  };
 }
 
 function resolveWindow(timeRange: StatsTimeRange, request: WorkloadStatsRequest, now: number): Window {

@@ -119,6 +119,7 @@ describe('OpenAPI document', () => {
         '/v1/workloads/metrics.data.scope_average.gpu_utilization number|null',
         '/v1/workloads/metrics.data.scope_average.memory_utilization number|null',
         '/v1/workloads/metrics.data.scope_average.power_usage number|null',
+        '/v1/workloads/metrics.data.scope_average.queue_seconds number|null',
         '/v1/workloads/stats.data.grouped[].failure_reason string|null',
         '/v1/workloads/stats.data.series[].failure_reason string|null',
         '/v1/workloads/{workload_id}.data.failure_reason string|null',
@@ -127,6 +128,8 @@ describe('OpenAPI document', () => {
         '/v1/workloads/{workload_id}.data.energy_kwh number|null',
         ...['grouped[]', 'series[]'].flatMap((at) => ['idle_gpu_hours', 'gpu_efficiency', 'energy_kwh'].map((f) => `/v1/workloads/stats.data.${at}.${f} number|null`)),
         ...['total_idle_gpu_hours', 'gpu_efficiency', 'total_energy_kwh'].map((f) => `/v1/workloads/stats.data.summary.${f} number|null`),
+        // Present only with `queue_percentiles`; null when the summary counts no workload (a group always counts one).
+        ...[50, 75, 90, 95, 99].map((p) => `/v1/workloads/stats.data.summary.p${p}_queue_seconds integer|null`),
         '/v1/workloads/{workload_id}.data.completed_at string|null',
         '/v1/workloads/{workload_id}.data.exit_code integer|null',
         '/v1/workloads/{workload_id}.data.started_at string|null',

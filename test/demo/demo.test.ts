@@ -86,8 +86,12 @@ describe('npm run demo', function () {
     expect(series, 'a week of days, the demo history in some of them').to.have.length(8);
     expect(series.some((e) => e.workload_count > 0)).to.equal(true);
     // The demo's Jobs wait in the queue before they start, pending ones still.
-    const summary = (await get('/v1/workloads/stats?time_range=last_30_days')).data.summary as { average_queue_seconds: number };
+    const summary = (await get('/v1/workloads/stats?time_range=last_30_days&queue_percentiles=95')).data.summary as { average_queue_seconds: number; p95_queue_seconds: number };
     expect(summary.average_queue_seconds).to.be.above(0);
+    expect(summary.p95_queue_seconds, 'the p95 of the demo\'s waits, pending jobs among them').to.be.above(0);
+    const waits = (await get('/v1/workloads/metrics?sort_by=queue_seconds&limit=5')).data as { workloads: { queue_seconds: { total: number } }[] };
+    expect(waits.workloads.length, 'the demo\'s Jobs ranked by their wait').to.equal(5);
+    expect(waits.workloads[0]?.queue_seconds.total).to.be.at.least(summary.p95_queue_seconds);
     const byReason = (await get('/v1/workloads/stats?group_by=failure_reason')).data.grouped as { failure_reason: string | null }[];
     const reasons = byReason.map((g) => g.failure_reason).filter((r) => r !== null);
     expect(reasons.length, `failure reasons of the demo's failed jobs: ${JSON.stringify(reasons)}`).to.be.at.least(3);

@@ -13,7 +13,7 @@ import { freshDatabase, sharedPostgres, type TestDatabase } from '../support/pos
 
 const NOW = Date.UTC(2026, 10, 17, 12); // 2026-11-17
 /** What the newest migration asks of the builds that run on it (v7: the rollups' queue figures, which writers must keep). */
-const COMPATIBLE_SINCE = 7;
+const COMPATIBLE_SINCE = 8;
 
 describe('PostgreSQL migrations', function () {
   this.timeout(60_000);
@@ -119,7 +119,7 @@ describe('PostgreSQL migrations', function () {
     expect(pods.rows).to.deep.equal((await client.query('SELECT pod_uid, submitted_at FROM workload_pods ORDER BY 1')).rows);
   });
 
-  it('fills the daily rollups\' queue figures of the rows written before version 7 as a rebuild from the rows does', async () => {
+  it('fills the rollups\' queue figures of the rows written before version 7 (daily) and 8 (totals) as a rebuild from the rows does', async () => {
     const client = await connect();
     await migrate(client, { now: NOW, migrations: MIGRATIONS.filter((m) => m.version < 7) });
     // Waiting, started 7 s × n after the submission, and cancelled unstarted after 5 s, over 10 days.
@@ -132,9 +132,10 @@ describe('PostgreSQL migrations', function () {
         0, 0, CASE WHEN n % 3 = 2 THEN 'deleted' END
       FROM generate_series(0, 29) AS n`, [Date.UTC(2026, 10, 1, 3)]);
     // The rollups as a writer of version 6 kept them: without the queue columns.
-    for (const rollup of ROLLUPS) await client.query(rollupFillSql({ ...rollup, values: rollup.values.filter((v) => !QUEUE_VALUES.includes(v)) }));
+    const queueColumns = [...QUEUE_VALUES, 'waiting_days'];
+    for (const rollup of ROLLUPS) await client.query(rollupFillSql({ ...rollup, values: rollup.values.filter((v) => !queueColumns.includes(v)) }));
     await migrate(client, { now: NOW });
-    const daily = ['stats_daily_submitter', 'stats_daily_instance_type', 'stats_daily_failure_reason'];
+    const daily = ['stats_daily_submitter', 'stats_daily_instance_type', 'stats_daily_failure_reason', 'workload_totals'];
     const contents = async () => {
       const tables = [];
       for (const table of daily) tables.push((await client.query(`SELECT * FROM ${table} ORDER BY 1, 2, 3, 4`)).rows);
@@ -144,6 +145,7 @@ describe('PostgreSQL migrations', function () {
     for (const sql of rollupRebuildSql()) await client.query(sql);
     expect(migrated).to.deep.equal(await contents());
     expect(migrated[1]?.reduce((n, row) => n + Number(row.waiting), 0), 'workloads waiting').to.equal(10);
+    expect(migrated[3]?.reduce((n, row) => n + Number(row.waiting), 0), 'workloads waiting, in the totals').to.equal(10);
   });
 
   it('leaves nothing of a migration that fails half-way, and records no version for it', async () => {

@@ -74,7 +74,7 @@ describe('PostgreSQL monthly partitions', function () {
     expect(bad).to.have.property('code', '23514');
     const { rows } = await client.query<{ n: number }>("SELECT count(*) AS n FROM pg_index WHERE indrelid = 'workloads_p197001'::regclass");
     const { rows: parent } = await client.query<{ n: number }>("SELECT count(*) AS n FROM pg_index WHERE indrelid = 'workloads'::regclass");
-    expect(rows[0]?.n).to.equal(parent[0]?.n).and.to.equal(13);
+    expect(rows[0]?.n).to.equal(parent[0]?.n).and.to.equal(14);
   });
 
   it('refuses a row whose month has no partition: there is no DEFAULT partition', async () => {

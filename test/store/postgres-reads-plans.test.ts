@@ -255,6 +255,16 @@ describe('PostgreSQL read plans at 50k workloads', function () {
     expect(nodesOf(count).some((n) => n['Relation Name'] === 'workload_totals'), describePlan(count)).to.equal(true);
   });
 
+  it('ranks the waits that ended from their expression index and the waiting ones from the horizon index', async () => {
+    const [ended, waiting, count] = await plansOf((index) => index.rankByQueue({ scope: { organizationId: 'acme', initiatives: null } }, { order: 'desc', limit: 10, now: NOW }));
+    if (ended === undefined || waiting === undefined || count === undefined) throw new Error('Expected three plans');
+    for (const plan of [ended, waiting, count]) expect(seqScansOfWorkloads(plan), describePlan(plan)).to.deep.equal([]);
+    const indexes = (plan: PlanNode) => nodesOf(plan).filter((n) => n['Relation Name']?.startsWith('workloads_p')).map(indexOf);
+    expect(indexes(ended), describePlan(ended)).to.include('workloads_queue_ended');
+    expect(indexes(waiting), describePlan(waiting)).to.include('workloads_unfinished_horizon');
+    expect(nodesOf(count).some((n) => n['Relation Name'] === 'workload_totals'), describePlan(count)).to.equal(true);
+  });
+
   it('reads usage since ever from the rollups and the few pods past the end, without a scan of the rows or the pods', async () => {
     // A bounded window reads every pod that ran in it: at this size a month is a third of the pods,
     // and PostgreSQL rightly hashes them against the workloads rather than look each one up.

@@ -75,7 +75,16 @@ describe('store/rollups rollupDeltas', () => {
     const done = { status: 'completed', completed_at: DAY * DAY_MS + 3_602_000, open_gpus: 0, open_gpu_start_sum: 0 };
     const deltas = rollupDeltas([row({ ...done, gpu_seconds_closed: 0 })], [row({ ...done, gpu_seconds_closed: 7200 })]);
     expect(deltas.map((d) => d.table)).to.deep.equal(['stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals']);
-    // workloads, open_gpus, open_gpu_days, gpu_base_ms
-    expect(table(deltas, 'workload_totals')?.rows).to.deep.equal([{ key: ['acme', 'llm', 'completed', 'p5'], values: [0, 0, 0, 7_200_000] }]);
+    // workloads, open_gpus, open_gpu_days, gpu_base_ms, waiting, waiting_days, queue_base_ms
+    expect(table(deltas, 'workload_totals')?.rows).to.deep.equal([{ key: ['acme', 'llm', 'completed', 'p5'], values: [0, 0, 0, 7_200_000, 0, 0, 0] }]);
+  });
+
+  it('holds a waiting row\'s queue in workload_totals with its day, so that at t it has waited base + t − days × 1 day', () => {
+    const pending = row({ status: 'pending', started_at: null, open_gpus: 0, open_gpu_start_sum: 0 });
+    const queueOf = (deltas: RollupDelta[]) => table(deltas, 'workload_totals')?.rows.map((r) => [r.key[2], ...r.values.slice(-3)]);
+    // Waiting 1 s into day DAY: at t, −1000 + t − DAY × 1 day = t − submitted_at.
+    expect(queueOf(rollupDeltas([], [pending]))).to.deep.equal([['pending', 1, DAY, -1000]]);
+    // It started 1 s after its submission: out of pending, into running with its 1000 ms.
+    expect(queueOf(rollupDeltas([pending], [row()]))).to.deep.equal([['pending', -1, -DAY, 1000], ['running', 0, 0, 1000]]);
   });
 });

@@ -8,6 +8,7 @@ import { WORKLOAD_STATUSES } from '../../src/domain/workload.js';
 import type { StatsGroupKey, UsageBreakdown, WorkloadFilter } from '../../src/query/ports.js';
 import { openDatabase, type Database } from '../../src/store/sqlite/database.js';
 import { LATEST_VERSION, migrate, MIGRATIONS, schemaVersion } from '../../src/store/sqlite/migrations.js';
+import { queueRankingOf } from '../../src/store/sqlite/queue-ranking.js';
 import { rankingOf } from '../../src/store/sqlite/ranking-queries.js';
 import { rawStatsRows, rawTrendRows, rollupTrendRows } from '../../src/store/sqlite/stats-queries.js';
 import { rollupStatsRows } from '../../src/store/sqlite/stats-rollup.js';
@@ -62,6 +63,8 @@ function expectRollupsMatchRows(s: Store, seed: number, rounds: number): void {
     const options = { order: random() < 0.7 ? ('desc' as const) : ('asc' as const), limit: 1 + Math.floor(random() * 15), now };
     expect(rankingOf(s.statements, ranked, options, 'rollups'), `${label} ranking ${JSON.stringify({ status, options })}`)
       .to.deep.equal(rankingOf(s.statements, ranked, options, 'rows'));
+    expect(queueRankingOf(s.statements, ranked, options, 'rollups'), `${label} queue ranking ${JSON.stringify({ status, options })}`)
+      .to.deep.equal(queueRankingOf(s.statements, ranked, options, 'rows'));
 
     const scoped: WorkloadFilter = { scope, ...(initiativeId ? { initiativeId } : {}) };
     expect(usageObject(usageInWindow(s.statements, scoped, { from: null, to: now })), `${label} usage`)

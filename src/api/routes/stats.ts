@@ -6,6 +6,7 @@ import { defineEndpoint } from '../endpoint.js';
 import { presentStats } from '../presenters.js';
 import { WorkloadStatsQuery } from '../schemas/query.js';
 import { Envelope, WorkloadStats } from '../schemas/responses.js';
+import { parsePercentiles } from './metrics.js';
 import { instant } from './workloads.js';
 
 export const workloadStatsEndpoint = defineEndpoint({
@@ -25,7 +26,7 @@ export const workloadStatsEndpoint = defineEndpoint({
     const result = await workloadStats(
       deps.index,
       scopeOf(principalOf(ctx)),
-      { timeRange: query.time_range, startDate: instant(query.start_date), endDate: instant(query.end_date), groupBy: query.group_by, initiativeId: query.initiative_id, interval: query.interval },
+      { timeRange: query.time_range, startDate: instant(query.start_date), endDate: instant(query.end_date), groupBy: query.group_by, initiativeId: query.initiative_id, interval: query.interval, queuePercentiles: parsePercentiles(query.queue_percentiles) },
       deps.clock.now(),
     );
     return { body: { data: presentStats(result, query.group_by) } };

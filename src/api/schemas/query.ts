@@ -56,6 +56,14 @@ export const WorkloadStatsQuery = Type.Object(
     interval: Type.Optional(
       StringEnum(TREND_INTERVALS, { description: 'Addition: adds `series`, the figures per UTC hour, day or ISO week (from Monday) of submission; per group with group_by. At most 744 hours (31 days), 1,000 days or 1,000 weeks.' }),
     ),
+    queue_percentiles: Type.Optional(
+      Type.String({
+        pattern: PERCENTILE_LIST_PATTERN,
+        description:
+          `Addition: comma-separated percentiles, ascending, each once, no spaces (of ${PERCENTILES.join(', ')}): adds \`pNN_queue_seconds\` to the summary and each group, ` +
+          'the exact nearest-rank percentile of the workloads\' queue_seconds, read from every workload of the range (docs/api.md gives its cost). Omitted: none.',
+      }),
+    ),
   },
   strict,
 );
@@ -84,7 +92,7 @@ export type WorkloadMetricsQuery = Static<typeof WorkloadMetricsQuery>;
 
 export const RankingQuery = Type.Object(
   {
-    sort_by: StringEnum(RANKING_SORT_KEYS, { default: 'gpu_utilization', description: 'Metrics rank by their last-hour average; `gpu_hours` by total.' }),
+    sort_by: StringEnum(RANKING_SORT_KEYS, { default: 'gpu_utilization', description: 'Metrics rank by their last-hour average; `gpu_hours` by total; `queue_seconds` (an addition) by the wait from submission to start, pending ones up to now.' }),
     order: StringEnum(['asc', 'desc'] as const, { default: 'desc' }),
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Number of entries.' }),
     initiative_id: Type.Optional(IdParam('Only this initiative.')),

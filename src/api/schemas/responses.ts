@@ -74,6 +74,19 @@ const StatsFigures = {
   }),
 };
 
+// Present only when asked for (`queue_percentiles`), so an answer without them is unchanged. A group
+// always counts a workload; a summary may count none, and its percentiles are then null.
+const queuePercentileFields = (nullable: boolean) =>
+  Object.fromEntries(
+    PERCENTILES.map((p) => {
+      const value = Type.Integer({
+        minimum: 0,
+        description: `Addition, present when \`queue_percentiles\` names ${p}: the nearest-rank ${p}th percentile of queue_seconds over the workloads counted (one of their queue_seconds)${nullable ? '; null when none' : ''}.`,
+      });
+      return [`${percentileKey(p)}_queue_seconds`, Type.Optional(nullable ? Nullable(value) : value)];
+    }),
+  );
+
 /** A group: its group_by field, the figures and the usage figures. */
 const GROUP_FIELD_COUNT = 1 + Object.keys(StatsFigures).length + USAGE_FIELD_COUNT;
 
@@ -86,6 +99,7 @@ export const WorkloadStats = Type.Object(
         average_duration_seconds: Type.Number({ minimum: 0, description: 'Over workloads that started.' }),
         success_rate: StatsFigures.success_rate,
         average_queue_seconds: StatsFigures.average_queue_seconds,
+        ...queuePercentileFields(true),
         ...usageFields('total_'),
       },
       closed,
@@ -98,9 +112,10 @@ export const WorkloadStats = Type.Object(
           instance_type: Type.Optional(Type.String()),
           failure_reason: Type.Optional(FailureReasonValue),
           ...StatsFigures,
+          ...queuePercentileFields(false),
           ...usageFields(''),
         },
-        { ...closed, minProperties: GROUP_FIELD_COUNT, maxProperties: GROUP_FIELD_COUNT, description: 'The group_by field plus the figures; sorted by gpu_hours descending.' },
+        { ...closed, minProperties: GROUP_FIELD_COUNT, maxProperties: GROUP_FIELD_COUNT + PERCENTILES.length, description: 'The group_by field plus the figures; sorted by gpu_hours descending.' },
       ),
     ),
     series: Type.Optional(
@@ -145,6 +160,8 @@ export const WorkloadMetrics = Type.Object(
 
 const RankedValue = Type.Object({ avg: Type.Number(), current: Type.Number() }, closed);
 const RankedTotal = Type.Object({ total: Type.Number({ minimum: 0 }) }, closed);
+// An addition: the workload's queue_seconds, whole seconds as GET /v1/workloads/{id} shows it.
+const RankedQueue = Type.Object({ total: Type.Integer({ minimum: 0 }) }, closed);
 // Additions: lifetime usage, and the share of the workload's GPU-time its samples cover.
 const RankedCoverage = Type.Number({ minimum: 0, maximum: 1 });
 const RankedUsage = {
@@ -162,7 +179,9 @@ export const RankedWorkloads = Type.Object(
           ...Object.fromEntries(
             RANKING_SORT_KEYS.map((k) => [
               k,
-              Type.Optional(k === 'idle_gpu_hours' || k === 'gpu_efficiency' ? RankedUsage[k] : k === 'gpu_hours' ? RankedTotal : RankedValue),
+              Type.Optional(
+                k === 'idle_gpu_hours' || k === 'gpu_efficiency' ? RankedUsage[k] : k === 'gpu_hours' ? RankedTotal : k === 'queue_seconds' ? RankedQueue : RankedValue,
+              ),
             ]),
           ),
         },

@@ -20,6 +20,7 @@
 import { DAILY_VALUES_V3, ROLLUPS, type RollupDefinition } from '../rollups/definitions.js';
 import { V6 } from './migration-v6.js';
 import { V7 } from './migration-v7.js';
+import { V8 } from './migration-v8.js';
 import { rollupFillSql } from './rollup-rebuild.js';
 
 export interface Migration {
@@ -429,6 +430,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'the queue figures of the daily rollups: workloads waiting and the base of their queue time',
     compatibleSince: 7,
     sql: V7,
+  },
+  {
+    version: 8,
+    description: 'the queue figures of workload_totals and the index of the waits that ended, for the queue ranking',
+    compatibleSince: 8,
+    sql: V8,
   },
 ];
 

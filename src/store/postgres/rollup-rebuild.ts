@@ -51,6 +51,7 @@ const FIGURES: Record<RollupValueColumn, string> = {
   queue_base_ms:
     'CASE WHEN COALESCE(started_at, completed_at) IS NOT NULL THEN GREATEST(0, COALESCE(started_at, completed_at) - submitted_at) ' +
     `ELSE ${DAY} * ${DAY_MS} - submitted_at END`,
+  waiting_days: `CASE WHEN COALESCE(started_at, completed_at) IS NULL THEN ${DAY} ELSE 0 END`,
 };
 
 /** The statements that rebuild every rollup table, usage's included (migration-v6.ts). */

@@ -22,13 +22,15 @@ import type { TrendInterval } from '../../domain/trend-interval.js';
 import type pg from 'pg';
 import type { WorkloadView } from '../../domain/workload.js';
 import type {
-  GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
+  GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
   TrendEntry, UsageRanking,
 } from '../../query/ports.js';
 import { POSTGRES } from '../common/dialect.js';
+import * as queueRanking from '../common/queue-ranking-queries.js';
 import * as ranking from '../common/ranking-queries.js';
 import * as usageRanking from '../common/usage-ranking-queries.js';
 import { toRecord, toView, type ViewRow, type WorkloadRow } from '../common/row-mapping.js';
+import { percentilesOfRanked, rankedWaitsQuery, type PercentileOptions, type RankedWaitRow } from '../common/queue-percentile-queries.js';
 import { statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow } from '../common/stats-queries.js';
 import { usageBreakdown, usageQueries, type UsageRow } from '../common/usage-queries.js';
 import { activeGpusQuery, countQuery, describeQuery, listQuery, teamSeeksQuery, teamsToSeek, viewSql } from '../common/workload-reads.js';
@@ -90,6 +92,11 @@ export class PostgresWorkloadIndex implements WorkloadIndex {
     return statsResult(rows, groupBy);
   }
 
+  async queuePercentiles(filter: WorkloadFilter, options: PercentileOptions, now: number): Promise<QueuePercentiles> {
+    const rows = await this.#read(() => readRows<RankedWaitRow>(this.#pool, rankedWaitsQuery(d, filter, options, now)));
+    return percentilesOfRanked(rows, options);
+  }
+
   async trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendEntry[]> {
     const rows = await this.#read(() => readRows<TrendRow>(this.#pool, trendQuery(d, filter, { ...options, now })));
     return trendResult(rows, options.interval);
@@ -108,6 +115,27 @@ export class PostgresWorkloadIndex implements WorkloadIndex {
         const [overall] = await readRows<ranking.RankingOverall>(client, count);
         const about = top.length === 0 ? [] : await readRows<ranking.RankedAbout>(client, ranking.rankedAboutQuery(d, top.map((r) => r.id)));
         return ranking.rankingResult(top, overall ?? { n: 0, gpu_hours: 0 }, about);
+      }),
+    );
+  }
+
+  async rankByQueue(filter: WorkloadFilter, options: ranking.RankingOptions): Promise<QueueRanking> {
+    const fromRollups = ranking.rankingSource(filter) === 'rollups';
+    return this.#read(() =>
+      inSnapshot(this.#pool, async (client) => {
+        const top = fromRollups
+          ? queueRanking.topQueues(
+            [
+              ...(await readRows<queueRanking.QueueCandidate>(client, queueRanking.endedTopsQuery(d, filter, options))),
+              ...(await readRows<queueRanking.QueueCandidate>(client, queueRanking.waitingTopQuery(d, filter, options))),
+            ],
+            options,
+          )
+          : await readRows<queueRanking.QueueCandidate>(client, queueRanking.rawQueueTopQuery(d, filter, options));
+        const count = fromRollups ? queueRanking.totalsQueueQuery(d, filter, options.now) : queueRanking.rawQueueCountQuery(d, filter, options.now);
+        const [overall] = await readRows<queueRanking.QueueOverall>(client, count);
+        const about = top.length === 0 ? [] : await readRows<ranking.RankedAbout>(client, ranking.rankedAboutQuery(d, top.map((r) => r.id)));
+        return queueRanking.queueRankingResult(top, overall ?? { n: 0, queue_ms: 0 }, about);
       }),
     );
   }

@@ -1,6 +1,6 @@
 // The rollup tables of the index, as both backends declare them: SQLite's workload_counts (schema v1),
 // the three tables of schema v3 (migration-v3.ts) and the failure reasons' of v5 (migration-v5.ts),
-// with the queue columns v7 added to the daily ones (migration-v7.ts),
+// with the queue columns v7 added to the daily ones (migration-v7.ts) and v8 to workload_totals (migration-v8.ts),
 // PostgreSQL's twins of them. Names and column
 // order are SQLite's, word for word; test/store/rollup-definitions.test.ts reads them back from a
 // migrated file. Each rollup row is the sum of figures.ts over the workloads rows of its key.
@@ -33,7 +33,7 @@ export type RollupKeyColumn = 'organization_id' | 'initiative_id' | 'status' | '
 
 export const ROLLUP_VALUE_COLUMNS = [
   'n', 'workloads', 'completed', 'failed', 'started', 'open_started', 'duration_base_ms', 'open_gpus', 'open_gpu_days', 'gpu_base_ms',
-  'waiting', 'queue_base_ms',
+  'waiting', 'queue_base_ms', 'waiting_days',
 ] as const;
 export type RollupValueColumn = (typeof ROLLUP_VALUE_COLUMNS)[number];
 
@@ -45,7 +45,7 @@ export const ROLLUP_COLUMN_TYPES: Readonly<Record<RollupKeyColumn | RollupValueC
   is_managed: 'integer', day: 'integer',
   n: 'integer', workloads: 'integer', completed: 'integer', failed: 'integer', started: 'integer', open_started: 'integer',
   open_gpus: 'integer', open_gpu_days: 'integer', duration_base_ms: 'real', gpu_base_ms: 'real',
-  waiting: 'integer', queue_base_ms: 'real',
+  waiting: 'integer', queue_base_ms: 'real', waiting_days: 'integer',
 };
 
 export type RollupTable = 'workload_counts' | 'stats_daily_submitter' | 'stats_daily_instance_type' | 'workload_totals' | 'stats_daily_failure_reason';
@@ -78,8 +78,13 @@ export const ROLLUPS: readonly RollupDefinition[] = [
   { table: 'stats_daily_submitter', keys: ['organization_id', 'day', 'initiative_id', 'submitted_by'], values: DAILY_VALUES },
   // Statistics by instance type or initiative, and the summary, per day of submission.
   { table: 'stats_daily_instance_type', keys: ['organization_id', 'day', 'initiative_id', 'instance_type'], values: DAILY_VALUES },
-  // Every workload ever without the submitter: total_count, the GPU-hours ranking, capacity since ever.
-  { table: 'workload_totals', keys: ['organization_id', 'initiative_id', 'status', 'instance_type'], values: ['workloads', 'open_gpus', 'open_gpu_days', 'gpu_base_ms'] },
+  // Every workload ever without the submitter: total_count, the GPU-hours and queue rankings, capacity
+  // since ever. Without a day, a waiting row's queue at t is queue_base_ms + t − waiting_days × 1 day.
+  {
+    table: 'workload_totals',
+    keys: ['organization_id', 'initiative_id', 'status', 'instance_type'],
+    values: ['workloads', 'open_gpus', 'open_gpu_days', 'gpu_base_ms', 'waiting', 'waiting_days', 'queue_base_ms'],
+  },
   // Statistics by failure reason per day of submission (schema v5): failed and cancelled rows only,
   // the others being the summary minus these (stats-rollup.ts). Most rows never fail, so most writes
   // leave this table alone.

@@ -60,7 +60,7 @@ function figureList(row: RollupSource): number[] {
   const f = figures(row);
   return [
     f.n, f.workloads, f.completed, f.failed, f.started, f.open_started, f.duration_base_ms, f.open_gpus, f.open_gpu_days, f.gpu_base_ms,
-    f.waiting, f.queue_base_ms,
+    f.waiting, f.queue_base_ms, f.waiting_days,
   ];
 }
 

@@ -1,5 +1,5 @@
 // What one workloads row adds to each rollup: the exact twin, in JS numbers, of figures() in
-// migration-v3.ts, of the queue columns' fill in migration-v7.ts (and of workload_counts' n = 1). test/store/rollup-figures.test.ts compares the two
+// migration-v3.ts, of the queue columns' fills in migration-v7.ts and migration-v8.ts (and of workload_counts' n = 1). test/store/rollup-figures.test.ts compares the two
 // on the edge cases: negative times, .5 roundings, pods that started after the completion.
 //
 // Every figure is an integer-valued number (GPU-ms, ms, counts, days) far below 2^53, so adding and
@@ -62,6 +62,8 @@ export function figures(row: RollupSource): Figures {
       : closedMinusStart + row.open_gpus * day * DAY_MS,
     waiting: queueEnd === null ? 1 : 0,
     queue_base_ms: queueBaseMs,
+    // `+ 0`: day −0 is 0 in SQLite's integers.
+    waiting_days: queueEnd === null ? day + 0 : 0,
   };
 }
 

@@ -6,6 +6,7 @@ import { V4, WRITER_ROLLUPS_SINCE } from './migration-v4.js';
 import { V5 } from './migration-v5.js';
 import { V6 } from './migration-v6.js';
 import { V7 } from './migration-v7.js';
+import { V8 } from './migration-v8.js';
 
 export interface Migration {
   version: number;
@@ -147,6 +148,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, description: 'failure reasons of failed and cancelled workloads, and their daily rollup', sql: V5 },
   { version: 6, description: 'what each workload\'s GPUs did (idle, efficiency, energy, XID errors), and its daily rollup', sql: V6 },
   { version: 7, description: 'the queue figures of the daily rollups: workloads waiting and the base of their queue time', sql: V7 },
+  { version: 8, description: 'the queue figures of workload_totals and the index of the waits that ended, for the queue ranking', sql: V8 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

@@ -12,11 +12,12 @@
 // up list pages. A worker that dies fails its call with an error (a 500 through the normal error path)
 // and is replaced at once; one that cannot start is retried after a pause that doubles with each
 // failure in a row.
+import type { Percentile } from '../../domain/percentiles.js';
 import type { TrendInterval } from '../../domain/trend-interval.js';
 import { Worker } from 'node:worker_threads';
 import type { WorkloadView } from '../../domain/workload.js';
 import type {
-  GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
+  GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
   TrendEntry, UsageRanking, UsageSortKey,
 } from '../../query/ports.js';
 import { IndexBusyError } from '../../query/ports.js';
@@ -76,7 +77,7 @@ const RETRY_AFTER_SECONDS = 1;
 // Calls that scan many rows (tens to hundreds of ms at a million workloads). With two workers or
 // more, they never hold them all: one stays for the page-sized reads (list, get, describe,
 // activeGpus), which would otherwise wait behind a burst of statistics.
-const HEAVY_METHODS: ReadonlySet<ReadMethod> = new Set(['stats', 'trends', 'rankByGpuHours', 'rankByUsage', 'usage']);
+const HEAVY_METHODS: ReadonlySet<ReadMethod> = new Set(['stats', 'queuePercentiles', 'trends', 'rankByGpuHours', 'rankByQueue', 'rankByUsage', 'usage']);
 const DEFAULT_RESTART_DELAY_MS = 1000;
 const MAX_RESTART_DELAY_MS = 30_000;
 const silent: ReadPoolLogger = { warn() {}, error() {} };
@@ -129,12 +130,20 @@ export class ReadPool implements WorkloadIndex {
     return this.#call('stats', [filter, groupBy, now]);
   }
 
+  queuePercentiles(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; percentiles: readonly Percentile[] }, now: number): Promise<QueuePercentiles> {
+    return this.#call('queuePercentiles', [filter, options, now]);
+  }
+
   trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendEntry[]> {
     return this.#call('trends', [filter, options, now]);
   }
 
   rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking> {
     return this.#call('rankByGpuHours', [filter, options]);
+  }
+
+  rankByQueue(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<QueueRanking> {
+    return this.#call('rankByQueue', [filter, options]);
   }
 
   rankByUsage(filter: WorkloadFilter, options: { sortBy: UsageSortKey; order: 'asc' | 'desc'; limit: number; now: number }): Promise<UsageRanking> {

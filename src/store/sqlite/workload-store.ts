@@ -5,7 +5,7 @@ import type { Database } from 'better-sqlite3';
 import { systemClock, type Clock } from '../../domain/clock.js';
 import { UNKNOWN, type PodGpuInterval, type WorkloadRecord, type WorkloadView } from '../../domain/workload.js';
 import type {
-  GpuHoursRanking, Keyset, ListPage, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
+  GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
   TrendEntry, UsageRanking, UsageSortKey,
 } from '../../query/ports.js';
 import { RECORD_COLUMNS, toRecord, toRow, type WorkloadRow } from '../common/row-mapping.js';
@@ -18,6 +18,9 @@ import { rankByUsage } from './usage-ranking.js';
 import { SOURCE_COLUMNS, SqliteRollups, type SourceRow } from './rollup-apply.js';
 import { rowsWithPodsWriter } from './rows-with-pods.js';
 import { workloadStats, workloadTrends } from './stats-queries.js';
+import { queuePercentiles, registerSortedWaits } from './queue-percentiles.js';
+import { rankByQueue } from './queue-ranking.js';
+import type { PercentileOptions } from '../common/queue-percentile-queries.js';
 import { usageInWindow } from './usage-queries.js';
 import { activeGpus, describeWorkloads, getWorkload, listUnfinished, listWorkloads } from './workload-reads.js';
 import { StatementCache } from './workload-sql.js';
@@ -115,6 +118,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
 
   constructor(db: Database, options: { clock?: Clock } = {}) {
     this.#statements = new StatementCache(db);
+    registerSortedWaits(db);
     this.#clock = options.clock ?? systemClock;
     this.#rollups = new SqliteRollups(db, this.#statements);
     // IMMEDIATE: the write lock is taken before the rows are read, so what is read before a write is
@@ -244,12 +248,20 @@ export class SqliteWorkloadStore implements WorkloadIndex {
     return workloadStats(this.#statements, filter, groupBy, now);
   }
 
+  async queuePercentiles(filter: WorkloadFilter, options: PercentileOptions, now: number): Promise<QueuePercentiles> {
+    return queuePercentiles(this.#statements, filter, options, now);
+  }
+
   async trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendEntry[]> {
     return workloadTrends(this.#statements, filter, options, now);
   }
 
   async rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking> {
     return rankByGpuHours(this.#statements, filter, options);
+  }
+
+  async rankByQueue(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<QueueRanking> {
+    return rankByQueue(this.#statements, filter, options);
   }
 
   /**
