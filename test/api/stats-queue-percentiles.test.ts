@@ -84,6 +84,8 @@ describe('API statistics queue_percentiles', () => {
     const data = await stats('time_range=custom&start_date=2026-11-10T00:00:00Z&end_date=2026-11-11T00:00:00Z&group_by=instance_type&queue_percentiles=95');
     expect(data.summary.p95_queue_seconds).to.equal(null);
     expect(data.grouped).to.deep.equal([]);
+    const ungrouped = await stats('time_range=custom&start_date=2026-11-10T00:00:00Z&end_date=2026-11-11T00:00:00Z&queue_percentiles=50,99');
+    expect(percentilesOf(ungrouped.summary)).to.deep.equal({ p50_queue_seconds: null, p99_queue_seconds: null });
   });
 
   it('adds nothing when not asked', async () => {
