@@ -119,7 +119,7 @@ export interface BenchOutcome {
   notes: string[];
 }
 
-export async function runWorkloadsApiBench(options: { quick: boolean; sizes?: number[]; log?: (line: string) => void }): Promise<BenchOutcome> {
+export async function runWorkloadsApiBench(options: { quick: boolean; sizes?: number[]; scenarios?: string[]; log?: (line: string) => void }): Promise<BenchOutcome> {
   const log = options.log ?? ((line: string) => console.log(line));
   const settings = { ...(options.quick ? QUICK : FULL), ...(options.sizes ? { sizes: options.sizes } : {}) };
   const environment = describeEnvironment();
@@ -138,7 +138,7 @@ export async function runWorkloadsApiBench(options: { quick: boolean; sizes?: nu
   }
   const datasets: DatasetResult[] = [];
   for (const rows of settings.sizes) {
-    datasets.push(await runDataset(rows, settings, { leadInitiatives, filteredInitiative, filteredStatus }, log));
+    datasets.push(await runDataset(rows, settings, { leadInitiatives, filteredInitiative, filteredStatus, only: options.scenarios }, log));
   }
 
   const targets = checkTargets(datasets.find((d) => d.rows === 1_000_000));
@@ -159,7 +159,7 @@ export async function runWorkloadsApiBench(options: { quick: boolean; sizes?: nu
     datasets,
   };
   // One results file per row of issue 7's table (list, get, stats), each with its own scenarios and targets.
-  const suffix = options.quick ? '.quick' : options.sizes !== undefined ? '.custom' : '';
+  const suffix = options.quick ? '.quick' : options.sizes !== undefined || options.scenarios !== undefined ? '.custom' : '';
   const files = (['list', 'get', 'stats'] as const).map((row) => {
     const kinds: Kind[] = row === 'stats' ? ['stats', 'trends', 'percentiles', 'ranking'] : [row];
     const { datasets: _all, targets: _targets, ...common } = results;
@@ -204,7 +204,7 @@ export async function runWorkloadsApiBench(options: { quick: boolean; sizes?: nu
 async function runDataset(
   rows: number,
   settings: Settings,
-  choices: { leadInitiatives: string[]; filteredInitiative: string; filteredStatus: WorkloadStatus },
+  choices: { leadInitiatives: string[]; filteredInitiative: string; filteredStatus: WorkloadStatus; only?: string[] },
   log: (line: string) => void,
 ): Promise<DatasetResult> {
   const dataset = await ensureWorkloadsDb(rows, { log });
@@ -225,7 +225,8 @@ async function runDataset(
     let loadAverageAfter: number[];
     try {
       const cursors = await gatherCursors(service, settings.cursorPages);
-      scenarios = buildScenarios({ ...choices, ids, cursors });
+      scenarios = buildScenarios({ ...choices, ids, cursors }).filter((s) => choices.only === undefined || choices.only.includes(s.name));
+      if (scenarios.length === 0) throw new Error(`No scenario is named ${JSON.stringify(choices.only)}`);
       for (const scenario of scenarios) {
         scenarioResults.push(await measure(service, scenario, settings, rows, log));
       }
@@ -525,10 +526,14 @@ function checkTargets(dataset: DatasetResult | undefined): TargetCheck[] {
 
 const invokedDirectly = isEntryPoint(import.meta.url);
 if (invokedDirectly) {
-  // `npx tsx bench/workloads-api.ts [--quick] [--sizes 100000,1000000]` (other sizes → list/get/stats.custom.json)
-  const sizesAt = process.argv.indexOf('--sizes');
-  const sizes = sizesAt < 0 ? undefined : (process.argv[sizesAt + 1] ?? '').split(',').map(Number);
-  runWorkloadsApiBench({ quick: process.argv.includes('--quick'), sizes }).then(
+  // `npx tsx bench/workloads-api.ts [--quick] [--sizes 100000,1000000] [--scenarios trends_30d_day,stats_30d]`
+  // (other sizes or a part of the scenarios → list/get/stats.custom.json)
+  const listArgument = (name: string) => {
+    const at = process.argv.indexOf(name);
+    return at < 0 ? undefined : (process.argv[at + 1] ?? '').split(',');
+  };
+  const sizes = listArgument('--sizes')?.map(Number);
+  runWorkloadsApiBench({ quick: process.argv.includes('--quick'), sizes, scenarios: listArgument('--scenarios') }).then(
     (outcome) => process.exit(outcome.requestErrors > 0 ? 1 : 0),
     (error: unknown) => {
       console.error(error);
