@@ -66,6 +66,13 @@ export interface QueuePercentiles {
   groups: { key: string; values: number[] }[];
 }
 
+export interface TrendsResult {
+  /** The non-empty (interval, group) pairs, by start, then as stats' groups. */
+  series: TrendEntry[];
+  /** The statistics of the same window: each group and the summary are the sums of their entries. */
+  stats: StatsResult;
+}
+
 /** One interval of a series (and one group, when grouped): the statistics of the workloads submitted in it. */
 export interface TrendEntry extends StatsFigures {
   /** Start of the interval (src/domain/trend-interval.ts). */
@@ -115,8 +122,8 @@ export interface WorkloadIndex {
   stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult>;
   /** Percentiles of queue time over the rows of the filter, overall and per group (queue-percentile-queries.ts). */
   queuePercentiles(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; percentiles: readonly Percentile[] }, now: number): Promise<QueuePercentiles>;
-  /** The non-empty (interval, group) pairs of the filter's window, by start, then as stats' groups. */
-  trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendEntry[]>;
+  /** The series of the filter's window, and the statistics it adds up to, from one read. */
+  trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendsResult>;
   rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking>;
   /** Workloads by their wait from submission to start, pending ones up to `now`. */
   rankByQueue(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<QueueRanking>;

@@ -40,14 +40,14 @@ export async function workloadStats(index: WorkloadIndex, scope: Scope, request:
   const filter = scopedFilter(scope, { initiativeId: request.initiativeId, submittedFrom: window.from, submittedBefore: window.to });
   const groupBy = request.groupBy ?? null;
   const percentiles = request.queuePercentiles ?? [];
-  const [figures, trends, queue] = await Promise.all([
-    index.stats(filter, groupBy, now),
-    interval === undefined ? undefined : index.trends(filter, { groupBy, interval }, now),
+  // With an interval, the series' read gives the statistics too (the sums of its entries).
+  const [read, queue] = await Promise.all([
+    interval === undefined ? index.stats(filter, groupBy, now).then((stats) => ({ stats, series: undefined })) : index.trends(filter, { groupBy, interval }, now),
     percentiles.length === 0 ? undefined : index.queuePercentiles(filter, { groupBy, percentiles }, now),
   ]);
-  const result = queue === undefined ? figures : withQueuePercentiles(figures, queue, percentiles);
-  if (interval === undefined || trends === undefined) return { ...result, timeRange, window };
-  return { ...result, timeRange, window, series: groupBy === null ? fillSeries(trends, interval, window) : trends };
+  const result = queue === undefined ? read.stats : withQueuePercentiles(read.stats, queue, percentiles);
+  if (interval === undefined || read.series === undefined) return { ...result, timeRange, window };
+  return { ...result, timeRange, window, series: groupBy === null ? fillSeries(read.series, interval, window) : read.series };
 }
 
 /** The statistics with each figure's percentiles; both reads count the same workloads, so every group has them. */

@@ -7,6 +7,7 @@ import type { TrendInterval } from '../../domain/trend-interval.js';
 import { intervalStart } from '../../domain/trend-interval.js';
 import type { StatsFigures, StatsGroupKey, StatsResult, TrendEntry, WorkloadFilter } from '../../query/ports.js';
 import type { SqlDialect } from './dialect.js';
+import { compareBinary } from './ranking-queries.js';
 import { rollupsHold } from './rollup-sql.js';
 import { GROUP_COLUMNS } from './group-columns.js';
 import { rollupStatsQuery } from './stats-rollup.js';
@@ -100,6 +101,26 @@ export function statsResult(rows: readonly StatsRow[], groupBy: StatsGroupKey | 
   const summary = emptyFigures();
   for (const row of rows) for (const key of FIGURE_KEYS) summary[key] += row[key];
   return { summary: toFigures(summary), groups: rows.map((row) => ({ key: row.key ?? '', ...toFigures(row) })) };
+}
+
+/**
+ * The statistics a series adds up to, from the series' own rows: each group's figures are the sums of
+ * its rows over the intervals, sorted as the statistics query sorts them. A request with an interval
+ * reads one query instead of two, and its summary is Σ series by construction.
+ */
+export function statsOfTrendRows(rows: readonly TrendRow[], groupBy: StatsGroupKey | null): StatsResult {
+  const byKey = new Map<string, StatsRow>();
+  for (const row of rows) {
+    const key = groupBy === null ? '' : (row.key ?? '');
+    let sums = byKey.get(key);
+    if (sums === undefined) {
+      sums = { ...emptyFigures(), key };
+      byKey.set(key, sums);
+    }
+    for (const figure of FIGURE_KEYS) sums[figure] += row[figure];
+  }
+  const groups = [...byKey.values()].sort((a, b) => b.gpu_hours - a.gpu_hours || compareBinary(a.key ?? '', b.key ?? ''));
+  return statsResult(groups, groupBy);
 }
 
 function emptyFigures(): FiguresRow {

@@ -23,7 +23,7 @@ import type pg from 'pg';
 import type { WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
-  TrendEntry, UsageRanking,
+  TrendsResult, UsageRanking,
 } from '../../query/ports.js';
 import { POSTGRES } from '../common/dialect.js';
 import * as queueRanking from '../common/queue-ranking-queries.js';
@@ -31,7 +31,7 @@ import * as ranking from '../common/ranking-queries.js';
 import * as usageRanking from '../common/usage-ranking-queries.js';
 import { toRecord, toView, type ViewRow, type WorkloadRow } from '../common/row-mapping.js';
 import { percentilesOfRanked, rankedWaitsQuery, type PercentileOptions, type RankedWaitRow } from '../common/queue-percentile-queries.js';
-import { statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow } from '../common/stats-queries.js';
+import { statsOfTrendRows, statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow } from '../common/stats-queries.js';
 import { usageBreakdown, usageQueries, type UsageRow } from '../common/usage-queries.js';
 import { activeGpusQuery, countQuery, describeQuery, listQuery, teamSeeksQuery, teamsToSeek, viewSql } from '../common/workload-reads.js';
 import { asIndexBusy } from './errors.js';
@@ -97,9 +97,9 @@ export class PostgresWorkloadIndex implements WorkloadIndex {
     return percentilesOfRanked(rows, options);
   }
 
-  async trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendEntry[]> {
+  async trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendsResult> {
     const rows = await this.#read(() => readRows<TrendRow>(this.#pool, trendQuery(d, filter, { ...options, now })));
-    return trendResult(rows, options.interval);
+    return { series: trendResult(rows, options.interval), stats: statsOfTrendRows(rows, options.groupBy) };
   }
 
   async rankByGpuHours(filter: WorkloadFilter, options: ranking.RankingOptions): Promise<GpuHoursRanking> {

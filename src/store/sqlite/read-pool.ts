@@ -18,7 +18,7 @@ import { Worker } from 'node:worker_threads';
 import type { WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
-  TrendEntry, UsageRanking, UsageSortKey,
+  TrendsResult, UsageRanking, UsageSortKey,
 } from '../../query/ports.js';
 import { IndexBusyError } from '../../query/ports.js';
 import { deserializeError } from './read-errors.js';
@@ -134,7 +134,7 @@ export class ReadPool implements WorkloadIndex {
     return this.#call('queuePercentiles', [filter, options, now]);
   }
 
-  trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendEntry[]> {
+  trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendsResult> {
     return this.#call('trends', [filter, options, now]);
   }
 

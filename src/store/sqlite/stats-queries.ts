@@ -1,9 +1,9 @@
 // Statistics (summary and groups) on SQLite: the one query of src/store/common/stats-queries.ts, from
 // the daily rollups when they hold the filter, else over the rows, to the same figures.
 import type { TrendInterval } from '../../domain/trend-interval.js';
-import type { StatsGroupKey, StatsResult, TrendEntry, WorkloadFilter } from '../../query/ports.js';
+import type { StatsGroupKey, StatsResult, TrendsResult, WorkloadFilter } from '../../query/ports.js';
 import { SQLITE } from '../common/dialect.js';
-import { rawStatsQuery, rawTrendQuery, statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow } from '../common/stats-queries.js';
+import { rawStatsQuery, rawTrendQuery, statsOfTrendRows, statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow } from '../common/stats-queries.js';
 import { rollupStatsQuery } from '../common/stats-rollup.js';
 import type { StatementCache } from './workload-sql.js';
 
@@ -17,9 +17,10 @@ export function workloadStats(
   return statsResult(statements.get(query.sql).all(query.params) as StatsRow[], groupBy);
 }
 
-export function workloadTrends(statements: StatementCache, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): TrendEntry[] {
+export function workloadTrends(statements: StatementCache, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): TrendsResult {
   const query = trendQuery(SQLITE, filter, { ...options, now });
-  return trendResult(statements.get(query.sql).all(query.params) as TrendRow[], options.interval);
+  const rows = statements.get(query.sql).all(query.params) as TrendRow[];
+  return { series: trendResult(rows, options.interval), stats: statsOfTrendRows(rows, options.groupBy) };
 }
 
 /** The series query over the rows of the filter; exported so that tests can compare it with the rollups'. */

@@ -6,7 +6,7 @@ import { systemClock, type Clock } from '../../domain/clock.js';
 import { UNKNOWN, type PodGpuInterval, type WorkloadRecord, type WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
-  TrendEntry, UsageRanking, UsageSortKey,
+  TrendsResult, UsageRanking, UsageSortKey,
 } from '../../query/ports.js';
 import { RECORD_COLUMNS, toRecord, toRow, type WorkloadRow } from '../common/row-mapping.js';
 import { mayBeGpuError } from '../common/gpu-error-reason.js';
@@ -252,7 +252,7 @@ export class SqliteWorkloadStore implements WorkloadIndex {
     return queuePercentiles(this.#statements, filter, options, now);
   }
 
-  async trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendEntry[]> {
+  async trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendsResult> {
     return workloadTrends(this.#statements, filter, options, now);
   }
 
