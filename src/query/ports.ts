@@ -120,7 +120,7 @@ export interface WorkloadIndex {
   /** The workload whatever its organization; the caller checks the scope. */
   get(workloadId: string, now: number): Promise<WorkloadView | undefined>;
   stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult>;
-  /** Percentiles of queue time over the rows of the filter, overall and per group (queue-percentile-queries.ts). */
+  /** Nearest-rank percentiles of queue time over every workload of the filter, overall and per group. */
   queuePercentiles(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; percentiles: readonly Percentile[] }, now: number): Promise<QueuePercentiles>;
   /** The series of the filter's window, and the statistics it adds up to, from one read. */
   trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendsResult>;
