@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { systemClock } from '../../src/domain/clock.js';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import { POSTGRES, SQLITE } from '../../src/store/common/dialect.js';
+import { usageOverallQuery } from '../../src/store/common/usage-ranking-queries.js';
 import { rawGpuSecondsSql } from '../../src/store/common/workload-sql.js';
 import { usageQueries } from '../../src/store/sqlite/usage-queries.js';
 import { activeGpus } from '../../src/store/sqlite/workload-reads.js';
@@ -218,6 +219,14 @@ describe('store/usage-queries', () => {
         }
       });
     }
+
+    it('sums the usage rankings\' count and mean from the idle index alone (schema v9), for an organization or its teams', () => {
+      for (const initiatives of [null, ['llm', 'vision']]) {
+        const query = usageOverallQuery(SQLITE, { scope: { organizationId: ORG, initiatives } });
+        const plan = (lite.db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(query.params) as { detail: string }[]).map((r) => r.detail);
+        expect(plan.join('\n')).to.match(/COVERING INDEX workload_usage_idle/);
+      }
+    });
 
     it('sums the active GPUs from the partial index of running workloads alone', () => {
       const statements = new RecordingStatements(lite.db);

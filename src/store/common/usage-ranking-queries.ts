@@ -2,7 +2,8 @@
 // whole life, from workload_usage (schema v6). Only workloads with a utilization sample are ranked:
 // the others have no value. Each team's top is a walk of workload_usage_idle or _efficiency from
 // one end; the candidates of the filter's teams are merged by topUsage, ties to the smaller
-// workload_id in both orders as in the other rankings.
+// workload_id in both orders as in the other rankings. The count and the sums of the mean come from
+// workload_usage_idle alone, which covers them since schema v9 (migration-v9.ts).
 import type { UsageRanking, UsageSortKey, WorkloadFilter } from '../../query/ports.js';
 import type { SqlDialect } from './dialect.js';
 import { compareBinary, rankedPairsQuery, type RankingOptions } from './ranking-queries.js';
@@ -30,6 +31,12 @@ export interface UsageOverall {
 const efficiencySql = (d: SqlDialect) =>
   d.engine === 'sqlite' ? '(CAST(u.util_weighted AS REAL) / u.util_seconds)' : '(u.util_weighted::float8 / u.util_seconds)';
 
+/**
+ * The index each ranking walks. Named for SQLite, whose planner otherwise takes the idle index for
+ * the efficiency ranking too (it covers more columns since v9) and sorts a whole team by efficiency.
+ */
+const USAGE_INDEXES: Record<UsageSortKey, string> = { idle_gpu_hours: 'workload_usage_idle', gpu_efficiency: 'workload_usage_efficiency' };
+
 const valueSql = (d: SqlDialect, sortBy: UsageSortKey) =>
   sortBy === 'idle_gpu_hours' ? 'u.idle_seconds' : efficiencySql(d);
 
@@ -50,7 +57,7 @@ export function teamTopSql(d: SqlDialect, filter: WorkloadFilter, options: Usage
   const status = filter.status === undefined ? '' : ' AND w.status = @status';
   const value = valueSql(d, options.sortBy);
   return `SELECT u.workload_id, w.name, w.initiative_id, ${value} AS value, u.util_seconds, ${gpuHoursSql(d)} AS gpu_hours
-    FROM workload_usage u ${rowOfUsage(d)}
+    FROM workload_usage u${d.indexedBy(USAGE_INDEXES[options.sortBy])} ${rowOfUsage(d)}
     WHERE u.organization_id = @org AND u.initiative_id = ${team} AND u.util_seconds > 0${status}
     ORDER BY ${value} ${options.order === 'asc' ? 'ASC' : 'DESC'}, u.workload_id ASC LIMIT @limit`;
 }

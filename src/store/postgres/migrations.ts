@@ -21,6 +21,7 @@ import { DAILY_VALUES_V3, ROLLUPS, type RollupDefinition } from '../rollups/defi
 import { V6 } from './migration-v6.js';
 import { V7 } from './migration-v7.js';
 import { V8 } from './migration-v8.js';
+import { V9 } from './migration-v9.js';
 import { rollupFillSql } from './rollup-rebuild.js';
 
 export interface Migration {
@@ -436,6 +437,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'the queue figures of workload_totals and the index of the waits that ended, for the queue ranking',
     compatibleSince: 8,
     sql: V8,
+  },
+  {
+    version: 9,
+    description: 'the idle index of usage covers the sums of the usage rankings',
+    compatibleSince: 8,
+    sql: V9,
   },
 ];
 

@@ -7,6 +7,7 @@ import { V5 } from './migration-v5.js';
 import { V6 } from './migration-v6.js';
 import { V7 } from './migration-v7.js';
 import { V8 } from './migration-v8.js';
+import { V9 } from './migration-v9.js';
 
 export interface Migration {
   version: number;
@@ -149,6 +150,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, description: 'what each workload\'s GPUs did (idle, efficiency, energy, XID errors), and its daily rollup', sql: V6 },
   { version: 7, description: 'the queue figures of the daily rollups: workloads waiting and the base of their queue time', sql: V7 },
   { version: 8, description: 'the queue figures of workload_totals and the index of the waits that ended, for the queue ranking', sql: V8 },
+  { version: 9, description: 'the idle index of usage covers the sums of the usage rankings', sql: V9 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
