@@ -20,13 +20,13 @@ interface RankedBase {
   name: string;
   initiativeId: string;
 }
-export type RankedEntry = RankedBase &
-  (
-    | { metric: RankedMetricName; avg: number; current: number }
-    | { metric: 'gpu_hours'; total: number }
-    | { metric: 'queue_seconds'; total: number }
-    | { metric: UsageSortKey; value: number; coverage: number }
-  );
+/** What an entry shows under its sort_by key. */
+export type RankedFigure =
+  | { metric: RankedMetricName; avg: number; current: number }
+  | { metric: 'gpu_hours'; total: number }
+  | { metric: 'queue_seconds'; total: number }
+  | { metric: UsageSortKey; value: number; coverage: number };
+export type RankedEntry = RankedBase & RankedFigure;
 
 export interface RankingResult {
   sortBy: RankingSortKey;
@@ -43,32 +43,15 @@ export async function rankWorkloads(
 ): Promise<RankingResult> {
   const filter = scopedFilter(scope, { initiativeId: request.initiativeId, status: request.status });
   const sortBy = request.sortBy;
+  const options = { order: request.order, limit: request.limit, now };
   if (sortBy === 'gpu_hours') {
-    const ranking = await deps.index.rankByGpuHours(filter, { order: request.order, limit: request.limit, now });
-    return {
-      sortBy,
-      entries: ranking.entries.map((e) => ({ workloadId: e.workloadId, name: e.name, initiativeId: e.initiativeId, metric: 'gpu_hours', total: e.gpuHours })),
-      totalCount: ranking.totalCount,
-      scopeAverage: ranking.average,
-    };
+    return fromIndex(sortBy, await deps.index.rankByGpuHours(filter, options), (e) => ({ metric: sortBy, total: e.gpuHours }));
   }
   if (sortBy === 'queue_seconds') {
-    const ranking = await deps.index.rankByQueue(filter, { order: request.order, limit: request.limit, now });
-    return {
-      sortBy,
-      entries: ranking.entries.map((e) => ({ workloadId: e.workloadId, name: e.name, initiativeId: e.initiativeId, metric: 'queue_seconds', total: e.queueSeconds })),
-      totalCount: ranking.totalCount,
-      scopeAverage: ranking.average,
-    };
+    return fromIndex(sortBy, await deps.index.rankByQueue(filter, options), (e) => ({ metric: sortBy, total: e.queueSeconds }));
   }
   if (sortBy === 'idle_gpu_hours' || sortBy === 'gpu_efficiency') {
-    const ranking = await deps.index.rankByUsage(filter, { sortBy, order: request.order, limit: request.limit, now });
-    return {
-      sortBy,
-      entries: ranking.entries.map((e) => ({ workloadId: e.workloadId, name: e.name, initiativeId: e.initiativeId, metric: sortBy, value: e.value, coverage: e.coverage })),
-      totalCount: ranking.totalCount,
-      scopeAverage: ranking.average,
-    };
+    return fromIndex(sortBy, await deps.index.rankByUsage(filter, { ...options, sortBy }), (e) => ({ metric: sortBy, value: e.value, coverage: e.coverage }));
   }
   const values = await deps.telemetry.lastHour(sortBy, now);
   const visible = values.size === 0 ? new Map<string, { name: string; initiativeId: string }>() : await deps.index.describe([...values.keys()], filter);
@@ -86,5 +69,19 @@ export async function rankWorkloads(
     entries: ranked.slice(0, request.limit).map((r) => ({ workloadId: r.workloadId, name: r.name, initiativeId: r.initiativeId, metric: sortBy, avg: r.avg, current: r.current })),
     totalCount: ranked.length,
     scopeAverage,
+  };
+}
+
+/** A ranking the index computed, each entry with the figure it shows. */
+function fromIndex<E extends RankedBase>(
+  sortBy: RankingSortKey,
+  ranking: { entries: E[]; totalCount: number; average: number | null },
+  figure: (entry: E) => RankedFigure,
+): RankingResult {
+  return {
+    sortBy,
+    entries: ranking.entries.map((e) => ({ workloadId: e.workloadId, name: e.name, initiativeId: e.initiativeId, ...figure(e) })),
+    totalCount: ranking.totalCount,
+    scopeAverage: ranking.average,
   };
 }

@@ -11,8 +11,8 @@
 import type { QueueRanking, WorkloadFilter } from '../../query/ports.js';
 import type { SqlDialect } from './dialect.js';
 import { V8_QUEUE_ENDED, v8EndedWaitSql } from './queue-ranking-v8.js';
-import { compareBinary, rankedPairsQuery, type RankedAbout, type RankingOptions } from './ranking-queries.js';
-import { DAY_MS, HORIZON_INDEX, STILL_WAITING } from './rollup-sql.js';
+import { compareBinary, openTopQuery, rankedPairsQuery, rawTopQuery, type RankedAbout, type RankedValue, type RankingOptions } from './ranking-queries.js';
+import { DAY_MS, STILL_WAITING } from './rollup-sql.js';
 import { queueMsSql, whereOf, type SqlWhere } from './workload-sql.js';
 
 /** A candidate; `id` is the dialect's rowId, by which the winners are described. */
@@ -49,24 +49,16 @@ export function endedTopsQuery(d: SqlDialect, filter: WorkloadFilter, options: R
   };
 }
 
+const QUEUE_MS = (d: SqlDialect): RankedValue => ({ sql: queueMsSql(d), as: 'queue_ms' });
+
 /** The top @limit waits of the filter still growing at @now. */
 export function waitingTopQuery(d: SqlDialect, filter: WorkloadFilter, options: RankingOptions): SqlWhere {
-  const where = whereOf(d, filter);
-  return {
-    sql: `SELECT w.${d.rowId} AS id, w.workload_id, ${queueMsSql(d)} AS queue_ms FROM workloads w${d.indexedBy(HORIZON_INDEX)}
-         WHERE ${where.sql} AND ${STILL_WAITING} ORDER BY queue_ms ${directionOf(options)}, w.workload_id ASC LIMIT @limit`,
-    params: { ...where.params, now: options.now, limit: options.limit },
-  };
+  return openTopQuery(d, filter, options, QUEUE_MS(d), STILL_WAITING);
 }
 
 /** The top @limit of the filter over the rows. */
 export function rawQueueTopQuery(d: SqlDialect, filter: WorkloadFilter, options: RankingOptions): SqlWhere {
-  const where = whereOf(d, filter);
-  return {
-    sql: `SELECT w.${d.rowId} AS id, w.workload_id, ${queueMsSql(d)} AS queue_ms FROM workloads w
-       WHERE ${where.sql} ORDER BY queue_ms ${directionOf(options)}, w.workload_id ASC LIMIT @limit`,
-    params: { ...where.params, now: options.now, limit: options.limit },
-  };
+  return rawTopQuery(d, filter, options, QUEUE_MS(d));
 }
 
 /**

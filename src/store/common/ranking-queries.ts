@@ -77,22 +77,35 @@ export function finishedTopsQuery(d: SqlDialect, filter: WorkloadFilter, options
   };
 }
 
+/** What a ranking orders by: the SQL of the value at @now and the column it is selected as. */
+export interface RankedValue {
+  sql: string;
+  as: string;
+}
+
+const GPU_HOURS = (d: SqlDialect): RankedValue => ({ sql: gpuHoursSql(d), as: 'gpu_hours' });
+
 /** The top @limit unfinished workloads of the filter at @now. */
 export function unfinishedTopQuery(d: SqlDialect, filter: WorkloadFilter, options: RankingOptions): SqlWhere {
+  return openTopQuery(d, filter, options, GPU_HOURS(d), 'w.completed_at IS NULL');
+}
+
+/** The top @limit of the filter's rows that `condition` keeps from the unfinished rows' index, by `value` at @now. */
+export function openTopQuery(d: SqlDialect, filter: WorkloadFilter, options: RankingOptions, value: RankedValue, condition: string): SqlWhere {
   const where = whereOf(d, filter);
   return {
-    sql: `SELECT w.${d.rowId} AS id, w.workload_id, ${gpuHoursSql(d)} AS gpu_hours FROM workloads w${d.indexedBy(HORIZON_INDEX)}
-         WHERE ${where.sql} AND w.completed_at IS NULL ORDER BY gpu_hours ${directionOf(options)}, w.workload_id ASC LIMIT @limit`,
+    sql: `SELECT w.${d.rowId} AS id, w.workload_id, ${value.sql} AS ${value.as} FROM workloads w${d.indexedBy(HORIZON_INDEX)}
+         WHERE ${where.sql} AND ${condition} ORDER BY ${value.as} ${directionOf(options)}, w.workload_id ASC LIMIT @limit`,
     params: { ...where.params, now: options.now, limit: options.limit },
   };
 }
 
 /** The top @limit workloads of the filter over the rows. */
-export function rawTopQuery(d: SqlDialect, filter: WorkloadFilter, options: RankingOptions): SqlWhere {
+export function rawTopQuery(d: SqlDialect, filter: WorkloadFilter, options: RankingOptions, value: RankedValue = GPU_HOURS(d)): SqlWhere {
   const where = whereOf(d, filter);
   return {
-    sql: `SELECT w.${d.rowId} AS id, w.workload_id, ${gpuHoursSql(d)} AS gpu_hours FROM workloads w
-       WHERE ${where.sql} ORDER BY gpu_hours ${directionOf(options)}, w.workload_id ASC LIMIT @limit`,
+    sql: `SELECT w.${d.rowId} AS id, w.workload_id, ${value.sql} AS ${value.as} FROM workloads w
+       WHERE ${where.sql} ORDER BY ${value.as} ${directionOf(options)}, w.workload_id ASC LIMIT @limit`,
     params: { ...where.params, now: options.now, limit: options.limit },
   };
 }

@@ -3,7 +3,8 @@
 import type { QueueRanking, WorkloadFilter } from '../../query/ports.js';
 import { SQLITE } from '../common/dialect.js';
 import * as shared from '../common/queue-ranking-queries.js';
-import { rankedAboutQuery, rankedPairsQuery, rankingSource, type RankedAbout, type RankingOptions, type RankingSource } from '../common/ranking-queries.js';
+import { rankedAboutQuery, rankingSource, type RankedAbout, type RankingOptions, type RankingSource } from '../common/ranking-queries.js';
+import { all, pairTops } from './ranking-queries.js';
 import type { StatementCache } from './workload-sql.js';
 
 export function rankByQueue(statements: StatementCache, filter: WorkloadFilter, options: RankingOptions): QueueRanking {
@@ -21,18 +22,8 @@ export function queueRankingOf(statements: StatementCache, filter: WorkloadFilte
 }
 
 function topFromIndexes(statements: StatementCache, filter: WorkloadFilter, options: RankingOptions): shared.QueueCandidate[] {
-  const pairs = rankedPairsQuery(SQLITE, filter);
-  const found = statements.get(pairs.sql).all(pairs.params) as { initiative_id: string; status: string }[];
-  const ended = statements.get(shared.endedTopSql(SQLITE, { initiative: '@initiative', status: '@status', order: options.order }));
-  const candidates: shared.QueueCandidate[] = [];
-  for (const pair of found) {
-    const params = { org: filter.scope.organizationId, initiative: pair.initiative_id, status: pair.status, limit: options.limit };
-    candidates.push(...(ended.all(params) as shared.QueueCandidate[]));
-  }
+  const ended = shared.endedTopSql(SQLITE, { initiative: '@initiative', status: '@status', order: options.order });
+  const candidates = pairTops<shared.QueueCandidate>(statements, filter, ended, options.limit);
   candidates.push(...all<shared.QueueCandidate>(statements, shared.waitingTopQuery(SQLITE, filter, options)));
   return shared.topQueues(candidates, options);
-}
-
-function all<Row>(statements: StatementCache, query: { sql: string; params: object }): Row[] {
-  return statements.get(query.sql).all(query.params) as Row[];
 }

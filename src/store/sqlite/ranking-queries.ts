@@ -21,18 +21,25 @@ export function rankingOf(statements: StatementCache, filter: WorkloadFilter, op
 }
 
 function topFromIndexes(statements: StatementCache, filter: WorkloadFilter, options: Options): shared.Ranked[] {
-  const pairs = shared.rankedPairsQuery(SQLITE, filter);
-  const found = statements.get(pairs.sql).all(pairs.params) as { initiative_id: string; status: string }[];
-  const finished = statements.get(shared.finishedTopSql(SQLITE, { initiative: '@initiative', status: '@status', order: options.order }));
-  const candidates: shared.Ranked[] = [];
-  for (const pair of found) {
-    const params = { org: filter.scope.organizationId, initiative: pair.initiative_id, status: pair.status, limit: options.limit };
-    candidates.push(...(finished.all(params) as shared.Ranked[]));
-  }
+  const finished = shared.finishedTopSql(SQLITE, { initiative: '@initiative', status: '@status', order: options.order });
+  const candidates = pairTops<shared.Ranked>(statements, filter, finished, options.limit);
   candidates.push(...all<shared.Ranked>(statements, shared.unfinishedTopQuery(SQLITE, filter, options)));
   return shared.topOf(candidates, options);
 }
 
-function all<Row>(statements: StatementCache, query: { sql: string; params: object }): Row[] {
+/**
+ * The candidates of a ranking walked pair by pair: `pairTopSql` (parameters @org, @initiative,
+ * @status, @limit) run for each (initiative, status) pair of the filter that has workloads.
+ */
+export function pairTops<Row>(statements: StatementCache, filter: WorkloadFilter, pairTopSql: string, limit: number): Row[] {
+  const pairs = shared.rankedPairsQuery(SQLITE, filter);
+  const found = statements.get(pairs.sql).all(pairs.params) as { initiative_id: string; status: string }[];
+  const top = statements.get(pairTopSql);
+  const candidates: Row[] = [];
+  for (const pair of found) candidates.push(...(top.all({ org: filter.scope.organizationId, initiative: pair.initiative_id, status: pair.status, limit }) as Row[]));
+  return candidates;
+}
+
+export function all<Row>(statements: StatementCache, query: { sql: string; params: object }): Row[] {
   return statements.get(query.sql).all(query.params) as Row[];
 }
