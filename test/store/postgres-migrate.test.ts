@@ -13,7 +13,9 @@ import { freshDatabase, sharedPostgres, type TestDatabase } from '../support/pos
 
 const NOW = Date.UTC(2026, 10, 17, 12); // 2026-11-17
 /** What the newest migration asks of the builds that run on it (v7: the rollups' queue figures, which writers must keep). */
-const COMPATIBLE_SINCE = 8;
+const COMPATIBLE_SINCE = 10;
+/** The rollups of the schemas before version 10 added the initiatives' (migration-v10.ts). */
+const rollupsBeforeV10 = ROLLUPS.filter((r) => r.table !== 'stats_daily_initiative');
 
 describe('PostgreSQL migrations', function () {
   this.timeout(60_000);
@@ -44,8 +46,8 @@ describe('PostgreSQL migrations', function () {
     const client = await connect();
     expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: COMPATIBLE_SINCE });
     expect(await tables(client)).to.deep.equal([
-      'clusters', 'pod_keys', 'schema_migrations', 'stats_daily_failure_reason', 'stats_daily_instance_type', 'stats_daily_submitter', 'stats_daily_usage',
-      'stats_daily_usage_submitter', 'workload_counts', 'workload_gpu_buckets', 'workload_gpu_last_hour', 'workload_gpu_lifetime', 'workload_keys', 'workload_pods', 'workload_totals',
+      'clusters', 'pod_keys', 'schema_migrations', 'stats_daily_failure_reason', 'stats_daily_initiative', 'stats_daily_instance_type', 'stats_daily_submitter',
+      'stats_daily_usage', 'stats_daily_usage_initiative', 'stats_daily_usage_submitter', 'workload_counts', 'workload_gpu_buckets', 'workload_gpu_last_hour', 'workload_gpu_lifetime', 'workload_keys', 'workload_pods', 'workload_totals',
       'workload_usage', 'workloads', 'writer_leases',
     ]);
     const { rows: parents } = await client.query("SELECT relname FROM pg_class WHERE relkind = 'p' ORDER BY 1");
@@ -133,12 +135,12 @@ describe('PostgreSQL migrations', function () {
       FROM generate_series(0, 29) AS n`, [Date.UTC(2026, 10, 1, 3)]);
     // The rollups as a writer of version 6 kept them: without the queue columns.
     const queueColumns = [...QUEUE_VALUES, 'waiting_days'];
-    for (const rollup of ROLLUPS) await client.query(rollupFillSql({ ...rollup, values: rollup.values.filter((v) => !queueColumns.includes(v)) }));
+    for (const rollup of rollupsBeforeV10) await client.query(rollupFillSql({ ...rollup, values: rollup.values.filter((v) => !queueColumns.includes(v)) }));
     await migrate(client, { now: NOW });
-    const daily = ['stats_daily_submitter', 'stats_daily_instance_type', 'stats_daily_failure_reason', 'workload_totals'];
+    const daily = ['stats_daily_submitter', 'stats_daily_instance_type', 'stats_daily_failure_reason', 'workload_totals', 'stats_daily_initiative'];
     const contents = async () => {
       const tables = [];
-      for (const table of daily) tables.push((await client.query(`SELECT * FROM ${table} ORDER BY 1, 2, 3, 4`)).rows);
+      for (const table of daily) tables.push((await client.query(`SELECT * FROM ${table} WHERE workloads <> 0 ORDER BY 1, 2, 3, 4`)).rows);
       return tables;
     };
     const migrated = await contents();
@@ -146,6 +148,31 @@ describe('PostgreSQL migrations', function () {
     expect(migrated).to.deep.equal(await contents());
     expect(migrated[1]?.reduce((n, row) => n + Number(row.waiting), 0), 'workloads waiting').to.equal(10);
     expect(migrated[3]?.reduce((n, row) => n + Number(row.waiting), 0), 'workloads waiting, in the totals').to.equal(10);
+  });
+
+  it('fills the daily rollups per initiative (version 10) from the rollups a version 9 writer kept, usage included, as a rebuild does', async () => {
+    const client = await connect();
+    await migrate(client, { now: NOW, migrations: MIGRATIONS.filter((m) => m.version < 10) });
+    await client.query(`INSERT INTO workloads (workload_id, organization_id, cluster_id, namespace, name, kind, status, submitted_by,
+        initiative_id, instance_type, gpu_count, submitted_at, started_at, completed_at, is_managed, updated_at, failure_reason)
+      SELECT 'w-' || n, 'org', 'local', 'ns', 'n', 'Job', (ARRAY['running', 'completed', 'failed'])[n % 3 + 1], 'u' || (n % 4), 'team-' || (n % 3),
+        (ARRAY['a100', 'h100'])[n % 2 + 1], 1 + n % 4, $1::bigint + n * 14400000::bigint, $1::bigint + n * 14400000::bigint + 60000,
+        CASE WHEN n % 3 > 0 THEN $1::bigint + n * 14400000::bigint + 3600000 END, 0, 0, CASE WHEN n % 3 = 2 THEN 'oom_killed' END
+      FROM generate_series(0, 59) AS n`, [Date.UTC(2026, 10, 1, 3)]);
+    await client.query(`INSERT INTO workload_usage (workload_id, util_seconds, util_weighted, idle_seconds, power_seconds, energy_dj, gpu_errors)
+      SELECT workload_id, 60 * gpu_count, 3000 * gpu_count, 10 * (gpu_count % 2), 60, 7000 + gpu_count, 0 FROM workloads`);
+    // What a writer of version 9 kept: every rollup of its schema, usage's at the rows' keys.
+    for (const sql of rollupRebuildSql().filter((sql) => !/stats_daily_(usage_)?initiative/.test(sql))) await client.query(sql);
+    await migrate(client, { now: NOW });
+    const contents = async () => [
+      (await client.query('SELECT * FROM stats_daily_initiative WHERE workloads <> 0 ORDER BY 1, 2, 3')).rows,
+      (await client.query('SELECT * FROM stats_daily_usage_initiative WHERE util_seconds <> 0 OR power_seconds <> 0 ORDER BY 1, 2, 3')).rows,
+    ];
+    const migrated = await contents();
+    expect(migrated[0], 'workloads').to.have.length(30);
+    expect(migrated[1], 'usage').to.have.length(30);
+    for (const sql of rollupRebuildSql()) await client.query(sql);
+    expect(migrated).to.deep.equal(await contents());
   });
 
   it('leaves nothing of a migration that fails half-way, and records no version for it', async () => {

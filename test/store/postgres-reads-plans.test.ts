@@ -238,7 +238,7 @@ describe('PostgreSQL read plans at 50k workloads', function () {
       const [plan] = await plansOf((index) => index.stats(last30Days, groupBy, NOW));
       if (plan === undefined) throw new Error('Expected a plan');
       const text = describePlan(plan);
-      const table = groupBy === 'submitted_by' ? 'stats_daily_submitter' : 'stats_daily_instance_type';
+      const table = { submitted_by: 'stats_daily_submitter', instance_type: 'stats_daily_instance_type', initiative_id: 'stats_daily_initiative', none: 'stats_daily_initiative' }[groupBy ?? 'none'];
       expect(nodesOf(plan).some((n) => n['Relation Name'] === table), text).to.equal(true);
       expect(seqScansOfWorkloads(plan), text).to.deep.equal([]);
       expect(nodesOf(plan).filter((n) => n['Relation Name']?.startsWith('workloads_p')).map(indexOf), text).to.include('workloads_unfinished_horizon');

@@ -99,6 +99,7 @@ describe('PostgreSQL reads, against SQLite on the same rows', function () {
       ['stats_daily_submitter', 'organization_id, day, initiative_id, submitted_by'],
       ['stats_daily_instance_type', 'organization_id, day, initiative_id, instance_type'],
       ['workload_totals', 'organization_id, initiative_id, status, instance_type'],
+      ['stats_daily_initiative', 'organization_id, day, initiative_id'],
     ];
     for (const [table, order] of tables) {
       const lite = (sqlite.db.prepare(query(table, order)).all() as Record<string, unknown>[]).map((row) => {

@@ -16,7 +16,7 @@ describe('store/rollups rollupDeltas', () => {
   it('adds an inserted row to every rollup that holds it, keyed in the order of the key columns', () => {
     const deltas = rollupDeltas([], [row()]);
     // A running row has no failure reason: the failure reasons' rollup is not written at all.
-    expect(deltas.map((d) => d.table)).to.deep.equal(['workload_counts', 'stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals']);
+    expect(deltas.map((d) => d.table)).to.deep.equal(['workload_counts', 'stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals', 'stats_daily_initiative']);
     expect(table(deltas, 'workload_counts')?.rows).to.deep.equal([{ key: ['acme', 'llm', 'running', 'alice', 1], values: [1] }]);
     expect(table(deltas, 'stats_daily_submitter')?.rows).to.deep.equal([{
       key: ['acme', DAY, 'llm', 'alice'],
@@ -74,7 +74,7 @@ describe('store/rollups rollupDeltas', () => {
   it('keeps a key whose count is unchanged while another figure changes (a finished row whose pod closed)', () => {
     const done = { status: 'completed', completed_at: DAY * DAY_MS + 3_602_000, open_gpus: 0, open_gpu_start_sum: 0 };
     const deltas = rollupDeltas([row({ ...done, gpu_seconds_closed: 0 })], [row({ ...done, gpu_seconds_closed: 7200 })]);
-    expect(deltas.map((d) => d.table)).to.deep.equal(['stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals']);
+    expect(deltas.map((d) => d.table)).to.deep.equal(['stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals', 'stats_daily_initiative']);
     // workloads, open_gpus, open_gpu_days, gpu_base_ms, waiting, waiting_days, queue_base_ms
     expect(table(deltas, 'workload_totals')?.rows).to.deep.equal([{ key: ['acme', 'llm', 'completed', 'p5'], values: [0, 0, 0, 7_200_000, 0, 0, 0] }]);
   });

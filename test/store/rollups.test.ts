@@ -8,6 +8,7 @@ import { WORKLOAD_STATUSES } from '../../src/domain/workload.js';
 import type { StatsGroupKey, UsageBreakdown, WorkloadFilter } from '../../src/query/ports.js';
 import { openDatabase, type Database } from '../../src/store/sqlite/database.js';
 import { LATEST_VERSION, migrate, MIGRATIONS, schemaVersion } from '../../src/store/sqlite/migrations.js';
+import { ROLLUPS } from '../../src/store/rollups/definitions.js';
 import { queueRankingOf } from '../../src/store/sqlite/queue-ranking.js';
 import { rankingOf } from '../../src/store/sqlite/ranking-queries.js';
 import { rawStatsRows, rawTrendRows, rollupTrendRows } from '../../src/store/sqlite/stats-queries.js';
@@ -18,6 +19,7 @@ import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { copyRows, DAY_MS, history, INITIATIVES, ORGS, pick, recomputedRollups, rollupContents, rollupsBeforeV5, T0, write } from './rollup-history.js';
 import { HOUR_MS, tempDir } from './temp-store.js';
+import { usageState } from './usage-contents.js';
 import { sqliteOnly } from '../support/backend.js';
 
 const NO_USAGE = usageFigures(emptyUsage(), 0);
@@ -201,6 +203,47 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     expect(rollupContents(migrated.db)).to.deep.equal(recomputedRollups(migrated.db));
     expectRollupsMatchRows(migrated, 16, 30);
     await expectCountsMatchRows(migrated, 24, 30);
+  });
+
+  it('fills the rollups per initiative of a v9 file from its daily rollups, usage included, as the writes and triggers keep them', async () => {
+    const live = open('live.db');
+    await write(live.store, history(5, 300));
+    // Usage for each workload at its row's keys (the triggers keep the usage rollups), some of it idle.
+    live.db.exec(`INSERT INTO workload_usage (workload_id, util_seconds, util_weighted, idle_seconds, power_seconds, energy_dj, gpu_errors,
+        organization_id, day, initiative_id, submitted_by, instance_type, failure_reason)
+      SELECT workload_id, 60 + length(name), 600 * length(name), 30 * (gpu_count % 2), 60, 9000 + gpu_count, 0,
+        organization_id, submitted_at / 86400000 - (submitted_at % 86400000 < 0), initiative_id, submitted_by, instance_type, COALESCE(failure_reason, '')
+      FROM workloads`);
+
+    const path = join(folder.dir, 'v9.db');
+    const old = new BetterSqlite3(path);
+    old.pragma('foreign_keys = ON');
+    migrate(old, MIGRATIONS.filter((m) => m.version <= 9));
+    copyRows(live.db, old);
+    // What a v9 writer kept: the rollups it wrote, and usage (its triggers keep the usage rollups).
+    for (const table of [...ROLLUPS.map((r) => r.table).filter((t) => t !== 'stats_daily_initiative'), 'workload_usage']) {
+      const rows = live.db.prepare(`SELECT * FROM ${table}`).all() as Record<string, unknown>[];
+      const insert = old.prepare(`INSERT INTO ${table} VALUES (${Object.keys(rows[0] ?? {}).map((c) => `@${c}`).join(', ')})`);
+      for (const row of rows) insert.run(row);
+    }
+    old.close();
+
+    const migrated = open('v9.db');
+    expect(schemaVersion(migrated.db)).to.equal(LATEST_VERSION);
+    // Rows summing to nothing (a writer keeps them, a fill has none) aside.
+    const initiatives = (db: Database) => rollupContents(db)['stats_daily_initiative'];
+    expect(initiatives(migrated.db)).to.have.length.greaterThan(10).and.deep.equal(initiatives(live.db));
+    const usageOf = (db: Database) => db.prepare('SELECT * FROM stats_daily_usage_initiative WHERE util_seconds <> 0 OR power_seconds <> 0 ORDER BY 1, 2, 3').all();
+    expect(usageOf(migrated.db)).to.have.length.greaterThan(10).and.deep.equal(usageOf(live.db));
+    // From then on the writer and the triggers keep them exact: usage grown and deleted, rows retained away.
+    migrated.db.exec("UPDATE workload_usage SET util_seconds = util_seconds + 5 WHERE workload_id IN (SELECT workload_id FROM workload_usage ORDER BY workload_id LIMIT 3)");
+    migrated.db.exec('DELETE FROM workload_usage WHERE workload_id IN (SELECT workload_id FROM workload_usage ORDER BY workload_id DESC LIMIT 3)');
+    while ((await migrated.store.deleteFinishedBatch(T0 - 6 * DAY_MS, 10)) === 10);
+    expect(rollupContents(migrated.db)).to.deep.equal(recomputedRollups(migrated.db));
+    const state = await usageState(async (sql) => migrated.db.prepare(sql).all() as Record<string, unknown>[], (c) => `(${c} / 86400000 - (${c} % 86400000 < 0))`);
+    expect(state.rollup['stats_daily_usage_initiative']).to.have.length.greaterThan(10);
+    expect(state.rollup).to.deep.equal(state.recomputed);
+    expectRollupsMatchRows(migrated, 17, 30);
   });
 
   it('reads running workloads at any time, before and after their pods started', async () => {

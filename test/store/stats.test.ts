@@ -198,7 +198,7 @@ describe('store/stats-queries', () => {
     it('reads statistics from a daily rollup, the partial days and the rows below 0 from indexes', () => {
       for (const groupBy of [null, 'submitted_by', 'initiative_id', 'instance_type'] as const) {
         const [plan] = plansOf((statements) => workloadStats(statements, filter, groupBy, NOW));
-        const table = groupBy === 'submitted_by' ? 'stats_daily_submitter' : 'stats_daily_instance_type';
+        const table = { submitted_by: 'stats_daily_submitter', instance_type: 'stats_daily_instance_type', initiative_id: 'stats_daily_initiative', none: 'stats_daily_initiative' }[groupBy ?? 'none'];
         expect(plan, String(groupBy)).to.include('SEARCH r USING PRIMARY KEY (organization_id=? AND day>? AND day<?)');
         expect(statementsOf(groupBy)).to.include(`FROM ${table} r`);
         // The two partial days, and the rows still waiting that were submitted after now.

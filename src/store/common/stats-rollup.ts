@@ -15,17 +15,17 @@ import { USAGE_JOIN, usageSums } from './usage-sql.js';
 import { USAGE_VALUES } from './usage-columns.js';
 import { scopeWhere, whereOf, type SqlWhere } from './workload-sql.js';
 
-// Both group by instance type and by initiative read the instance-type rollup, which has the
-// initiative too (a few times more rows than initiatives alone, one table fewer to keep up).
+// The summary and the groups by initiative read the initiatives' rollup (schema v10), the groups by
+// instance type the instance-type rollup, which has the initiative too for team scopes.
 // The failure reasons' rollup holds only failed and cancelled rows: the group without a reason ('')
-// is the whole (the instance-type rollup) minus it. Every figure is an integer-valued sum, so the
-// difference is exact.
-const SOURCES: Record<StatsGroupKey | 'none', { table: string; key: string; restOf?: string }> = {
-  none: { table: 'stats_daily_instance_type', key: 'instance_type' },
-  submitted_by: { table: 'stats_daily_submitter', key: 'submitted_by' },
-  initiative_id: { table: 'stats_daily_instance_type', key: 'initiative_id' },
-  instance_type: { table: 'stats_daily_instance_type', key: 'instance_type' },
-  failure_reason: { table: 'stats_daily_failure_reason', key: 'failure_reason', restOf: 'stats_daily_instance_type' },
+// is the whole (the initiatives' rollup) minus it. Every figure is an integer-valued sum, so the
+// difference is exact. Usage has rollups shaped like these ('' for no failure reason).
+const SOURCES: Record<StatsGroupKey | 'none', { table: string; key: string; usage: string; restOf?: string }> = {
+  none: { table: 'stats_daily_initiative', key: 'initiative_id', usage: 'stats_daily_usage_initiative' },
+  submitted_by: { table: 'stats_daily_submitter', key: 'submitted_by', usage: 'stats_daily_usage_submitter' },
+  initiative_id: { table: 'stats_daily_initiative', key: 'initiative_id', usage: 'stats_daily_usage_initiative' },
+  instance_type: { table: 'stats_daily_instance_type', key: 'instance_type', usage: 'stats_daily_usage' },
+  failure_reason: { table: 'stats_daily_failure_reason', key: 'failure_reason', usage: 'stats_daily_usage', restOf: 'stats_daily_initiative' },
 };
 
 /** Past any time a row can hold (JavaScript's last date), exact as a bound parameter. */
@@ -91,13 +91,11 @@ export function rollupStatsQuery(
   const rest = source.restOf === undefined ? '' : `
     UNION ALL ${part("''", period, [...daily(''), ...noUsage], `${source.restOf} r WHERE ${days}`)}
     UNION ALL ${part("''", period, [...daily('-'), ...noUsage], `${source.table} r WHERE ${days}`)}`;
-  // Usage has its own rollups, shaped like these ('' for no failure reason).
-  const usage = groupBy === 'submitted_by' ? 'stats_daily_usage_submitter' : 'stats_daily_usage';
   const usageKey = groupBy === null ? 'NULL' : `r.${groupBy}`;
   const names = ['workloads', 'completed', 'failed', 'started', 'duration_ms', 'gpu_ms', 'queue_ms', ...USAGE_VALUES];
   const parts = `
     ${part(`${key} AS key`, period, [...daily(''), ...noUsage].map((v, i) => `${v} AS ${names[i]}`), `${source.table} r WHERE ${days}`)}${rest}
-    UNION ALL ${part(usageKey, period, [...daily('').map(() => '0'), ...USAGE_VALUES.map((v) => sum(`r.${v}`))], `${usage} r WHERE ${days}`)}
+    UNION ALL ${part(usageKey, period, [...daily('').map(() => '0'), ...USAGE_VALUES.map((v) => sum(`r.${v}`))], `${source.usage} r WHERE ${days}`)}
     UNION ALL ${raw(0)}
     UNION ALL ${raw(1)}
     UNION ALL ${part(rowKey, rowPeriod, ['0', '0', '0', '0', sum(durationMsFloorAt(d, '@now')), sum(gpuMsFloorAt(d, '@now')), '0', ...noUsage],

@@ -12,12 +12,19 @@ export const USAGE_FIGURES = [...USAGE_VALUES, 'gpu_errors'] as const;
 export type UsageKey = (typeof USAGE_KEYS)[number];
 
 export interface UsageRollup {
-  readonly table: 'stats_daily_usage' | 'stats_daily_usage_submitter';
+  readonly table: 'stats_daily_usage' | 'stats_daily_usage_submitter' | 'stats_daily_usage_initiative';
   /** The primary key, in the table's column order; the values follow (USAGE_VALUES). */
   readonly keys: readonly UsageKey[];
 }
 
-export const USAGE_ROLLUPS: readonly UsageRollup[] = [
+/** The usage rollups schema v6 created (migration-v6.ts, whose SQL never changes). */
+export const USAGE_ROLLUPS_V6: readonly UsageRollup[] = [
   { table: 'stats_daily_usage', keys: ['organization_id', 'day', 'initiative_id', 'instance_type', 'failure_reason'] },
   { table: 'stats_daily_usage_submitter', keys: ['organization_id', 'day', 'initiative_id', 'submitted_by'] },
+];
+
+/** Every usage rollup: v6's, and v10's for the summary and the groups by initiative (migration-v10.ts). */
+export const USAGE_ROLLUPS: readonly UsageRollup[] = [
+  ...USAGE_ROLLUPS_V6,
+  { table: 'stats_daily_usage_initiative', keys: ['organization_id', 'day', 'initiative_id'] },
 ];

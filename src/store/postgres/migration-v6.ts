@@ -4,7 +4,7 @@
 // row writers move a workload's usage when its keys change, retention takes it out. Each statement
 // locks usage rows in workload_id order, then rollup rows in key order, so writers never deadlock.
 // An older writer would not move usage with the keys: compatible_since 6 (docs/scaling.md).
-import { USAGE_ROLLUPS, USAGE_VALUES, type UsageRollup } from '../common/usage-columns.js';
+import { USAGE_ROLLUPS_V6, USAGE_VALUES, type UsageRollup } from '../common/usage-columns.js';
 
 /** A rollup table: its keys, then the figures. */
 const rollupTable = ({ table, keys }: UsageRollup) => `CREATE TABLE ${table} (
@@ -35,5 +35,5 @@ CREATE INDEX workload_usage_idle ON workload_usage (organization_id, initiative_
 CREATE INDEX workload_usage_efficiency ON workload_usage (organization_id, initiative_id, (util_weighted::float8 / util_seconds), workload_id)
   WHERE util_seconds > 0;
 
-${USAGE_ROLLUPS.map(rollupTable).join('\n')}
+${USAGE_ROLLUPS_V6.map(rollupTable).join('\n')}
 `;

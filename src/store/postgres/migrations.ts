@@ -22,6 +22,7 @@ import { V6 } from './migration-v6.js';
 import { V7 } from './migration-v7.js';
 import { V8 } from './migration-v8.js';
 import { V9 } from './migration-v9.js';
+import { V10 } from './migration-v10.js';
 import { rollupFillSql } from './rollup-rebuild.js';
 
 export interface Migration {
@@ -443,6 +444,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'the idle index of usage covers the sums of the usage rankings',
     compatibleSince: 8,
     sql: V9,
+  },
+  {
+    version: 10,
+    description: 'the daily rollups of workloads and usage per initiative, for the summary and the groups by initiative',
+    compatibleSince: 10,
+    sql: V10,
   },
 ];
 

@@ -1,7 +1,7 @@
 // The rollup tables of the index, as both backends declare them: SQLite's workload_counts (schema v1),
 // the three tables of schema v3 (migration-v3.ts) and the failure reasons' of v5 (migration-v5.ts),
 // with the queue columns v7 added to the daily ones (migration-v7.ts) and v8 to workload_totals (migration-v8.ts),
-// PostgreSQL's twins of them. Names and column
+// the initiatives' daily rollup of v10 (migration-v10.ts), and PostgreSQL's twins of them. Names and column
 // order are SQLite's, word for word; test/store/rollup-definitions.test.ts reads them back from a
 // migrated file. Each rollup row is the sum of figures.ts over the workloads rows of its key.
 
@@ -48,7 +48,8 @@ export const ROLLUP_COLUMN_TYPES: Readonly<Record<RollupKeyColumn | RollupValueC
   waiting: 'integer', queue_base_ms: 'real', waiting_days: 'integer',
 };
 
-export type RollupTable = 'workload_counts' | 'stats_daily_submitter' | 'stats_daily_instance_type' | 'workload_totals' | 'stats_daily_failure_reason';
+export type RollupTable =
+  | 'workload_counts' | 'stats_daily_submitter' | 'stats_daily_instance_type' | 'workload_totals' | 'stats_daily_failure_reason' | 'stats_daily_initiative';
 
 export interface RollupDefinition {
   readonly table: RollupTable;
@@ -89,4 +90,7 @@ export const ROLLUPS: readonly RollupDefinition[] = [
   // the others being the summary minus these (stats-rollup.ts). Most rows never fail, so most writes
   // leave this table alone.
   { table: 'stats_daily_failure_reason', keys: ['organization_id', 'day', 'initiative_id', 'failure_reason'], values: DAILY_VALUES, requires: 'failure_reason' },
+  // The summary and statistics by initiative per day of submission (schema v10): the instance-type
+  // rollup summed over its types, a few times fewer rows for the reads that do not group by type.
+  { table: 'stats_daily_initiative', keys: ['organization_id', 'day', 'initiative_id'], values: DAILY_VALUES },
 ];

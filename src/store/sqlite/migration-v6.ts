@@ -8,30 +8,45 @@
 // little, where the workloads rows, written far more often, carry none but the delete cascade. Every
 // value is an integer: the rollup is exact.
 // Workloads indexed before v6 have no usage; their figures read null with coverage 0.
-import { USAGE_KEYS, USAGE_ROLLUPS, USAGE_VALUES, type UsageRollup } from '../common/usage-columns.js';
+import { USAGE_KEYS, USAGE_ROLLUPS_V6, USAGE_VALUES, type UsageRollup } from '../common/usage-columns.js';
 
 
 const sameKeys = USAGE_KEYS.map((k) => `OLD.${k} IS NEW.${k}`).join(' AND ');
 
 /** Adds `values` (one SQL expression per USAGE_VALUES column) at the keys of `p` (OLD. or NEW.) in each rollup, when `when` holds. */
-function addAt(p: string, values: (column: string) => string, when: string): string {
-  return USAGE_ROLLUPS.map(({ table, keys }) => `
+function addAt(rollups: readonly UsageRollup[], p: string, values: (column: string) => string, when: string): string {
+  return rollups.map(({ table, keys }) => `
   INSERT INTO ${table} (${keys.join(', ')}, ${USAGE_VALUES.join(', ')})
     SELECT ${keys.map((k) => `${p}${k}`).join(', ')}, ${USAGE_VALUES.map(values).join(', ')} WHERE ${when}
     ON CONFLICT DO UPDATE SET ${USAGE_VALUES.map((v) => `${v} = ${v} + excluded.${v}`).join(', ')};`).join('');
 }
 
 /** Drops each rollup's row at the keys of `p` once nothing is left in it. */
-const dropEmptyAt = (p: string) => USAGE_ROLLUPS.map(({ table, keys }) => `
+const dropEmptyAt = (rollups: readonly UsageRollup[], p: string) => rollups.map(({ table, keys }) => `
   DELETE FROM ${table} WHERE ${keys.map((k) => `${k} = ${p}${k}`).join(' AND ')} AND util_seconds = 0 AND power_seconds = 0;`).join('');
 
 /** A rollup table: its keys, then the figures. */
-const rollupTable = ({ table, keys }: UsageRollup) => `
+export const usageRollupTable = ({ table, keys }: UsageRollup) => `
 CREATE TABLE ${table} (
 ${keys.map((k) => `  ${k.padEnd(15)} ${k === 'day' ? 'INTEGER' : 'TEXT   '} NOT NULL,`).join('\n')}
 ${USAGE_VALUES.map((v) => `  ${v.padEnd(15)} INTEGER NOT NULL,`).join('\n')}
   PRIMARY KEY (${keys.join(', ')})
 ) STRICT, WITHOUT ROWID;
+`;
+
+/** The triggers on workload_usage that keep `rollups` its sums over their keys. */
+export const usageRollupTriggers = (rollups: readonly UsageRollup[]) => `CREATE TRIGGER workload_usage_added AFTER INSERT ON workload_usage WHEN NEW.day IS NOT NULL BEGIN${
+  addAt(rollups, 'NEW.', (v) => `NEW.${v}`, 'true')}
+END;
+
+CREATE TRIGGER workload_usage_changed AFTER UPDATE ON workload_usage BEGIN${
+  addAt(rollups, 'NEW.', (v) => `NEW.${v} - (CASE WHEN ${sameKeys} THEN OLD.${v} ELSE 0 END)`, 'NEW.day IS NOT NULL')}${
+  addAt(rollups, 'OLD.', (v) => `-OLD.${v}`, `OLD.day IS NOT NULL AND NOT (${sameKeys})`)}${dropEmptyAt(rollups, 'OLD.')}
+END;
+
+CREATE TRIGGER workload_usage_removed AFTER DELETE ON workload_usage WHEN OLD.day IS NOT NULL BEGIN${
+  addAt(rollups, 'OLD.', (v) => `-OLD.${v}`, 'true')}${dropEmptyAt(rollups, 'OLD.')}
+END;
 `;
 
 export const V6 = `
@@ -58,18 +73,8 @@ CREATE INDEX workload_usage_efficiency ON workload_usage (organization_id, initi
   WHERE util_seconds > 0;
 
 -- Statistics and series of usage, per day of submission, shaped like the workloads' rollups.
-${USAGE_ROLLUPS.map(rollupTable).join('')}
-CREATE TRIGGER workload_usage_added AFTER INSERT ON workload_usage WHEN NEW.day IS NOT NULL BEGIN${addAt('NEW.', (v) => `NEW.${v}`, 'true')}
-END;
-
-CREATE TRIGGER workload_usage_changed AFTER UPDATE ON workload_usage BEGIN${
-  addAt('NEW.', (v) => `NEW.${v} - (CASE WHEN ${sameKeys} THEN OLD.${v} ELSE 0 END)`, 'NEW.day IS NOT NULL')}${
-  addAt('OLD.', (v) => `-OLD.${v}`, `OLD.day IS NOT NULL AND NOT (${sameKeys})`)}${dropEmptyAt('OLD.')}
-END;
-
-CREATE TRIGGER workload_usage_removed AFTER DELETE ON workload_usage WHEN OLD.day IS NOT NULL BEGIN${addAt('OLD.', (v) => `-OLD.${v}`, 'true')}${dropEmptyAt('OLD.')}
-END;
-
+${USAGE_ROLLUPS_V6.map(usageRollupTable).join('')}
+${usageRollupTriggers(USAGE_ROLLUPS_V6)}
 -- A deleted workload takes its usage with it (retention), and so out of the rollup.
 CREATE TRIGGER workloads_usage_delete AFTER DELETE ON workloads BEGIN
   DELETE FROM workload_usage WHERE workload_id = OLD.workload_id;
