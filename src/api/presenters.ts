@@ -62,6 +62,7 @@ function usageOf(u: UsageFigures) {
 
 export function presentStats(result: WorkloadStatsResult, groupBy: StatsGroupKey | undefined) {
   const s = result.summary;
+  const startOf = startTimes();
   return {
     summary: {
       total_workloads: s.workloadCount,
@@ -75,7 +76,18 @@ export function presentStats(result: WorkloadStatsResult, groupBy: StatsGroupKey
     grouped: groupBy ? result.groups.map((g) => ({ [groupBy]: groupKey(groupBy, g.key), ...groupFigures(g, g.queuePercentiles) })) : [],
     ...(result.series === undefined
       ? {}
-      : { series: result.series.map((e) => ({ start: toIso(e.start), ...(groupBy ? { [groupBy]: groupKey(groupBy, e.key) } : {}), ...groupFigures(e) })) }),
+      : { series: result.series.map((e) => ({ start: startOf(e.start), ...(groupBy ? { [groupBy]: groupKey(groupBy, e.key) } : {}), ...groupFigures(e) })) }),
+  };
+}
+
+// A series by day and team repeats each day's start once per team (840 entries, 30 starts): each
+// start is formatted once per response.
+function startTimes(): (ms: number) => string {
+  const formatted = new Map<number, string>();
+  return (ms) => {
+    let iso = formatted.get(ms);
+    if (iso === undefined) formatted.set(ms, (iso = toIso(ms)));
+    return iso;
   };
 }
 
