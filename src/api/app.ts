@@ -8,6 +8,7 @@ import { validationError } from '../domain/errors.js';
 import type { IndexReadiness } from '../query/ports.js';
 import type { ApiContext, ApiState } from './context.js';
 import { routerPath, type Endpoint, type ReadDeps } from './endpoint.js';
+import { sendCsv, wantsCsv } from './csv/csv-response.js';
 import { allEndpoints } from './endpoints.js';
 import { accessLog, type RequestObserver } from './middleware/access-log.js';
 import { authenticate, type Authenticate } from './middleware/authenticate.js';
@@ -74,6 +75,13 @@ function handler(endpoint: Endpoint, deps: ReadDeps) {
       }
     }
     const query = validate(ctx.query as Record<string, unknown>);
+    if (endpoint.csv !== undefined) {
+      ctx.vary('Accept');
+      if (wantsCsv(ctx)) {
+        sendCsv(ctx, await endpoint.csv({ ctx, query, params, deps }));
+        return;
+      }
+    }
     const result = await endpoint.handle({ ctx, query, params, deps });
     ctx.status = result.status ?? 200;
     ctx.body = { ...result.body, request_id: ctx.state.requestId };

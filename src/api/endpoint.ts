@@ -5,6 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import type { ErrorCode } from '../domain/errors.js';
 import type { BudgetSource, HealthSource, TelemetryReader, WorkloadIndex } from '../query/ports.js';
 import type { ApiContext } from './context.js';
+import type { CsvTable } from './csv/csv-table.js';
 
 export interface ReadDeps {
   index: WorkloadIndex;
@@ -35,7 +36,16 @@ export interface Endpoint<Q extends TObject = TObject> {
   responseStatuses?: number[];
   /** Error codes this endpoint can answer besides the ones every authenticated endpoint has. */
   errors: ErrorCode[];
-  handle(request: { ctx: ApiContext; query: Static<Q>; params: Record<string, string>; deps: ReadDeps }): Promise<EndpointResult>;
+  handle(request: EndpointRequest<Q>): Promise<EndpointResult>;
+  /** The answer to `Accept: text/csv` (docs/api.md "CSV"); without it the endpoint answers JSON whatever the Accept. */
+  csv?(request: EndpointRequest<Q>): Promise<CsvTable>;
+}
+
+export interface EndpointRequest<Q extends TObject = TObject> {
+  ctx: ApiContext;
+  query: Static<Q>;
+  params: Record<string, string>;
+  deps: ReadDeps;
 }
 
 export function defineEndpoint<Q extends TObject>(endpoint: Endpoint<Q>): Endpoint<Q> {

@@ -17,6 +17,19 @@ const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
   503: { 'Retry-After': header('Seconds to wait before retrying.', { type: 'integer', minimum: 1 }) },
 };
 
+// `Accept: text/csv` (docs/api.md "CSV"). Errors stay JSON.
+const CSV_CONTENT = {
+  schema: {
+    type: 'string',
+    description: 'With `Accept: text/csv`: RFC 4180 records after a header row, the same scope and filters as the JSON. See docs/api.md "CSV".',
+  },
+};
+const CSV_HEADERS = {
+  'Content-Disposition': header('With text/csv: `attachment; filename="<what>-<organization>-<time>.csv"`.'),
+  'X-Total-Count': header('With text/csv from /v1/workloads: total_count of the filters.', { type: 'integer', minimum: 0 }),
+  'X-Next-Token': header('With text/csv from /v1/workloads and a limit: the next_token after the rows sent, when more match.'),
+};
+
 /** Rules every authenticated endpoint shares, appended to its description. */
 const AUTHENTICATED_RULES =
   ' Needs `Authorization: Bearer` (JWT or API token) and `X-Organization-Id` equal to the credential\'s organization ' +
@@ -89,10 +102,11 @@ export function openApiDocument(endpoints: readonly Endpoint[], version: string)
   for (const endpoint of endpoints) {
     const responses: Record<string, unknown> = {};
     for (const status of endpoint.responseStatuses ?? [200]) {
+      const csv = status === 200 && endpoint.csv !== undefined;
       responses[String(status)] = {
         description: status === 200 ? 'Success' : `Same body with status ${status}`,
-        headers: { 'X-Request-Id': REQUEST_ID_HEADER },
-        content: { 'application/json': { schema: withRefs(plain(endpoint.response)) } },
+        headers: { 'X-Request-Id': REQUEST_ID_HEADER, ...(csv ? CSV_HEADERS : {}) },
+        content: { 'application/json': { schema: withRefs(plain(endpoint.response)) }, ...(csv ? { 'text/csv': CSV_CONTENT } : {}) },
       };
     }
     Object.assign(responses, errorResponses(endpoint));

@@ -54,7 +54,11 @@ describe('OpenAPI document', () => {
 
   it('declares the headers the server sends with each status', () => {
     const responses = doc.paths['/v1/workloads'].get.responses;
-    expect(responses['200'].headers).to.have.key('X-Request-Id');
+    // The list also answers CSV, with its download name and counts.
+    expect(responses['200'].headers).to.have.keys('X-Request-Id', 'Content-Disposition', 'X-Total-Count', 'X-Next-Token');
+    expect(doc.paths['/v1/workloads/{workload_id}'].get.responses['200'].headers).to.have.key('X-Request-Id');
+    const csvPaths = EXPECTED_PATHS.filter((path) => doc.paths[path].get.responses['200'].content['text/csv'] !== undefined);
+    expect(csvPaths).to.deep.equal(['/v1/workloads', '/v1/workloads/stats', '/v1/capacity']);
     expect(responses['401'].headers).to.have.keys('X-Request-Id', 'WWW-Authenticate');
     expect(responses['405'].headers).to.have.keys('X-Request-Id', 'Allow');
     expect(responses['429'].headers).to.have.keys('X-Request-Id', 'Retry-After');

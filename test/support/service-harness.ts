@@ -30,10 +30,18 @@ export interface TestService {
   clock: FixedClock;
   dir: string;
   callers: Record<'admin' | 'lead' | 'member' | 'otherOrgAdmin' | 'noTeams', Caller>;
-  get(path: string, options?: { as?: Caller | null; org?: string | null; headers?: Record<string, string> }): Promise<{ status: number; headers: Headers; body: JsonBody }>;
+  get(path: string, options?: RequestOptions): Promise<{ status: number; headers: Headers; body: JsonBody }>;
+  /** The same request, its body as text (CSV). */
+  getText(path: string, options?: RequestOptions): Promise<{ status: number; headers: Headers; text: string }>;
   /** GET /readyz on the admin port: its status and JSON body. */
   readyz(): Promise<{ status: number; body: JsonBody }>;
   stop(): Promise<void>;
+}
+
+export interface RequestOptions {
+  as?: Caller | null;
+  org?: string | null;
+  headers?: Record<string, string>;
 }
 
 export const NOW = '2026-11-20T12:00:00Z';
@@ -113,6 +121,14 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     throw error;
   }
   const url = `http://${service.apiAddress}`;
+  const getText = async (path: string, { as = callers.admin, org, headers = {} }: RequestOptions = {}) => {
+    const all: Record<string, string> = { ...headers };
+    if (as) all.Authorization = `Bearer ${as.token}`;
+    const organization = org === undefined ? as?.organizationId : org;
+    if (organization !== null && organization !== undefined) all['X-Organization-Id'] = organization;
+    const response = await fetch(url + path, { headers: all });
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  };
   return {
     url,
     adminUrl: `http://${service.adminAddress}`,
@@ -120,15 +136,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     clock,
     dir: temp.path,
     callers,
-    async get(path, { as = callers.admin, org, headers = {} } = {}) {
-      const all: Record<string, string> = { ...headers };
-      if (as) all.Authorization = `Bearer ${as.token}`;
-      const organization = org === undefined ? as?.organizationId : org;
-      if (organization !== null && organization !== undefined) all['X-Organization-Id'] = organization;
-      const response = await fetch(url + path, { headers: all });
-      const text = await response.text();
-      return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+    async get(path, options) {
+      const { status, headers, text } = await getText(path, options);
+      return { status, headers, body: text ? JSON.parse(text) : undefined };
     },
+    getText,
     async readyz() {
       const response = await fetch(`http://${service.adminAddress}/readyz`);
       return { status: response.status, body: await response.json() };

@@ -2,7 +2,8 @@
 import { scopeOf } from '../../domain/principal.js';
 import { capacity } from '../../query/capacity.js';
 import { principalOf } from '../context.js';
-import { defineEndpoint } from '../endpoint.js';
+import { capacityCsv } from '../csv/capacity-csv.js';
+import { defineEndpoint, type EndpointRequest } from '../endpoint.js';
 import { presentCapacity } from '../presenters.js';
 import { CapacityQuery } from '../schemas/query.js';
 import { Capacity, Envelope } from '../schemas/responses.js';
@@ -21,8 +22,15 @@ export const capacityEndpoint = defineEndpoint({
   query: CapacityQuery,
   response: Envelope(Capacity),
   errors: ['VALIDATION_ERROR', 'FORBIDDEN'],
-  async handle({ ctx, query, deps }) {
-    const result = await capacity(deps, scopeOf(principalOf(ctx)), { initiativeId: query.initiative_id, poolId: query.pool_id }, deps.clock.now());
-    return { body: { data: presentCapacity(result) } };
+  async handle(request) {
+    return { body: { data: await presentedCapacity(request) } };
+  },
+  async csv(request) {
+    return capacityCsv(await presentedCapacity(request), request.deps.clock.now());
   },
 });
+
+async function presentedCapacity({ ctx, query, deps }: EndpointRequest<typeof CapacityQuery>) {
+  const result = await capacity(deps, scopeOf(principalOf(ctx)), { initiativeId: query.initiative_id, poolId: query.pool_id }, deps.clock.now());
+  return presentCapacity(result);
+}

@@ -2,7 +2,8 @@
 import { scopeOf } from '../../domain/principal.js';
 import { workloadStats } from '../../query/workload-stats.js';
 import { principalOf } from '../context.js';
-import { defineEndpoint } from '../endpoint.js';
+import { statsCsv } from '../csv/stats-csv.js';
+import { defineEndpoint, type EndpointRequest } from '../endpoint.js';
 import { presentStats } from '../presenters.js';
 import { WorkloadStatsQuery } from '../schemas/query.js';
 import { Envelope, WorkloadStats } from '../schemas/responses.js';
@@ -22,13 +23,22 @@ export const workloadStatsEndpoint = defineEndpoint({
   query: WorkloadStatsQuery,
   response: Envelope(WorkloadStats),
   errors: ['VALIDATION_ERROR', 'FORBIDDEN'],
-  async handle({ ctx, query, deps }) {
-    const result = await workloadStats(
-      deps.index,
-      scopeOf(principalOf(ctx)),
-      { timeRange: query.time_range, startDate: instant(query.start_date), endDate: instant(query.end_date), groupBy: query.group_by, initiativeId: query.initiative_id, interval: query.interval, queuePercentiles: parsePercentiles(query.queue_percentiles) },
-      deps.clock.now(),
-    );
-    return { body: { data: presentStats(result, query.group_by) } };
+  async handle(request) {
+    return { body: { data: await presentedStats(request) } };
+  },
+  async csv(request) {
+    const { ctx, query, deps } = request;
+    const options = { groupBy: query.group_by, interval: query.interval !== undefined, organizationId: principalOf(ctx).organizationId, now: deps.clock.now() };
+    return statsCsv(await presentedStats(request), options);
   },
 });
+
+async function presentedStats({ ctx, query, deps }: EndpointRequest<typeof WorkloadStatsQuery>) {
+  const result = await workloadStats(
+    deps.index,
+    scopeOf(principalOf(ctx)),
+    { timeRange: query.time_range, startDate: instant(query.start_date), endDate: instant(query.end_date), groupBy: query.group_by, initiativeId: query.initiative_id, interval: query.interval, queuePercentiles: parsePercentiles(query.queue_percentiles) },
+    deps.clock.now(),
+  );
+  return presentStats(result, query.group_by);
+}

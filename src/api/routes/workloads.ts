@@ -3,9 +3,11 @@ import { Type } from '@sinclair/typebox';
 import { parseIsoInstant } from '../../domain/time.js';
 import { scopeOf } from '../../domain/principal.js';
 import { getVisibleWorkload } from '../../query/get-workload.js';
+import { exportWorkloads } from '../../query/export-workloads.js';
 import { listWorkloads } from '../../query/list-workloads.js';
 import { principalOf } from '../context.js';
-import { defineEndpoint } from '../endpoint.js';
+import { workloadsCsv } from '../csv/workloads-csv.js';
+import { defineEndpoint, type EndpointRequest } from '../endpoint.js';
 import { presentListItem, presentWorkload } from '../presenters.js';
 import { WORKLOAD_ID_PATTERN } from '../schemas/primitives.js';
 import { ListWorkloadsQuery, NoQuery } from '../schemas/query.js';
@@ -30,17 +32,7 @@ export const listWorkloadsEndpoint = defineEndpoint({
   response: Envelope(Type.Object({ workloads: Type.Array(WorkloadListItem) }, { additionalProperties: false }), ListMetadata),
   errors: ['VALIDATION_ERROR', 'FORBIDDEN'],
   async handle({ ctx, query, deps }) {
-    const result = await listWorkloads(deps.index, scopeOf(principalOf(ctx)), {
-      organizationId: query.organization_id,
-      initiativeId: query.initiative_id,
-      status: query.status,
-      submittedBy: query.submitted_by,
-      isManaged: query.is_managed,
-      startDate: instant(query.start_date),
-      endDate: instant(query.end_date),
-      limit: query.limit,
-      nextToken: query.next_token,
-    });
+    const result = await listWorkloads(deps.index, scopeOf(principalOf(ctx)), { ...listFilters(query), limit: query.limit });
     return {
       body: {
         data: { workloads: result.workloads.map(presentListItem) },
@@ -49,7 +41,27 @@ export const listWorkloadsEndpoint = defineEndpoint({
       },
     };
   },
+  // Every match, unless the request names a limit: its default is JSON's page size, not the export's.
+  async csv({ ctx, query, deps }: EndpointRequest<typeof ListWorkloadsQuery>) {
+    const principal = principalOf(ctx);
+    const limit = Object.hasOwn(ctx.query, 'limit') ? query.limit : undefined;
+    const exported = await exportWorkloads(deps.index, scopeOf(principal), { ...listFilters(query), limit });
+    return workloadsCsv(exported, principal.organizationId, deps.clock.now());
+  },
 });
+
+function listFilters(query: ListWorkloadsQuery) {
+  return {
+    organizationId: query.organization_id,
+    initiativeId: query.initiative_id,
+    status: query.status,
+    submittedBy: query.submitted_by,
+    isManaged: query.is_managed,
+    startDate: instant(query.start_date),
+    endDate: instant(query.end_date),
+    nextToken: query.next_token,
+  };
+}
 
 export const getWorkloadEndpoint = defineEndpoint({
   operationId: 'getWorkload',

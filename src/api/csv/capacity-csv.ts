@@ -1,0 +1,30 @@
+// GET /v1/capacity as CSV: one record per budget, the organization's first, then each pool and each
+// initiative, `level` saying which. The organization's totals go under the budgets' names
+// (total_allocated_gpu_hours as allocated_gpu_hours, …); its active GPUs and a pool's instance types
+// (space-separated) have columns of their own that the others leave empty.
+import type { presentCapacity } from '../presenters.js';
+import { csvFilename, recordsOf, type CsvTable } from './csv-table.js';
+
+type PresentedCapacity = ReturnType<typeof presentCapacity>;
+
+const COLUMNS = [
+  'level', 'id', 'name', 'allocated_gpu_hours', 'used_gpu_hours', 'remaining_gpu_hours', 'burn_rate_gpu_hours_per_day',
+  'projected_used_gpu_hours_at_period_end', 'projected_exhaustion_at', 'current_active_gpus', 'instance_types',
+] as const;
+
+export function capacityCsv(capacity: PresentedCapacity, now: number): CsvTable {
+  const { summary } = capacity;
+  const rows: Record<string, unknown>[] = [
+    {
+      ...summary,
+      level: 'organization',
+      id: capacity.organization_id,
+      allocated_gpu_hours: summary.total_allocated_gpu_hours,
+      used_gpu_hours: summary.total_used_gpu_hours,
+      remaining_gpu_hours: summary.total_remaining_gpu_hours,
+    },
+    ...capacity.pools.map((pool) => ({ ...pool, level: 'pool', id: pool.pool_id, instance_types: pool.instance_types.join(' ') })),
+    ...capacity.initiatives.map((initiative) => ({ ...initiative, level: 'initiative', id: initiative.initiative_id })),
+  ];
+  return { filename: csvFilename('capacity', capacity.organization_id, now), columns: COLUMNS, records: [recordsOf(COLUMNS, rows)] };
+}
