@@ -30,6 +30,7 @@ import { homeKubeconfig, type LoadedKubeconfig } from './k8s/kubeconfig.js';
 import { RemoteClusters } from './k8s/remote-clusters.js';
 import { ConfigMapBudgets, type ConfigMap } from './capacity/configmap-budgets.js';
 import { registerCapacityMetrics } from './admin/capacity-metrics.js';
+import { registerAggregateMetrics } from './admin/aggregate-metrics.js';
 import { ConfigMapWatch } from './k8s/configmap-watch.js';
 import { noBudgets, noTelemetry } from './query/empty-sources.js';
 import type { BudgetSource, TelemetryReader, WorkloadIndex } from './query/ports.js';
@@ -345,6 +346,7 @@ async function startParts(
   const capacityLogger = logger.child({ component: 'capacity' });
   const capacityBudgets = home !== undefined && config.capacity_configmaps_enabled ? new ConfigMapBudgets({ key: config.capacity_configmap_key, logger: capacityLogger }) : undefined;
   const budgets: BudgetSource = capacityBudgets ?? noBudgets;
+  registerAggregateMetrics(metrics.registry, { index, budgets, ready: () => readiness.isReady(), clock, logger: logger.child({ component: 'metrics' }) });
 
   // Informers → indexers (and the telemetry's pod directory) → index. Each cluster adds its own readiness conditions as it starts.
   // An indexer writes its cluster only once this replica holds the cluster's write lock (src/ha/).

@@ -18,4 +18,7 @@ export const noBudgets: BudgetSource = {
   budgetFor() {
     return undefined;
   },
+  budgets() {
+    return [];
+  },
 };

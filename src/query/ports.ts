@@ -115,6 +115,12 @@ export interface UsageBreakdown {
   byInstanceType: Map<string, number>;
 }
 
+/** Per organization and initiative: workloads by status, and the GPUs of the running ones (the admin port's gauges). */
+export interface TeamCounts {
+  workloads: { organizationId: string; initiativeId: string; status: WorkloadStatus; count: number }[];
+  activeGpus: { organizationId: string; initiativeId: string; gpus: number }[];
+}
+
 export interface WorkloadIndex {
   list(filter: WorkloadFilter, page: { limit: number; after: Keyset | null }): Promise<ListPage>;
   /** The workload whatever its organization; the caller checks the scope. */
@@ -135,6 +141,8 @@ export interface WorkloadIndex {
   usage(filter: WorkloadFilter, window: { from: number | null; to: number }): Promise<UsageBreakdown>;
   /** Σ gpu_count of the running workloads of the filter. */
   activeGpus(filter: WorkloadFilter): Promise<number>;
+  /** Every organization's teams, with a workload or a running GPU: from the rollups and the running rows' index. */
+  teamCounts(): Promise<TeamCounts>;
 }
 
 /** Per-workload GPU telemetry (filled by the sampler; empty until then). */
@@ -168,6 +176,8 @@ export interface CapacityBudget {
 /** Budgets from capacity ConfigMaps (filled by the capacity source; none until then). */
 export interface BudgetSource {
   budgetFor(organizationId: string): CapacityBudget | undefined;
+  /** Every budget in force. */
+  budgets(): CapacityBudget[];
 }
 
 /** Whether the index holds a complete picture yet (every informer synced once). */

@@ -1,6 +1,7 @@
 // The row-level reads: a page of the list and its count, names for rankings built elsewhere, active
 // GPUs. Each backend runs these queries; `get` is one lookup by id that each writes itself.
-import type { Keyset, WorkloadFilter } from '../../query/ports.js';
+import { WORKLOAD_STATUSES, type WorkloadStatus } from '../../domain/workload.js';
+import type { Keyset, TeamCounts, WorkloadFilter } from '../../query/ports.js';
 import type { SqlDialect } from './dialect.js';
 import type { WorkloadRow } from './row-mapping.js';
 import { USAGE_JOIN } from './usage-sql.js';
@@ -106,3 +107,36 @@ export function activeGpusQuery(d: SqlDialect, filter: WorkloadFilter): SqlWhere
     params: where.params,
   };
 }
+
+/** Workloads by organization, initiative and status (workload_totals), for TeamCounts. */
+export const teamStatusCountsSql = (d: SqlDialect): string => `SELECT organization_id, initiative_id, status, ${d.sumInt('workloads')} AS count
+  FROM workload_totals GROUP BY organization_id, initiative_id, status HAVING SUM(workloads) > 0 ORDER BY organization_id, initiative_id, status`;
+
+/** The running workloads' GPUs by organization and initiative, from the running rows' partial index. */
+export const teamActiveGpusSql = (d: SqlDialect): string => `SELECT organization_id, initiative_id, ${d.sumInt('gpu_count')} AS gpus
+  FROM workloads WHERE status = 'running' GROUP BY organization_id, initiative_id ORDER BY organization_id, initiative_id`;
+
+export interface TeamStatusRow {
+  organization_id: string;
+  initiative_id: string;
+  status: string;
+  count: number;
+}
+
+export interface TeamGpusRow {
+  organization_id: string;
+  initiative_id: string;
+  gpus: number;
+}
+
+/** TeamCounts from its two queries' rows (a status only a newer version writes is left out). */
+export function teamCountsOf(statuses: readonly TeamStatusRow[], gpus: readonly TeamGpusRow[]): TeamCounts {
+  return {
+    workloads: statuses.filter((r) => isWorkloadStatus(r.status)).map((r) => ({
+      organizationId: r.organization_id, initiativeId: r.initiative_id, status: r.status as WorkloadStatus, count: Number(r.count),
+    })),
+    activeGpus: gpus.map((r) => ({ organizationId: r.organization_id, initiativeId: r.initiative_id, gpus: Number(r.gpus) })),
+  };
+}
+
+const isWorkloadStatus = (status: string): status is WorkloadStatus => (WORKLOAD_STATUSES as readonly string[]).includes(status);

@@ -23,7 +23,7 @@ import type pg from 'pg';
 import type { WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
-  TrendsResult, UsageRanking,
+  TrendsResult, UsageRanking, TeamCounts,
 } from '../../query/ports.js';
 import { POSTGRES } from '../common/dialect.js';
 import * as queueRanking from '../common/queue-ranking-queries.js';
@@ -33,7 +33,10 @@ import { toRecord, toView, type ViewRow, type WorkloadRow } from '../common/row-
 import { percentilesOfRanked, rankedWaitsQuery, type PercentileOptions, type RankedWaitRow } from '../common/queue-percentile-queries.js';
 import { statsOfTrendRows, statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow } from '../common/stats-queries.js';
 import { usageBreakdown, usageQueries, type UsageRow } from '../common/usage-queries.js';
-import { activeGpusQuery, countQuery, describeQuery, listQuery, teamSeeksQuery, teamsToSeek, viewSql } from '../common/workload-reads.js';
+import {
+  activeGpusQuery, countQuery, describeQuery, listQuery, teamActiveGpusSql, teamCountsOf, teamStatusCountsSql, teamSeeksQuery, teamsToSeek, viewSql,
+  type TeamGpusRow, type TeamStatusRow,
+} from '../common/workload-reads.js';
 import { asIndexBusy } from './errors.js';
 import { PreparedStatements } from './prepared-statements.js';
 import { inSnapshot, readRows, type ReadClient, type ReadQuery } from './read-queries.js';
@@ -182,6 +185,14 @@ export class PostgresWorkloadIndex implements WorkloadIndex {
   async activeGpus(filter: WorkloadFilter): Promise<number> {
     const [row] = await this.#read(() => readRows<{ gpus: number }>(this.#pool, activeGpusQuery(d, filter)));
     return row?.gpus ?? 0;
+  }
+
+  async teamCounts(): Promise<TeamCounts> {
+    const [statuses, gpus] = await this.#read(() => Promise.all([
+      readRows<TeamStatusRow>(this.#pool, { sql: teamStatusCountsSql(d), params: {} }),
+      readRows<TeamGpusRow>(this.#pool, { sql: teamActiveGpusSql(d), params: {} }),
+    ]));
+    return teamCountsOf(statuses, gpus);
   }
 
   /**

@@ -18,7 +18,7 @@ import { Worker } from 'node:worker_threads';
 import type { WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
-  TrendsResult, UsageRanking, UsageSortKey,
+  TrendsResult, UsageRanking, UsageSortKey, TeamCounts,
 } from '../../query/ports.js';
 import { IndexBusyError } from '../../query/ports.js';
 import { deserializeError } from './read-errors.js';
@@ -160,6 +160,10 @@ export class ReadPool implements WorkloadIndex {
 
   activeGpus(filter: WorkloadFilter): Promise<number> {
     return this.#call('activeGpus', [filter]);
+  }
+
+  teamCounts(): Promise<TeamCounts> {
+    return this.#call('teamCounts', []);
   }
 
   status(): ReadPoolStatus {

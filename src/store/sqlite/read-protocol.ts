@@ -4,7 +4,7 @@
 import type { WorkloadIndex } from '../../query/ports.js';
 
 /** The WorkloadIndex methods a worker answers; every one is a read. */
-export const READ_METHODS = ['list', 'get', 'stats', 'queuePercentiles', 'trends', 'rankByGpuHours', 'rankByQueue', 'rankByUsage', 'describe', 'usage', 'activeGpus'] as const satisfies readonly (keyof WorkloadIndex)[];
+export const READ_METHODS = ['list', 'get', 'stats', 'queuePercentiles', 'trends', 'rankByGpuHours', 'rankByQueue', 'rankByUsage', 'describe', 'usage', 'activeGpus', 'teamCounts'] as const satisfies readonly (keyof WorkloadIndex)[];
 export type ReadMethod = (typeof READ_METHODS)[number];
 
 /** What a worker is started with (worker_threads `workerData`). */

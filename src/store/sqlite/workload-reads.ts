@@ -1,7 +1,7 @@
 // The row-level reads on SQLite: a page of the list, one workload, names for rankings built
 // elsewhere, active GPUs; the queries are the shared ones (src/store/common/workload-reads.ts).
 import type { WorkloadRecord, WorkloadView } from '../../domain/workload.js';
-import type { Keyset, ListPage, WorkloadFilter } from '../../query/ports.js';
+import type { Keyset, ListPage, TeamCounts, WorkloadFilter } from '../../query/ports.js';
 import { SQLITE } from '../common/dialect.js';
 import { toRecord, toView, type ViewRow, type WorkloadRow } from '../common/row-mapping.js';
 import * as shared from '../common/workload-reads.js';
@@ -70,6 +70,13 @@ export function describeWorkloads(
 export function activeGpus(statements: StatementCache, filter: WorkloadFilter): number {
   const query = shared.activeGpusQuery(SQLITE, filter);
   return (statements.get(query.sql).get(query.params) as { gpus: number }).gpus;
+}
+
+export function teamCounts(statements: StatementCache): TeamCounts {
+  return shared.teamCountsOf(
+    statements.get(shared.teamStatusCountsSql(SQLITE)).all() as shared.TeamStatusRow[],
+    statements.get(shared.teamActiveGpusSql(SQLITE)).all() as shared.TeamGpusRow[],
+  );
 }
 
 /** Pending and running workloads of a cluster, for the indexer to reconcile after a relist. */

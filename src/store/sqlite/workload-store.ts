@@ -6,7 +6,7 @@ import { systemClock, type Clock } from '../../domain/clock.js';
 import { UNKNOWN, type PodGpuInterval, type WorkloadRecord, type WorkloadView } from '../../domain/workload.js';
 import type {
   GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
-  TrendsResult, UsageRanking, UsageSortKey,
+  TrendsResult, UsageRanking, UsageSortKey, TeamCounts,
 } from '../../query/ports.js';
 import { RECORD_COLUMNS, toRecord, toRow, type WorkloadRow } from '../common/row-mapping.js';
 import { mayBeGpuError } from '../common/gpu-error-reason.js';
@@ -22,7 +22,7 @@ import { queuePercentiles, registerSortedWaits } from './queue-percentiles.js';
 import { rankByQueue } from './queue-ranking.js';
 import type { PercentileOptions } from '../common/queue-percentile-queries.js';
 import { usageInWindow } from './usage-queries.js';
-import { activeGpus, describeWorkloads, getWorkload, listUnfinished, listWorkloads } from './workload-reads.js';
+import { activeGpus, describeWorkloads, getWorkload, listUnfinished, listWorkloads, teamCounts } from './workload-reads.js';
 import { StatementCache } from './workload-sql.js';
 
 const MUTABLE_COLUMNS = RECORD_COLUMNS.filter((c) => c !== 'workload_id');
@@ -290,5 +290,9 @@ export class SqliteWorkloadStore implements WorkloadIndex {
 
   async activeGpus(filter: WorkloadFilter): Promise<number> {
     return activeGpus(this.#statements, filter);
+  }
+
+  async teamCounts(): Promise<TeamCounts> {
+    return teamCounts(this.#statements);
   }
 }
