@@ -347,6 +347,7 @@ async function startParts(
   const capacityBudgets = home !== undefined && config.capacity_configmaps_enabled ? new ConfigMapBudgets({ key: config.capacity_configmap_key, logger: capacityLogger }) : undefined;
   const budgets: BudgetSource = capacityBudgets ?? noBudgets;
   registerAggregateMetrics(metrics.registry, { index, budgets, ready: () => readiness.isReady(), clock, logger: logger.child({ component: 'metrics' }) });
+  metrics.gaugeFrom('gpucap_ready', '1 while the service is ready (/readyz answers 200): the index synced and no required condition failing', () => (readiness.isReady() ? 1 : 0));
 
   // Informers → indexers (and the telemetry's pod directory) → index. Each cluster adds its own readiness conditions as it starts.
   // An indexer writes its cluster only once this replica holds the cluster's write lock (src/ha/).

@@ -5,7 +5,7 @@ import { gaugeFrom } from './collected-metrics.js';
 
 export interface TelemetryMetricSources {
   stats: () => { gpus: number; attributedGpus: number; workloads: number; ringBytes: number; ringReservedBytes: number; exporters: number; gpuPods: number };
-  exporters: () => readonly { clusterId: string; consecutiveFailures: number }[];
+  exporters: () => readonly { clusterId: string; consecutiveFailures: number; lastGpus: number }[];
   lastTick: () => { durationMs: number } | null;
 }
 
@@ -31,13 +31,19 @@ export function registerTelemetryMetrics(registry: Registry, sources: TelemetryM
   });
   const samples = new Counter({ name: 'gpucap_scrape_samples_total', help: 'Samples read from exporters, by cluster', labelNames: ['cluster'], registers: [registry] });
 
-  const perCluster = (count: (e: { consecutiveFailures: number }) => boolean) => () => {
+  const perCluster = (value: (e: { consecutiveFailures: number; lastGpus: number }) => number) => () => {
     const byCluster = new Map<string, number>();
-    for (const e of sources.exporters()) byCluster.set(e.clusterId, (byCluster.get(e.clusterId) ?? 0) + (count(e) ? 1 : 0));
-    return [...byCluster].map(([cluster, value]) => ({ labels: { cluster }, value }));
+    for (const e of sources.exporters()) byCluster.set(e.clusterId, (byCluster.get(e.clusterId) ?? 0) + value(e));
+    return [...byCluster].map(([cluster, sum]) => ({ labels: { cluster }, value: sum }));
   };
-  gaugeFrom(registry, 'gpucap_exporters', 'dcgm-exporter pods being scraped, by cluster', ['cluster'], perCluster(() => true));
-  gaugeFrom(registry, 'gpucap_exporters_failing', 'Exporters whose last scrape failed, by cluster', ['cluster'], perCluster((e) => e.consecutiveFailures > 0));
+  const failing = (e: { consecutiveFailures: number }) => e.consecutiveFailures > 0;
+  gaugeFrom(registry, 'gpucap_exporters', 'dcgm-exporter pods being scraped, by cluster', ['cluster'], perCluster(() => 1));
+  gaugeFrom(registry, 'gpucap_exporters_failing', 'Exporters whose last scrape failed, by cluster', ['cluster'], perCluster((e) => (failing(e) ? 1 : 0)));
+  // The share of GPUs without telemetry, which the chart's GpucapExportersFailing alert reads: each
+  // exporter's GPUs as its last successful scrape reported them (0 for one that never answered).
+  gaugeFrom(registry, 'gpucap_exporter_gpus', 'GPUs of the scraped exporters as each last reported them, by cluster', ['cluster'], perCluster((e) => e.lastGpus));
+  gaugeFrom(registry, 'gpucap_exporter_gpus_failing', 'GPUs of the exporters whose last scrape failed, as each last reported them, by cluster', ['cluster'],
+    perCluster((e) => (failing(e) ? e.lastGpus : 0)));
   const stat = (read: (s: ReturnType<TelemetryMetricSources['stats']>) => number) => () => [{ labels: {}, value: read(sources.stats()) }];
   gaugeFrom(registry, 'gpucap_sampler_tick_seconds', 'Time the last sampler tick took to scrape every exporter; alert when it nears the scrape interval', [], () => {
     const tick = sources.lastTick();

@@ -78,6 +78,7 @@ describe('admin /metrics aggregate gauges', () => {
     // llm: 12 GPUs for 3 hours and 3 × 10 GPU-hours; 700 allocated.
     expect(series('gpucap_budget_remaining_gpu_hours').find(([l]) => l.budget_id === 'llm')?.[1]).to.equal(700 - 36 - 30);
     expect(series('gpucap_aggregates_up')).to.deep.equal([[{}, 1]]);
+    expect(series('gpucap_ready')).to.deep.equal([[{}, 1]]);
   });
 
   it('gives each team of every organization its running GPUs and its workloads by status', async () => {
