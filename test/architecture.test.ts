@@ -217,6 +217,17 @@ export const architectureRules: readonly ArchitectureRule[] = [
     check: importsFrom('src/api', srcImportWithin(['src/query', 'src/domain', 'src/api'])),
   },
   {
+    // The kubectl plugin talks to the service over HTTP like any client; it shares only the CSV
+    // writer and reaches Kubernetes through the one port-forward module.
+    title: 'src/cli/kubectl/ imports only itself, src/api/csv/csv-text.ts and src/k8s/service-port-forward.ts, and only node: built-ins and yaml',
+    check: importsFrom(
+      'src/cli/kubectl',
+      (ref) =>
+        srcImportWithin(['src/cli/kubectl'], ['src/api/csv/csv-text.ts', 'src/k8s/service-port-forward.ts'])(ref) &&
+        (isRelative(ref) || ref.target.startsWith('node:') || ref.target === 'yaml'),
+    ),
+  },
+  {
     title: 'only src/k8s/ imports @kubernetes/client-node',
     check: packageOnlyIn(K8S_PACKAGES, ['src/k8s']),
   },
