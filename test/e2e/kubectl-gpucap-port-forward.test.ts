@@ -4,6 +4,8 @@
 // stand-in kubelet, envtest having none; test/cluster/ runs the same against a real kubelet). The
 // forwarded port reaches the real service. Discovery's refusals name what to pass instead.
 import { execFile } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -140,11 +142,20 @@ describe('kubectl gpucap port-forward through a real kube-apiserver (envtest v1.
     }
   });
 
-  it('runs as the kubectl-gpucap executable with the kubeconfig of $KUBECONFIG', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/kubectl/kubectl-gpucap.ts', 'workloads', '--namespace', 'gpu-capacity'], {
-      cwd: REPO,
-      env: { PATH: process.env.PATH, HOME: temp.path, KUBECONFIG: envtest?.adminKubeconfig, GPUCAP_TOKEN: t?.callers.admin.token, GPUCAP_ORG: 'acme' },
-    });
-    expect(stdout.split('\n')[1]).to.match(/^forwarded-job\s+completed\s+llm\s/);
+  it('runs as the one-file build, copied away from the repository, with the kubeconfig of $KUBECONFIG', async () => {
+    // npm run build:kubectl-plugin, then the file alone: nothing but Node beside it.
+    await promisify(execFile)(process.execPath, ['scripts/build-kubectl-plugin.mjs'], { cwd: REPO });
+    const plugin = join(temp.path, 'bin', 'kubectl-gpucap');
+    mkdirSync(dirname(plugin), { recursive: true });
+    copyFileSync(join(REPO, 'dist', 'kubectl-gpucap.cjs'), plugin);
+    chmodSync(plugin, 0o755);
+    // Also in place, as npm's bin link (package.json "bin") runs it.
+    for (const executable of [plugin, join(REPO, 'dist', 'kubectl-gpucap.cjs')]) {
+      const { stdout } = await promisify(execFile)(executable, ['workloads', '--namespace', 'gpu-capacity'], {
+        cwd: temp.path,
+        env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: temp.path, KUBECONFIG: envtest?.adminKubeconfig, GPUCAP_TOKEN: t?.callers.admin.token, GPUCAP_ORG: 'acme' },
+      });
+      expect(stdout.split('\n')[1], executable).to.match(/^forwarded-job\s+completed\s+llm\s/);
+    }
   });
 });

@@ -8,12 +8,14 @@ const abort = new AbortController();
 process.once('SIGINT', () => abort.abort());
 process.once('SIGTERM', () => abort.abort());
 
-const code = await run(process.argv.slice(2), {
+// No top-level await: the one-file build is CommonJS, which any Node runs whatever the file's name.
+void run(process.argv.slice(2), {
   env: process.env,
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   now: () => Date.now(),
   connect: (options) => openServicePortForward(options),
   signal: abort.signal,
+}).then((code) => {
+  process.exitCode = code;
 });
-process.exitCode = code;

@@ -1,7 +1,7 @@
 // kubectl gpucap capacity: the organization's budget, then each pool and each team, as used/allocated.
 import type { ApiClient } from '../api-client.js';
 import type { View } from '../output/formats.js';
-import { gpuHours, share, text } from '../output/units.js';
+import { share, text } from '../output/units.js';
 
 interface Budget {
   level: 'organization' | 'pool' | 'initiative';
@@ -46,14 +46,15 @@ export async function capacityView(client: ApiClient, options: { pool: string | 
   return {
     data: body.data,
     rows,
+    // The unit in the header: six budget figures with "GPU-h" each would not fit 100 columns.
     columns: [
       { header: 'BUDGET', cell: (b) => `${b.level}/${b.id}`, shrink: true },
-      { header: 'USED', cell: (b) => gpuHours(b.used), align: 'right' },
-      { header: 'ALLOCATED', cell: (b) => gpuHours(b.allocated), align: 'right' },
+      { header: 'USED GPU-h', cell: (b) => b.used.toFixed(1), align: 'right' },
+      { header: 'ALLOC GPU-h', cell: (b) => b.allocated.toFixed(1), align: 'right' },
       { header: 'USED %', cell: (b) => (b.allocated > 0 ? share(b.used / b.allocated) : '-'), align: 'right' },
-      { header: 'REMAINING', cell: (b) => gpuHours(b.remaining), align: 'right' },
-      { header: 'BURN/DAY', cell: (b) => gpuHours(b.burn), align: 'right' },
-      { header: 'EXHAUSTED BY', cell: (b) => text(b.exhaustion?.slice(0, 10)), align: 'right' },
+      { header: 'LEFT GPU-h', cell: (b) => b.remaining.toFixed(1), align: 'right' },
+      { header: 'GPU-h/DAY', cell: (b) => b.burn.toFixed(1), align: 'right' },
+      { header: 'EXHAUSTED', cell: (b) => text(b.exhaustion?.slice(0, 10)), align: 'right' },
     ],
     fields: [
       ['level', (b) => b.level], ['id', (b) => b.id], ['allocated_gpu_hours', (b) => b.allocated], ['used_gpu_hours', (b) => b.used],
