@@ -89,6 +89,10 @@ async function main(): Promise<void> {
     `curl -s '${url}/v1/health'`,
     `curl -s '${url}/v1/openapi.json' | head -c 300`,
     '',
+    'The same from kubectl gpucap (docs/kubectl-gpucap.md), built once with npm run build:kubectl-plugin:',
+    `GPUCAP_TOKEN=$ACME_ADMIN GPUCAP_ORG=acme dist/kubectl-gpucap.cjs top --url ${url}`,
+    `GPUCAP_TOKEN=$ACME_ADMIN GPUCAP_ORG=acme dist/kubectl-gpucap.cjs capacity --url ${url}`,
+    '',
     'Ctrl-C stops the demo.',
   );
   console.log(out.join('\n'));

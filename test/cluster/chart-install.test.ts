@@ -181,6 +181,21 @@ describe('the Helm chart on a real single-node cluster', function () {
     expect(capacity.initiatives.find((i) => i.initiative_id === 'llm')?.allocated_gpu_hours).to.equal(300);
   });
 
+  it('answers kubectl gpucap, built into one file, through its own port-forward to the pod via a real kubelet', async () => {
+    await runCommand(process.execPath, ['scripts/build-kubectl-plugin.mjs'], { timeoutMs: 120_000 });
+    const env = { PATH: process.env.PATH ?? '', HOME: temp.path, KUBECONFIG: (cluster as Cluster).kubeconfig, GPUCAP_TOKEN: token, GPUCAP_ORG: 'acme' };
+    const plugin = (args: string[]) => runCommand('dist/kubectl-gpucap.cjs', args, { env, timeoutMs: 60_000 });
+    const capacity = await plugin(['capacity', '-o', 'json']);
+    expect(capacity.code, capacity.stderr).to.equal(0);
+    expect((JSON.parse(capacity.stdout) as { summary: { total_allocated_gpu_hours: number } }).summary.total_allocated_gpu_hours).to.equal(1000);
+    const workloads = await plugin(['workloads', '--namespace', NAMESPACE]);
+    expect(workloads.code, workloads.stderr).to.equal(0);
+    expect(workloads.stdout.split('\n')[0]).to.match(/^NAME\s+STATUS\s+TEAM\s+USER\s+GPUS\s+SUBMITTED\s+STARTED$/);
+    const refused = await plugin(['workloads', '--token', 'gca_not-a-token']);
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr).to.match(/\(UNAUTHENTICATED, request /);
+  });
+
   it('keeps the history in the PVC through helm upgrade with a changed value', async () => {
     const before = byName(await workloads());
     // The finished Job leaves the cluster: from now on only the index remembers it.

@@ -1,6 +1,7 @@
 // `npm run demo` as a newcomer runs it: the process starts the simulated world and the service,
 // prints curl commands, and every printed command answers 200; Ctrl-C (SIGINT) stops it cleanly.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -106,6 +107,19 @@ describe('npm run demo', function () {
     // The demo's history burns GPU-hours, so acme's monthly budget shows a pace and where it ends up.
     expect(capacity.summary.burn_rate_gpu_hours_per_day).to.be.above(0);
     expect(capacity.summary.projected_used_gpu_hours_at_period_end).to.be.at.least(capacity.summary.total_used_gpu_hours);
+  });
+
+  it('prints kubectl gpucap lines that answer with tables once the plugin is built', async () => {
+    const token = /^export ACME_ADMIN='([^']+)'/m.exec(output)?.[1] ?? '';
+    const lines = output.split('\n').filter((line) => line.startsWith('GPUCAP_TOKEN=$ACME_ADMIN GPUCAP_ORG=acme dist/kubectl-gpucap.cjs '));
+    expect(lines).to.have.lengthOf(2);
+    await promisify(execFile)(process.execPath, ['scripts/build-kubectl-plugin.mjs'], { cwd: repoRoot });
+    for (const line of lines) {
+      const args = line.split(' ').slice(3);
+      const { stdout } = await promisify(execFile)(join(repoRoot, 'dist', 'kubectl-gpucap.cjs'), args, { cwd: repoRoot, env: { PATH: process.env.PATH, GPUCAP_TOKEN: token, GPUCAP_ORG: 'acme' } });
+      expect(stdout.split('\n')[0], line).to.match(args[0] === 'top' ? /^NAME\s+TEAM\s+AVG 1H\s+CURRENT$/ : /^BUDGET\s+USED GPU-h\s+ALLOC GPU-h/);
+      expect(stdout.split('\n').length, line).to.be.above(3);
+    }
   });
 
   it('stops cleanly on Ctrl-C', async () => {
