@@ -6,20 +6,11 @@ import { expect } from 'chai';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import sinon from 'sinon';
 import { noBudgets } from '../../src/query/empty-sources.js';
-import type { CapacityBudget } from '../../src/query/ports.js';
+import { ACME_BUDGET } from '../support/acme-budget.js';
 import { startTestService, type JsonBody, type TestService } from '../support/service-harness.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 
-const BUDGET: CapacityBudget = {
-  organizationId: 'acme',
-  period: 'month',
-  allocatedGpuHours: 1000,
-  pools: [{ poolId: 'h100', name: 'H100', allocatedGpuHours: 600, instanceTypes: ['p5.48xlarge'] }],
-  initiatives: [
-    { initiativeId: 'llm', name: 'LLM', allocatedGpuHours: 700, namespaces: [] },
-    { initiativeId: 'vision', name: 'Vision', allocatedGpuHours: 100, namespaces: [] },
-  ],
-};
+const BUDGET = ACME_BUDGET;
 
 const at = (iso: string) => Date.parse(iso);
 const id = (n: number) => `a9000000-0000-4000-8000-${String(n).padStart(12, '0')}`;

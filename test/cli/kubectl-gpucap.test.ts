@@ -13,7 +13,7 @@ import sinon from 'sinon';
 import { parse as parseYaml } from 'yaml';
 import { run, type RunContext } from '../../src/cli/kubectl/run.js';
 import { noBudgets } from '../../src/query/empty-sources.js';
-import type { CapacityBudget } from '../../src/query/ports.js';
+import { ACME_BUDGET } from '../support/acme-budget.js';
 import { startTestService, type JsonBody, type TestService } from '../support/service-harness.js';
 import { freePorts } from '../support/free-port.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -21,16 +21,7 @@ import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const GOLDEN = join(REPO, 'test', 'cli', 'golden');
-const BUDGET: CapacityBudget = {
-  organizationId: 'acme',
-  period: 'month',
-  allocatedGpuHours: 1000,
-  pools: [{ poolId: 'h100', name: 'H100', allocatedGpuHours: 600, instanceTypes: ['p5.48xlarge'] }],
-  initiatives: [
-    { initiativeId: 'llm', name: 'LLM', allocatedGpuHours: 700, namespaces: [] },
-    { initiativeId: 'vision', name: 'Vision', allocatedGpuHours: 100, namespaces: [] },
-  ],
-};
+const BUDGET = ACME_BUDGET;
 const at = (iso: string) => Date.parse(iso);
 const id = (n: number) => `cc000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
