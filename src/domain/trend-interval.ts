@@ -10,6 +10,11 @@ export const WEEK_OFFSET_DAYS = 3;
 
 export const INTERVAL_MS: Record<TrendInterval, number> = { hour: HOUR_MS, day: DAY_MS, week: 7 * DAY_MS };
 
+/** The day number of the Monday that starts the week holding day number `day` (days before 1970 too). */
+export function weekStartDay(day: number): number {
+  return day - ((((day + WEEK_OFFSET_DAYS) % 7) + 7) % 7);
+}
+
 /** The number of the interval holding `ms`. */
 export function intervalOf(interval: TrendInterval, ms: number): number {
   return interval === 'week' ? Math.floor((Math.floor(ms / DAY_MS) + WEEK_OFFSET_DAYS) / 7) : Math.floor(ms / INTERVAL_MS[interval]);

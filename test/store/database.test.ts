@@ -37,7 +37,7 @@ sqliteOnly.describe('store/database', () => {
       const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
       expect(tables).to.deep.equal([
         'stats_daily_failure_reason', 'stats_daily_initiative', 'stats_daily_instance_type', 'stats_daily_submitter', 'stats_daily_usage',
-        'stats_daily_usage_initiative', 'stats_daily_usage_submitter', 'workload_counts',
+        'stats_daily_usage_initiative', 'stats_daily_usage_submitter', 'stats_weekly_submitter', 'stats_weekly_usage_submitter', 'workload_counts',
         'workload_gpu_lifetime', 'workload_pods', 'workload_totals', 'workload_usage', 'workloads',
       ]);
       const indexes = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND name NOT LIKE 'sqlite_%'").pluck().all();
@@ -50,7 +50,7 @@ sqliteOnly.describe('store/database', () => {
       // workloads' rollups per batch, not triggers per row; usage, which changes once per flush,
       // keeps its own by triggers on its table.
       expect(triggers).to.deep.equal([
-        // v10 recreated usage's over its three rollups.
+        // v11 recreated usage's over its four rollups.
         'workloads_lifetime_delete', 'workloads_usage_delete', 'workload_usage_added', 'workload_usage_changed', 'workload_usage_removed',
       ]);
     } finally {

@@ -13,9 +13,9 @@ import { freshDatabase, sharedPostgres, type TestDatabase } from '../support/pos
 
 const NOW = Date.UTC(2026, 10, 17, 12); // 2026-11-17
 /** What the newest migration asks of the builds that run on it (v7: the rollups' queue figures, which writers must keep). */
-const COMPATIBLE_SINCE = 10;
-/** The rollups of the schemas before version 10 added the initiatives' (migration-v10.ts). */
-const rollupsBeforeV10 = ROLLUPS.filter((r) => r.table !== 'stats_daily_initiative');
+const COMPATIBLE_SINCE = 11;
+/** The rollups of the schemas before version 10 added the initiatives' (migration-v10.ts) and 11 the submitters' weekly one (migration-v11.ts). */
+const rollupsBeforeV10 = ROLLUPS.filter((r) => r.table !== 'stats_daily_initiative' && r.table !== 'stats_weekly_submitter');
 
 describe('PostgreSQL migrations', function () {
   this.timeout(60_000);
@@ -47,7 +47,7 @@ describe('PostgreSQL migrations', function () {
     expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: COMPATIBLE_SINCE });
     expect(await tables(client)).to.deep.equal([
       'clusters', 'pod_keys', 'schema_migrations', 'stats_daily_failure_reason', 'stats_daily_initiative', 'stats_daily_instance_type', 'stats_daily_submitter',
-      'stats_daily_usage', 'stats_daily_usage_initiative', 'stats_daily_usage_submitter', 'workload_counts', 'workload_gpu_buckets', 'workload_gpu_last_hour', 'workload_gpu_lifetime', 'workload_keys', 'workload_pods', 'workload_totals',
+      'stats_daily_usage', 'stats_daily_usage_initiative', 'stats_daily_usage_submitter', 'stats_weekly_submitter', 'stats_weekly_usage_submitter', 'workload_counts', 'workload_gpu_buckets', 'workload_gpu_last_hour', 'workload_gpu_lifetime', 'workload_keys', 'workload_pods', 'workload_totals',
       'workload_usage', 'workloads', 'writer_leases',
     ]);
     const { rows: parents } = await client.query("SELECT relname FROM pg_class WHERE relkind = 'p' ORDER BY 1");
@@ -150,7 +150,7 @@ describe('PostgreSQL migrations', function () {
     expect(migrated[3]?.reduce((n, row) => n + Number(row.waiting), 0), 'workloads waiting, in the totals').to.equal(10);
   });
 
-  it('fills the daily rollups per initiative (version 10) from the rollups a version 9 writer kept, usage included, as a rebuild does', async () => {
+  it('fills the daily rollups per initiative (version 10) and the weekly ones per submitter (version 11) from the rollups a version 9 writer kept, usage included, as a rebuild does', async () => {
     const client = await connect();
     await migrate(client, { now: NOW, migrations: MIGRATIONS.filter((m) => m.version < 10) });
     await client.query(`INSERT INTO workloads (workload_id, organization_id, cluster_id, namespace, name, kind, status, submitted_by,
@@ -162,15 +162,21 @@ describe('PostgreSQL migrations', function () {
     await client.query(`INSERT INTO workload_usage (workload_id, util_seconds, util_weighted, idle_seconds, power_seconds, energy_dj, gpu_errors)
       SELECT workload_id, 60 * gpu_count, 3000 * gpu_count, 10 * (gpu_count % 2), 60, 7000 + gpu_count, 0 FROM workloads`);
     // What a writer of version 9 kept: every rollup of its schema, usage's at the rows' keys.
-    for (const sql of rollupRebuildSql().filter((sql) => !/stats_daily_(usage_)?initiative/.test(sql))) await client.query(sql);
+    for (const sql of rollupRebuildSql().filter((sql) => !/stats_daily_(usage_)?initiative|stats_weekly_/.test(sql))) await client.query(sql);
     await migrate(client, { now: NOW });
     const contents = async () => [
       (await client.query('SELECT * FROM stats_daily_initiative WHERE workloads <> 0 ORDER BY 1, 2, 3')).rows,
       (await client.query('SELECT * FROM stats_daily_usage_initiative WHERE util_seconds <> 0 OR power_seconds <> 0 ORDER BY 1, 2, 3')).rows,
+      (await client.query('SELECT * FROM stats_weekly_submitter WHERE workloads <> 0 ORDER BY 1, 2, 3, 4')).rows,
+      (await client.query('SELECT * FROM stats_weekly_usage_submitter WHERE util_seconds <> 0 OR power_seconds <> 0 ORDER BY 1, 2, 3, 4')).rows,
     ];
     const migrated = await contents();
     expect(migrated[0], 'workloads').to.have.length(30);
     expect(migrated[1], 'usage').to.have.length(30);
+    // 10 days from a Sunday, 6 rows a day over 12 (team, user) pairs: 3 weeks of 6, 12 and 12 pairs.
+    expect(migrated[2], 'weekly workloads').to.have.length(30);
+    expect(migrated[3], 'weekly usage').to.have.length(30);
+    expect(migrated[2]?.some((row) => Number(row.open_started) > 0), 'open rows, whose figures move to the Monday').to.equal(true);
     for (const sql of rollupRebuildSql()) await client.query(sql);
     expect(migrated).to.deep.equal(await contents());
   });

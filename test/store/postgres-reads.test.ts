@@ -100,6 +100,7 @@ describe('PostgreSQL reads, against SQLite on the same rows', function () {
       ['stats_daily_instance_type', 'organization_id, day, initiative_id, instance_type'],
       ['workload_totals', 'organization_id, initiative_id, status, instance_type'],
       ['stats_daily_initiative', 'organization_id, day, initiative_id'],
+      ['stats_weekly_submitter', 'organization_id, day, initiative_id, submitted_by'],
     ];
     for (const [table, order] of tables) {
       const lite = (sqlite.db.prepare(query(table, order)).all() as Record<string, unknown>[]).map((row) => {
@@ -172,6 +173,20 @@ describe('PostgreSQL reads, against SQLite on the same rows', function () {
         for (const groupBy of groups) {
           const [lite, post] = await Promise.all(both().map(([, index]) => index.stats(filter, groupBy, now)));
           expect(post, `${name} by ${groupBy} at ${now}`).to.deep.equal(lite);
+        }
+      }
+    }
+  });
+
+  it('gives the same series by day and by week, to the last bit, for every grouping', async () => {
+    const groups: (StatsGroupKey | null)[] = [null, 'submitted_by', 'initiative_id', 'failure_reason'];
+    for (const now of [NOW, NOW + 5 * HOUR_MS]) {
+      for (const [name, filter] of Object.entries(FILTERS)) {
+        for (const groupBy of groups) {
+          for (const interval of ['day', 'week'] as const) {
+            const [lite, post] = await Promise.all(both().map(([, index]) => index.trends(filter, { groupBy, interval }, now)));
+            expect(post, `${name} by ${groupBy} per ${interval} at ${now}`).to.deep.equal(lite);
+          }
         }
       }
     }

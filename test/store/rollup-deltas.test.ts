@@ -16,13 +16,30 @@ describe('store/rollups rollupDeltas', () => {
   it('adds an inserted row to every rollup that holds it, keyed in the order of the key columns', () => {
     const deltas = rollupDeltas([], [row()]);
     // A running row has no failure reason: the failure reasons' rollup is not written at all.
-    expect(deltas.map((d) => d.table)).to.deep.equal(['workload_counts', 'stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals', 'stats_daily_initiative']);
+    expect(deltas.map((d) => d.table)).to.deep.equal([
+      'workload_counts', 'stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals', 'stats_daily_initiative', 'stats_weekly_submitter',
+    ]);
     expect(table(deltas, 'workload_counts')?.rows).to.deep.equal([{ key: ['acme', 'llm', 'running', 'alice', 1], values: [1] }]);
     expect(table(deltas, 'stats_daily_submitter')?.rows).to.deep.equal([{
       key: ['acme', DAY, 'llm', 'alice'],
       // workloads, completed, failed, started, open_started, duration_base_ms, open_gpus, gpu_base_ms, waiting, queue_base_ms
       values: [1, 0, 0, 1, 1, -2000, 2, -4000, 0, 1000],
     }]);
+  });
+
+  it('keys a weekly rollup by the Monday of the week, and bases the open figures there', () => {
+    // DAY is a Saturday: its week began 5 days before.
+    const monday = DAY - 5;
+    expect(table(rollupDeltas([], [row()]), 'stats_weekly_submitter')?.rows).to.deep.equal([{
+      key: ['acme', monday, 'llm', 'alice'],
+      // At t, 1 running row on 2 GPUs: −5 days − 2 s + (t − Monday) ms run, twice that in GPU-ms; its wait ended at 1 s.
+      values: [1, 0, 0, 1, 1, -5 * DAY_MS - 2000, 2, 2 * (-5 * DAY_MS - 2000), 0, 1000],
+    }]);
+    const pending = row({ status: 'pending', started_at: null, open_gpus: 0, open_gpu_start_sum: 0 });
+    expect(table(rollupDeltas([], [pending]), 'stats_weekly_submitter')?.rows.map((r) => r.values.slice(-2))).to.deep.equal([[1, -5 * DAY_MS - 1000]]);
+    // On a Monday, the weekly figures are the daily ones.
+    const onMonday = rollupDeltas([], [row({ submitted_at: monday * DAY_MS + 1000, started_at: monday * DAY_MS + 2000, open_gpu_start_sum: (2 * (monday * DAY_MS + 2000)) / 1000 })]);
+    expect(table(onMonday, 'stats_weekly_submitter')?.rows).to.deep.equal(table(onMonday, 'stats_daily_submitter')?.rows);
   });
 
   it('holds a waiting row\'s queue from the start of its day, and its final wait once it starts', () => {
@@ -46,7 +63,7 @@ describe('store/rollups rollupDeltas', () => {
 
   it('moves a relabelled row between keys and leaves out the tables it does not move in', () => {
     const deltas = rollupDeltas([row()], [row({ submitted_by: 'bob' })]);
-    expect(deltas.map((d) => d.table)).to.deep.equal(['workload_counts', 'stats_daily_submitter']);
+    expect(deltas.map((d) => d.table)).to.deep.equal(['workload_counts', 'stats_daily_submitter', 'stats_weekly_submitter']);
     expect(table(deltas, 'workload_counts')?.rows).to.deep.equal([
       { key: ['acme', 'llm', 'running', 'alice', 1], values: [-1] },
       { key: ['acme', 'llm', 'running', 'bob', 1], values: [1] },
@@ -74,7 +91,9 @@ describe('store/rollups rollupDeltas', () => {
   it('keeps a key whose count is unchanged while another figure changes (a finished row whose pod closed)', () => {
     const done = { status: 'completed', completed_at: DAY * DAY_MS + 3_602_000, open_gpus: 0, open_gpu_start_sum: 0 };
     const deltas = rollupDeltas([row({ ...done, gpu_seconds_closed: 0 })], [row({ ...done, gpu_seconds_closed: 7200 })]);
-    expect(deltas.map((d) => d.table)).to.deep.equal(['stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals', 'stats_daily_initiative']);
+    expect(deltas.map((d) => d.table)).to.deep.equal([
+      'stats_daily_submitter', 'stats_daily_instance_type', 'workload_totals', 'stats_daily_initiative', 'stats_weekly_submitter',
+    ]);
     // workloads, open_gpus, open_gpu_days, gpu_base_ms, waiting, waiting_days, queue_base_ms
     expect(table(deltas, 'workload_totals')?.rows).to.deep.equal([{ key: ['acme', 'llm', 'completed', 'p5'], values: [0, 0, 0, 7_200_000, 0, 0, 0] }]);
   });

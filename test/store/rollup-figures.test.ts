@@ -1,11 +1,12 @@
 // figures() against the SQL it twins: each row is inserted into a file of schema v2 under its own
 // organization, then migration v3 backfills the rollups with figures() of migration-v3.ts (v5 its
-// own with the same figures), so each rollup row holds exactly one row's figures.
+// own with the same figures, v11 the weekly one from the daily), so each rollup row holds exactly one
+// row's figures.
 import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { ROLLUPS, type RollupSource } from '../../src/store/rollups/definitions.js';
-import { DAY_MS, dayOf, figures, rollupKey, sqliteRound } from '../../src/store/rollups/figures.js';
+import { anchorDayOf, DAY_MS, dayOf, figures, rollupKey, sqliteRound } from '../../src/store/rollups/figures.js';
 import { migrate, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { refillFailureReasons } from './rollup-history.js';
 
@@ -38,9 +39,9 @@ function sqliteRollups(rows: readonly Row[]): Record<string, unknown>[][] {
 function ourRollups(rows: readonly Row[]): (Record<string, unknown> | undefined)[][] {
   return rows.map((row, i) => {
     const source: RollupSource = { ...row, organization_id: `org-${i}` };
-    const figured = figures(source);
     return ROLLUPS.map((r) => {
       if (r.requires !== undefined && source[r.requires] === null) return undefined;
+      const figured = figures(source, anchorDayOf(r, dayOf(source.submitted_at)));
       const key = rollupKey(r, source);
       return Object.fromEntries([...r.keys.map((k, j) => [k, key[j]]), ...r.values.map((v) => [v, figured[v]])]);
     });

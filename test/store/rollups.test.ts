@@ -205,7 +205,7 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     await expectCountsMatchRows(migrated, 24, 30);
   });
 
-  it('fills the rollups per initiative of a v9 file from its daily rollups, usage included, as the writes and triggers keep them', async () => {
+  it('fills the rollups per initiative (v10) and per submitter and week (v11) of a v9 file from its daily rollups, usage included, as the writes and triggers keep them', async () => {
     const live = open('live.db');
     await write(live.store, history(5, 300));
     // Usage for each workload at its row's keys (the triggers keep the usage rollups), some of it idle.
@@ -221,7 +221,8 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     migrate(old, MIGRATIONS.filter((m) => m.version <= 9));
     copyRows(live.db, old);
     // What a v9 writer kept: the rollups it wrote, and usage (its triggers keep the usage rollups).
-    for (const table of [...ROLLUPS.map((r) => r.table).filter((t) => t !== 'stats_daily_initiative'), 'workload_usage']) {
+    const v9Tables = new Set(old.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all());
+    for (const table of [...ROLLUPS.map((r) => r.table).filter((t) => v9Tables.has(t)), 'workload_usage']) {
       const rows = live.db.prepare(`SELECT * FROM ${table}`).all() as Record<string, unknown>[];
       const insert = old.prepare(`INSERT INTO ${table} VALUES (${Object.keys(rows[0] ?? {}).map((c) => `@${c}`).join(', ')})`);
       for (const row of rows) insert.run(row);
@@ -231,10 +232,14 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     const migrated = open('v9.db');
     expect(schemaVersion(migrated.db)).to.equal(LATEST_VERSION);
     // Rows summing to nothing (a writer keeps them, a fill has none) aside.
-    const initiatives = (db: Database) => rollupContents(db)['stats_daily_initiative'];
-    expect(initiatives(migrated.db)).to.have.length.greaterThan(10).and.deep.equal(initiatives(live.db));
-    const usageOf = (db: Database) => db.prepare('SELECT * FROM stats_daily_usage_initiative WHERE util_seconds <> 0 OR power_seconds <> 0 ORDER BY 1, 2, 3').all();
-    expect(usageOf(migrated.db)).to.have.length.greaterThan(10).and.deep.equal(usageOf(live.db));
+    for (const table of ['stats_daily_initiative', 'stats_weekly_submitter']) {
+      const rowsOf = (db: Database) => rollupContents(db)[table];
+      expect(rowsOf(migrated.db), table).to.have.length.greaterThan(5).and.deep.equal(rowsOf(live.db));
+    }
+    for (const table of ['stats_daily_usage_initiative', 'stats_weekly_usage_submitter']) {
+      const usageOf = (db: Database) => db.prepare(`SELECT * FROM ${table} WHERE util_seconds <> 0 OR power_seconds <> 0 ORDER BY 1, 2, 3, 4`).all();
+      expect(usageOf(migrated.db), table).to.have.length.greaterThan(5).and.deep.equal(usageOf(live.db));
+    }
     // From then on the writer and the triggers keep them exact: usage grown and deleted, rows retained away.
     migrated.db.exec("UPDATE workload_usage SET util_seconds = util_seconds + 5 WHERE workload_id IN (SELECT workload_id FROM workload_usage ORDER BY workload_id LIMIT 3)");
     migrated.db.exec('DELETE FROM workload_usage WHERE workload_id IN (SELECT workload_id FROM workload_usage ORDER BY workload_id DESC LIMIT 3)');
@@ -242,6 +247,7 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     expect(rollupContents(migrated.db)).to.deep.equal(recomputedRollups(migrated.db));
     const state = await usageState(async (sql) => migrated.db.prepare(sql).all() as Record<string, unknown>[], (c) => `(${c} / 86400000 - (${c} % 86400000 < 0))`);
     expect(state.rollup['stats_daily_usage_initiative']).to.have.length.greaterThan(10);
+    expect(state.rollup['stats_weekly_usage_submitter']).to.have.length.greaterThan(5);
     expect(state.rollup).to.deep.equal(state.recomputed);
     expectRollupsMatchRows(migrated, 17, 30);
   });

@@ -201,6 +201,8 @@ describe('store/stats-queries', () => {
         const table = { submitted_by: 'stats_daily_submitter', instance_type: 'stats_daily_instance_type', initiative_id: 'stats_daily_initiative', none: 'stats_daily_initiative' }[groupBy ?? 'none'];
         expect(plan, String(groupBy)).to.include('SEARCH r USING PRIMARY KEY (organization_id=? AND day>? AND day<?)');
         expect(statementsOf(groupBy)).to.include(`FROM ${table} r`);
+        // By submitter, whole weeks from the weekly rollup (schema v11).
+        if (groupBy === 'submitted_by') expect(statementsOf(groupBy)).to.include('FROM stats_weekly_submitter r').and.include('FROM stats_weekly_usage_submitter r');
         // The two partial days, and the rows still waiting that were submitted after now.
         expect(plan?.match(/COVERING INDEX workloads_org_submitted \(organization_id=\? AND submitted_at>\? AND submitted_at<\?\)/g), String(groupBy)).to.have.lengthOf(3);
         expect(plan, String(groupBy)).to.include('COVERING INDEX workloads_unfinished_horizon (organization_id=? AND <expr>>?)');

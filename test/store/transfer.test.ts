@@ -124,7 +124,7 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
     expect(result.verification.orphanLifetimes).to.equal(1);
     const acme = result.verification.checks.filter((c) => c.organization === 'acme').map((c) => c.check.trim());
     expect(acme).to.include.members(['workloads', 'completed', 'running', 'GPU-ms at T', 'pods', 'pod GPUs', 'lifetime totals', 'lifetime samples']);
-    expect(result.verification.checks.filter((c) => c.organization === '(all)'), 'one per rollup table, usage\'s three included').to.have.length(9);
+    expect(result.verification.checks.filter((c) => c.organization === '(all)'), 'one per rollup table, usage\'s four included').to.have.length(11);
     expect(existsSync(join(source.dir, SNAPSHOT_FILE)), 'the snapshot is removed once done').to.equal(false);
     expect(lines.some((l) => /^workloads: 300 rows in [\d.]+ s, [\d,]+ rows\/s$/.test(l)), lines.join('\n')).to.equal(true);
   });
@@ -194,6 +194,7 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
       '(all) rollup: stats_daily_instance_type = recomputed',
       '(all) rollup: workload_totals = recomputed',
       '(all) rollup: stats_daily_initiative = recomputed',
+      '(all) rollup: stats_weekly_submitter = recomputed',
       // The edit leaves failure_reason NULL, so the row stays out of the failure reasons' rollup.
     ]);
     const gpu = verification.checks.find((c) => c.organization === 'globex' && c.check === 'GPU-ms at T');

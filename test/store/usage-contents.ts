@@ -2,7 +2,7 @@
 // GROUP BY over workload_usage, each usage row's keys against its workloads row, and gpu_error given
 // wherever it is due (src/store/common/gpu-error-reason.ts).
 import { FAILURE_REASONS } from '../../src/domain/failure-reason.js';
-import { USAGE_ROLLUPS } from '../../src/store/common/usage-columns.js';
+import { USAGE_ROLLUPS, usageKeySql } from '../../src/store/common/usage-columns.js';
 
 const VALUES = ['util_seconds', 'util_weighted', 'idle_seconds', 'power_seconds', 'energy_dj'];
 const OUTRANKED = FAILURE_REASONS.slice(FAILURE_REASONS.indexOf('gpu_error') + 1).map((r) => `'${r}'`).join(', ');
@@ -25,11 +25,14 @@ export async function usageState(query: RunQuery, dayOf: (column: string) => str
   const nonZero = VALUES.map((v) => `${v} <> 0`).join(' OR ');
   const rollup: UsageState['rollup'] = {};
   const recomputed: UsageState['recomputed'] = {};
-  for (const { table, keys } of USAGE_ROLLUPS) {
+  for (const usageRollup of USAGE_ROLLUPS) {
+    const { table, keys } = usageRollup;
     const columns = keys.join(', ');
+    // A weekly rollup's day is its Monday.
+    const keyed = keys.map((k) => `${usageKeySql(usageRollup, k, k)} AS ${k}`).join(', ');
     rollup[table] = await query(`SELECT ${columns}, ${VALUES.join(', ')} FROM ${table} WHERE ${nonZero} ORDER BY ${columns}`);
-    recomputed[table] = await query(`SELECT * FROM (SELECT ${columns}, ${VALUES.map((v) => `CAST(SUM(${v}) AS BIGINT) AS ${v}`).join(', ')} FROM workload_usage
-      WHERE day IS NOT NULL GROUP BY ${columns}) AS sums WHERE ${nonZero} ORDER BY ${columns}`);
+    recomputed[table] = await query(`SELECT * FROM (SELECT ${keyed}, ${VALUES.map((v) => `CAST(SUM(${v}) AS BIGINT) AS ${v}`).join(', ')} FROM workload_usage
+      WHERE day IS NOT NULL GROUP BY ${keys.map((_, i) => i + 1).join(', ')}) AS sums WHERE ${nonZero} ORDER BY ${columns}`);
   }
   return {
     rollup,

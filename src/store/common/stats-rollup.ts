@@ -13,6 +13,7 @@ import { GROUP_COLUMNS } from './group-columns.js';
 import { intervalSql } from './trend-period.js';
 import { USAGE_JOIN, usageSums } from './usage-sql.js';
 import { USAGE_VALUES } from './usage-columns.js';
+import { planWeeks } from './week-window.js';
 import { scopeWhere, whereOf, type SqlWhere } from './workload-sql.js';
 
 // The summary and the groups by initiative read the initiatives' rollup (schema v10), the groups by
@@ -20,9 +21,21 @@ import { scopeWhere, whereOf, type SqlWhere } from './workload-sql.js';
 // The failure reasons' rollup holds only failed and cancelled rows: the group without a reason ('')
 // is the whole (the initiatives' rollup) minus it. Every figure is an integer-valued sum, so the
 // difference is exact. Usage has rollups shaped like these ('' for no failure reason).
-const SOURCES: Record<StatsGroupKey | 'none', { table: string; key: string; usage: string; restOf?: string }> = {
+// The groups by submitter, a row per team and user each day, read whole weeks from the weekly
+// rollups (schema v11) unless the series is by day.
+interface Source {
+  table: string;
+  key: string;
+  usage: string;
+  restOf?: string;
+  weekly?: { table: string; usage: string };
+}
+const SOURCES: Record<StatsGroupKey | 'none', Source> = {
   none: { table: 'stats_daily_initiative', key: 'initiative_id', usage: 'stats_daily_usage_initiative' },
-  submitted_by: { table: 'stats_daily_submitter', key: 'submitted_by', usage: 'stats_daily_usage_submitter' },
+  submitted_by: {
+    table: 'stats_daily_submitter', key: 'submitted_by', usage: 'stats_daily_usage_submitter',
+    weekly: { table: 'stats_weekly_submitter', usage: 'stats_weekly_usage_submitter' },
+  },
   initiative_id: { table: 'stats_daily_initiative', key: 'initiative_id', usage: 'stats_daily_usage_initiative' },
   instance_type: { table: 'stats_daily_instance_type', key: 'instance_type', usage: 'stats_daily_usage' },
   failure_reason: { table: 'stats_daily_failure_reason', key: 'failure_reason', usage: 'stats_daily_usage', restOf: 'stats_daily_initiative' },
@@ -83,19 +96,45 @@ export function rollupStatsQuery(
     part(rowKey, rowPeriod, rawValues(i), `workloads w ${USAGE_JOIN} WHERE ${rowScope.sql} AND w.submitted_at >= @from${i} AND w.submitted_at < @to${i}`);
   const days = `${rollupScope.sql} AND r.day >= @firstDay AND r.day <= @lastDay`;
   const noUsage = USAGE_VALUES.map(() => '0');
-  const daily = (sign: '' | '-') =>
+  const noFigures = ['0', '0', '0', '0', '0', '0', '0'];
+  const daily = (sign: string, of = sum) =>
     [
-      sum(`${sign}r.workloads`), sum(`${sign}r.completed`), sum(`${sign}r.failed`), sum(`${sign}r.started`), sum(`${sign}(${dailyDurationMs(d)})`),
-      sum(`${sign}(${dailyGpuMs(d)})`), sum(`${sign}(${dailyQueueMs(d)})`),
+      of(`${sign}r.workloads`), of(`${sign}r.completed`), of(`${sign}r.failed`), of(`${sign}r.started`), of(`${sign}(${dailyDurationMs(d)})`),
+      of(`${sign}(${dailyGpuMs(d)})`), of(`${sign}(${dailyQueueMs(d)})`),
     ];
+  const usageOf = (sign: string, of = sum) => USAGE_VALUES.map((v) => of(`${sign}r.${v}`));
   const rest = source.restOf === undefined ? '' : `
     UNION ALL ${part("''", period, [...daily(''), ...noUsage], `${source.restOf} r WHERE ${days}`)}
     UNION ALL ${part("''", period, [...daily('-'), ...noUsage], `${source.table} r WHERE ${days}`)}`;
   const usageKey = groupBy === null ? 'NULL' : `r.${groupBy}`;
   const names = ['workloads', 'completed', 'failed', 'started', 'duration_ms', 'gpu_ms', 'queue_ms', ...USAGE_VALUES];
-  const parts = `
-    ${part(`${key} AS key`, period, [...daily(''), ...noUsage].map((v, i) => `${v} AS ${names[i]}`), `${source.table} r WHERE ${days}`)}${rest}
-    UNION ALL ${part(usageKey, period, [...daily('').map(() => '0'), ...USAGE_VALUES.map((v) => sum(`r.${v}`))], `${source.usage} r WHERE ${days}`)}
+  const named = (values: readonly string[]) => values.map((v, i) => `${v} AS ${names[i]}`);
+  const weekly = interval === 'day' ? undefined : source.weekly;
+  let rollupParts: string;
+  if (weekly === undefined) {
+    rollupParts = `
+    ${part(`${key} AS key`, period, named([...daily(''), ...noUsage]), `${source.table} r WHERE ${days}`)}${rest}
+    UNION ALL ${part(usageKey, period, [...noFigures, ...usageOf('')], `${source.usage} r WHERE ${days}`)}`;
+  } else {
+    // Whole weeks from the weekly rollups, each edge's days added or subtracted from the daily ones.
+    const weeks = planWeeks(plan.firstDay, plan.lastDay, now);
+    Object.assign(params, { weekFrom: weeks.weekFrom, weekTo: weeks.weekTo });
+    weeks.days.forEach((range, i) => Object.assign(params, { [`dayFrom${i}`]: range.fromDay, [`dayTo${i}`]: range.toDay, [`daySign${i}`]: range.sign }));
+    const inWeeks = `${rollupScope.sql} AND r.day >= @weekFrom AND r.day <= @weekTo`;
+    const inDays = (i: number) => `${rollupScope.sql} AND r.day >= @dayFrom${i} AND r.day <= @dayTo${i}`;
+    // A series by week has about one weekly row per entry: summing them per part first would only
+    // add a sort (15 % of a month by week and submitter at 1M rows); the union's sums do it.
+    const weeklyPart = interval === 'week'
+      ? (keyOf: string, values: readonly string[], from: string) => `SELECT ${keyOf}, ${period}${values.join(', ')} FROM ${from}`
+      : (keyOf: string, values: readonly string[], from: string) => part(keyOf, period, values, from);
+    const of = interval === 'week' ? (v: string) => v : sum;
+    rollupParts = `
+    ${weeklyPart(`${key} AS key`, named([...daily('', of), ...noUsage]), `${weekly.table} r WHERE ${inWeeks}`)}
+    UNION ALL ${weeklyPart(usageKey, [...noFigures, ...usageOf('', of)], `${weekly.usage} r WHERE ${inWeeks}`)}${[0, 1].map((i) => `
+    UNION ALL ${part(key, period, [...daily(`@daySign${i} * `), ...noUsage], `${source.table} r WHERE ${inDays(i)}`)}
+    UNION ALL ${part(usageKey, period, [...noFigures, ...usageOf(`@daySign${i} * `)], `${source.usage} r WHERE ${inDays(i)}`)}`).join('')}`;
+  }
+  const parts = `${rollupParts}
     UNION ALL ${raw(0)}
     UNION ALL ${raw(1)}
     UNION ALL ${part(rowKey, rowPeriod, ['0', '0', '0', '0', sum(durationMsFloorAt(d, '@now')), sum(gpuMsFloorAt(d, '@now')), '0', ...noUsage],

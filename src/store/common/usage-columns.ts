@@ -4,6 +4,8 @@
 // workloads rollup rows: one keyed by instance type and failure reason (the summary, and the groups
 // by initiative, instance type or failure reason), one by submitter. A single rollup of every key
 // held about a row per workload: at 1M rows it made `stats_30d` 10× slower.
+import { weekStartSql } from './week-sql.js';
+
 export const USAGE_KEYS = ['organization_id', 'day', 'initiative_id', 'submitted_by', 'instance_type', 'failure_reason'] as const;
 export const USAGE_VALUES = ['util_seconds', 'util_weighted', 'idle_seconds', 'power_seconds', 'energy_dj'] as const;
 /** Every figure of a workload_usage row: the summed values and its XID error count. */
@@ -12,9 +14,16 @@ export const USAGE_FIGURES = [...USAGE_VALUES, 'gpu_errors'] as const;
 export type UsageKey = (typeof USAGE_KEYS)[number];
 
 export interface UsageRollup {
-  readonly table: 'stats_daily_usage' | 'stats_daily_usage_submitter' | 'stats_daily_usage_initiative';
+  readonly table: 'stats_daily_usage' | 'stats_daily_usage_submitter' | 'stats_daily_usage_initiative' | 'stats_weekly_usage_submitter';
   /** The primary key, in the table's column order; the values follow (USAGE_VALUES). */
   readonly keys: readonly UsageKey[];
+  /** 'week': `day` holds the Monday of the week of the usage row's day. */
+  readonly period?: 'week';
+}
+
+/** The SQL of `key` in `rollup` for a usage row's column `column` (`day` becomes its Monday in a weekly rollup). */
+export function usageKeySql(rollup: UsageRollup, key: UsageKey, column: string): string {
+  return key === 'day' && rollup.period === 'week' ? weekStartSql(column) : column;
 }
 
 /** The usage rollups schema v6 created (migration-v6.ts, whose SQL never changes). */
@@ -23,8 +32,13 @@ export const USAGE_ROLLUPS_V6: readonly UsageRollup[] = [
   { table: 'stats_daily_usage_submitter', keys: ['organization_id', 'day', 'initiative_id', 'submitted_by'] },
 ];
 
-/** Every usage rollup: v6's, and v10's for the summary and the groups by initiative (migration-v10.ts). */
-export const USAGE_ROLLUPS: readonly UsageRollup[] = [
-  ...USAGE_ROLLUPS_V6,
-  { table: 'stats_daily_usage_initiative', keys: ['organization_id', 'day', 'initiative_id'] },
-];
+/** The usage rollup of schema v10, for the summary and the groups by initiative (migration-v10.ts). */
+export const INITIATIVE_USAGE: UsageRollup = { table: 'stats_daily_usage_initiative', keys: ['organization_id', 'day', 'initiative_id'] };
+
+/** The usage rollup of schema v11, for the groups by submitter over whole weeks (migration-v11.ts). */
+export const WEEKLY_SUBMITTER_USAGE: UsageRollup = {
+  table: 'stats_weekly_usage_submitter', keys: ['organization_id', 'day', 'initiative_id', 'submitted_by'], period: 'week',
+};
+
+/** Every usage rollup. */
+export const USAGE_ROLLUPS: readonly UsageRollup[] = [...USAGE_ROLLUPS_V6, INITIATIVE_USAGE, WEEKLY_SUBMITTER_USAGE];

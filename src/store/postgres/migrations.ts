@@ -23,6 +23,7 @@ import { V7 } from './migration-v7.js';
 import { V8 } from './migration-v8.js';
 import { V9 } from './migration-v9.js';
 import { V10 } from './migration-v10.js';
+import { V11 } from './migration-v11.js';
 import { rollupFillSql } from './rollup-rebuild.js';
 
 export interface Migration {
@@ -450,6 +451,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'the daily rollups of workloads and usage per initiative, for the summary and the groups by initiative',
     compatibleSince: 10,
     sql: V10,
+  },
+  {
+    version: 11,
+    description: 'the weekly rollups of workloads and usage by submitter, for the groups by submitter over whole weeks',
+    compatibleSince: 11,
+    sql: V11,
   },
 ];
 

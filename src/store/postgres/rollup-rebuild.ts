@@ -9,7 +9,8 @@
 // below 2^53).
 import { ROLLUPS, type RollupDefinition, type RollupKeyColumn, type RollupValueColumn } from '../rollups/definitions.js';
 import { DAY_MS } from '../common/rollup-sql.js';
-import { USAGE_ROLLUPS, USAGE_VALUES } from '../common/usage-columns.js';
+import { USAGE_ROLLUPS, USAGE_VALUES, usageKeySql } from '../common/usage-columns.js';
+import { weekStartSql } from '../common/week-sql.js';
 import { SCHEMA_LOCK_SQL } from './locks.js';
 import { inTransaction, type Queryable } from './transaction.js';
 
@@ -19,7 +20,8 @@ const DAY = `(submitted_at / ${DAY_MS} - (submitted_at % ${DAY_MS} < 0)::int)`;
 /** gpu_seconds_closed − open_gpu_start_sum in whole GPU-ms (see figures.ts). */
 const CLOSED_MINUS_START = '(ROUND(gpu_seconds_closed * 1000.0::float8) - ROUND(open_gpu_start_sum * 1000.0::float8))';
 
-const KEYS: Record<RollupKeyColumn, string> = {
+/** A key column's value for a row, `day` being the day the rollup bases its figures at. */
+const keysAt = (day: string): Record<RollupKeyColumn, string> => ({
   organization_id: 'organization_id',
   initiative_id: 'initiative_id',
   status: 'status',
@@ -27,11 +29,11 @@ const KEYS: Record<RollupKeyColumn, string> = {
   is_managed: 'is_managed',
   instance_type: 'instance_type',
   failure_reason: 'failure_reason',
-  day: DAY,
-};
+  day,
+});
 
-/** What one row adds to each value column. */
-const FIGURES: Record<RollupValueColumn, string> = {
+/** What one row adds to each value column, its open figures based at `day` (figures.ts). */
+const figuresAt = (day: string): Record<RollupValueColumn, string> => ({
   n: '1',
   workloads: '1',
   completed: "(status = 'completed')::int",
@@ -40,19 +42,19 @@ const FIGURES: Record<RollupValueColumn, string> = {
   open_started: '(completed_at IS NULL AND started_at IS NOT NULL)::int',
   duration_base_ms:
     'CASE WHEN started_at IS NULL THEN 0 WHEN completed_at IS NOT NULL THEN GREATEST(0, completed_at - started_at) ' +
-    `ELSE ${DAY} * ${DAY_MS} - started_at END`,
+    `ELSE ${day} * ${DAY_MS} - started_at END`,
   open_gpus: 'CASE WHEN completed_at IS NOT NULL THEN 0 ELSE open_gpus END',
-  open_gpu_days: `CASE WHEN completed_at IS NOT NULL THEN 0 ELSE open_gpus * ${DAY} END`,
+  open_gpu_days: `CASE WHEN completed_at IS NOT NULL THEN 0 ELSE open_gpus * ${day} END`,
   // A finished row: its GPU-ms at the completion, floored (the readers' gpuMsSql).
   gpu_base_ms:
     `CASE WHEN completed_at IS NOT NULL THEN GREATEST(0.0::float8, ${CLOSED_MINUS_START} + open_gpus * completed_at) ` +
-    `ELSE ${CLOSED_MINUS_START} + open_gpus * ${DAY}::float8 * ${DAY_MS}.0::float8 END`,
+    `ELSE ${CLOSED_MINUS_START} + open_gpus * ${day}::float8 * ${DAY_MS}.0::float8 END`,
   waiting: '(COALESCE(started_at, completed_at) IS NULL)::int',
   queue_base_ms:
     'CASE WHEN COALESCE(started_at, completed_at) IS NOT NULL THEN GREATEST(0, COALESCE(started_at, completed_at) - submitted_at) ' +
-    `ELSE ${DAY} * ${DAY_MS} - submitted_at END`,
-  waiting_days: `CASE WHEN COALESCE(started_at, completed_at) IS NULL THEN ${DAY} ELSE 0 END`,
-};
+    `ELSE ${day} * ${DAY_MS} - submitted_at END`,
+  waiting_days: `CASE WHEN COALESCE(started_at, completed_at) IS NULL THEN ${day} ELSE 0 END`,
+});
 
 /** The statements that rebuild every rollup table, usage's included (migration-v6.ts). */
 export function rollupRebuildSql(): string[] {
@@ -65,20 +67,24 @@ const USAGE_REBUILD = [
      submitted_by = w.submitted_by, instance_type = w.instance_type, failure_reason = COALESCE(w.failure_reason, '')
    FROM workload_keys k JOIN workloads w ON w.workload_id = k.workload_id AND w.submitted_at = k.submitted_at
    WHERE k.workload_id = u.workload_id`,
-  ...USAGE_ROLLUPS.flatMap(({ table, keys }) => [
-    `DELETE FROM ${table}`,
-    `INSERT INTO ${table} (${keys.join(', ')}, ${USAGE_VALUES.join(', ')})
-     SELECT ${keys.join(', ')}, ${USAGE_VALUES.map((v) => `SUM(${v})`).join(', ')} FROM workload_usage WHERE day IS NOT NULL GROUP BY ${keys.join(', ')}`,
+  ...USAGE_ROLLUPS.flatMap((rollup) => [
+    `DELETE FROM ${rollup.table}`,
+    `INSERT INTO ${rollup.table} (${rollup.keys.join(', ')}, ${USAGE_VALUES.join(', ')})
+     SELECT ${rollup.keys.map((k) => usageKeySql(rollup, k, k)).join(', ')}, ${USAGE_VALUES.map((v) => `SUM(${v})`).join(', ')} FROM workload_usage
+     WHERE day IS NOT NULL GROUP BY ${rollup.keys.map((_, i) => i + 1).join(', ')}`,
   ]),
 ];
 
 /** The statement that fills an empty rollup table with the sums over the workloads rows. */
 export function rollupFillSql(rollup: RollupDefinition): string {
-  const keys = rollup.keys.map((k) => KEYS[k]);
+  const day = rollup.period === 'week' ? weekStartSql(DAY) : DAY;
+  const keysOf = keysAt(day);
+  const figures = figuresAt(day);
+  const keys = rollup.keys.map((k) => keysOf[k]);
   const groups = rollup.keys.map((_, i) => String(i + 1)).join(', ');
   const where = rollup.requires === undefined ? '' : ` WHERE ${rollup.requires} IS NOT NULL`;
   return `INSERT INTO ${rollup.table} (${[...rollup.keys, ...rollup.values].join(', ')})
-       SELECT ${[...keys, ...rollup.values.map((v) => `SUM(${FIGURES[v]})`)].join(', ')}
+       SELECT ${[...keys, ...rollup.values.map((v) => `SUM(${figures[v]})`)].join(', ')}
        FROM workloads${where} GROUP BY ${groups}`;
 }
 

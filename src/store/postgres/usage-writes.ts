@@ -3,7 +3,7 @@
 // workload's usage with its keys, retention takes it out. Each statement locks usage rows in
 // workload_id order and then rollup rows in key order.
 import type pg from 'pg';
-import { USAGE_KEYS, USAGE_ROLLUPS, USAGE_VALUES } from '../common/usage-columns.js';
+import { USAGE_KEYS, USAGE_ROLLUPS, USAGE_VALUES, usageKeySql } from '../common/usage-columns.js';
 import { dayOf } from '../rollups/figures.js';
 import type { UsageKeySource } from '../rollups/usage-keys.js';
 
@@ -13,12 +13,14 @@ import type { UsageKeySource } from '../rollups/usage-keys.js';
  * summed per key and in key order, one rollup after the other as every writer takes them.
  */
 export function addToUsageRollups(source: string, name: string): string {
-  return USAGE_ROLLUPS.map(({ table, keys }, i) => {
-    const columns = keys.join(', ');
+  return USAGE_ROLLUPS.map((rollup, i) => {
+    const columns = rollup.keys.join(', ');
+    // By position: a weekly rollup's `day` is the Monday of the source's day.
+    const positions = rollup.keys.map((_, k) => k + 1).join(', ');
     return `${name}_rollup${i} AS (
-    INSERT INTO ${table} AS s (${columns}, ${USAGE_VALUES.join(', ')})
-    SELECT ${columns}, ${USAGE_VALUES.map((v) => `SUM(${v})`).join(', ')} FROM ${source} WHERE day IS NOT NULL
-    GROUP BY ${columns} ORDER BY ${columns}
+    INSERT INTO ${rollup.table} AS s (${columns}, ${USAGE_VALUES.join(', ')})
+    SELECT ${rollup.keys.map((k) => usageKeySql(rollup, k, k)).join(', ')}, ${USAGE_VALUES.map((v) => `SUM(${v})`).join(', ')} FROM ${source} WHERE day IS NOT NULL
+    GROUP BY ${positions} ORDER BY ${positions}
     ON CONFLICT (${columns}) DO UPDATE SET ${USAGE_VALUES.map((v) => `${v} = s.${v} + excluded.${v}`).join(', ')}
     RETURNING 1)`;
   }).join(',\n');

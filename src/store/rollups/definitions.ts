@@ -1,7 +1,8 @@
 // The rollup tables of the index, as both backends declare them: SQLite's workload_counts (schema v1),
 // the three tables of schema v3 (migration-v3.ts) and the failure reasons' of v5 (migration-v5.ts),
 // with the queue columns v7 added to the daily ones (migration-v7.ts) and v8 to workload_totals (migration-v8.ts),
-// the initiatives' daily rollup of v10 (migration-v10.ts), and PostgreSQL's twins of them. Names and column
+// the initiatives' daily rollup of v10 (migration-v10.ts), the submitters' weekly one of v11
+// (migration-v11.ts), and PostgreSQL's twins of them. Names and column
 // order are SQLite's, word for word; test/store/rollup-definitions.test.ts reads them back from a
 // migrated file. Each rollup row is the sum of figures.ts over the workloads rows of its key.
 
@@ -28,7 +29,10 @@ export interface RollupSource {
   failure_reason: string | null;
 }
 
-/** A key column: a text or flag column of the row, or `day`, the UTC day of submission (figures.ts). */
+/**
+ * A key column: a text or flag column of the row, or `day`, the UTC day of submission (figures.ts);
+ * in a weekly rollup, the Monday of that day's week.
+ */
 export type RollupKeyColumn = 'organization_id' | 'initiative_id' | 'status' | 'submitted_by' | 'is_managed' | 'instance_type' | 'failure_reason' | 'day';
 
 export const ROLLUP_VALUE_COLUMNS = [
@@ -49,7 +53,8 @@ export const ROLLUP_COLUMN_TYPES: Readonly<Record<RollupKeyColumn | RollupValueC
 };
 
 export type RollupTable =
-  | 'workload_counts' | 'stats_daily_submitter' | 'stats_daily_instance_type' | 'workload_totals' | 'stats_daily_failure_reason' | 'stats_daily_initiative';
+  | 'workload_counts' | 'stats_daily_submitter' | 'stats_daily_instance_type' | 'workload_totals' | 'stats_daily_failure_reason' | 'stats_daily_initiative'
+  | 'stats_weekly_submitter';
 
 export interface RollupDefinition {
   readonly table: RollupTable;
@@ -59,6 +64,8 @@ export interface RollupDefinition {
   readonly values: readonly RollupValueColumn[];
   /** Only the rows where this column is not NULL are in the rollup (the others cost its writes nothing). */
   readonly requires?: 'failure_reason';
+  /** 'week': `day` holds the Monday of the week of submission, and the figures are based at it (figures.ts). */
+  readonly period?: 'week';
 }
 
 /** The daily rollups' figures as schema v3 and v5 created them; v7 added the queue's (migration-v7.ts). */
@@ -93,4 +100,8 @@ export const ROLLUPS: readonly RollupDefinition[] = [
   // The summary and statistics by initiative per day of submission (schema v10): the instance-type
   // rollup summed over its types, a few times fewer rows for the reads that do not group by type.
   { table: 'stats_daily_initiative', keys: ['organization_id', 'day', 'initiative_id'], values: DAILY_VALUES },
+  // Statistics by submitter per week of submission (schema v11): a day has a row per team and user,
+  // so a month by submitter read 30 of them per user; whole weeks come from here, the days at the
+  // edges from the daily rollup (week-window.ts).
+  { table: 'stats_weekly_submitter', keys: ['organization_id', 'day', 'initiative_id', 'submitted_by'], values: DAILY_VALUES, period: 'week' },
 ];

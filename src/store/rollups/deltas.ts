@@ -4,7 +4,7 @@
 // each row's values to the stored ones. Because the deltas come from the stored rows, a retried or
 // replayed write finds before = after and adds nothing.
 import { ROLLUP_VALUE_COLUMNS, ROLLUPS, type RollupDefinition, type RollupSource, type RollupTable } from './definitions.js';
-import { dayOf, figures, rollupKey, type RollupKey } from './figures.js';
+import { anchorDayOf, dayOf, figures, rollupKey, type RollupKey } from './figures.js';
 
 /** What to add to one rollup row; the row is created with these values when it does not exist yet. */
 export interface RollupDeltaRow {
@@ -55,9 +55,9 @@ interface Sum {
 /** Per rollup: where each of its value columns is in the figures list (ROLLUP_VALUE_COLUMNS order). */
 const VALUE_INDEXES = ROLLUPS.map((rollup) => rollup.values.map((column) => ROLLUP_VALUE_COLUMNS.indexOf(column)));
 
-/** figures(row) in ROLLUP_VALUE_COLUMNS order. */
-function figureList(row: RollupSource): number[] {
-  const f = figures(row);
+/** figures(row, day) in ROLLUP_VALUE_COLUMNS order. */
+function figureList(row: RollupSource, day: number): number[] {
+  const f = figures(row, day);
   return [
     f.n, f.workloads, f.completed, f.failed, f.started, f.open_started, f.duration_base_ms, f.open_gpus, f.open_gpu_days, f.gpu_base_ms,
     f.waiting, f.queue_base_ms, f.waiting_days,
@@ -74,13 +74,17 @@ export function rollupDeltas(before: Iterable<RollupSource>, after: Iterable<Rol
   // Loops rather than closures per rollup and value, and a Map per rollup keyed by a plain string:
   // this runs for every row of every write.
   const add = (row: RollupSource, sign: 1 | -1): void => {
-    const figured = figureList(row);
     const day = dayOf(row.submitted_at);
+    const daily = figureList(row, day);
+    // Weekly rollups base the figures at the week's Monday.
+    let weekly: number[] | undefined;
     for (let r = 0; r < ROLLUPS.length; r += 1) {
       const rollup = ROLLUPS[r];
       if (rollup.requires !== undefined && row[rollup.requires] === null) continue;
       const indexes = VALUE_INDEXES[r];
-      const id = keyId(rollup, row, day);
+      const anchor = anchorDayOf(rollup, day);
+      const figured = anchor === day ? daily : (weekly ??= figureList(row, anchor));
+      const id = keyId(rollup, row, anchor);
       let entry = sums[r].get(id);
       if (entry === undefined) {
         entry = { key: rollupKey(rollup, row), values: indexes.map(() => 0) };

@@ -5,6 +5,7 @@
 // Every figure is an integer-valued number (GPU-ms, ms, counts, days) far below 2^53, so adding and
 // subtracting them is exact in any order: a rollup row is exactly the sum over its rows, whichever
 // batches brought them, and reaches exactly 0 when they are all gone.
+import { weekStartDay } from '../../domain/trend-interval.js';
 import type { RollupDefinition, RollupSource, RollupValueColumn } from './definitions.js';
 
 export const DAY_MS = 86_400_000;
@@ -16,6 +17,11 @@ export const DAY_MS = 86_400_000;
 export function dayOf(ms: number): number {
   const remainder = ms % DAY_MS;
   return (ms - remainder) / DAY_MS - (remainder < 0 ? 1 : 0);
+}
+
+/** The day a row's figures are based at in `rollup`: its day of submission, or that week's Monday in a weekly rollup. */
+export function anchorDayOf(rollup: Pick<RollupDefinition, 'period'>, day: number): number {
+  return rollup.period === 'week' ? weekStartDay(day) : day;
 }
 
 const EXACT = 4_503_599_627_370_496; // 2^52: from here on every double is an integer
@@ -31,9 +37,12 @@ export function sqliteRound(x: number): number {
 
 export type Figures = Record<RollupValueColumn, number>;
 
-/** The figures of one row: what it adds to the value columns of its rollup rows. */
-export function figures(row: RollupSource): Figures {
-  const day = dayOf(row.submitted_at);
+/**
+ * The figures of one row: what it adds to the value columns of its rollup rows. A row still open
+ * grows with the time of reading: its figures are based at `day` (its day of submission; a weekly
+ * rollup's Monday), and a reader adds (t − day start) per open GPU, running or waiting row.
+ */
+export function figures(row: RollupSource, day: number = dayOf(row.submitted_at)): Figures {
   const finished = row.completed_at !== null;
   const started = row.started_at !== null;
   // gpu_seconds_closed − open_gpu_start_sum in whole GPU-ms: both are sums of gpus × ms / 1000.0
@@ -72,5 +81,6 @@ export type RollupKey = readonly (string | number)[];
 /** The key of the row's rollup row in `rollup`, in the order of its key columns. */
 export function rollupKey(rollup: RollupDefinition, row: RollupSource): RollupKey {
   // failure_reason is a key only of the rollup that requires it (never NULL there).
-  return rollup.keys.map((column) => (column === 'day' ? dayOf(row.submitted_at) : column === 'failure_reason' ? (row.failure_reason ?? '') : row[column]));
+  return rollup.keys.map((column) =>
+    column === 'day' ? anchorDayOf(rollup, dayOf(row.submitted_at)) : column === 'failure_reason' ? (row.failure_reason ?? '') : row[column]);
 }

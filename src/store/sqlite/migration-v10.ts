@@ -7,10 +7,8 @@
 // sum of rollup rows. From then on the row writer keeps the first (rollup-apply.ts, ROLLUPS), the
 // usage triggers, rebuilt here over the three usage rollups, the second. Like every migration, this
 // SQL never changes once released.
-import { USAGE_ROLLUPS_V6, USAGE_VALUES, type UsageRollup } from '../common/usage-columns.js';
+import { INITIATIVE_USAGE, USAGE_ROLLUPS_V6, USAGE_VALUES } from '../common/usage-columns.js';
 import { usageRollupTable, usageRollupTriggers } from './migration-v6.js';
-
-const INITIATIVE_USAGE: UsageRollup = { table: 'stats_daily_usage_initiative', keys: ['organization_id', 'day', 'initiative_id'] };
 
 export const V10 = `
 -- The summary and statistics by initiative, per day of submission: stats_daily_instance_type over its types.

@@ -8,22 +8,22 @@
 // little, where the workloads rows, written far more often, carry none but the delete cascade. Every
 // value is an integer: the rollup is exact.
 // Workloads indexed before v6 have no usage; their figures read null with coverage 0.
-import { USAGE_KEYS, USAGE_ROLLUPS_V6, USAGE_VALUES, type UsageRollup } from '../common/usage-columns.js';
+import { USAGE_KEYS, USAGE_ROLLUPS_V6, USAGE_VALUES, usageKeySql, type UsageRollup } from '../common/usage-columns.js';
 
 
 const sameKeys = USAGE_KEYS.map((k) => `OLD.${k} IS NEW.${k}`).join(' AND ');
 
 /** Adds `values` (one SQL expression per USAGE_VALUES column) at the keys of `p` (OLD. or NEW.) in each rollup, when `when` holds. */
 function addAt(rollups: readonly UsageRollup[], p: string, values: (column: string) => string, when: string): string {
-  return rollups.map(({ table, keys }) => `
-  INSERT INTO ${table} (${keys.join(', ')}, ${USAGE_VALUES.join(', ')})
-    SELECT ${keys.map((k) => `${p}${k}`).join(', ')}, ${USAGE_VALUES.map(values).join(', ')} WHERE ${when}
+  return rollups.map((rollup) => `
+  INSERT INTO ${rollup.table} (${rollup.keys.join(', ')}, ${USAGE_VALUES.join(', ')})
+    SELECT ${rollup.keys.map((k) => usageKeySql(rollup, k, `${p}${k}`)).join(', ')}, ${USAGE_VALUES.map(values).join(', ')} WHERE ${when}
     ON CONFLICT DO UPDATE SET ${USAGE_VALUES.map((v) => `${v} = ${v} + excluded.${v}`).join(', ')};`).join('');
 }
 
 /** Drops each rollup's row at the keys of `p` once nothing is left in it. */
-const dropEmptyAt = (rollups: readonly UsageRollup[], p: string) => rollups.map(({ table, keys }) => `
-  DELETE FROM ${table} WHERE ${keys.map((k) => `${k} = ${p}${k}`).join(' AND ')} AND util_seconds = 0 AND power_seconds = 0;`).join('');
+const dropEmptyAt = (rollups: readonly UsageRollup[], p: string) => rollups.map((rollup) => `
+  DELETE FROM ${rollup.table} WHERE ${rollup.keys.map((k) => `${k} = ${usageKeySql(rollup, k, `${p}${k}`)}`).join(' AND ')} AND util_seconds = 0 AND power_seconds = 0;`).join('');
 
 /** A rollup table: its keys, then the figures. */
 export const usageRollupTable = ({ table, keys }: UsageRollup) => `
