@@ -14,6 +14,7 @@ import { registerTelemetrySummaryMetrics } from './admin/telemetry-summary-metri
 import { registerWriterMetrics } from './admin/writer-metrics.js';
 import { ReadinessTracker } from './admin/readiness.js';
 import { createApiApp } from './api/app.js';
+import { ConsoleAssetsMissingError, loadConsoleAssets, type ConsoleAssets } from './api/console/console-assets.js';
 import { RateLimiter } from './api/rate-limiter.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { ConfigError, loadConfig } from './config/load.js';
@@ -40,6 +41,7 @@ import { listen, type Listener } from './runtime/http-listener.js';
 import { realDelay, runPeriodically, type Delay } from './runtime/periodic.js';
 import { EventLoopLag } from './runtime/event-loop-lag.js';
 import { createLogger } from './runtime/logger.js';
+import { defaultConsoleAssetsDir } from './runtime/package-root.js';
 import { serviceVersion } from './runtime/version.js';
 import { openBackend, type SeedWriter } from './store/backend.js';
 import { RetentionJob } from './store/retention.js';
@@ -223,6 +225,20 @@ function startCapacity(
 }
 
 /** Ready once the ConfigMaps were listed (or their API stayed unreachable too long); degraded while one is rejected. */
+/** The built console, or why there is none: a service without it still serves the API. */
+function consoleAssets(configured: string | undefined, logger: Logger): { assets?: ConsoleAssets; missing: string } {
+  const dir = configured ?? defaultConsoleAssetsDir();
+  const missing = new ConsoleAssetsMissingError(dir ?? 'dist/console', 'the service\'s folder was not found').message;
+  if (dir === undefined) return { missing };
+  try {
+    return { assets: loadConsoleAssets(dir), missing };
+  } catch (error) {
+    if (!(error instanceof ConsoleAssetsMissingError)) throw error;
+    logger.warn({ dir }, error.message);
+    return { missing: error.message };
+  }
+}
+
 function refreshCapacityReadiness(capacity: CapacityRuntime, readiness: ReadinessTracker, options: { now: number; unreachableAfterMs: number }): void {
   const status = capacity.watch.status();
   if (capacity.budgets.synced) readiness.markReady('capacity');
@@ -472,6 +488,7 @@ async function startParts(
     corsAllowedOrigins: config.cors_allowed_origins,
     logger,
     observeRequest: metrics.observeRequest,
+    ...(config.console_enabled ? { console: consoleAssets(config.console_assets_dir, logger) } : {}),
   });
   const livenessNow = options.liveness?.now ?? (() => performance.now());
   const admin = createAdminApp({

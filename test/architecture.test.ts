@@ -236,11 +236,11 @@ export const architectureRules: readonly ArchitectureRule[] = [
     check: packageOnlyIn(HTTP_PACKAGES, ['src/api', 'src/admin']),
   },
   {
-    title: 'nothing under src/ imports from test/, sim/ or bench/',
+    title: 'nothing under src/ imports from test/, sim/, bench/, scripts/ or console/ (the service serves the console\'s build, never its code)',
     check: (modules) =>
       modules.flatMap((module) =>
         module.imports
-          .filter((ref) => isRelative(ref) && ['test', 'sim', 'bench'].some((folder) => inFolder(ref.target, folder)))
+          .filter((ref) => isRelative(ref) && ['test', 'sim', 'bench', 'scripts', 'console'].some((folder) => inFolder(ref.target, folder)))
           .map(describeRef),
       ),
   },
@@ -267,6 +267,20 @@ describe('architecture (STYLE.md layering)', () => {
   for (const rule of architectureRules) {
     it(rule.title, () => expectNoViolations(rule, modules));
   }
+
+  it("console/src/ (the web console) imports only itself and uplot: it reads the API over HTTP, never the service's code", () => {
+    const dir = join(repoRoot, 'console', 'src');
+    const files = readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+      .map((entry) => relative(repoRoot, join(entry.parentPath, entry.name)).split(sep).join('/'));
+    expect(files.length).to.be.greaterThan(10);
+    const outside = files.flatMap((file) =>
+      parseImports(file, readFileSync(join(repoRoot, file), 'utf8'))
+        .filter((ref) => (isRelative(ref) ? !inFolder(ref.target, 'console') : !ref.target.startsWith('uplot')))
+        .map(describeRef),
+    );
+    expect(outside).to.deep.equal([]);
+  });
 
   describe('the checker itself', () => {
     const rule = (title: string): ArchitectureRule => {

@@ -1,5 +1,6 @@
 // The Koa application of the public API. Middleware order (DESIGN "API"): request id → access log →
-// error envelope → CORS → router; per authenticated route: auth → rate limit → readiness → validation.
+// error envelope → web console (its own paths only) → CORS → router; per authenticated route: auth →
+// rate limit → readiness → validation.
 import cors from '@koa/cors';
 import Router from '@koa/router';
 import Koa, { type Middleware, type Next } from 'koa';
@@ -9,6 +10,8 @@ import type { IndexReadiness } from '../query/ports.js';
 import type { ApiContext, ApiState } from './context.js';
 import { routerPath, type Endpoint, type ReadDeps } from './endpoint.js';
 import { sendCsv, wantsCsv } from './csv/csv-response.js';
+import type { ConsoleAssets } from './console/console-assets.js';
+import { serveConsole } from './console/console-routes.js';
 import { allEndpoints } from './endpoints.js';
 import { accessLog, type RequestObserver } from './middleware/access-log.js';
 import { authenticate, type Authenticate } from './middleware/authenticate.js';
@@ -28,6 +31,8 @@ export interface ApiOptions {
   corsAllowedOrigins: readonly string[];
   logger: Logger;
   observeRequest?: RequestObserver;
+  /** The web console at `/`; absent: turned off. `assets` absent: turned on but not built, `missing` says why. */
+  console?: { assets?: ConsoleAssets; missing: string };
 }
 
 export function createApiApp(options: ApiOptions): Koa<ApiState> {
@@ -51,6 +56,7 @@ export function createApiApp(options: ApiOptions): Koa<ApiState> {
   app.use(requestId());
   app.use(accessLog(options.logger, options.observeRequest ?? (() => undefined)));
   app.use(errorEnvelope());
+  if (options.console !== undefined) app.use(serveConsole(options.console.assets, options.console.missing));
   app.use(corsFor(options.corsAllowedOrigins));
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -105,6 +105,8 @@ export const ConfigSchema = Type.Object(
     cors_allowed_origins: Type.Array(Type.String({ pattern: '^(\\*|https?://[^/\\s]+)$' }), {
       default: [], uniqueItems: true, description: 'Browser origins allowed to call the API (`https://grafana.example.com`). Empty: no CORS headers. Comma-separated in the env var.',
     }),
+    console_enabled: Type.Boolean({ default: true, description: 'Serve the web console at `/` on the API port (assets under `/ui/`; docs/console.md). It reads only the public `/v1` API with the token the user signs in with. `false`: `/` and `/ui/` answer 404.' }),
+    console_assets_dir: OptionalPath('Folder of the built console (`npm run build` writes `dist/console`). Unset: `dist/console` of the installed service, which the image holds.'),
     shutdown_delay_seconds: Seconds(5, 0, 120, 'On SIGTERM, how long to keep serving with /readyz failing, so Service endpoints and load balancers stop sending traffic before connections are refused.'),
     shutdown_grace_seconds: Seconds(10, 0, 300, 'After that delay, how long in-flight requests may finish before connections are cut.'),
     log_level: Type.Union([Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'), Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')], {

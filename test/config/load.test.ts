@@ -90,6 +90,7 @@ describe('config/load', () => {
         api_tokens_reload_seconds: 5,
         rate_limit_per_second: 50,
         rate_limit_burst: 100,
+        console_enabled: true,
         cors_allowed_origins: [],
         shutdown_delay_seconds: 5,
         shutdown_grace_seconds: 10,

@@ -1,0 +1,135 @@
+// What the console reads of the public /v1 API (docs/api.md). The value lists are the API's own;
+// test/console/contract.test.ts keeps them equal to the OpenAPI document the service serves.
+
+export const WORKLOAD_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
+export const METRIC_NAMES = ['gpu_utilization', 'memory_utilization', 'temperature', 'power_usage', 'gpu_usage'] as const;
+export const METRICS_TIME_RANGES = ['last_1h', 'last_6h', 'last_24h', 'job_lifetime'] as const;
+export const RANKING_SORT_KEYS = ['gpu_utilization', 'memory_utilization', 'power_usage', 'gpu_hours', 'idle_gpu_hours', 'gpu_efficiency', 'queue_seconds'] as const;
+export const STATS_TIME_RANGES = ['today', 'this_week', 'this_month', 'last_7_days', 'last_30_days', 'custom'] as const;
+export const STATS_GROUP_KEYS = ['submitted_by', 'initiative_id', 'instance_type', 'failure_reason'] as const;
+export const TREND_INTERVALS = ['hour', 'day', 'week'] as const;
+export const LIST_LIMITS = [10, 20, 50, 100] as const;
+
+export type WorkloadStatus = (typeof WORKLOAD_STATUSES)[number];
+export type MetricName = (typeof METRIC_NAMES)[number];
+export type MetricsTimeRange = (typeof METRICS_TIME_RANGES)[number];
+export type RankingSortKey = (typeof RANKING_SORT_KEYS)[number];
+export type StatsGroupKey = (typeof STATS_GROUP_KEYS)[number];
+
+export interface WorkloadListItem {
+  workload_id: string;
+  name: string;
+  status: WorkloadStatus;
+  submitted_by: string;
+  initiative_id: string;
+  instance_type: string;
+  gpu_count: number;
+  submitted_at: string;
+  started_at: string | null;
+}
+
+export interface Workload extends WorkloadListItem {
+  completed_at: string | null;
+  duration_seconds: number;
+  gpu_hours_used: number;
+  exit_code: number | null;
+  is_managed: boolean;
+  cluster_id: string;
+  namespace: string;
+  queue_seconds: number;
+  failure_reason: string | null;
+  idle_gpu_hours: number | null;
+  gpu_efficiency: number | null;
+  utilization_coverage: number;
+  energy_kwh: number | null;
+  energy_coverage: number;
+}
+
+export interface MetricSummary {
+  avg: number | null;
+  min: number | null;
+  max: number | null;
+  current: number | null;
+}
+
+export interface WorkloadMetrics {
+  workload_id: string;
+  time_range: string;
+  metrics: Partial<Record<MetricName, MetricSummary>>;
+}
+
+export interface StatsFigures {
+  workload_count: number;
+  gpu_hours: number;
+  success_rate: number;
+  average_queue_seconds: number;
+  idle_gpu_hours: number | null;
+  gpu_efficiency: number | null;
+  energy_kwh: number | null;
+}
+
+export type StatsGroup = StatsFigures & Partial<Record<StatsGroupKey, string | null>>;
+export type StatsSeriesEntry = StatsGroup & { start: string };
+
+export interface WorkloadStats {
+  summary: {
+    total_workloads: number;
+    total_gpu_hours: number;
+    average_duration_seconds: number;
+    success_rate: number;
+    average_queue_seconds: number;
+    total_idle_gpu_hours: number | null;
+    gpu_efficiency: number | null;
+    total_energy_kwh: number | null;
+  };
+  grouped: StatsGroup[];
+  series?: StatsSeriesEntry[];
+}
+
+export type RankedValue = { avg: number; current: number } | { total: number } | { value: number; coverage: number } | { total: number; coverage: number };
+
+export interface RankedWorkload {
+  workload_id: string;
+  name: string;
+  initiative_id: string;
+  [key: string]: string | RankedValue;
+}
+
+export interface RankedWorkloads {
+  workloads: RankedWorkload[];
+  scope_average: Partial<Record<RankingSortKey, number | null>>;
+}
+
+export interface Forecast {
+  burn_rate_gpu_hours_per_day: number;
+  projected_used_gpu_hours_at_period_end: number | null;
+  projected_exhaustion_at: string | null;
+}
+
+export interface Budget extends Forecast {
+  allocated_gpu_hours: number;
+  used_gpu_hours: number;
+  remaining_gpu_hours: number;
+}
+
+export interface Capacity {
+  organization_id: string;
+  summary: Forecast & {
+    total_allocated_gpu_hours: number;
+    total_used_gpu_hours: number;
+    total_remaining_gpu_hours: number;
+    current_active_gpus: number;
+  };
+  pools: (Budget & { pool_id: string; name: string; instance_types: string[] })[];
+  initiatives: (Budget & { initiative_id: string; name: string })[];
+}
+
+export interface ListMetadata {
+  next_token?: string;
+  total_count: number;
+}
+
+export interface ErrorBody {
+  error: { code: string; message: string; details: { location: string; field: string; message: string }[] };
+  request_id: string;
+}
