@@ -64,6 +64,18 @@ describe('npm run demo', function () {
     }
   });
 
+  it('prints a web console sign-in link per role, whose page the service serves', async () => {
+    const variables = Object.fromEntries([...output.matchAll(/^export ([A-Z_]+)='([^']+)'/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
+    const links = [...output.matchAll(/^ {2}(\S.*?) +(http:\/\/\S+\/#token=([^&\s]+)&org=([a-z]+))$/gm)].map((m) => ({ label: m[1], url: m[2] ?? '', token: m[3], org: m[4] }));
+    expect(links.map((l) => l.token)).to.deep.equal(Object.values(variables));
+    expect(links.map((l) => l.org)).to.deep.equal(['acme', 'acme', 'acme', 'globex']);
+    // The fragment stays in the browser; the page itself needs no credentials.
+    const page = await fetch(links[0]?.url ?? '');
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-type')).to.equal('text/html; charset=utf-8');
+    expect(await page.text()).to.match(/<script type="module" src="\/ui\/console-[A-Z0-9]{8}\.js"><\/script>/);
+  });
+
   it('serves live workloads of both clusters, with GPU metrics, usage, budgets and roles applied', async function () {
     this.timeout(90_000);
     const base = /gpu-capacity-api demo: (http:\/\/[^\s]+)/.exec(output)?.[1] ?? '';

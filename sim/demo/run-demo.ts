@@ -1,0 +1,120 @@
+// The demo's service and world together: the simulated clusters, the web console built into the
+// demo's folder, a token per role and the real service. `npm run demo` prints what this starts; the
+// browser tests and the console's screenshot script start the same.
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildConsole } from '../../console/build.mjs';
+import { mintDevJwt } from '../../src/auth/dev-jwt.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { Role } from '../../src/domain/principal.js';
+import { startService, type RunningService } from '../../src/main.js';
+import { createLogger } from '../../src/runtime/logger.js';
+import { CAPACITY_NAMESPACE, startDemoWorld, type DemoWorld } from './world.js';
+
+export interface DemoCaller {
+  label: string;
+  role: Role;
+  org: string;
+  initiatives: string[];
+  variable: string;
+}
+
+export const DEMO_CALLERS: readonly DemoCaller[] = [
+  { label: 'ORG_ADMIN of acme', role: 'ORG_ADMIN', org: 'acme', initiatives: [], variable: 'ACME_ADMIN' },
+  { label: 'TEAM_LEAD of acme (llm, vision)', role: 'TEAM_LEAD', org: 'acme', initiatives: ['llm', 'vision'], variable: 'ACME_LEAD' },
+  { label: 'MEMBER of acme (vision)', role: 'MEMBER', org: 'acme', initiatives: ['vision'], variable: 'ACME_MEMBER' },
+  { label: 'ORG_ADMIN of globex', role: 'ORG_ADMIN', org: 'globex', initiatives: [], variable: 'GLOBEX_ADMIN' },
+];
+
+export interface DemoCallerToken extends DemoCaller {
+  token: string;
+}
+
+export interface RunningDemo {
+  /** The API and console, `http://127.0.0.1:8080`. */
+  url: string;
+  adminUrl: string;
+  world: DemoWorld;
+  service: RunningService;
+  tokens: DemoCallerToken[];
+  /** The console's sign-in link of a caller: the token rides in the fragment, which is never sent. */
+  signInLink(caller: DemoCallerToken): string;
+  stop(): Promise<void>;
+}
+
+export interface DemoOptions {
+  dir: string;
+  listen: string;
+  adminListen: string;
+  logLevel?: string;
+  now?: number;
+  seed?: number;
+}
+
+export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
+  rmSync(options.dir, { recursive: true, force: true });
+  mkdirSync(options.dir, { recursive: true });
+  // The web console as `npm run build` makes it, in the demo's own folder (about 0.2 s).
+  const consoleDir = join(options.dir, 'console');
+  await buildConsole({ outDir: consoleDir });
+  const world = await startDemoWorld({ dir: options.dir, now: options.now ?? Date.now(), ...(options.seed === undefined ? {} : { seed: options.seed }) });
+  const tokens: DemoCallerToken[] = [];
+  let jwtEnv: Record<string, string> = {};
+  for (const c of DEMO_CALLERS) {
+    const jwt = await mintDevJwt({ role: c.role, organizationId: c.org, initiatives: c.initiatives, subject: `demo-${c.variable.toLowerCase()}`, ttlSeconds: 12 * 3600, devDir: options.dir });
+    tokens.push({ ...c, token: jwt.token });
+    jwtEnv = jwt.env;
+  }
+  const config = loadConfig({
+    GPUCAP_LISTEN: options.listen,
+    GPUCAP_ADMIN_LISTEN: options.adminListen,
+    GPUCAP_DB_PATH: join(options.dir, 'index.db'),
+    GPUCAP_LOG_LEVEL: options.logLevel ?? 'warn',
+    GPUCAP_SHUTDOWN_GRACE_SECONDS: '2',
+    GPUCAP_SHUTDOWN_DELAY_SECONDS: '0',
+    GPUCAP_KUBECONFIG: world.home.kubeconfigPath,
+    GPUCAP_CLUSTER_ID: world.home.name,
+    GPUCAP_REMOTE_KUBECONFIG_DIR: world.remoteDir,
+    GPUCAP_NAMESPACE: CAPACITY_NAMESPACE,
+    GPUCAP_EXPORTER_PORT: String(world.exporterPort),
+    GPUCAP_SCRAPE_INTERVAL_SECONDS: '5',
+    GPUCAP_INDEX_FLUSH_INTERVAL_MS: '100',
+    // Usage figures (idle GPU-hours, efficiency, energy) are saved with each flush: a demo shows them soon.
+    GPUCAP_LIFETIME_FLUSH_SECONDS: '10',
+    GPUCAP_CONSOLE_ASSETS_DIR: consoleDir,
+    ...jwtEnv,
+  });
+  let service: RunningService;
+  try {
+    service = await startService(config, { logger: createLogger({ level: config.log_level, version: 'demo' }) });
+  } catch (error) {
+    await world.close();
+    throw error;
+  }
+  const url = `http://${service.apiAddress}`;
+  const adminUrl = `http://${service.adminAddress}`;
+  await waitUntilReady(`${adminUrl}/readyz`);
+  return {
+    url,
+    adminUrl,
+    world,
+    service,
+    tokens,
+    signInLink: (caller) => `${url}/#token=${caller.token}&org=${caller.org}`,
+    stop: async () => {
+      await service.stop();
+      await world.close();
+    },
+  };
+}
+
+/** The service answers only once every informer synced and the budgets were listed. */
+async function waitUntilReady(readyz: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const status = await fetch(readyz).then((r) => r.status, () => 0);
+    if (status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`the service did not become ready within 60 s (${readyz})`);
+}
