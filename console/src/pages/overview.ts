@@ -36,8 +36,9 @@ function capacityView(capacity: Capacity): HTMLElement[] {
     ]),
     h(
       'ul',
-      { class: 'budgets', 'aria-label': 'Organization' },
-      budgetRow(`Organization ${capacity.organization_id}`, {
+      { class: 'budgets', 'aria-label': 'Total' },
+      // The API's summary covers the caller's scope: the whole organization for its admins, their teams otherwise.
+      budgetRow(`Total in your scope of ${capacity.organization_id}`, {
         allocated: s.total_allocated_gpu_hours,
         used: s.total_used_gpu_hours,
         remaining: s.total_remaining_gpu_hours,

@@ -34,7 +34,10 @@ export async function workloadPage(main: HTMLElement, context: PageContext): Pro
       'GPU metrics',
       async () => {
         const windows = await Promise.all(METRICS_TIME_RANGES.map((range) => apiGet<WorkloadMetrics>(context.session, `${path}/metrics`, { time_range: range }, context.signal)));
-        return METRIC_NAMES.map((name) => metricView(name, windows.map((w) => [w.data.time_range, w.data.metrics[name]] as const)));
+        return [
+          h('p', { class: 'muted legend' }, 'Each bar spans the minimum to the maximum of the window; the line marks the average, the dot the current value (the mean of each GPU\'s latest sample).'),
+          h('div', { class: 'metrics' }, ...METRIC_NAMES.map((name) => metricView(name, windows.map((w) => [w.data.time_range, w.data.metrics[name]] as const)))),
+        ];
       },
       context.signal,
     ),
