@@ -141,6 +141,18 @@ describe('the container image, run with podman', function () {
     expect(await waitFor(async () => (await workloadNames(first)).includes('resnet') && workloadNames(first), { timeoutMs: 30_000, what: 'the Job to be indexed' })).to.deep.equal(['resnet']);
   });
 
+  it('serves the web console it was built with: the page at /, its script under /ui/, with the CSP', async () => {
+    const page = await fetch(`${first.api}/`);
+    expect(page.status).to.equal(200);
+    expect(page.headers.get('content-security-policy')).to.include("script-src 'self'");
+    const script = /<script type="module" src="(\/ui\/console-[A-Z0-9]{8}\.js)"><\/script>/.exec(await page.text())?.[1];
+    expect(script, 'the page names its script').to.be.a('string');
+    const asset = await fetch(`${first.api}${script}`);
+    expect(asset.status).to.equal(200);
+    expect(asset.headers.get('content-type')).to.equal('text/javascript; charset=utf-8');
+    expect((await asset.text()).length).to.be.greaterThan(20_000);
+  });
+
   it('writes nothing but the index volume: SQLite keeps its WAL there, and the root filesystem is read-only', async () => {
     const attempt = async (path: string) => (await podman(['exec', first.name, 'sh', '-c', `: > ${path}`])).code === 0;
     expect(await attempt(`${INDEX_DIR}/probe`), 'the index volume').to.be.true;
