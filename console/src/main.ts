@@ -11,7 +11,7 @@ import { workloadPage } from './pages/workload.js';
 import { workloadsPage } from './pages/workloads.js';
 import { NAV, routeOf, type Page, type PageName } from './router.js';
 import { clearSession, readSession, takeSessionFromFragment } from './session.js';
-import { SIGN_OUT_EVENT } from './ui.js';
+import { errorBox, SIGN_OUT_EVENT } from './ui.js';
 
 const PAGES: Record<PageName, Page> = {
   overview: overviewPage,
@@ -45,13 +45,16 @@ function render(options: { focus: boolean }): void {
     document.title = `${text} · gpu-capacity-api`;
   };
   const page = PAGES[route.page];
-  void page(main, {
+  page(main, {
     session,
     query: new URLSearchParams(location.search),
     ...(route.id === undefined ? {} : { id: route.id }),
     signal: controller.signal,
     go,
     title,
+  }).catch((error: unknown) => {
+    // Sections show their own errors; this is for a fault of the page itself, which must not go unseen.
+    if (!controller.signal.aborted) main.append(errorBox(error));
   });
   // After a navigation, screen readers and the keyboard start at the new page's title.
   if (options.focus) heading.focus();
