@@ -224,14 +224,11 @@ function startCapacity(
   return { budgets, watch, startedAt: deps.clock.now() };
 }
 
-/** Ready once the ConfigMaps were listed (or their API stayed unreachable too long); degraded while one is rejected. */
 /** The built console, or why there is none: a service without it still serves the API. */
-function consoleAssets(configured: string | undefined, logger: Logger): { assets?: ConsoleAssets; missing: string } {
-  const dir = configured ?? defaultConsoleAssetsDir();
-  const missing = new ConsoleAssetsMissingError(dir ?? 'dist/console', 'the service\'s folder was not found').message;
-  if (dir === undefined) return { missing };
+function consoleAssets(configured: string | undefined, logger: Logger): ConsoleAssets | { missing: string } {
+  const dir = configured ?? defaultConsoleAssetsDir() ?? 'dist/console';
   try {
-    return { assets: loadConsoleAssets(dir), missing };
+    return loadConsoleAssets(dir);
   } catch (error) {
     if (!(error instanceof ConsoleAssetsMissingError)) throw error;
     logger.warn({ dir }, error.message);
@@ -239,6 +236,7 @@ function consoleAssets(configured: string | undefined, logger: Logger): { assets
   }
 }
 
+/** Ready once the ConfigMaps were listed (or their API stayed unreachable too long); degraded while one is rejected. */
 function refreshCapacityReadiness(capacity: CapacityRuntime, readiness: ReadinessTracker, options: { now: number; unreachableAfterMs: number }): void {
   const status = capacity.watch.status();
   if (capacity.budgets.synced) readiness.markReady('capacity');

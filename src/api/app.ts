@@ -31,8 +31,8 @@ export interface ApiOptions {
   corsAllowedOrigins: readonly string[];
   logger: Logger;
   observeRequest?: RequestObserver;
-  /** The web console at `/`; absent: turned off. `assets` absent: turned on but not built, `missing` says why. */
-  console?: { assets?: ConsoleAssets; missing: string };
+  /** The web console at `/`, or why it is not built (`missing`); absent: turned off. */
+  console?: ConsoleAssets | { missing: string };
 }
 
 export function createApiApp(options: ApiOptions): Koa<ApiState> {
@@ -56,7 +56,7 @@ export function createApiApp(options: ApiOptions): Koa<ApiState> {
   app.use(requestId());
   app.use(accessLog(options.logger, options.observeRequest ?? (() => undefined)));
   app.use(errorEnvelope());
-  if (options.console !== undefined) app.use(serveConsole(options.console.assets, options.console.missing));
+  if (options.console !== undefined) app.use(serveConsole(options.console));
   app.use(corsFor(options.corsAllowedOrigins));
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -35,17 +35,17 @@ const SECURITY_HEADERS: Record<string, string> = {
 };
 
 /**
- * Koa middleware in front of the API's router. `assets` undefined: the console is enabled but not
- * built, and its paths say so in the API's error body.
+ * Koa middleware in front of the API's router. `{ missing }`: the console is enabled but not built,
+ * and its paths say so in the API's error body.
  */
-export function serveConsole(assets: ConsoleAssets | undefined, missing: string) {
+export function serveConsole(assets: ConsoleAssets | { missing: string }) {
   return async function consoleMiddleware(ctx: ApiContext, next: Next): Promise<void> {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return next();
     const isPage = CONSOLE_PAGE_PATHS.some((path) => path.test(ctx.path));
     const assetName = ctx.path.startsWith(ASSET_PREFIX) ? ctx.path.slice(ASSET_PREFIX.length) : undefined;
     if (!isPage && assetName === undefined) return next();
     ctx.state.route = isPage ? '/' : '/ui/*';
-    if (assets === undefined) throw new ApiError('NOT_FOUND', missing);
+    if ('missing' in assets) throw new ApiError('NOT_FOUND', assets.missing);
     const asset = isPage ? assets.page : assets.files.get(assetName ?? '');
     if (asset === undefined) throw new ApiError('NOT_FOUND', `The console has no file ${ctx.path}`);
     send(ctx, asset);
