@@ -1,8 +1,8 @@
 // Debian's Chromium (package `chromium`), driven by playwright-core for the console's browser tests
-// and screenshots. $CHROMIUM_BIN, else /usr/bin/chromium. The flags keep it off the network it cannot
+// and screenshots, and the wait both use for a console page to be done. $CHROMIUM_BIN, else /usr/bin/chromium. The flags keep it off the network it cannot
 // reach here (component updates, sync, background lookups) and let it run as root without a sandbox.
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM_INSTALL_HINT = 'apt-get install -y chromium (or export CHROMIUM_BIN=/path/to/chromium)';
 
@@ -28,4 +28,15 @@ export async function launchChromium(path: string): Promise<Browser> {
       '--font-render-hinting=none',
     ],
   });
+}
+
+/** Waits until the console's page has its title and no section is loading any more, nor any request. */
+export async function consoleSettled(page: Page): Promise<void> {
+  // A function, not text: waitForFunction evaluates text with eval(), which the console's CSP forbids.
+  // The DOM's types are not in this project's Node tsconfig, hence the narrow cast.
+  await page.waitForFunction(() => {
+    const doc = (globalThis as unknown as { document: { querySelector(selector: string): { textContent: string | null } | null } }).document;
+    return (doc.querySelector('h1')?.textContent ?? '') !== '' && doc.querySelector('.loading') === null;
+  });
+  await page.waitForLoadState('networkidle');
 }

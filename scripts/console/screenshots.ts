@@ -4,8 +4,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDemo, type DemoCallerToken } from '../../sim/demo/run-demo.js';
-import { CHROMIUM_INSTALL_HINT, chromiumPath, launchChromium } from './chromium.js';
+import { startDemo } from '../../sim/demo/run-demo.js';
+import { CHROMIUM_INSTALL_HINT, chromiumPath, consoleSettled, launchChromium } from './chromium.js';
 import { consoleSourceHash } from './source-hash.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -29,8 +29,7 @@ async function main(): Promise<void> {
   const demo = await startDemo({ dir, listen: '127.0.0.1:0', adminListen: '127.0.0.1:0', logLevel: 'error' });
   const browser = await launchChromium(chromium);
   try {
-    const who = (variable: string): DemoCallerToken => demo.tokens.find((t) => t.variable === variable) ?? (undefined as never);
-    const admin = who('ACME_ADMIN');
+    const admin = demo.caller('ACME_ADMIN');
     const headers = { Authorization: `Bearer ${admin.token}`, 'X-Organization-Id': admin.org };
     // GPU metrics come with the first scrapes (every 5 s) and usage with the first flush (10 s).
     await new Promise((resolve) => setTimeout(resolve, 16_000));
@@ -50,12 +49,8 @@ async function main(): Promise<void> {
     for (const shot of shots) {
       const context = await browser.newContext({ viewport: shot.viewport, deviceScaleFactor: 1 });
       const page = await context.newPage();
-      await page.goto(demo.signInLink(who(shot.caller)).replace(`${demo.url}/`, `${demo.url}${shot.path}`));
-      await page.waitForFunction(() => {
-        const doc = (globalThis as unknown as { document: { querySelector(selector: string): { textContent: string | null } | null } }).document;
-        return (doc.querySelector('h1')?.textContent ?? '') !== '' && doc.querySelector('.loading') === null;
-      });
-      await page.waitForLoadState('networkidle');
+      await page.goto(demo.signInLink(demo.caller(shot.caller)).replace(`${demo.url}/`, `${demo.url}${shot.path}`));
+      await consoleSettled(page);
       await page.screenshot({ path: join(outDir, shot.file) });
       await context.close();
       console.log(`docs/console/${shot.file}: ${shot.title}`);

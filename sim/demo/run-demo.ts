@@ -37,6 +37,8 @@ export interface RunningDemo {
   world: DemoWorld;
   service: RunningService;
   tokens: DemoCallerToken[];
+  /** The caller of DEMO_CALLERS with this variable (`ACME_MEMBER`). */
+  caller(variable: string): DemoCallerToken;
   /** The console's sign-in link of a caller: the token rides in the fragment, which is never sent. */
   signInLink(caller: DemoCallerToken): string;
   stop(): Promise<void>;
@@ -100,6 +102,11 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     world,
     service,
     tokens,
+    caller: (variable) => {
+      const found = tokens.find((t) => t.variable === variable);
+      if (found === undefined) throw new Error(`no demo caller ${variable}: one of ${tokens.map((t) => t.variable).join(', ')}`);
+      return found;
+    },
     signInLink: (caller) => `${url}/#token=${caller.token}&org=${caller.org}`,
     stop: async () => {
       await service.stop();

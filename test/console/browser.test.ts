@@ -5,11 +5,11 @@
 // pass axe-core's WCAG 2 A/AA rules at desktop and phone sizes. No churn runs, so the world holds still.
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM_INSTALL_HINT, chromiumPath, launchChromium } from '../../scripts/console/chromium.js';
+import { CHROMIUM_INSTALL_HINT, chromiumPath, consoleSettled, launchChromium } from '../../scripts/console/chromium.js';
 import { startDemo, type DemoCallerToken, type RunningDemo } from '../../sim/demo/run-demo.js';
 import type { JsonBody } from '../support/service-harness.js';
 import { makeTempDir } from '../support/temp-dir.js';
-import { accessibilityViolations, column, DESKTOP, inPage, linkedIds, PHONE, settled, watchedPage } from './console-browser.js';
+import { accessibilityViolations, column, DESKTOP, inPage, linkedIds, PHONE, withWatchedPage } from './console-browser.js';
 
 const PAGES = ['/', '/workloads', '/rankings', '/statistics', '/statistics?group_by=initiative_id&interval=week', '/rankings?sort_by=gpu_hours'];
 const ROLE_TEAMS: Record<string, readonly string[] | undefined> = { ACME_ADMIN: undefined, ACME_LEAD: ['llm', 'vision'], ACME_MEMBER: ['vision'], GLOBEX_ADMIN: undefined };
@@ -37,11 +37,7 @@ describe('web console in Chromium', function () {
     dir.remove();
   });
 
-  const caller = (variable: string): DemoCallerToken => {
-    const found = demo.tokens.find((t) => t.variable === variable);
-    if (found === undefined) throw new Error(`no demo caller ${variable}`);
-    return found;
-  };
+  const caller = (variable: string): DemoCallerToken => demo.caller(variable);
   const api = async (who: DemoCallerToken, path: string): Promise<JsonBody> => {
     const response = await fetch(`${demo.url}/v1${path}`, { headers: { Authorization: `Bearer ${who.token}`, 'X-Organization-Id': who.org } });
     expect(response.status, path).to.equal(200);
@@ -60,64 +56,58 @@ describe('web console in Chromium', function () {
   };
   const signIn = async (page: Page, who: DemoCallerToken, path = '/') => {
     await page.goto(demo.signInLink(who).replace(`${demo.url}/`, `${demo.url}${path}`));
-    await settled(page);
+    await consoleSettled(page);
   };
 
   for (const variable of Object.keys(ROLE_TEAMS)) {
     describe(`as ${variable}`, () => {
       it('loads every page with no console error, no failed request and no accessibility violation', async () => {
         const who = caller(variable);
-        const watched = await watchedPage(browser);
-        try {
-          await signIn(watched.page, who);
-          // The token left the address bar, and lives in this tab's sessionStorage only.
-          expect(watched.page.url()).to.equal(`${demo.url}/`);
-          expect(await inPage(watched.page, '[sessionStorage.length, localStorage.length, document.cookie]')).to.deep.equal([1, 0, '']);
-          for (const path of PAGES) {
-            await watched.page.goto(demo.url + path);
-            await settled(watched.page);
-            expect(await watched.page.locator('.error').count(), `${path}: ${await watched.page.locator('main').innerText()}`).to.equal(0);
-            expect(await accessibilityViolations(watched.page), path).to.deep.equal([]);
-          }
-          const first = (await api(who, '/workloads?limit=1')).data.workloads[0];
-          await watched.page.goto(`${demo.url}/workloads/${first.workload_id}`);
-          await settled(watched.page);
-          expect(await watched.page.locator('h1').innerText()).to.equal(`Workload ${first.name}`);
-          expect(await watched.page.locator('figure.metric').count()).to.equal(5);
-          expect(await accessibilityViolations(watched.page), 'workload').to.deep.equal([]);
-          expect(watched.problems).to.deep.equal([]);
-        } finally {
-          await watched.close();
+        await withWatchedPage(browser, async (watched) => {
+        await signIn(watched.page, who);
+        // The token left the address bar, and lives in this tab's sessionStorage only.
+        expect(watched.page.url()).to.equal(`${demo.url}/`);
+        expect(await inPage(watched.page, '[sessionStorage.length, localStorage.length, document.cookie]')).to.deep.equal([1, 0, '']);
+        for (const path of PAGES) {
+          await watched.page.goto(demo.url + path);
+          await consoleSettled(watched.page);
+          expect(await watched.page.locator('.error').count(), `${path}: ${await watched.page.locator('main').innerText()}`).to.equal(0);
+          expect(await accessibilityViolations(watched.page), path).to.deep.equal([]);
         }
+        const first = (await api(who, '/workloads?limit=1')).data.workloads[0];
+        await watched.page.goto(`${demo.url}/workloads/${first.workload_id}`);
+        await consoleSettled(watched.page);
+        expect(await watched.page.locator('h1').innerText()).to.equal(`Workload ${first.name}`);
+        expect(await watched.page.locator('figure.metric').count()).to.equal(5);
+        expect(await accessibilityViolations(watched.page), 'workload').to.deep.equal([]);
+        expect(watched.problems).to.deep.equal([]);
+        });
       });
 
       it("shows only the caller's teams, as the API scopes them", async () => {
         const who = caller(variable);
         const teams = ROLE_TEAMS[variable];
         const capacity = (await api(who, '/capacity')).data;
-        const watched = await watchedPage(browser);
-        try {
-          await signIn(watched.page, who);
-          const budgetNames = await watched.page.$$eval('ul[aria-label="Teams"] .budget-name', (names) => names.map((n) => n.textContent ?? ''));
-          expect(budgetNames).to.have.length(capacity.initiatives.length);
-          for (const initiative of capacity.initiatives) expect(budgetNames.join('\n')).to.include(initiative.initiative_id);
-          await watched.page.goto(`${demo.url}/workloads?limit=100`);
-          await settled(watched.page);
-          const rowTeams = new Set(await column(watched.page, 'workloads', 2));
-          await watched.page.goto(`${demo.url}/statistics?group_by=initiative_id&interval=none`);
-          await settled(watched.page);
-          const statTeams = new Set(await column(watched.page, 'groups', 0));
-          if (teams !== undefined) {
-            expect([...rowTeams].every((t) => teams.includes(t)), [...rowTeams].join()).to.equal(true);
-            expect([...statTeams].every((t) => teams.includes(t)), [...statTeams].join()).to.equal(true);
-            expect(capacity.initiatives.map((i: JsonBody) => i.initiative_id).sort()).to.deep.equal([...teams].sort());
-          } else {
-            expect(rowTeams.size).to.be.greaterThan(1);
-          }
-          expect(watched.problems).to.deep.equal([]);
-        } finally {
-          await watched.close();
+        await withWatchedPage(browser, async (watched) => {
+        await signIn(watched.page, who);
+        const budgetNames = await watched.page.$$eval('ul[aria-label="Teams"] .budget-name', (names) => names.map((n) => n.textContent ?? ''));
+        expect(budgetNames).to.have.length(capacity.initiatives.length);
+        for (const initiative of capacity.initiatives) expect(budgetNames.join('\n')).to.include(initiative.initiative_id);
+        await watched.page.goto(`${demo.url}/workloads?limit=100`);
+        await consoleSettled(watched.page);
+        const rowTeams = new Set(await column(watched.page, 'workloads', 2));
+        await watched.page.goto(`${demo.url}/statistics?group_by=initiative_id&interval=none`);
+        await consoleSettled(watched.page);
+        const statTeams = new Set(await column(watched.page, 'groups', 0));
+        if (teams !== undefined) {
+          expect([...rowTeams].every((t) => teams.includes(t)), [...rowTeams].join()).to.equal(true);
+          expect([...statTeams].every((t) => teams.includes(t)), [...statTeams].join()).to.equal(true);
+          expect(capacity.initiatives.map((i: JsonBody) => i.initiative_id).sort()).to.deep.equal([...teams].sort());
+        } else {
+          expect(rowTeams.size).to.be.greaterThan(1);
         }
+        expect(watched.problems).to.deep.equal([]);
+        });
       });
 
       it('walks every workload exactly once with Next page', async () => {
@@ -125,163 +115,139 @@ describe('web console in Chromium', function () {
         // A fixed end keeps Jobs submitted during the walk out of it.
         const end = new Date(Date.now() - 1000).toISOString().replace(/\.\d+Z$/, 'Z');
         const expected = await allIds(who, `end_date=${end}`);
-        const watched = await watchedPage(browser);
-        try {
-          await signIn(watched.page, who, `/workloads?end_date=${end}&limit=20`);
-          const seen: string[] = [];
-          for (let pages = 0; pages < 100; pages += 1) {
-            seen.push(...(await linkedIds(watched.page, 'workloads')));
-            const next = watched.page.getByRole('link', { name: 'Next page' });
-            if ((await next.count()) === 0) break;
-            await next.click();
-            await settled(watched.page);
-            expect(watched.page.url()).to.include('next_token=');
-          }
-          expect(seen).to.have.length(expected.length);
-          expect(new Set(seen).size).to.equal(seen.length);
-          expect(seen).to.deep.equal(expected);
-          expect(watched.problems).to.deep.equal([]);
-        } finally {
-          await watched.close();
+        await withWatchedPage(browser, async (watched) => {
+        await signIn(watched.page, who, `/workloads?end_date=${end}&limit=20`);
+        const seen: string[] = [];
+        for (let pages = 0; pages < 100; pages += 1) {
+          seen.push(...(await linkedIds(watched.page, 'workloads')));
+          const next = watched.page.getByRole('link', { name: 'Next page' });
+          if ((await next.count()) === 0) break;
+          await next.click();
+          await consoleSettled(watched.page);
+          expect(watched.page.url()).to.include('next_token=');
         }
+        expect(seen).to.have.length(expected.length);
+        expect(new Set(seen).size).to.equal(seen.length);
+        expect(seen).to.deep.equal(expected);
+        expect(watched.problems).to.deep.equal([]);
+        });
       });
     });
   }
 
   it('filters change the URL and the rows, and the URL restores them', async () => {
     const who = caller('ACME_ADMIN');
-    const watched = await watchedPage(browser);
-    try {
-      await signIn(watched.page, who, '/workloads');
-      await watched.page.getByLabel('Status').selectOption('failed');
-      await watched.page.getByLabel('Team (initiative)').fill('llm');
-      await watched.page.getByRole('button', { name: 'Apply' }).click();
-      await settled(watched.page);
-      const url = new URL(watched.page.url());
-      expect(url.pathname).to.equal('/workloads');
-      expect(Object.fromEntries(url.searchParams)).to.deep.equal({ status: 'failed', initiative_id: 'llm' });
-      const expected = await allIds(who, 'status=failed&initiative_id=llm');
-      expect(expected.length).to.be.greaterThan(0);
-      expect(await linkedIds(watched.page, 'workloads')).to.deep.equal(expected.slice(0, 20));
-      expect(new Set(await column(watched.page, 'workloads', 1))).to.deep.equal(new Set(['failed']));
-      // The shared URL opens the same view in a new tab.
-      const other = await watchedPage(browser);
-      try {
-        await signIn(other.page, who, `${url.pathname}${url.search}`);
-        expect(await other.page.getByLabel('Status').inputValue()).to.equal('failed');
-        expect(await linkedIds(other.page, 'workloads')).to.deep.equal(expected.slice(0, 20));
-      } finally {
-        await other.close();
-      }
-      // Back returns to the unfiltered list.
-      await watched.page.goBack();
-      await settled(watched.page);
-      expect(new URL(watched.page.url()).search).to.equal('');
-      expect(await watched.page.getByLabel('Status').inputValue()).to.equal('');
-      expect(watched.problems).to.deep.equal([]);
-    } finally {
-      await watched.close();
-    }
+    await withWatchedPage(browser, async (watched) => {
+    await signIn(watched.page, who, '/workloads');
+    await watched.page.getByLabel('Status').selectOption('failed');
+    await watched.page.getByLabel('Team (initiative)').fill('llm');
+    await watched.page.getByRole('button', { name: 'Apply' }).click();
+    await consoleSettled(watched.page);
+    const url = new URL(watched.page.url());
+    expect(url.pathname).to.equal('/workloads');
+    expect(Object.fromEntries(url.searchParams)).to.deep.equal({ status: 'failed', initiative_id: 'llm' });
+    const expected = await allIds(who, 'status=failed&initiative_id=llm');
+    expect(expected.length).to.be.greaterThan(0);
+    expect(await linkedIds(watched.page, 'workloads')).to.deep.equal(expected.slice(0, 20));
+    expect(new Set(await column(watched.page, 'workloads', 1))).to.deep.equal(new Set(['failed']));
+    // The shared URL opens the same view in a new tab.
+    await withWatchedPage(browser, async (other) => {
+    await signIn(other.page, who, `${url.pathname}${url.search}`);
+    expect(await other.page.getByLabel('Status').inputValue()).to.equal('failed');
+    expect(await linkedIds(other.page, 'workloads')).to.deep.equal(expected.slice(0, 20));
+    });
+    // Back returns to the unfiltered list.
+    await watched.page.goBack();
+    await consoleSettled(watched.page);
+    expect(new URL(watched.page.url()).search).to.equal('');
+    expect(await watched.page.getByLabel('Status').inputValue()).to.equal('');
+    expect(watched.problems).to.deep.equal([]);
+    });
   });
 
   it('ranks by each sort key, with the scope average', async () => {
     const who = caller('ACME_ADMIN');
-    const watched = await watchedPage(browser);
-    try {
-      await signIn(watched.page, who, '/rankings');
-      for (const key of ['gpu_utilization', 'memory_utilization', 'power_usage', 'gpu_hours', 'idle_gpu_hours', 'gpu_efficiency', 'queue_seconds']) {
-        await watched.page.locator(`nav.tabs a[href*="sort_by=${key}"]`).click();
-        await settled(watched.page);
-        const expected = (await api(who, `/workloads/metrics?sort_by=${key}`)).data;
-        expect(new URL(watched.page.url()).searchParams.get('sort_by')).to.equal(key);
-        expect(await linkedIds(watched.page, 'ranking'), key).to.deep.equal(expected.workloads.map((w: JsonBody) => w.workload_id));
-        expect(await watched.page.locator('.tile dt').first().innerText()).to.match(/^Scope average of /);
-      }
-      expect(watched.problems).to.deep.equal([]);
-    } finally {
-      await watched.close();
+    await withWatchedPage(browser, async (watched) => {
+    await signIn(watched.page, who, '/rankings');
+    for (const key of ['gpu_utilization', 'memory_utilization', 'power_usage', 'gpu_hours', 'idle_gpu_hours', 'gpu_efficiency', 'queue_seconds']) {
+      await watched.page.locator(`nav.tabs a[href*="sort_by=${key}"]`).click();
+      await consoleSettled(watched.page);
+      const expected = (await api(who, `/workloads/metrics?sort_by=${key}`)).data;
+      expect(new URL(watched.page.url()).searchParams.get('sort_by')).to.equal(key);
+      expect(await linkedIds(watched.page, 'ranking'), key).to.deep.equal(expected.workloads.map((w: JsonBody) => w.workload_id));
+      expect(await watched.page.locator('.tile dt').first().innerText()).to.match(/^Scope average of /);
     }
+    expect(watched.problems).to.deep.equal([]);
+    });
   });
 
   it("a refused token shows the API's error, and Sign in again leads to a working sign-in", async () => {
     const who = caller('ACME_ADMIN');
-    const watched = await watchedPage(browser, DESKTOP, [401]);
-    try {
-      await watched.page.goto(`${demo.url}/#token=not-a-token&org=acme`);
-      await settled(watched.page);
-      const refused = await fetch(`${demo.url}/v1/capacity`, { headers: { Authorization: 'Bearer not-a-token', 'X-Organization-Id': 'acme' } });
-      const error = ((await refused.json()) as JsonBody).error;
-      const shown = await watched.page.locator('.error').first().innerText();
-      expect(shown).to.include(`${error.code} (HTTP 401): ${error.message}`);
-      expect(shown).to.include('request_id ');
-      await watched.page.getByRole('button', { name: 'Sign in again' }).first().click();
-      await watched.page.getByLabel('Bearer token').fill(who.token);
-      await watched.page.getByLabel('Organization ID (X-Organization-Id)').fill('acme');
-      await watched.page.getByRole('button', { name: 'Sign in' }).click();
-      await settled(watched.page);
-      expect(await watched.page.locator('h1').innerText()).to.equal('Overview of acme');
-      expect(await watched.page.locator('.error').count()).to.equal(0);
-      // Sign out forgets the token.
-      await watched.page.getByRole('button', { name: 'Sign out' }).click();
-      expect(await inPage(watched.page, 'sessionStorage.length')).to.equal(0);
-      expect(await watched.page.getByLabel('Bearer token').isVisible()).to.equal(true);
-      expect(watched.problems.filter((p) => !p.includes('401'))).to.deep.equal([]);
-    } finally {
-      await watched.close();
-    }
+    await withWatchedPage(browser, async (watched) => {
+    await watched.page.goto(`${demo.url}/#token=not-a-token&org=acme`);
+    await consoleSettled(watched.page);
+    const refused = await fetch(`${demo.url}/v1/capacity`, { headers: { Authorization: 'Bearer not-a-token', 'X-Organization-Id': 'acme' } });
+    const error = ((await refused.json()) as JsonBody).error;
+    const shown = await watched.page.locator('.error').first().innerText();
+    expect(shown).to.include(`${error.code} (HTTP 401): ${error.message}`);
+    expect(shown).to.include('request_id ');
+    await watched.page.getByRole('button', { name: 'Sign in again' }).first().click();
+    await watched.page.getByLabel('Bearer token').fill(who.token);
+    await watched.page.getByLabel('Organization ID (X-Organization-Id)').fill('acme');
+    await watched.page.getByRole('button', { name: 'Sign in' }).click();
+    await consoleSettled(watched.page);
+    expect(await watched.page.locator('h1').innerText()).to.equal('Overview of acme');
+    expect(await watched.page.locator('.error').count()).to.equal(0);
+    // Sign out forgets the token.
+    await watched.page.getByRole('button', { name: 'Sign out' }).click();
+    expect(await inPage(watched.page, 'sessionStorage.length')).to.equal(0);
+    expect(await watched.page.getByLabel('Bearer token').isVisible()).to.equal(true);
+    expect(watched.problems.filter((p) => !p.includes('401'))).to.deep.equal([]);
+    }, DESKTOP, [401]);
   });
 
   it('works at 390×844: no sideways scrolling of the page, and no accessibility violation', async () => {
-    const watched = await watchedPage(browser, PHONE);
-    try {
-      await signIn(watched.page, caller('ACME_ADMIN'));
-      for (const path of PAGES) {
-        await watched.page.goto(demo.url + path);
-        await settled(watched.page);
-        const widths = await inPage<number[]>(watched.page, '[document.documentElement.scrollWidth, window.innerWidth]');
-        expect(widths[0], `${path} is ${widths[0]} px wide`).to.be.at.most(widths[1] ?? 0);
-        expect(await accessibilityViolations(watched.page), path).to.deep.equal([]);
-      }
-      expect(watched.problems).to.deep.equal([]);
-    } finally {
-      await watched.close();
+    await withWatchedPage(browser, async (watched) => {
+    await signIn(watched.page, caller('ACME_ADMIN'));
+    for (const path of PAGES) {
+      await watched.page.goto(demo.url + path);
+      await consoleSettled(watched.page);
+      const widths = await inPage<number[]>(watched.page, '[document.documentElement.scrollWidth, window.innerWidth]');
+      expect(widths[0], `${path} is ${widths[0]} px wide`).to.be.at.most(widths[1] ?? 0);
+      expect(await accessibilityViolations(watched.page), path).to.deep.equal([]);
     }
+    expect(watched.problems).to.deep.equal([]);
+    }, PHONE);
   });
 
   it('the accessibility check finds what it looks for: grey-on-white text and an unlabelled field', async () => {
-    const watched = await watchedPage(browser);
-    try {
-      await signIn(watched.page, caller('ACME_ADMIN'), '/rankings');
-      await inPage(watched.page, "(() => { const p = document.createElement('p'); p.textContent = 'faint'; p.style.color = '#bbbbbb'; document.querySelector('main').append(p, document.createElement('input')); })()");
-      const violations = await accessibilityViolations(watched.page);
-      expect(violations.map((v) => v.split(' ')[0])).to.include.members(['color-contrast', 'label']);
-    } finally {
-      await watched.close();
-    }
+    await withWatchedPage(browser, async (watched) => {
+    await signIn(watched.page, caller('ACME_ADMIN'), '/rankings');
+    await inPage(watched.page, "(() => { const p = document.createElement('p'); p.textContent = 'faint'; p.style.color = '#bbbbbb'; document.querySelector('main').append(p, document.createElement('input')); })()");
+    const violations = await accessibilityViolations(watched.page);
+    expect(violations.map((v) => v.split(' ')[0])).to.include.members(['color-contrast', 'label']);
+    });
   });
 
   it('can be used with the keyboard alone: skip link, then Tab to a workload and Enter', async () => {
-    const watched = await watchedPage(browser);
-    try {
-      await signIn(watched.page, caller('ACME_ADMIN'), '/workloads');
+    await withWatchedPage(browser, async (watched) => {
+    await signIn(watched.page, caller('ACME_ADMIN'), '/workloads');
+    await watched.page.keyboard.press('Tab');
+    expect(await inPage(watched.page, 'document.activeElement?.textContent')).to.equal('Skip to content');
+    await watched.page.keyboard.press('Enter');
+    expect(await inPage(watched.page, 'document.activeElement?.id')).to.equal('main');
+    let onLink = false;
+    for (let presses = 0; presses < 40 && !onLink; presses += 1) {
       await watched.page.keyboard.press('Tab');
-      expect(await inPage(watched.page, 'document.activeElement?.textContent')).to.equal('Skip to content');
-      await watched.page.keyboard.press('Enter');
-      expect(await inPage(watched.page, 'document.activeElement?.id')).to.equal('main');
-      let onLink = false;
-      for (let presses = 0; presses < 40 && !onLink; presses += 1) {
-        await watched.page.keyboard.press('Tab');
-        onLink = await inPage<boolean>(watched.page, "document.activeElement?.tagName === 'A' && document.activeElement.closest('table.workloads') !== null");
-      }
-      expect(onLink, 'Tab reaches the first workload link').to.equal(true);
-      await watched.page.keyboard.press('Enter');
-      await settled(watched.page);
-      expect(new URL(watched.page.url()).pathname).to.match(/^\/workloads\/.+/);
-      // After a navigation, the focus is on the new page's title.
-      expect(await inPage(watched.page, 'document.activeElement?.tagName')).to.equal('H1');
-      expect(watched.problems).to.deep.equal([]);
-    } finally {
-      await watched.close();
+      onLink = await inPage<boolean>(watched.page, "document.activeElement?.tagName === 'A' && document.activeElement.closest('table.workloads') !== null");
     }
+    expect(onLink, 'Tab reaches the first workload link').to.equal(true);
+    await watched.page.keyboard.press('Enter');
+    await consoleSettled(watched.page);
+    expect(new URL(watched.page.url()).pathname).to.match(/^\/workloads\/.+/);
+    // After a navigation, the focus is on the new page's title.
+    expect(await inPage(watched.page, 'document.activeElement?.tagName')).to.equal('H1');
+    expect(watched.problems).to.deep.equal([]);
+    });
   });
 });

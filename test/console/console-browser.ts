@@ -1,5 +1,5 @@
 // Helpers of the console's browser tests: a page that records every console error, page error and
-// failed request, waits for the console to settle, and runs axe-core's WCAG 2 A/AA rules.
+// failed request, and axe-core's WCAG 2 A/AA rules run on it.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
@@ -15,6 +15,16 @@ export interface WatchedPage {
 
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
+
+/** Runs `use` on a new watched page, closing its context whatever happens. */
+export async function withWatchedPage(browser: Browser, use: (watched: WatchedPage) => Promise<void>, viewport = DESKTOP, allowStatus: readonly number[] = []): Promise<void> {
+  const watched = await watchedPage(browser, viewport, allowStatus);
+  try {
+    await use(watched);
+  } finally {
+    await watched.close();
+  }
+}
 
 /**
  * A new browser context (its own sessionStorage) and page. `allowStatus`: HTTP error statuses the
@@ -36,17 +46,6 @@ export async function watchedPage(browser: Browser, viewport = DESKTOP, allowSta
     if (response.status() >= 400 && !allowStatus.includes(response.status())) problems.push(`HTTP ${response.status()}: ${response.url()}`);
   });
   return { page, problems, close: () => context.close() };
-}
-
-/** Waits until the page's title is set and no section is loading any more. */
-export async function settled(page: Page): Promise<void> {
-  // A function, not text: waitForFunction evaluates text with eval(), which the console's CSP forbids.
-  await page.waitForFunction(() => {
-    const doc = (globalThis as unknown as { document: { querySelector(selector: string): { textContent: string | null } | null } }).document;
-    const heading = doc.querySelector('h1');
-    return heading !== null && (heading.textContent ?? '') !== '' && doc.querySelector('.loading') === null;
-  });
-  await page.waitForLoadState('networkidle');
 }
 
 /** Runs an expression in the page (browser-side code is text: the tests compile without the DOM's types); its value. */
