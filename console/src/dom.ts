@@ -39,6 +39,11 @@ export function select(name: string, options: readonly (readonly [string, string
   return h('select', { name, id: `f-${name}`, ...attributes }, ...options.map(([value, label]) => h('option', { value, selected: value === selected }, label)));
 }
 
+/** A text input named `name` (id `f-<name>`, as select() names its own), holding `value`. */
+export function textInput(name: string, value: string, placeholder?: string): HTMLInputElement {
+  return h('input', { id: `f-${name}`, name, value, placeholder, autocomplete: 'off' });
+}
+
 /** A labelled form field. */
 export function field(label: string, control: HTMLElement): HTMLElement {
   return h('div', { class: 'field' }, h('label', { for: control.id }, label), control);

@@ -2,6 +2,7 @@
 import { ApiRequestError } from './api.js';
 import { h, type Child } from './dom.js';
 import { formatGpuHours, formatNumber, formatTime } from './format.js';
+import { formQuery } from './router.js';
 
 /** Asks the shell to sign out (the token was refused). */
 export const SIGN_OUT_EVENT = 'gpucap:sign-out';
@@ -94,4 +95,34 @@ export function budgetRow(name: string, budget: BudgetFigures): HTMLElement {
 
 export function link(href: string, ...children: Child[]): HTMLAnchorElement {
   return h('a', { href }, ...children);
+}
+
+export interface FiltersFormOptions {
+  label: string;
+  /** The page the form reloads, with its fields in the query string (Reset: without them). */
+  path: string;
+  /** Values left out of the URL, being the page's defaults. */
+  defaults: Record<string, string>;
+  go(url: string): void;
+  /** Runs before the fields are read (to clear those that do not apply). */
+  beforeApply?(): void;
+}
+
+/**
+ * A page's filters: its fields, then Apply and Reset. Apply opens the page with the fields in the
+ * URL, so the view can be shared; a cursor in the URL is dropped, as it belongs to the old filters.
+ */
+export function filtersForm(options: FiltersFormOptions, ...fields: Child[]): HTMLFormElement {
+  const form = h(
+    'form',
+    { class: 'filters', 'aria-label': options.label, role: 'search' },
+    ...fields,
+    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Apply'), h('a', { href: options.path, class: 'button' }, 'Reset')),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    options.beforeApply?.();
+    options.go(`${options.path}${formQuery(form, options.defaults)}`);
+  });
+  return form;
 }

@@ -2,10 +2,10 @@
 // everything in the caller's scope.
 import { apiGet } from '../api.js';
 import { RANKING_SORT_KEYS, WORKLOAD_STATUSES, type RankedValue, type RankedWorkloads, type RankingSortKey } from '../contract.js';
-import { field, h, select, table } from '../dom.js';
+import { field, h, select, table, textInput } from '../dom.js';
 import { formatDuration, formatGpuHours, formatMetric, formatShare, humanize } from '../format.js';
-import { formQuery, pick, type PageContext } from '../router.js';
-import { link, meter, section, tiles } from '../ui.js';
+import { pick, type PageContext } from '../router.js';
+import { filtersForm, link, meter, section, tiles } from '../ui.js';
 
 const FILTERS = ['sort_by', 'order', 'limit', 'initiative_id', 'status'] as const;
 const DEFAULTS = { sort_by: 'gpu_utilization', order: 'desc', limit: '10' };
@@ -24,20 +24,14 @@ export async function rankingsPage(main: HTMLElement, context: PageContext): Pro
       return h('a', { href: `/rankings?${params}`, ...(key === sortBy ? { 'aria-current': 'page' } : {}) }, humanize(key));
     }),
   );
-  const form: HTMLFormElement = h(
-    'form',
-    { class: 'filters', 'aria-label': 'Filters', role: 'search' },
+  const form = filtersForm(
+    { label: 'Filters', path: '/rankings', defaults: DEFAULTS, go: context.go },
     field('Rank by', select('sort_by', RANKING_SORT_KEYS.map((k) => [k, humanize(k)] as const), sortBy)),
     field('Order', select('order', [['desc', 'highest first'], ['asc', 'lowest first']], value('order') || DEFAULTS.order)),
     field('Entries', select('limit', ['5', '10', '20', '50', '100'].map((n) => [n, n] as const), value('limit') || DEFAULTS.limit)),
-    field('Team (initiative)', h('input', { id: 'f-initiative_id', name: 'initiative_id', value: value('initiative_id'), autocomplete: 'off' })),
+    field('Team (initiative)', textInput('initiative_id', value('initiative_id'))),
     field('Status', select('status', [['', 'any'], ...WORKLOAD_STATUSES.map((s) => [s, s] as const)], value('status'))),
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Apply'), h('a', { href: '/rankings', class: 'button' }, 'Reset')),
   );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    context.go(`/rankings${formQuery(form, DEFAULTS)}`);
-  });
   const results = h('div', { class: 'results' });
   main.append(keys, form, results);
   await section(

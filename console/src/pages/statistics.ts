@@ -2,10 +2,10 @@
 import { apiGet } from '../api.js';
 import { timeChart, type ChartSeries } from '../chart.js';
 import { STATS_GROUP_KEYS, STATS_TIME_RANGES, TREND_INTERVALS, type StatsGroup, type StatsGroupKey, type StatsSeriesEntry, type WorkloadStats } from '../contract.js';
-import { field, h, select, table, type Child } from '../dom.js';
+import { field, h, select, table, textInput, type Child } from '../dom.js';
 import { formatDuration, formatGpuHours, formatNumber, formatSeriesStart, formatShare, humanize } from '../format.js';
-import { formQuery, pick, type PageContext } from '../router.js';
-import { meter, section, tiles } from '../ui.js';
+import { pick, type PageContext } from '../router.js';
+import { filtersForm, meter, section, tiles } from '../ui.js';
 
 const FILTERS = ['time_range', 'start_date', 'end_date', 'group_by', 'initiative_id', 'interval'] as const;
 const DEFAULTS = { time_range: 'last_30_days', interval: 'day' };
@@ -23,30 +23,31 @@ export async function statisticsPage(main: HTMLElement, context: PageContext): P
   const custom = h(
     'div',
     { class: 'custom-range' },
-    field('From', h('input', { id: 'f-start_date', name: 'start_date', value: value('start_date'), placeholder: '2026-11-01', autocomplete: 'off' })),
-    field('Before', h('input', { id: 'f-end_date', name: 'end_date', value: value('end_date'), placeholder: 'now', autocomplete: 'off' })),
+    field('From', textInput('start_date', value('start_date'), '2026-11-01')),
+    field('Before', textInput('end_date', value('end_date'), 'now')),
   );
   custom.hidden = range !== 'custom';
   const rangeSelect = select('time_range', STATS_TIME_RANGES.map((r) => [r, humanize(r)] as const), range);
   rangeSelect.addEventListener('change', () => {
     custom.hidden = rangeSelect.value !== 'custom';
   });
-  const form: HTMLFormElement = h(
-    'form',
-    { class: 'filters', 'aria-label': 'Range and grouping', role: 'search' },
+  const form = filtersForm(
+    {
+      label: 'Range and grouping',
+      path: '/statistics',
+      defaults: DEFAULTS,
+      go: context.go,
+      // The custom dates belong to the custom range only; the API refuses them with any other.
+      beforeApply: () => {
+        if (rangeSelect.value !== 'custom') for (const input of custom.querySelectorAll('input')) input.value = '';
+      },
+    },
     field('Range', rangeSelect),
     custom,
     field('Group by', select('group_by', [['', 'nothing'], ...STATS_GROUP_KEYS.map((k) => [k, humanize(k)] as const)], groupBy ?? '')),
     field('Per', select('interval', [['none', 'whole range'], ...TREND_INTERVALS.map((i) => [i, i] as const)], interval)),
-    field('Team (initiative)', h('input', { id: 'f-initiative_id', name: 'initiative_id', value: value('initiative_id'), autocomplete: 'off' })),
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Apply'), h('a', { href: '/statistics', class: 'button' }, 'Reset')),
+    field('Team (initiative)', textInput('initiative_id', value('initiative_id'))),
   );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    // The custom dates belong to the custom range only; the API refuses them with any other.
-    if (rangeSelect.value !== 'custom') for (const input of custom.querySelectorAll('input')) input.value = '';
-    context.go(`/statistics${formQuery(form, DEFAULTS)}`);
-  });
   const results = h('div', { class: 'results' });
   main.append(form, results);
   await section(

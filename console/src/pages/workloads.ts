@@ -3,10 +3,10 @@
 // previous page.
 import { apiGet } from '../api.js';
 import { LIST_LIMITS, WORKLOAD_STATUSES, type WorkloadListItem } from '../contract.js';
-import { field, h, select, table } from '../dom.js';
+import { field, h, select, table, textInput } from '../dom.js';
 import { formatTime } from '../format.js';
-import { formQuery, pick, type PageContext } from '../router.js';
-import { link, section, statusBadge } from '../ui.js';
+import { pick, type PageContext } from '../router.js';
+import { filtersForm, link, section, statusBadge } from '../ui.js';
 
 const FILTERS = ['organization_id', 'initiative_id', 'status', 'submitted_by', 'is_managed', 'start_date', 'end_date', 'limit'] as const;
 const DEFAULTS = { limit: '20' };
@@ -15,24 +15,17 @@ export async function workloadsPage(main: HTMLElement, context: PageContext): Pr
   context.title('Workloads');
   const { query } = context;
   const value = (name: string) => query.get(name) ?? '';
-  const form: HTMLFormElement = h(
-    'form',
-    { class: 'filters', 'aria-label': 'Filters', role: 'search' },
+  const form = filtersForm(
+    { label: 'Filters', path: '/workloads', defaults: DEFAULTS, go: context.go },
     field('Status', select('status', [['', 'any'], ...WORKLOAD_STATUSES.map((s) => [s, s] as const)], value('status'))),
-    field('Team (initiative)', h('input', { id: 'f-initiative_id', name: 'initiative_id', value: value('initiative_id'), autocomplete: 'off' })),
-    field('Submitted by', h('input', { id: 'f-submitted_by', name: 'submitted_by', value: value('submitted_by'), autocomplete: 'off' })),
+    field('Team (initiative)', textInput('initiative_id', value('initiative_id'))),
+    field('Submitted by', textInput('submitted_by', value('submitted_by'))),
     field('Managed', select('is_managed', [['', 'any'], ['true', 'managed'], ['false', 'not managed']], value('is_managed'))),
-    field('Submitted from', h('input', { id: 'f-start_date', name: 'start_date', value: value('start_date'), placeholder: '2026-11-01', autocomplete: 'off' })),
-    field('Submitted before', h('input', { id: 'f-end_date', name: 'end_date', value: value('end_date'), placeholder: '2026-11-28T12:00:00Z', autocomplete: 'off' })),
-    field('Organization', h('input', { id: 'f-organization_id', name: 'organization_id', value: value('organization_id'), placeholder: context.session.organizationId, autocomplete: 'off' })),
+    field('Submitted from', textInput('start_date', value('start_date'), '2026-11-01')),
+    field('Submitted before', textInput('end_date', value('end_date'), '2026-11-28T12:00:00Z')),
+    field('Organization', textInput('organization_id', value('organization_id'), context.session.organizationId)),
     field('Per page', select('limit', LIST_LIMITS.map((n) => [String(n), String(n)] as const), value('limit') || DEFAULTS.limit)),
-    h('div', { class: 'actions' }, h('button', { type: 'submit', class: 'primary' }, 'Apply'), h('a', { href: '/workloads', class: 'button' }, 'Reset')),
   );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    // New filters start again from the first page: a cursor belongs to the filters it was issued with.
-    context.go(`/workloads${formQuery(form, DEFAULTS)}`);
-  });
   const results = h('div', { class: 'results' });
   main.append(form, results);
   await section(
