@@ -30,6 +30,29 @@ export async function launchChromium(path: string): Promise<Browser> {
   });
 }
 
+type MainElement = object | null;
+const mainElement = () => (globalThis as unknown as { document: { getElementById(id: string): MainElement } }).document.getElementById('main');
+
+/**
+ * Does what leads the console to another view (a click, a key, Back), then waits for that view to be
+ * settled. Each view is drawn into a new <main>, so the wait first sees the old one replaced: the old
+ * view is settled too, and waiting on the settled state alone could return before the action's event
+ * handler ran.
+ */
+export async function settledAfter(page: Page, action: () => Promise<unknown>): Promise<void> {
+  const before = await page.evaluateHandle(mainElement);
+  try {
+    await action();
+    await page.waitForFunction((old) => {
+      const now = (globalThis as unknown as { document: { getElementById(id: string): MainElement } }).document.getElementById('main');
+      return now !== null && now !== old;
+    }, before);
+  } finally {
+    await before.dispose();
+  }
+  await consoleSettled(page);
+}
+
 /** Waits until the console's page has its title and no section is loading any more, nor any request. */
 export async function consoleSettled(page: Page): Promise<void> {
   // A function, not text: waitForFunction evaluates text with eval(), which the console's CSP forbids.

@@ -5,7 +5,7 @@
 // pass axe-core's WCAG 2 A/AA rules at desktop and phone sizes. No churn runs, so the world holds still.
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM_INSTALL_HINT, chromiumPath, consoleSettled, launchChromium } from '../../scripts/console/chromium.js';
+import { CHROMIUM_INSTALL_HINT, chromiumPath, consoleSettled, launchChromium, settledAfter } from '../../scripts/console/chromium.js';
 import { startDemo, type DemoCallerToken, type RunningDemo } from '../../sim/demo/run-demo.js';
 import type { JsonBody } from '../support/service-harness.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -122,8 +122,7 @@ describe('web console in Chromium', function () {
           seen.push(...(await linkedIds(watched.page, 'workloads')));
           const next = watched.page.getByRole('link', { name: 'Next page' });
           if ((await next.count()) === 0) break;
-          await next.click();
-          await consoleSettled(watched.page);
+          await settledAfter(watched.page, () => next.click());
           expect(watched.page.url()).to.include('next_token=');
         }
         expect(seen).to.have.length(expected.length);
@@ -141,8 +140,7 @@ describe('web console in Chromium', function () {
     await signIn(watched.page, who, '/workloads');
     await watched.page.getByLabel('Status').selectOption('failed');
     await watched.page.getByLabel('Team (initiative)').fill('llm');
-    await watched.page.getByRole('button', { name: 'Apply' }).click();
-    await consoleSettled(watched.page);
+    await settledAfter(watched.page, () => watched.page.getByRole('button', { name: 'Apply' }).click());
     const url = new URL(watched.page.url());
     expect(url.pathname).to.equal('/workloads');
     expect(Object.fromEntries(url.searchParams)).to.deep.equal({ status: 'failed', initiative_id: 'llm' });
@@ -157,8 +155,7 @@ describe('web console in Chromium', function () {
     expect(await linkedIds(other.page, 'workloads')).to.deep.equal(expected.slice(0, 20));
     });
     // Back returns to the unfiltered list.
-    await watched.page.goBack();
-    await consoleSettled(watched.page);
+    await settledAfter(watched.page, () => watched.page.goBack());
     expect(new URL(watched.page.url()).search).to.equal('');
     expect(await watched.page.getByLabel('Status').inputValue()).to.equal('');
     expect(watched.problems).to.deep.equal([]);
@@ -170,13 +167,28 @@ describe('web console in Chromium', function () {
     await withWatchedPage(browser, async (watched) => {
     await signIn(watched.page, who, '/rankings');
     for (const key of ['gpu_utilization', 'memory_utilization', 'power_usage', 'gpu_hours', 'idle_gpu_hours', 'gpu_efficiency', 'queue_seconds']) {
-      await watched.page.locator(`nav.tabs a[href*="sort_by=${key}"]`).click();
-      await consoleSettled(watched.page);
+      await settledAfter(watched.page, () => watched.page.locator(`nav.tabs a[href*="sort_by=${key}"]`).click());
       const expected = (await api(who, `/workloads/metrics?sort_by=${key}`)).data;
       expect(new URL(watched.page.url()).searchParams.get('sort_by')).to.equal(key);
+      expect(await watched.page.locator('.error').allInnerTexts(), `${key}: the error shown`).to.deep.equal([]);
       expect(await linkedIds(watched.page, 'ranking'), key).to.deep.equal(expected.workloads.map((w: JsonBody) => w.workload_id));
       expect(await watched.page.locator('.tile dt').first().innerText()).to.match(/^Scope average of /);
     }
+    expect(watched.problems).to.deep.equal([]);
+    });
+  });
+
+  it('waits for the view an action leads to, even one drawn after the action has returned', async () => {
+    const who = caller('ACME_ADMIN');
+    await withWatchedPage(browser, async (watched) => {
+    await signIn(watched.page, who, '/rankings');
+    // The click comes 300 ms after the action returns, while the old view is settled: a wait on the
+    // settled state alone would return at once and read the old ranking.
+    const late = "setTimeout(() => document.querySelector('nav.tabs a[href*=\"sort_by=gpu_hours\"]').click(), 300)";
+    await settledAfter(watched.page, () => inPage(watched.page, late));
+    expect(new URL(watched.page.url()).searchParams.get('sort_by')).to.equal('gpu_hours');
+    const expected = (await api(who, '/workloads/metrics?sort_by=gpu_hours')).data;
+    expect(await linkedIds(watched.page, 'ranking')).to.deep.equal(expected.workloads.map((w: JsonBody) => w.workload_id));
     expect(watched.problems).to.deep.equal([]);
     });
   });
@@ -191,15 +203,14 @@ describe('web console in Chromium', function () {
     const shown = await watched.page.locator('.error').first().innerText();
     expect(shown).to.include(`${error.code} (HTTP 401): ${error.message}`);
     expect(shown).to.include('request_id ');
-    await watched.page.getByRole('button', { name: 'Sign in again' }).first().click();
+    await settledAfter(watched.page, () => watched.page.getByRole('button', { name: 'Sign in again' }).first().click());
     await watched.page.getByLabel('Bearer token').fill(who.token);
     await watched.page.getByLabel('Organization ID (X-Organization-Id)').fill('acme');
-    await watched.page.getByRole('button', { name: 'Sign in' }).click();
-    await consoleSettled(watched.page);
+    await settledAfter(watched.page, () => watched.page.getByRole('button', { name: 'Sign in' }).click());
     expect(await watched.page.locator('h1').innerText()).to.equal('Overview of acme');
     expect(await watched.page.locator('.error').count()).to.equal(0);
     // Sign out forgets the token.
-    await watched.page.getByRole('button', { name: 'Sign out' }).click();
+    await settledAfter(watched.page, () => watched.page.getByRole('button', { name: 'Sign out' }).click());
     expect(await inPage(watched.page, 'sessionStorage.length')).to.equal(0);
     expect(await watched.page.getByLabel('Bearer token').isVisible()).to.equal(true);
     expect(watched.problems.filter((p) => !p.includes('401'))).to.deep.equal([]);
@@ -242,8 +253,7 @@ describe('web console in Chromium', function () {
       onLink = await inPage<boolean>(watched.page, "document.activeElement?.tagName === 'A' && document.activeElement.closest('table.workloads') !== null");
     }
     expect(onLink, 'Tab reaches the first workload link').to.equal(true);
-    await watched.page.keyboard.press('Enter');
-    await consoleSettled(watched.page);
+    await settledAfter(watched.page, () => watched.page.keyboard.press('Enter'));
     expect(new URL(watched.page.url()).pathname).to.match(/^\/workloads\/.+/);
     // After a navigation, the focus is on the new page's title.
     expect(await inPage(watched.page, 'document.activeElement?.tagName')).to.equal('H1');
