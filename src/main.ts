@@ -40,6 +40,7 @@ import { Disposables } from './runtime/disposables.js';
 import { listen, type Listener } from './runtime/http-listener.js';
 import { realDelay, runPeriodically, type Delay } from './runtime/periodic.js';
 import { EventLoopLag } from './runtime/event-loop-lag.js';
+import { StdoutLogDestination } from './runtime/log-destination.js';
 import { createLogger } from './runtime/logger.js';
 import { defaultConsoleAssetsDir } from './runtime/package-root.js';
 import { serviceVersion } from './runtime/version.js';
@@ -279,20 +280,26 @@ export interface RunningService {
 export async function startService(config: Config, options: ServiceOptions = {}): Promise<RunningService> {
   const clock = options.clock ?? systemClock;
   const version = serviceVersion();
-  const logger = options.logger ?? createLogger({ level: config.log_level, version });
+  const logDestination = options.logger === undefined ? new StdoutLogDestination() : undefined;
+  const logger = options.logger ?? createLogger({ level: config.log_level, version }, logDestination);
   // Before anything is opened: a bad kubeconfig fails the start with nothing to clean up.
   // The home cluster's API also serves the capacity ConfigMaps, even when its workloads are not watched.
   const needsHome = config.home_cluster_enabled || config.capacity_configmaps_enabled;
   const home = needsHome ? homeKubeconfig({ file: config.kubeconfig, readFile: (path) => readFileSync(path, 'utf8') }) : undefined;
   const parts = options.parts ?? new Disposables(logger);
+  let running: RunningService;
   try {
-    return await startParts(config, { clock, version, logger, home, parts, options });
+    running = await startParts(config, { clock, version, logger, home, parts, options });
   } catch (error) {
     logger.error({ err: error }, 'Start failed: stopping what was started');
     // Each failed step is logged by Disposables; the start's own error is the one to report.
     await parts.disposeAll().catch(() => undefined);
+    await logDestination?.end();
     throw error;
   }
+  if (logDestination === undefined) return running;
+  // The process exits once stopped: every line logged before goes out first, in order.
+  return { ...running, stop: () => running.stop().finally(() => logDestination.end()) };
 }
 
 async function startParts(

@@ -109,7 +109,7 @@ describe('entry point (child process)', function () {
     expect(exit, run.stderr.join('')).to.deep.equal({ code: 0, signal: null });
     const messages = logLines(run).map((line) => line.msg);
     expect(messages).to.include.members(['listening', 'shutting down', 'draining requests', 'stopped']);
-    expect(messages.indexOf('stopped')).to.be.greaterThan(messages.indexOf('draining requests'));
+    expect(messages.indexOf('stopped'), messages.join(' | ')).to.be.greaterThan(messages.indexOf('draining requests'));
     expect(run.stdout.join('')).to.not.contain(token);
   });
 
