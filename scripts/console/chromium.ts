@@ -44,6 +44,7 @@ export async function settledAfter(page: Page, action: () => Promise<unknown>): 
   try {
     await action();
     await page.waitForFunction((old) => {
+      // Runs in the page, where mainElement is not defined: the same lookup, spelled again.
       const now = (globalThis as unknown as { document: { getElementById(id: string): MainElement } }).document.getElementById('main');
       return now !== null && now !== old;
     }, before);
