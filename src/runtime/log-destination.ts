@@ -7,15 +7,18 @@ import { once } from 'node:events';
 import { writeSync } from 'node:fs';
 import { pino } from 'pino';
 
-/** How long an exit waits for the log reader; a reader that takes no more must not hold the process. */
-const END_TIMEOUT_MS = 2_000;
-
 export class StdoutLogDestination implements pino.DestinationStream {
   readonly #stream = pino.destination({ dest: 1, sync: false });
+  /** How long end() waits for the log reader; a reader that takes no more must not hold the exit. */
+  readonly #endTimeoutMs: number;
   #ending: Promise<void> | undefined;
   #ended = false;
   /** Lines logged while the end writes out the rest: they follow it. */
   readonly #late: string[] = [];
+
+  constructor(options: { endTimeoutMs?: number } = {}) {
+    this.#endTimeoutMs = options.endTimeoutMs ?? 2_000;
+  }
 
   write(line: string): void {
     if (this.#ended) writeLate(line);
@@ -23,15 +26,16 @@ export class StdoutLogDestination implements pino.DestinationStream {
     else this.#stream.write(line);
   }
 
-  /** Writes out what is queued and in flight, then anything logged meanwhile; resolves when it is all out. */
+  /**
+   * Writes out what is queued and in flight, then anything logged meanwhile; resolves when it is all
+   * out. Past the time limit, the lines logged meanwhile are written at once, maybe ahead of the rest.
+   */
   end(): Promise<void> {
     this.#ending ??= (async () => {
-      // A write error ends the wait too: the lines are lost either way, and the exit must go on.
-      const closed = once(this.#stream, 'close').catch(() => undefined);
+      // A write error or the time limit ends the wait too: the exit must go on.
+      const closed = once(this.#stream, 'close', { signal: AbortSignal.timeout(this.#endTimeoutMs) }).catch(() => undefined);
       this.#stream.end();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, END_TIMEOUT_MS).unref()))]);
-      clearTimeout(timer);
+      await closed;
       this.#ended = true;
       for (const line of this.#late.splice(0)) writeLate(line);
     })();
