@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { EventDriver, duplicateKeys, prepareCluster, rollupMismatches, truthMismatches } from '../support/event-driver.js';
 import { answerDifferences, comparedPaths, currentWriter, startHaRig, waitReady, type HaRig, type Replica } from '../support/replica-process.js';
-import { startLoad } from '../support/round-robin-lb.js';
+import { startLoad } from '../support/load-generator.js';
 import { waitFor } from '../support/wait-for.js';
 
 const EVENTS_PER_SECOND = 40;

@@ -5,14 +5,18 @@
 // every 250 ms; out after 2 failed polls in a row, as the chart's probe) and never retries. Replicas
 // keep serving for 2 s after SIGTERM (well beyond two polls, also on a busy machine) with /readyz
 // failing, then drain. Not one request may fail: no non-2xx answer, no socket error, no timeout (15 s,
-// so that a machine busy with other work slows the answers without failing them).
+// so that a machine busy with other work slows the answers without failing them). The load generator
+// and the balancer each run in a process of their own, so that only the replicas are in the requests'
+// path: not the test's process, which also serves the simulated API and drives the events. A failure
+// says where each failed request waited, and which process's event loop stood still, and when.
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { expect } from 'chai';
 import { EventDriver, prepareCluster } from '../support/event-driver.js';
+import { describeStalls, watchEventLoop, type EventLoopReport } from '../support/event-loop-watch.js';
+import { startLoadProcess, type LoadFailure } from '../support/load-generator.js';
 import { currentWriter, startHaRig, waitReady, type HaRig, type Replica } from '../support/replica-process.js';
-import { startLoadProcess, startRoundRobinLb, type RoundRobinLb } from '../support/round-robin-lb.js';
+import { startRoundRobinLb, type RequestTrace, type RoundRobinLb } from '../support/round-robin-lb.js';
 import { waitFor } from '../support/wait-for.js';
 
 const REQUESTS_PER_SECOND = 200;
@@ -89,10 +93,10 @@ describe('ha: rolling restart of 3 replicas under 200 requests/s', function () {
     const start = async () => {
       const replica = await (rig as HaRig).start(`replica-${++serial}`, { env: REPLICA_ENV });
       names.set(replica.url, replica.instanceId);
-      balancer.add(replica);
+      await balancer.add(replica);
       await waitReady(replica);
       // In rotation once the balancer's own poll saw it ready.
-      await waitFor(() => balancer.ready().some((b) => b.url === replica.url), { what: `${replica.instanceId} in rotation`, timeoutMs: 5_000, intervalMs: 50 });
+      await waitFor(async () => (await balancer.ready()).some((b) => b.url === replica.url), { what: `${replica.instanceId} in rotation`, timeoutMs: 5_000, intervalMs: 50 });
       return replica;
     };
     let replicas: Replica[] = await Promise.all([start(), start(), start()]);
@@ -107,8 +111,7 @@ describe('ha: rolling restart of 3 replicas under 200 requests/s', function () {
       const kind = kinds[n % kinds.length] ?? '';
       return { baseUrl: balancer.url, path: kind === 'get' ? `/v1/workloads/${known[n % known.length] ?? ''}` : kind };
     });
-    const lag = monitorEventLoopDelay({ resolution: 10 });
-    lag.enable();
+    const testLoop = watchEventLoop();
     // The postmaster: the parent of any backend.
     const backend = ((await rig.sql('SELECT pg_backend_pid() AS pid')).rows[0] as { pid: number }).pid;
     const postmaster = Number(readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
@@ -131,7 +134,7 @@ describe('ha: rolling restart of 3 replicas under 200 requests/s', function () {
       const exit = await old.exited;
       const exitMs = performance.now() - stoppedAt;
       replicaCpu.set(old.instanceId, cpu ?? 0);
-      balancer.remove(old);
+      await balancer.remove(old);
       replicas = [...replicas.slice(1), surge];
       let handover = `${new Date(Date.now() - exitMs).toISOString()} SIGTERM: ${old.instanceId} exited ${(exitMs / 1000).toFixed(2)} s after SIGTERM (code ${exit.code})`;
       if (writer?.replica === old) {
@@ -155,27 +158,47 @@ describe('ha: rolling restart of 3 replicas under 200 requests/s', function () {
     const machineAfter = machineCpu();
     const postgresSeconds = postgresCpu(postmaster) - postgresBefore;
     const machineBusy = (machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total);
-    lag.disable();
+    const loops: Record<string, EventLoopReport> = { test: testLoop.stop(), balancer: await balancer.eventLoop(), load: report.eventLoop };
     driver.stop();
+    const counts = await balancer.counts();
     for (const replica of replicas) replicaCpu.set(replica.instanceId, replica.cpuSeconds() ?? 0);
+    const loadAverage = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+    const delays = Object.entries(loops).map(([name, loop]) => `${name} p99 ${loop.delayP99Ms} ms, max ${loop.delayMaxMs} ms`).join('; ');
     for (const line of handovers) console.log(`      ${line}`);
     console.log(`      requests: ${report.sent} at ${report.rate.toFixed(1)}/s over ${wallSeconds.toFixed(1)} s, by status ${JSON.stringify(report.byStatus)}, ` +
-      `latency p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, max ${report.latencyMs.max} ms; by replica ${JSON.stringify(balancer.counts().byBackend)}`);
-    console.log(`      load process: ${report.cpuPercent} % of a core; test process (balancer, simulated API, events): ${(((cpu.user + cpu.system) / 1e6 / wallSeconds) * 100).toFixed(0)} % of a core, ` +
-      `event loop delay p99 ${(lag.percentile(99) / 1e6).toFixed(1)} ms, max ${(lag.max / 1e6).toFixed(1)} ms; ` +
-      `PostgreSQL: ${((postgresSeconds / wallSeconds) * 100).toFixed(0)} % of a core; ` +
+      `latency p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms, max ${report.latencyMs.max} ms; by replica ${JSON.stringify(counts.byBackend)}`);
+    console.log(`      load process: ${report.cpuPercent} % of a core; test process (simulated API, events): ${(((cpu.user + cpu.system) / 1e6 / wallSeconds) * 100).toFixed(0)} % of a core; ` +
+      `event loop delay: ${delays}; PostgreSQL: ${((postgresSeconds / wallSeconds) * 100).toFixed(0)} % of a core; ` +
       `replicas' CPU seconds over their lives: ${JSON.stringify(Object.fromEntries(replicaCpu))}; the machine: ${(machineBusy * 100).toFixed(0)} % busy of ${cpus().length} cores, ` +
-      `load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}; events ${driver.sent} at ${driver.rate().toFixed(1)}/s`);
-    // Enough to tell which replica failed and when, within the lines CI repeats after its summary.
+      `load average ${loadAverage}; events ${driver.sent} at ${driver.rate().toFixed(1)}/s`);
+    // Enough to tell where a failed request waited, within the lines CI repeats after its summary.
     const named = (text: string) => text.replace(/http:\/\/127\.0\.0\.1:\d+/g, (url) => names.get(url) ?? url);
+    const failures = report.failures.slice(0, 8);
+    const traces = await balancer.traces(failures.map((f) => f.sequence));
     const diagnosis = [
       ...handovers,
-      ...report.failures.slice(0, 8).map((f) => `failed: ${new Date(f.at - f.ms).toISOString()} ${f.path} → ${f.status} ${f.error ?? f.body.slice(0, 80)} after ${f.ms} ms`),
-      `answers of ${SLOW_MS} ms or more, by replica: ${named(JSON.stringify(balancer.slow()))}`,
-      `balancer errors: ${named(balancer.counts().errors.join('; ')) || 'none'}`,
+      ...failures.map((f) => `failed: ${describeFailure(f)}; ${named(describeTrace(f, traces[f.sequence]))}`),
+      `answers of ${SLOW_MS} ms or more, by replica: ${named(JSON.stringify(await balancer.slow()))}`,
+      `balancer errors: ${named(counts.errors.join('; ')) || 'none'}`,
+      `event-loop stalls of 0.5 s or more: ${Object.entries(loops).map(([name, loop]) => `${name}: ${describeStalls(loop)}`).join('; ')}`,
+      `the machine: ${(machineBusy * 100).toFixed(0)} % busy of ${cpus().length} cores, load average ${loadAverage}`,
     ].join('\n');
     expect(report.failureKinds, diagnosis).to.deep.equal({});
     expect(report.rate, 'the load kept its rate').to.be.at.least(REQUESTS_PER_SECOND * 0.95);
-    expect(balancer.counts().noBackend).to.equal(0);
+    expect(counts.noBackend).to.equal(0);
   });
 });
+
+function describeFailure(failure: LoadFailure): string {
+  const what = failure.error ?? failure.body.slice(0, 80);
+  return `#${failure.sequence} sent ${new Date(failure.sentAt).toISOString()} ${failure.path} → ${failure.status} ${what} after ${failure.ms} ms`;
+}
+
+/** Where the balancer saw the request: never, or when, to which replica, and how it ended. */
+function describeTrace(failure: LoadFailure, trace: RequestTrace | undefined): string {
+  if (trace === undefined) return 'it never reached the balancer';
+  const reached = `it reached the balancer ${Date.parse(trace.arrivedAt) - failure.sentAt} ms after it was sent, for ${trace.backend ?? 'no ready backend'}`;
+  if (trace.end === undefined) return `${reached}, and had no answer when the test ended`;
+  if (trace.end.clientGone) return `${reached}; the client gave up ${trace.end.ms} ms later${trace.end.status === null ? ', before any answer' : ` mid-answer (status ${trace.end.status})`}`;
+  return `${reached}, answered ${trace.end.status} in ${trace.end.ms} ms`;
+}

@@ -228,11 +228,11 @@ export interface ApiAnswer {
 }
 
 /** GET `path` as `caller`, giving up after `timeoutMs` (a hang counts as no answer). */
-export async function apiGet(baseUrl: string, path: string, caller: ApiCaller, timeoutMs = 5_000): Promise<ApiAnswer> {
+export async function apiGet(baseUrl: string, path: string, caller: ApiCaller, timeoutMs = 5_000, headers: Readonly<Record<string, string>> = {}): Promise<ApiAnswer> {
   const started = performance.now();
   try {
     const response = await fetch(baseUrl + path, {
-      headers: { Authorization: `Bearer ${caller.token}`, 'X-Organization-Id': caller.organizationId },
+      headers: { ...headers, Authorization: `Bearer ${caller.token}`, 'X-Organization-Id': caller.organizationId },
       signal: AbortSignal.timeout(timeoutMs),
     });
     const body = await response.text();

@@ -1,25 +1,27 @@
-// Traffic for the fault tests: a load generator, and a small HTTP load balancer shaped like kube-proxy.
+// A small HTTP load balancer shaped like kube-proxy, for the fault tests' traffic (load-generator.ts).
 //
 // The balancer polls each backend's /readyz every `pollMs`, sends each request to the next backend
 // (round robin) among the ready ones, and never retries. As with a Kubernetes readiness probe, one
 // passing poll makes a backend ready and `failureThreshold` failed polls in a row (the chart's 2 by
-// default; a poll that times out fails) take it out: one slow answer on a busy machine does not. A backend that fails, refuses
-// or resets a request fails that request (502), as it would fail the client's connection behind
-// kube-proxy; with no ready backend the request fails at once (503). Like kube-proxy, which forwards
-// TCP, it never closes a client's idle connection: the client closes its own, so no request can meet a
-// connection the balancer is closing at that moment (ECONNRESET, a race of the test's own making).
-// Answers that take long are kept by backend, so that a timeout says which replica was slow and when.
+// default; a poll that times out fails) take it out: one slow answer on a busy machine does not. A
+// backend that fails, refuses or resets a request fails that request (502), as it would fail the
+// client's connection behind kube-proxy; with no ready backend the request fails at once (503). Like
+// kube-proxy, which forwards TCP, it never closes a client's idle connection: the client closes its
+// own, so no request can meet a connection the balancer is closing at that moment (ECONNRESET, a race
+// of the test's own making).
 //
-// The load generator sends requests at a constant rate whatever the answers take (an open loop), each
-// with a client timeout, and counts what came back. It runs in the test's process (startLoad) or, so
-// that it never starves behind the balancer and the simulated API on a small machine, in a process of
-// its own (startLoadProcess: this file run as a script, driven over stdin and stdout).
-import { spawn } from 'node:child_process';
+// It runs in a process of its own (startRoundRobinLb), driven over Node's IPC channel, as kube-proxy
+// runs apart from whatever changes the Service's endpoints: a test process that stands still (its
+// simulated API, a garbage collection, a blocked write to its output) must not hold up the traffic.
+// Answers that take long are kept by backend, and each request the load generator numbers
+// (LOAD_SEQUENCE_HEADER) is traced, so that a timeout says whether the request ever reached the
+// balancer, when, which replica had it, and what came back.
+import { fork } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { apiGet, type ApiAnswer, type ApiCaller } from './replica-process.js';
+import { watchEventLoop, type EventLoopReport } from './event-loop-watch.js';
+import { LOAD_SEQUENCE_HEADER } from './load-generator.js';
 
 export interface Backend {
   /** http://host:port of the API. */
@@ -28,20 +30,60 @@ export interface Backend {
   adminUrl: string;
 }
 
+export interface BalancerOptions {
+  pollMs?: number;
+  pollTimeoutMs?: number;
+  failureThreshold?: number;
+  slowMs?: number;
+}
+
+/** Requests sent to each backend (by API url), the ones that found no ready backend, and upstream failures (the first 20 said). */
+export interface BalancerCounts {
+  byBackend: Record<string, number>;
+  noBackend: number;
+  upstreamErrors: number;
+  errors: string[];
+}
+
+/** Per backend, the upstream answers that took `slowMs` or more (or have not ended yet): how many, the first one's start, the longest. */
+export type SlowAnswers = Record<string, { count: number; firstAt: string; maxMs: number }>;
+
+/** What the balancer saw of one numbered request. */
+export interface RequestTrace {
+  /** When it reached the balancer. */
+  arrivedAt: string;
+  /** The backend it went to (none: no ready backend). */
+  backend: string | null;
+  /** How it ended, once it has: the status sent back, or the client gone first. */
+  end?: { status: number | null; clientGone: boolean; ms: number };
+}
+
 export interface RoundRobinLb {
   url: string;
-  add(backend: Backend): void;
-  remove(backend: Backend): void;
+  add(backend: Backend): Promise<void>;
+  remove(backend: Backend): Promise<void>;
   /** The backends whose last /readyz poll passed. */
-  ready(): Backend[];
-  /** Requests sent to each backend (by API url), the ones that found no ready backend, and upstream failures (the first 20 said). */
-  counts(): { byBackend: Record<string, number>; noBackend: number; upstreamErrors: number; errors: string[] };
-  /** Per backend, the upstream answers that took `slowMs` or more (or have not ended yet): how many, the first one's start, the longest. */
-  slow(): SlowAnswers;
+  ready(): Promise<Backend[]>;
+  counts(): Promise<BalancerCounts>;
+  slow(): Promise<SlowAnswers>;
+  /** What the balancer saw of the numbered requests; a number it never saw is absent. */
+  traces(sequences: readonly number[]): Promise<Record<number, RequestTrace>>;
+  /** How late the balancer's event loop ran. */
+  eventLoop(): Promise<EventLoopReport>;
   close(): Promise<void>;
 }
 
-type SlowAnswers = Record<string, { count: number; firstAt: string; maxMs: number }>;
+interface LocalBalancer {
+  url: string;
+  add(backend: Backend): void;
+  remove(backend: Backend): void;
+  ready(): Backend[];
+  counts(): BalancerCounts;
+  slow(): SlowAnswers;
+  traces(sequences: readonly number[]): Record<number, RequestTrace>;
+  eventLoop(): EventLoopReport;
+  close(): Promise<void>;
+}
 
 interface Member {
   backend: Backend;
@@ -52,17 +94,22 @@ interface Member {
   polling: boolean;
 }
 
-export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutMs?: number; failureThreshold?: number; slowMs?: number } = {}): Promise<RoundRobinLb> {
+/** Enough for several minutes at a few hundred requests a second. */
+const MAX_TRACES = 200_000;
+
+async function serveRoundRobinLb(options: BalancerOptions): Promise<LocalBalancer> {
   const pollMs = options.pollMs ?? 250;
   const slowMs = options.slowMs ?? 5_000;
   const pollTimeoutMs = options.pollTimeoutMs ?? 1_000;
   const failureThreshold = options.failureThreshold ?? 2;
+  const eventLoop = watchEventLoop();
   const members = new Map<string, Member>();
   const byBackend: Record<string, number> = {};
   let noBackend = 0;
   let upstreamErrors = 0;
   const errors: string[] = [];
   const slowAnswers: SlowAnswers = {};
+  const traces = new Map<number, RequestTrace>();
   const inFlight = new Map<http.ServerResponse, { backend: string; started: number }>();
   const noteSlow = (into: SlowAnswers, backend: string, started: number, ms: number) => {
     if (ms < slowMs) return;
@@ -100,8 +147,20 @@ export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutM
     return ready[next];
   };
 
+  const trace = (req: http.IncomingMessage, res: http.ServerResponse, backend: string | null, started: number) => {
+    const sequence = Number(req.headers[LOAD_SEQUENCE_HEADER]);
+    if (!Number.isInteger(sequence) || traces.size >= MAX_TRACES) return;
+    const entry: RequestTrace = { arrivedAt: new Date(started).toISOString(), backend };
+    traces.set(sequence, entry);
+    res.once('close', () => {
+      entry.end = { status: res.headersSent ? res.statusCode : null, clientGone: !res.writableFinished, ms: Date.now() - started };
+    });
+  };
+
   const server = http.createServer((req, res) => {
+    const started = Date.now();
     const member = pick();
+    trace(req, res, member?.backend.url ?? null, started);
     if (member === undefined) {
       noBackend += 1;
       res.writeHead(503, { 'content-type': 'text/plain' }).end('no ready backend');
@@ -109,7 +168,6 @@ export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutM
     }
     const target = new URL(req.url ?? '/', member.backend.url);
     byBackend[member.backend.url] = (byBackend[member.backend.url] ?? 0) + 1;
-    const started = Date.now();
     inFlight.set(res, { backend: member.backend.url, started });
     // Once the answer has ended, or the client has gone (its timeout): the time the backend took, as far as the client saw it.
     res.once('close', () => {
@@ -155,9 +213,15 @@ export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutM
       for (const { backend, started } of inFlight.values()) noteSlow(answers, backend, started, now - started);
       return answers;
     },
+    traces: (sequences) => Object.fromEntries(sequences.flatMap((sequence) => {
+      const found = traces.get(sequence);
+      return found === undefined ? [] : [[sequence, found]];
+    })),
+    eventLoop: () => eventLoop.report(),
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(poller);
+        eventLoop.stop();
         for (const member of members.values()) member.agent.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
@@ -165,141 +229,74 @@ export async function startRoundRobinLb(options: { pollMs?: number; pollTimeoutM
   };
 }
 
-export interface LoadPlan {
-  /** Requests per second. */
-  rate: number;
-  /** The requests, sent in turn, over and over. */
-  targets: readonly { baseUrl: string; path: string }[];
-  caller: ApiCaller;
-  /** A request without an answer by then fails. */
-  timeoutMs: number;
-  /** What counts as a success: any 2xx, or a 200 or a 503 with Retry-After (a database outage). */
-  accept: '2xx' | '200-or-503-retry-after';
-}
+type Operation = 'add' | 'remove' | 'ready' | 'counts' | 'slow' | 'traces' | 'eventLoop';
+interface Command { id: number; operation: Operation; argument?: unknown }
+interface Reply { id: number; value?: unknown; error?: string }
 
-export interface LoadReport {
-  sent: number;
-  /** Answers by status ("0" for no answer), and 503s with a Retry-After. */
-  byStatus: Record<string, number>;
-  retryAfter503: number;
-  failed: number;
-  /** Failures by status and error (the balancer's 502 body names the upstream error). */
-  failureKinds: Record<string, number>;
-  /** The first failures, with what they were. */
-  failures: { at: number; path: string; status: number; error?: string; ms: number; body: string }[];
-  latencyMs: { p50: number; p99: number; max: number };
-  /** Requests per second actually sent. */
-  rate: number;
-  /** CPU the generator used, in % of one core. */
-  cpuPercent: number;
-}
-
-export interface Load {
-  /** Failures so far (from a load process: as of its last progress line, twice a second). */
-  failed(): number;
-  /** Stops sending, waits for the last answers, and reports. */
-  stop(): Promise<LoadReport>;
-}
-
-function accepts(plan: LoadPlan, answer: ApiAnswer): boolean {
-  if (plan.accept === '2xx') return answer.status >= 200 && answer.status < 300;
-  return answer.status === 200 || (answer.status === 503 && answer.retryAfter !== null);
-}
-
-/** Sends the plan's requests from this process. */
-export function startLoad(plan: LoadPlan): Load {
-  const started = performance.now();
-  const cpuBefore = process.cpuUsage();
-  const inFlight = new Set<Promise<void>>();
-  const latencies: number[] = [];
-  const report: LoadReport = { sent: 0, byStatus: {}, retryAfter503: 0, failed: 0, failureKinds: {}, failures: [], latencyMs: { p50: 0, p99: 0, max: 0 }, rate: 0, cpuPercent: 0 };
-  const send = () => {
-    const target = plan.targets[report.sent++ % plan.targets.length];
-    if (target === undefined) return;
-    const request = apiGet(target.baseUrl, target.path, plan.caller, plan.timeoutMs).then((answer) => {
-      latencies.push(answer.ms);
-      report.byStatus[answer.status] = (report.byStatus[answer.status] ?? 0) + 1;
-      if (answer.status === 503 && answer.retryAfter !== null) report.retryAfter503 += 1;
-      if (accepts(plan, answer)) return;
-      report.failed += 1;
-      const kind = `${answer.status} ${answer.error ?? answer.body.slice(0, 80).replace(/127\.0\.0\.1:\d+/g, 'HOST')}`;
-      report.failureKinds[kind] = (report.failureKinds[kind] ?? 0) + 1;
-      if (report.failures.length < 20) {
-        report.failures.push({ at: Date.now(), path: target.path, status: answer.status, error: answer.error, ms: Math.round(answer.ms), body: answer.body.slice(0, 200) });
-      }
-    });
-    inFlight.add(request);
-    void request.finally(() => inFlight.delete(request));
-  };
-  // Catches up after a late timer: the rate holds on average, as a constant arrival rate would.
-  const timer = setInterval(() => {
-    const due = Math.floor(((performance.now() - started) / 1000) * plan.rate);
-    while (report.sent < due) send();
-  }, 5);
-  return {
-    failed: () => report.failed,
-    stop: async () => {
-      clearInterval(timer);
-      const seconds = (performance.now() - started) / 1000;
-      await Promise.all([...inFlight]);
-      latencies.sort((x, y) => x - y);
-      const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0);
-      report.latencyMs = { p50: at(0.5), p99: at(0.99), max: Math.round(latencies[latencies.length - 1] ?? 0) };
-      report.rate = report.sent / seconds;
-      const cpu = process.cpuUsage(cpuBefore);
-      report.cpuPercent = Math.round(((cpu.user + cpu.system) / 1e6 / seconds) * 100);
-      return report;
-    },
-  };
-}
-
-/**
- * Sends the plan's requests from a process of its own: this file run as a script, the plan as its
- * argument. It prints `failed N` twice a second, and `report {…}` once its stdin closes.
- */
-export async function startLoadProcess(plan: LoadPlan): Promise<Load> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), JSON.stringify(plan)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let failed = 0;
-  let resolveReport: (report: LoadReport) => void = () => undefined;
-  const reported = new Promise<LoadReport>((resolve) => (resolveReport = resolve));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  let started: () => void = () => undefined;
-  const running = new Promise<void>((resolve) => (started = resolve));
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    if (line === 'started') started();
-    else if (line.startsWith('failed ')) failed = Number(line.slice('failed '.length));
-    else if (line.startsWith('report ')) resolveReport(JSON.parse(line.slice('report '.length)) as LoadReport);
+/** Starts the balancer in a process of its own (this file run as a script), and drives it over IPC. */
+export async function startRoundRobinLb(options: BalancerOptions = {}): Promise<RoundRobinLb> {
+  const child = fork(fileURLToPath(import.meta.url), [JSON.stringify(options)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code, signal) => reject(new Error(`The balancer process exited (code ${code}, signal ${signal})`))));
+  exited.catch(() => undefined);
+  const url = await Promise.race([new Promise<string>((resolve) => child.once('message', (message) => resolve((message as { url: string }).url))), exited]);
+  let nextId = 0;
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  child.on('message', (message) => {
+    const reply = message as Reply;
+    const waiter = pending.get(reply.id);
+    pending.delete(reply.id);
+    if (reply.error !== undefined) waiter?.reject(new Error(`The balancer process: ${reply.error}`));
+    else waiter?.resolve(reply.value);
   });
-  await Promise.race([running, exited.then((code) => Promise.reject(new Error(`The load process exited before it started (code ${code})`)))]);
+  const call = <T>(operation: Operation, argument?: unknown): Promise<T> => {
+    const id = nextId++;
+    const answered = new Promise<T>((resolve, reject) => pending.set(id, { resolve: resolve as (value: unknown) => void, reject }));
+    child.send({ id, operation, argument } satisfies Command);
+    return Promise.race([answered, exited]);
+  };
+  const only = (backend: Backend): Backend => ({ url: backend.url, adminUrl: backend.adminUrl });
   return {
-    failed: () => failed,
-    stop: async () => {
-      child.stdin.end();
-      const report = await Promise.race([reported, exited.then((code) => Promise.reject(new Error(`The load process exited without a report (code ${code})`)))]);
-      await exited;
-      return report;
+    url,
+    add: (backend) => call('add', only(backend)),
+    remove: (backend) => call('remove', only(backend)),
+    ready: () => call('ready'),
+    counts: () => call('counts'),
+    slow: () => call('slow'),
+    traces: (sequences) => call('traces', sequences),
+    eventLoop: () => call('eventLoop'),
+    close: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      child.disconnect();
+      await gone;
     },
   };
 }
 
-async function runLoadProcess(plan: LoadPlan): Promise<void> {
-  const load = startLoad(plan);
-  // The test that started it has gone (a failure, mocha's --exit): nobody reads the report.
-  process.stdout.on('error', () => process.exit(1));
-  console.log('started');
-  const progress = setInterval(() => console.log(`failed ${load.failed()}`), 500);
-  process.stdin.resume();
-  await new Promise((resolve) => process.stdin.once('end', resolve));
-  clearInterval(progress);
-  console.log(`report ${JSON.stringify(await load.stop())}`);
+async function runBalancerProcess(options: BalancerOptions): Promise<void> {
+  const balancer = await serveRoundRobinLb(options);
+  const send = (message: unknown) => process.send?.(message);
+  process.on('message', (message) => {
+    const { id, operation, argument } = message as Command;
+    try {
+      const value =
+        operation === 'add' ? balancer.add(argument as Backend)
+        : operation === 'remove' ? balancer.remove(argument as Backend)
+        : operation === 'traces' ? balancer.traces(argument as number[])
+        : balancer[operation]();
+      send({ id, value } satisfies Reply);
+    } catch (error) {
+      send({ id, error: (error as Error).message } satisfies Reply);
+    }
+  });
+  // The test process closed the channel, or has gone: so does the balancer.
+  process.once('disconnect', () => void balancer.close().then(() => process.exit(0)));
+  send({ url: balancer.url });
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  runLoadProcess(JSON.parse(process.argv[2] ?? '{}') as LoadPlan).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  runBalancerProcess(JSON.parse(process.argv[2] ?? '{}') as BalancerOptions).catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
 }
