@@ -95,7 +95,17 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   }
   const url = `http://${service.apiAddress}`;
   const adminUrl = `http://${service.adminAddress}`;
-  await waitUntilReady(`${adminUrl}/readyz`);
+  // Ready: every informer synced and the budgets were listed. Then the first scrape of every exporter
+  // (one scrape interval later): until it lands, GPU metrics and the rankings by them are empty, and
+  // the console opened from a printed link would show a world without telemetry.
+  try {
+    await waitForReadyz(`${adminUrl}/readyz`, 'become ready', (status) => status === 200 || `HTTP ${status}`);
+    await waitForReadyz(`${adminUrl}/readyz`, 'scrape every exporter once', (_status, body) => everyExporterScraped(body));
+  } catch (error) {
+    await service.stop();
+    await world.close();
+    throw error;
+  }
   return {
     url,
     adminUrl,
@@ -115,13 +125,34 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   };
 }
 
-/** The service answers only once every informer synced and the budgets were listed. */
-async function waitUntilReady(readyz: string): Promise<void> {
+/**
+ * Polls the admin port's /readyz until `settled` says its answer is what the demo waits for: true, or
+ * a string saying what is still missing (for the error after 60 s).
+ */
+async function waitForReadyz(readyz: string, what: string, settled: (status: number, body: unknown) => true | string): Promise<void> {
   const deadline = Date.now() + 60_000;
+  let missing = 'no answer yet';
   while (Date.now() < deadline) {
-    const status = await fetch(readyz).then((r) => r.status, () => 0);
-    if (status === 200) return;
+    const answer = await fetch(readyz).then(async (r) => ({ status: r.status, body: (await r.json().catch(() => undefined)) as unknown }), () => undefined);
+    const verdict = answer === undefined ? 'the admin port did not answer' : settled(answer.status, answer.body);
+    if (verdict === true) return;
+    missing = verdict;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`the service did not become ready within 60 s (${readyz})`);
+  throw new Error(`the demo's service did not ${what} within 60 s (${readyz}): ${missing}`);
+}
+
+interface ReadyzExporter {
+  key: string;
+  lastSuccessAt: string | null;
+  lastError: string | null;
+}
+
+/** Every exporter the service found has been scraped once: true, or which have not, and why. */
+function everyExporterScraped(body: unknown): true | string {
+  const exporters = (body as { components?: { telemetry?: { exporters?: ReadyzExporter[] } } }).components?.telemetry?.exporters ?? [];
+  if (exporters.length === 0) return 'no exporter found yet';
+  const waiting = exporters.filter((e) => e.lastSuccessAt === null);
+  if (waiting.length === 0) return true;
+  return `${waiting.length} of ${exporters.length} exporters not scraped yet (${waiting.slice(0, 3).map((e) => `${e.key}: ${e.lastError ?? 'no scrape yet'}`).join('; ')})`;
 }
