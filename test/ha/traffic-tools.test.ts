@@ -5,8 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { describeStalls, watchEventLoop } from '../support/event-loop-watch.js';
-import { LOAD_SEQUENCE_HEADER } from '../support/load-generator.js';
-import { startRoundRobinLb, type Backend, type RoundRobinLb } from '../support/round-robin-lb.js';
+import { LOAD_SEQUENCE_HEADER, startRoundRobinLb, type Backend, type RoundRobinLb } from '../support/round-robin-lb.js';
 import { waitFor } from '../support/wait-for.js';
 
 interface FakeReplica extends Backend {

@@ -9,8 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
 import { watchEventLoop, type EventLoopReport } from './event-loop-watch.js';
 import { apiGet, type ApiAnswer, type ApiCaller } from './replica-process.js';
-
-export const LOAD_SEQUENCE_HEADER = 'x-load-sequence';
+import { LOAD_SEQUENCE_HEADER } from './round-robin-lb.js';
 
 export interface LoadPlan {
   /** Requests per second. */

@@ -21,7 +21,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { watchEventLoop, type EventLoopReport } from './event-loop-watch.js';
-import { LOAD_SEQUENCE_HEADER } from './load-generator.js';
+
+/** The header in which the load generator numbers its requests, for the balancer's traces. */
+export const LOAD_SEQUENCE_HEADER = 'x-load-sequence';
 
 export interface Backend {
   /** http://host:port of the API. */
