@@ -341,7 +341,7 @@ async function startParts(
   // answers 503 and /metrics stays scrapable through the whole shutdown.
   const adminSlot: { listener?: Listener } = {};
   parts.add('admin listener', () => adminSlot.listener?.close(ADMIN_CLOSE_GRACE_MS));
-  const lifetimes = backend.lifetimes === null ? undefined : new LifetimeAccumulators(backend.lifetimes, {
+  const lifetimes = backend.telemetry.kind === 'shared' ? undefined : new LifetimeAccumulators(backend.telemetry.lifetimes, {
     clock, idleMs: LIFETIME_IDLE_MS, intervalSeconds: config.scrape_interval_seconds, idleThresholdPercent: config.idle_threshold_percent,
   });
   // Runs after the sampler and the lifetime flush loop (registered later) have stopped.
@@ -358,7 +358,7 @@ async function startParts(
   const telemetryStore: TelemetryStore =
     lifetimes !== undefined
       ? { kind: 'local', lifetimes }
-      : { kind: 'shared', summaries: backend.gpuSummaries as GpuSummaryStore, writing, writes: (clusterId) => writing().includes(clusterId) };
+      : { kind: 'shared', summaries: (backend.telemetry as Extract<typeof backend.telemetry, { kind: 'shared' }>).summaries, writing, writes: (clusterId) => writing().includes(clusterId) };
   const telemetry = config.telemetry_enabled ? startTelemetry(config, { store: telemetryStore, metrics, clock, delay, logger, parts }) : undefined;
   // Never holds back readiness; marks the service degraded while no exporter answers. Declared only
   // when telemetry runs, so /v1/health shows no `exporters` check for a feed that is turned off.

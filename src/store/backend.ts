@@ -57,6 +57,8 @@ export interface SeedWriter {
   deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number>;
 }
 
+export type TelemetryStorage = { kind: 'local'; lifetimes: LifetimeRepository } | { kind: 'shared'; summaries: GpuSummaryStore };
+
 export interface IndexBackend {
   kind: 'sqlite' | 'postgres';
   /** Writes run on a thread of their own (SQLite's write worker): a write step never holds the event loop. */
@@ -64,10 +66,11 @@ export interface IndexBackend {
   index: WorkloadIndex;
   leases: SqliteLeases | PostgresLeases<PostgresWorkloadWriter>;
   purger: { deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number> };
-  /** SQLite: lifetime totals of this process's telemetry; null where telemetry is shared. */
-  lifetimes: LifetimeRepository | null;
-  /** PostgreSQL: GPU telemetry summaries shared by every replica; null on SQLite. */
-  gpuSummaries: GpuSummaryStore | null;
+  /**
+   * Where GPU telemetry is kept: SQLite holds this process's lifetime totals ('local'); PostgreSQL
+   * holds summaries every replica shares ('shared').
+   */
+  telemetry: TelemetryStorage;
   /** Writes outside any cluster's election: for tests and benchmarks that seed the index directly. */
   seed: SeedWriter;
   close(): Promise<void>;
@@ -125,8 +128,10 @@ async function openSqlite(path: string, options: BackendOptions): Promise<IndexB
       options.instanceId,
     ),
     purger: writer,
-    lifetimes: writes === undefined ? lifetimes : new LifetimesOnWriteThread({ stored: lifetimes, writes, logger: options.logger.child({ component: 'lifetimes' }) }),
-    gpuSummaries: null,
+    telemetry: {
+      kind: 'local',
+      lifetimes: writes === undefined ? lifetimes : new LifetimesOnWriteThread({ stored: lifetimes, writes, logger: options.logger.child({ component: 'lifetimes' }) }),
+    },
     seed: writer,
     close: closeAll,
   };
@@ -171,8 +176,7 @@ async function openPostgres(location: { url: string; readUrl: string | undefined
     index: new PostgresWorkloadIndex(readers, { preparedStatements: options.preparedStatements ?? true }),
     leases,
     purger: new PostgresRetention(primary),
-    lifetimes: null,
-    gpuSummaries: new PostgresGpuSummaries({ primary, readers, clock: options.clock }),
+    telemetry: { kind: 'shared', summaries: new PostgresGpuSummaries({ primary, readers, clock: options.clock }) },
     seed,
     close: async () => {
       await seed.close();
