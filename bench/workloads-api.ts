@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import type { Scope } from '../src/domain/principal.js';
 import type { TrendInterval } from '../src/domain/trend-interval.js';
 import type { WorkloadStatus } from '../src/domain/workload.js';
-import type { Keyset, StatsGroupKey, WorkloadFilter } from '../src/query/ports.js';
+import type { Keyset, StatsGroupKey, WorkloadFilter, WorkloadIndex } from '../src/query/ports.js';
 import { openDatabase } from '../src/store/sqlite/database.js';
-import { SqliteWorkloadStore } from '../src/store/sqlite/workload-store.js';
+import { sqliteIndex } from '../src/store/sqlite/read-index.js';
 import { mulberry32 } from '../sim/random.js';
 import { BENCH_NOW, CACHE_DIR, GENERATOR_VERSION, SEED, benchPopulation, ensureWorkloadsDb, type DatasetInfo } from './data/generate-workloads.js';
 import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
@@ -83,7 +83,7 @@ export interface Scenario {
   as: 'admin' | 'lead';
   paths: string[];
   /** The same read on the store, in-process, for the SQL profile. */
-  storeCall: (store: SqliteWorkloadStore) => Promise<unknown>;
+  storeCall: (store: WorkloadIndex) => Promise<unknown>;
 }
 
 export interface ScenarioResult {
@@ -502,7 +502,7 @@ async function profileSql(dbPath: string, scenarios: Scenario[], budgetMs: numbe
   const db = openDatabase(dbPath);
   try {
     const recorder = new SqlRecorder(db);
-    const store = new SqliteWorkloadStore(recorder.db, { clock: { now: () => BENCH_NOW } });
+    const store = sqliteIndex(recorder.db);
     const profiles: (OperationProfile & { scenario: string })[] = [];
     for (const scenario of scenarios) {
       profiles.push({ scenario: scenario.name, ...(await profileOperation(recorder, () => scenario.storeCall(store), { budgetMs })) });

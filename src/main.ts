@@ -44,7 +44,7 @@ import { StdoutLogDestination } from './runtime/log-destination.js';
 import { createLogger } from './runtime/logger.js';
 import { defaultConsoleAssetsDir } from './runtime/package-root.js';
 import { serviceVersion } from './runtime/version.js';
-import { openBackend, type SeedWriter } from './store/backend.js';
+import { openBackend, type IndexBackend, type SeedWriter } from './store/backend.js';
 import { RetentionJob } from './store/retention.js';
 import { rawSlotsFor } from './telemetry/gpu-rings.js';
 import { GpuTelemetry, type GpuTelemetryOptions } from './telemetry/gpu-telemetry.js';
@@ -256,8 +256,10 @@ export interface RunningService {
   adminAddress: string;
   /** Writes outside the clusters' election: tests and benchmarks seed the index with them. */
   store: SeedWriter;
-  /** The read side the API uses: SQLite's read pool (or its store, with read_workers 0), or PostgreSQL's. */
+  /** The read side the API uses: on SQLite's read pool (or its connection, with read_workers 0), or PostgreSQL's. */
   index: WorkloadIndex;
+  /** SQLite's read workers behind `index`; null without them. */
+  readPool: IndexBackend['readPool'];
   readiness: ReadinessTracker;
   metrics: ServiceMetrics;
   clusters: ClusterManager;
@@ -545,7 +547,7 @@ async function startParts(
       }
       logger.info('stopped');
     })());
-  return { apiAddress: apiListener.address, adminAddress: adminListener.address, store: backend.seed, index, readiness, metrics, clusters, telemetry: telemetry?.telemetry, stop };
+  return { apiAddress: apiListener.address, adminAddress: adminListener.address, store: backend.seed, index, readPool: backend.readPool, readiness, metrics, clusters, telemetry: telemetry?.telemetry, stop };
 }
 
 async function main(): Promise<void> {

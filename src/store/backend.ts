@@ -11,13 +11,14 @@ import { PostgresGpuSummaries } from './postgres/gpu-summaries.js';
 import { PostgresLeases } from './postgres/lease.js';
 import { migrate as migratePostgres } from './postgres/migrate.js';
 import { PostgresRetention } from './postgres/retention.js';
-import { PostgresWorkloadIndex } from './postgres/workload-index.js';
+import { postgresIndex } from './postgres/read-index.js';
 import { PostgresWorkloadWriter } from './postgres/workload-writer.js';
 import { openDatabase } from './sqlite/database.js';
 import { SqliteLeases } from './sqlite/lease.js';
 import { SqliteLifetimeStore } from './sqlite/lifetime-store.js';
 import { LifetimesOnWriteThread } from './sqlite/lifetimes-on-write-thread.js';
 import { ReadPool } from './sqlite/read-pool.js';
+import { sqliteIndex } from './sqlite/read-index.js';
 import { SqliteWorkloadStore } from './sqlite/workload-store.js';
 import { SqliteWriteThread } from './sqlite/write-thread.js';
 
@@ -64,6 +65,8 @@ export interface IndexBackend {
   /** Writes run on a thread of their own (SQLite's write worker): a write step never holds the event loop. */
   writesOnWorker: boolean;
   index: WorkloadIndex;
+  /** SQLite: the read workers behind `index`, when reads run on them; null otherwise. */
+  readPool: ReadPool | null;
   leases: SqliteLeases | PostgresLeases<PostgresWorkloadWriter>;
   purger: { deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number> };
   /**
@@ -122,7 +125,8 @@ async function openSqlite(path: string, options: BackendOptions): Promise<IndexB
   return {
     kind: 'sqlite',
     writesOnWorker: writes !== undefined,
-    index: pool ?? store,
+    index: pool?.index ?? sqliteIndex(db),
+    readPool: pool ?? null,
     leases: new SqliteLeases(
       { ...bindWrites(writer), listUnfinished: (clusterId) => store.listUnfinished(clusterId) },
       options.instanceId,
@@ -173,7 +177,8 @@ async function openPostgres(location: { url: string; readUrl: string | undefined
   return {
     kind: 'postgres',
     writesOnWorker: false,
-    index: new PostgresWorkloadIndex(readers, { preparedStatements: options.preparedStatements ?? true }),
+    index: postgresIndex(readers, { preparedStatements: options.preparedStatements ?? true }),
+    readPool: null,
     leases,
     purger: new PostgresRetention(primary),
     telemetry: { kind: 'shared', summaries: new PostgresGpuSummaries({ primary, readers, clock: options.clock }) },

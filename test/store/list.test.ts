@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import type { Keyset, ListPage, WorkloadFilter } from '../../src/query/ports.js';
 import { systemClock } from '../../src/domain/clock.js';
-import { describeQuery, listQuery } from '../../src/store/sqlite/workload-reads.js';
+import { SQLITE } from '../../src/store/common/dialect.js';
+import { describeQuery, listQuery } from '../../src/store/common/workload-reads.js';
 import { sqliteOnly } from '../support/backend.js';
 import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aWorkload } from '../support/workload-builder.js';
@@ -291,7 +292,7 @@ describe('store/workload-reads list', () => {
     };
 
     function planOf(filter: WorkloadFilter, after: Keyset | null): string[] {
-      const query = listQuery(filter, after);
+      const query = listQuery(SQLITE, filter, after);
       return (lite.db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all({ ...query.params, limit: 21 }) as { detail: string }[])
         .map((row) => row.detail);
     }
@@ -346,7 +347,7 @@ describe('store/workload-reads list', () => {
       await lite.store.upsertWorkloads(Array.from({ length: 50 }, (_, i) => aWorkload({ name: `w${i}` })));
       lite.db.exec('ANALYZE');
       for (const filter of [inOrg(), { scope: { organizationId: ORG, initiatives: ['llm', 'vision'] } }, inOrg({ status: 'running' })]) {
-        const query = describeQuery(filter);
+        const query = describeQuery(SQLITE, filter);
         const plan = (lite.db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all({ ...query.params, ids: '["a","b"]' }) as { detail: string }[]).map((r) => r.detail);
         expect(plan[0], plan.join('\n')).to.match(/^SCAN ids VIRTUAL TABLE/);
         expect(plan.some((line) => /^SEARCH w USING INDEX sqlite_autoindex_workloads_1 \(workload_id=\?\)/.test(line)), plan.join('\n')).to.equal(true);

@@ -9,7 +9,7 @@ import type { WorkloadFilter } from '../../src/query/ports.js';
 import { IndexBusyError } from '../../src/query/ports.js';
 import { createReadPool, TYPES, type ConnectionLogger } from '../../src/store/postgres/connection.js';
 import { isStaleStatement, PreparedStatements } from '../../src/store/postgres/prepared-statements.js';
-import { PostgresWorkloadIndex } from '../../src/store/postgres/workload-index.js';
+import { postgresIndex } from '../../src/store/postgres/read-index.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
 import { waitFor } from '../support/wait-for.js';
 import { generate, GENERATED_NOW, seedPostgres } from './postgres-reads-seed.js';
@@ -61,7 +61,7 @@ describe('PostgreSQL reads as named statements', function () {
   }
 
   it('a list page runs with its count as one named statement, prepared once per connection, on its generic plan from the sixth call', async () => {
-    const index = new PostgresWorkloadIndex(pool);
+    const index = postgresIndex(pool);
     const first = await index.list(ORG, PAGE);
     const cursor = { submittedAt: first.items[4]?.submittedAt ?? 0, workloadId: first.items[4]?.workloadId ?? '' };
     await index.list(ORG, { limit: 7, after: cursor });
@@ -77,7 +77,7 @@ describe('PostgreSQL reads as named statements', function () {
   });
 
   it('reads one of a few fixed row counts, so that page sizes share statements', async () => {
-    const index = new PostgresWorkloadIndex(pool);
+    const index = postgresIndex(pool);
     const pages = await Promise.all([1, 20, 21, 50, 100].map(async (limit) => index.list(ORG, { limit, after: null })));
     expect(pages.map((p) => p.items.length)).to.deep.equal([1, 20, 21, 50, 100]);
     expect(pages.every((p) => p.hasMore && p.totalCount === pages[0]?.totalCount)).to.equal(true);
@@ -87,7 +87,7 @@ describe('PostgreSQL reads as named statements', function () {
   });
 
   it('a list by one column and a team\'s list of one status run on generic plans too, and a TEAM_LEAD\'s from its first call', async () => {
-    const index = new PostgresWorkloadIndex(pool);
+    const index = postgresIndex(pool);
     const reads: WorkloadFilter[] = [{ ...ORG, status: 'failed' }, { ...ORG, submittedBy: 'carol' }, { ...ORG, status: 'failed', initiativeId: 'llm' }];
     for (const filter of reads) for (let i = 0; i < 6; i += 1) await index.list(filter, PAGE);
     const statements = await prepared();
@@ -100,7 +100,7 @@ describe('PostgreSQL reads as named statements', function () {
   });
 
   it('lists by two columns or by dates, and statistics, stay unnamed: planned for their values', async () => {
-    const index = new PostgresWorkloadIndex(pool);
+    const index = postgresIndex(pool);
     await index.list({ ...ORG, status: 'failed', submittedBy: 'carol' }, PAGE);
     await index.list({ scope: { organizationId: 'acme', initiatives: ['llm'] }, submittedBy: 'carol' }, PAGE);
     await index.list({ ...ORG, submittedFrom: NOW - 30 * 24 * HOUR_MS, submittedBefore: NOW }, PAGE);
@@ -109,7 +109,7 @@ describe('PostgreSQL reads as named statements', function () {
   });
 
   it('a lookup by id is prepared once, and plan_cache_mode = auto takes its generic plan after five calls', async () => {
-    const index = new PostgresWorkloadIndex(pool);
+    const index = postgresIndex(pool);
     const [{ id } = { id: '' }] = (await admin.query<{ id: string }>('SELECT workload_id AS id FROM workloads ORDER BY workload_id LIMIT 1')).rows;
     for (let i = 0; i < 7; i += 1) expect((await index.get(id, NOW))?.workloadId).to.equal(id);
     expect(await index.get('no-such-workload', NOW)).to.equal(undefined);
@@ -117,13 +117,13 @@ describe('PostgreSQL reads as named statements', function () {
   });
 
   it('with preparedStatements off, the same answers come from unnamed statements', async () => {
-    const on = new PostgresWorkloadIndex(pool);
-    const off = new PostgresWorkloadIndex(pool, { preparedStatements: false });
+    const on = postgresIndex(pool);
+    const off = postgresIndex(pool, { preparedStatements: false });
     const filters: WorkloadFilter[] = [ORG, { ...ORG, status: 'running' }, { scope: { organizationId: 'acme', initiatives: ['vision', 'infra'] } }];
     for (const filter of filters) expect(await off.list(filter, PAGE), JSON.stringify(filter)).to.deep.equal(await on.list(filter, PAGE));
     await pool.end();
     pool = createReadPool(db.url, { instanceId: 'replica-1', logger, size: 1 });
-    const index = new PostgresWorkloadIndex(pool, { preparedStatements: false });
+    const index = postgresIndex(pool, { preparedStatements: false });
     const [{ id } = { id: '' }] = (await admin.query<{ id: string }>('SELECT workload_id AS id FROM workloads LIMIT 1')).rows;
     for (const filter of filters) await index.list(filter, PAGE);
     await index.get(id, NOW);
@@ -131,7 +131,7 @@ describe('PostgreSQL reads as named statements', function () {
   });
 
   it('a new connection prepares its statements again', async () => {
-    const index = new PostgresWorkloadIndex(pool);
+    const index = postgresIndex(pool);
     const before = await index.list(ORG, PAGE);
     const { rows: [held] } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     await admin.query('SELECT pg_terminate_backend($1)', [held?.pid]);
@@ -141,7 +141,7 @@ describe('PostgreSQL reads as named statements', function () {
   });
 
   it('a read whose statement failed succeeds once the cause is gone', async () => {
-    const index = new PostgresWorkloadIndex(pool);
+    const index = postgresIndex(pool);
     const before = await index.list(ORG, PAGE);
     await admin.query('ALTER TABLE workload_totals RENAME TO workload_totals_gone');
     const failed = await index.list(ORG, PAGE).then(() => null, (error: unknown) => error);
@@ -154,7 +154,7 @@ describe('PostgreSQL reads as named statements', function () {
   it('a migration that changes what a prepared statement returns costs no failed read: it runs again under new names', async () => {
     await pool.end();
     pool = createReadPool(db.url, { instanceId: 'replica-1', logger, size: 2 });
-    const index = new PostgresWorkloadIndex(pool);
+    const index = postgresIndex(pool);
     const [{ id } = { id: '' }] = (await admin.query<{ id: string }>('SELECT workload_id AS id FROM workloads LIMIT 1')).rows;
     // Both connections prepare the list's statements and the lookup's.
     const [before] = await Promise.all([index.list(ORG, PAGE), index.list(ORG, PAGE)]);

@@ -7,7 +7,8 @@ import pg from 'pg';
 import type { WorkloadFilter } from '../../src/query/ports.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
-import { PostgresWorkloadIndex } from '../../src/store/postgres/workload-index.js';
+import { postgresIndex } from '../../src/store/postgres/read-index.js';
+import type { SqlWorkloadIndex } from '../../src/store/reads/workload-index.js';
 import { POSTGRES } from '../../src/store/common/dialect.js';
 import { finishedGpuHoursSql } from '../../src/store/common/ranking-queries.js';
 import { horizonSql } from '../../src/store/common/rollup-sql.js';
@@ -116,10 +117,10 @@ describe('PostgreSQL read plans at 50k workloads', function () {
     await db?.drop();
   });
 
-  /** The plans of the statements `read` runs on a PostgresWorkloadIndex. */
-  async function plansOf(read: (index: PostgresWorkloadIndex) => Promise<unknown>): Promise<PlanNode[]> {
+  /** The plans of the statements `read` runs on a SqlWorkloadIndex. */
+  async function plansOf(read: (index: SqlWorkloadIndex) => Promise<unknown>): Promise<PlanNode[]> {
     const recorded = recording(pool);
-    await read(new PostgresWorkloadIndex(recorded.pool));
+    await read(postgresIndex(recorded.pool));
     const plans: PlanNode[] = [];
     for (const { text, values } of recorded.statements) {
       const { rows } = await pool.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) ${text}`, values);
@@ -135,9 +136,9 @@ describe('PostgreSQL read plans at 50k workloads', function () {
    * has no EXPLAIN (GENERIC_PLAN): an SQL PREPARE, then EXPLAIN EXECUTE under force_generic_plan).
    * Partitions pruned when the plan starts, by its values, are not in it.
    */
-  async function genericPlansOf(read: (index: PostgresWorkloadIndex) => Promise<unknown>): Promise<PlanNode[]> {
+  async function genericPlansOf(read: (index: SqlWorkloadIndex) => Promise<unknown>): Promise<PlanNode[]> {
     const recorded = recording(pool);
-    await read(new PostgresWorkloadIndex(recorded.pool));
+    await read(postgresIndex(recorded.pool));
     const client = await pool.connect();
     try {
       await client.query('SET plan_cache_mode = force_generic_plan');
@@ -215,7 +216,7 @@ describe('PostgreSQL read plans at 50k workloads', function () {
   }
 
   it('lists a team scope by seeking each team\'s index, without a scan, on its custom and its generic plan', async () => {
-    const read = (index: PostgresWorkloadIndex) => index.list({ scope: { organizationId: 'acme', initiatives: ['llm', 'audio'] } }, { limit: 20, after: null });
+    const read = (index: SqlWorkloadIndex) => index.list({ scope: { organizationId: 'acme', initiatives: ['llm', 'audio'] } }, { limit: 20, after: null });
     const [statement, ...others] = await plansOf(read);
     expect(others, 'one statement: the page with its count').to.deep.equal([]);
     const { page } = pageAndCount(statement);

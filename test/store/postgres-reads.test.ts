@@ -12,11 +12,9 @@ import type { Scope } from '../../src/domain/principal.js';
 import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.js';
 import type { Keyset, ListPage, StatsGroupKey, UsageBreakdown, WorkloadFilter, WorkloadIndex } from '../../src/query/ports.js';
 import { IndexBusyError } from '../../src/query/ports.js';
-import { PostgresWorkloadIndex } from '../../src/store/postgres/workload-index.js';
+import { postgresIndex } from '../../src/store/postgres/read-index.js';
+import type { SqlWorkloadIndex } from '../../src/store/reads/workload-index.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
-import { rankingOf } from '../../src/store/sqlite/ranking-queries.js';
-import { usageInWindow } from '../../src/store/sqlite/usage-queries.js';
-import { StatementCache } from '../../src/store/sqlite/workload-sql.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
 import { generate, GENERATED_NOW, seedPostgres } from './postgres-reads-seed.js';
 import { at, HOUR_MS, openTempStore, type TempStore } from './temp-store.js';
@@ -63,7 +61,7 @@ describe('PostgreSQL reads, against SQLite on the same rows', function () {
   let db: TestDatabase;
   let pool: pg.Pool;
   let sqlite: TempStore;
-  let postgres: PostgresWorkloadIndex;
+  let postgres: SqlWorkloadIndex;
   let data: { workloads: WorkloadRecord[]; pods: PodGpuInterval[] };
 
   before(async function () {
@@ -80,7 +78,7 @@ describe('PostgreSQL reads, against SQLite on the same rows', function () {
       await client.end();
     }
     pool = new pg.Pool({ connectionString: db.url, types: TYPES, max: 4 });
-    postgres = new PostgresWorkloadIndex(pool);
+    postgres = postgresIndex(pool);
   });
   after(async () => {
     await pool?.end();
@@ -88,7 +86,7 @@ describe('PostgreSQL reads, against SQLite on the same rows', function () {
     await db?.drop();
   });
 
-  const both = (): [string, WorkloadIndex][] => [['sqlite', sqlite.store], ['postgres', postgres]];
+  const both = (): [string, WorkloadIndex][] => [['sqlite', sqlite.index], ['postgres', postgres]];
 
   it('holds the same rows, GPU aggregates and rollups on both', async () => {
     const query = (table: string, order: string) => `SELECT * FROM ${table} ORDER BY ${order}`;
@@ -193,7 +191,6 @@ describe('PostgreSQL reads, against SQLite on the same rows', function () {
   });
 
   it('ranks the same workloads by GPU-hours, from the indexes and from the rows', async () => {
-    const statements = new StatementCache(sqlite.db);
     const rankingFilters: Record<string, WorkloadFilter> = {
       ...FILTERS,
       'cancelled': { scope: scope(null), status: 'cancelled' },
@@ -205,7 +202,7 @@ describe('PostgreSQL reads, against SQLite on the same rows', function () {
           const label = `${name} ${JSON.stringify(options)}`;
           const [lite, post] = await Promise.all(both().map(([, index]) => index.rankByGpuHours(filter, options)));
           expect(post, label).to.deep.equal(lite);
-          expect(await postgres.rankingOf(filter, options, 'rows'), `${label} over the rows`).to.deep.equal(rankingOf(statements, filter, options, 'rows'));
+          expect(await postgres.rankingOf(filter, options, 'rows'), `${label} over the rows`).to.deep.equal(await sqlite.index.rankingOf(filter, options, 'rows'));
         }
       }
     }
@@ -222,7 +219,6 @@ describe('PostgreSQL reads, against SQLite on the same rows', function () {
   });
 
   it('gives the same usage in every window, since ever from the rollups and from the rows', async () => {
-    const statements = new StatementCache(sqlite.db);
     const windows = [
       { from: null, to: NOW },
       { from: null, to: NOW - 45 * DAY - 7 },
@@ -238,7 +234,7 @@ describe('PostgreSQL reads, against SQLite on the same rows', function () {
         const [lite, post] = await Promise.all(both().map(async ([, index]) => usageObject(await index.usage(filter, window))));
         expect(post, label).to.deep.equal(lite);
         const rows = usageObject(await postgres.usageFrom(filter, window, 'rows'));
-        expect(rows, `${label} over the rows`).to.deep.equal(usageObject(usageInWindow(statements, filter, window, 'rows')));
+        expect(rows, `${label} over the rows`).to.deep.equal(usageObject(await sqlite.index.usageFrom(filter, window, 'rows')));
       }
     }
   });
@@ -253,7 +249,7 @@ describe('PostgreSQL reads, against SQLite on the same rows', function () {
   it('answers IndexBusyError when the database cannot be reached, and a query error as itself', async () => {
     const closed = new pg.Pool({ connectionString: 'postgres://postgres@127.0.0.1:1/none', types: TYPES, connectionTimeoutMillis: 1000 });
     try {
-      const failed = await new PostgresWorkloadIndex(closed).list({ scope: scope(null) }, { limit: 5, after: null }).then(() => null, (error: unknown) => error);
+      const failed = await postgresIndex(closed).list({ scope: scope(null) }, { limit: 5, after: null }).then(() => null, (error: unknown) => error);
       expect(failed).to.be.instanceOf(IndexBusyError);
       expect((failed as IndexBusyError).retryAfterSeconds).to.equal(2);
     } finally {
@@ -262,7 +258,7 @@ describe('PostgreSQL reads, against SQLite on the same rows', function () {
     const missing = new pg.Pool({ connectionString: db.url, types: TYPES, max: 1 });
     try {
       await missing.query('ALTER TABLE workload_totals RENAME TO workload_totals_gone');
-      const failed = await new PostgresWorkloadIndex(missing).list({ scope: scope(null) }, { limit: 5, after: null }).then(() => null, (error: unknown) => error);
+      const failed = await postgresIndex(missing).list({ scope: scope(null) }, { limit: 5, after: null }).then(() => null, (error: unknown) => error);
       expect(failed).to.be.instanceOf(Error).and.not.instanceOf(IndexBusyError);
       expect((failed as Error).message).to.match(/workload_totals/);
       // The failed transaction gave its connection back in a usable state.

@@ -43,8 +43,8 @@ sqliteOnly.describe('read pool faults', function () {
     const warnings: object[] = [];
     const pool = await ReadPool.open({ dbPath: t.path, size: 1, onWorker: (worker) => workers.push(worker), logger: { warn: (fields) => warnings.push(fields), error() {} } });
     try {
-      const running = rejectionOf(pool.describe(MANY_IDS, inOrg()));
-      const waiting = pool.list(inOrg(), { limit: 10, after: null });
+      const running = rejectionOf(pool.index.describe(MANY_IDS, inOrg()));
+      const waiting = pool.index.list(inOrg(), { limit: 10, after: null });
       expect(pool.status()).to.include({ busy: 1, queued: 1 });
       await workers[0]?.terminate();
 
@@ -58,7 +58,7 @@ sqliteOnly.describe('read pool faults', function () {
       expect(workers).to.have.length(2);
       expect(pool.status()).to.deep.equal({ ready: 1, busy: 0, queued: 0, restarts: 1 });
       expect(warnings).to.deep.equal([{ exitCode: 1, err: undefined }]);
-      expect(await pool.activeGpus(inOrg())).to.equal(await t.store.activeGpus(inOrg()));
+      expect(await pool.index.activeGpus(inOrg())).to.equal(await t.index.activeGpus(inOrg()));
     } finally {
       await pool.close();
     }
@@ -68,13 +68,13 @@ sqliteOnly.describe('read pool faults', function () {
     const workers: Worker[] = [];
     const pool = await ReadPool.open({ dbPath: t.path, size: 2, onWorker: (worker) => workers.push(worker) });
     try {
-      const doomed = rejectionOf(pool.describe(MANY_IDS, inOrg()));
-      const survivor = pool.get('w-2', NOW);
+      const doomed = rejectionOf(pool.index.describe(MANY_IDS, inOrg()));
+      const survivor = pool.index.get('w-2', NOW);
       await workers[0]?.terminate();
       expect((await doomed).message).to.equal('Cannot read the index: its worker stopped (exit code 1) during describe');
       expect((await survivor)?.workloadId).to.equal('w-2');
       // Served while the replacement is still starting.
-      expect((await pool.get('w-1', NOW))?.workloadId).to.equal('w-1');
+      expect((await pool.index.get('w-1', NOW))?.workloadId).to.equal('w-1');
       await waitFor(() => pool.status().ready === 2, { timeoutMs: 30_000, what: 'the replacement worker to start' });
     } finally {
       await pool.close();
@@ -89,8 +89,8 @@ sqliteOnly.describe('read pool faults', function () {
     });
     try {
       renameSync(t.path, `${t.path}.away`); // the main thread's connection keeps its open file
-      const running = rejectionOf(pool.describe(MANY_IDS, inOrg()));
-      const waiting = rejectionOf(pool.get('w-1', NOW));
+      const running = rejectionOf(pool.index.describe(MANY_IDS, inOrg()));
+      const waiting = rejectionOf(pool.index.get('w-1', NOW));
       await workers[0]?.terminate();
       expect((await running).message).to.match(/its worker stopped .* during describe/);
       expect((await waiting).message).to.match(/^Cannot read the index: no read worker could start: /);
@@ -99,7 +99,7 @@ sqliteOnly.describe('read pool faults', function () {
 
       renameSync(`${t.path}.away`, t.path);
       await waitFor(() => pool.status().ready === 1, { timeoutMs: 30_000, what: 'a worker to start once the file is back' });
-      expect((await pool.get('w-1', NOW))?.workloadId).to.equal('w-1');
+      expect((await pool.index.get('w-1', NOW))?.workloadId).to.equal('w-1');
     } finally {
       if (existsSync(`${t.path}.away`)) renameSync(`${t.path}.away`, t.path);
       await pool.close();
@@ -110,14 +110,14 @@ sqliteOnly.describe('read pool faults', function () {
     const workers: Worker[] = [];
     const pool = await ReadPool.open({ dbPath: t.path, size: 1, onWorker: (worker) => workers.push(worker) });
     const exits = workers.map(exited);
-    const running = rejectionOf(pool.describe(MANY_IDS, inOrg()));
-    const waiting = rejectionOf(pool.usage(inOrg(), { from: null, to: NOW }));
+    const running = rejectionOf(pool.index.describe(MANY_IDS, inOrg()));
+    const waiting = rejectionOf(pool.index.usage(inOrg(), { from: null, to: NOW }));
     await pool.close();
 
     expect(await exits.at(0)).to.be.a('number');
     expect((await waiting).message).to.equal('Cannot read the index: the read pool is closed');
     expect((await running).message).to.equal('Cannot read the index: the read pool closed during describe');
-    expect((await rejectionOf(pool.list(inOrg(), { limit: 1, after: null }))).message).to.equal('Cannot read the index: the read pool is closed');
+    expect((await rejectionOf(pool.index.list(inOrg(), { limit: 1, after: null }))).message).to.equal('Cannot read the index: the read pool is closed');
     expect(pool.status()).to.deep.equal({ ready: 0, busy: 0, queued: 0, restarts: 0 });
     expect(workers).to.have.length(1); // nothing was restarted
     await pool.close(); // twice is fine

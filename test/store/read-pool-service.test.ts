@@ -20,7 +20,7 @@ sqliteOnly.describe('service with read workers', function () {
   after(async () => t?.stop());
 
   it('serves the API from the read pool, with every write visible to the next request', async () => {
-    expect(t.service.index).to.be.instanceOf(ReadPool);
+    expect(t.service.readPool).to.be.instanceOf(ReadPool);
     for (let i = 0; i < 5; i++) {
       const workload = aWorkload({ workloadId: `aaaaaaaa-0000-4000-8000-00000000000${i}`, submittedAt: Date.parse('2026-11-19T00:00:00Z') + i });
       await t.service.store.upsertWorkloads([workload]);
@@ -46,18 +46,18 @@ sqliteOnly.describe('service with read workers', function () {
   });
 
   it('answers 503 UNAVAILABLE with Retry-After while every worker is busy and the read queue is full', async () => {
-    const pool = t.service.index as ReadPool;
+    const pool = t.service.readPool as ReadPool;
     const acme: WorkloadFilter = { scope: { organizationId: 'acme', initiatives: null } };
     // The request must arrive while the workers still run the calls that hold them: longer calls
     // until one does, however fast the machine is.
     for (let ids = 50_000; ; ids *= 2) {
       const manyIds = Array.from({ length: ids }, (_, i) => `id-${i}`);
-      const calls: Promise<unknown>[] = [pool.describe(manyIds, acme), pool.describe(manyIds, acme)];
+      const calls: Promise<unknown>[] = [pool.index.describe(manyIds, acme), pool.index.describe(manyIds, acme)];
       expect(pool.status()).to.include({ busy: 2, queued: 0 });
       // Fill the queue with cheap calls until the pool refuses one.
       for (let queued = -1; pool.status().queued > queued; ) {
         queued = pool.status().queued;
-        calls.push(pool.activeGpus(acme).catch(() => 'refused'));
+        calls.push(pool.index.activeGpus(acme).catch(() => 'refused'));
       }
       const response = await t.get('/v1/workloads?limit=1');
       await Promise.all(calls);
@@ -83,11 +83,11 @@ sqliteOnly.describe('service with read workers', function () {
 
   it('stops the workers when the service stops', async () => {
     const other = await startTestService({ env: { GPUCAP_READ_WORKERS: '1' } });
-    const pool = other.service.index as ReadPool;
+    const pool = other.service.readPool as ReadPool;
     expect(pool.status().ready).to.equal(1);
     await other.stop();
     expect(pool.status().ready).to.equal(0);
-    await pool.list({ scope: { organizationId: 'acme', initiatives: null } }, { limit: 1, after: null }).then(
+    await pool.index.list({ scope: { organizationId: 'acme', initiatives: null } }, { limit: 1, after: null }).then(
       () => expect.fail('expected the read to fail'),
       (error: Error) => expect(error.message).to.equal('Cannot read the index: the read pool is closed'),
     );

@@ -89,45 +89,45 @@ sqliteOnly.describe('read pool', function () {
 
     for (const [name, filter] of filters) {
       it(`list pages through ${name} as the main-thread store does`, async () => {
-        expect(await allPages(pool, filter, 17)).to.deep.equal(await allPages(t.store, filter, 17));
+        expect(await allPages(pool.index, filter, 17)).to.deep.equal(await allPages(t.index, filter, 17));
       });
 
       it(`stats of ${name}, without and with each group_by, equal the main-thread store's`, async () => {
         for (const groupBy of [null, 'submitted_by', 'initiative_id', 'instance_type'] as const) {
-          expect(await pool.stats(filter, groupBy, NOW), String(groupBy)).to.deep.equal(await t.store.stats(filter, groupBy, NOW));
+          expect(await pool.index.stats(filter, groupBy, NOW), String(groupBy)).to.deep.equal(await t.index.stats(filter, groupBy, NOW));
         }
       });
 
       it(`rankByGpuHours, usage and activeGpus of ${name} equal the main-thread store's`, async () => {
         for (const order of ['asc', 'desc'] as const) {
           const options = { order, limit: 7, now: NOW };
-          expect(await pool.rankByGpuHours(filter, options)).to.deep.equal(await t.store.rankByGpuHours(filter, options));
+          expect(await pool.index.rankByGpuHours(filter, options)).to.deep.equal(await t.index.rankByGpuHours(filter, options));
         }
         for (const window of [{ from: null, to: NOW }, { from: at('2026-10-10T00:00:00Z'), to: at('2026-10-12T00:00:00Z') }]) {
-          expect(await pool.usage(filter, window)).to.deep.equal(await t.store.usage(filter, window));
+          expect(await pool.index.usage(filter, window)).to.deep.equal(await t.index.usage(filter, window));
         }
-        expect(await pool.activeGpus(filter)).to.equal(await t.store.activeGpus(filter));
+        expect(await pool.index.activeGpus(filter)).to.equal(await t.index.activeGpus(filter));
       });
     }
 
     it('describe answers the same Map as the main-thread store', async () => {
       const ids = [...workloads.slice(0, 40).map((w) => w.workloadId), 'not-a-workload'];
-      const described = await pool.describe(ids, inOrg({}, TEAM));
+      const described = await pool.index.describe(ids, inOrg({}, TEAM));
       expect(described).to.be.instanceOf(Map);
       expect(described.size).to.be.greaterThan(0);
-      expect(described).to.deep.equal(await t.store.describe(ids, inOrg({}, TEAM)));
+      expect(described).to.deep.equal(await t.index.describe(ids, inOrg({}, TEAM)));
     });
 
     it('get reads a running workload at the caller\'s `now`, not the worker\'s clock', async () => {
       const running = workloads.find((w) => w.status === 'running') as WorkloadRecord;
       for (const now of [NOW, NOW + 5 * HOUR_MS]) {
-        const view = await pool.get(running.workloadId, now);
-        expect(view).to.deep.equal(await t.store.get(running.workloadId, now));
+        const view = await pool.index.get(running.workloadId, now);
+        expect(view).to.deep.equal(await t.index.get(running.workloadId, now));
       }
-      expect((await pool.get(running.workloadId, NOW + HOUR_MS))?.durationSeconds).to.equal(
-        ((await pool.get(running.workloadId, NOW))?.durationSeconds ?? 0) + 3600,
+      expect((await pool.index.get(running.workloadId, NOW + HOUR_MS))?.durationSeconds).to.equal(
+        ((await pool.index.get(running.workloadId, NOW))?.durationSeconds ?? 0) + 3600,
       );
-      expect(await pool.get('not-a-workload', NOW)).to.equal(undefined);
+      expect(await pool.index.get('not-a-workload', NOW)).to.equal(undefined);
     });
 
     it('every write committed on the main thread is seen by the next read through the pool', async () => {
@@ -135,29 +135,29 @@ sqliteOnly.describe('read pool', function () {
         const workload = aWorkload({ workloadId: `fresh-${i}`, status: 'running', submittedAt: NOW + i, completedAt: null, exitCode: null });
         await t.store.upsertWorkloads([workload]);
         await t.store.upsertPodIntervals([aPodInterval(workload)]);
-        const [page, view] = await Promise.all([pool.list(inOrg(), { limit: 1, after: null }), pool.get(workload.workloadId, NOW + HOUR_MS)]);
+        const [page, view] = await Promise.all([pool.index.list(inOrg(), { limit: 1, after: null }), pool.index.get(workload.workloadId, NOW + HOUR_MS)]);
         expect(page.items[0]?.workloadId).to.equal(workload.workloadId);
         expect(view?.gpuHoursUsed).to.be.greaterThan(0);
-        expect(page.totalCount).to.equal((await t.store.list(inOrg(), { limit: 1, after: null })).totalCount);
+        expect(page.totalCount).to.equal((await t.index.list(inOrg(), { limit: 1, after: null })).totalCount);
       }
     });
 
     it('an SQLite error keeps its class, code and message', async () => {
       const bad = () => ({ limit: 'x' as unknown as number, after: null });
-      const expected = await rejectionOf(t.store.list(inOrg(), bad()));
-      const error = await rejectionOf(pool.list(inOrg(), bad()));
+      const expected = await rejectionOf(t.index.list(inOrg(), bad()));
+      const error = await rejectionOf(pool.index.list(inOrg(), bad()));
       expect(expected).to.be.instanceOf(BetterSqlite3.SqliteError);
       expect(error).to.be.instanceOf(BetterSqlite3.SqliteError);
       expect({ code: (error as { code?: string }).code, message: error.message }).to.deep.equal({ code: 'SQLITE_MISMATCH', message: expected.message });
     });
 
     it('a binding error keeps its built-in class and message', async () => {
-      const expected = await rejectionOf(t.store.get({} as unknown as string, NOW));
-      const error = await rejectionOf(pool.get({} as unknown as string, NOW));
+      const expected = await rejectionOf(t.index.get({} as unknown as string, NOW));
+      const error = await rejectionOf(pool.index.get({} as unknown as string, NOW));
       expect(error).to.be.instanceOf(expected.constructor as ErrorConstructor);
       expect(error.message).to.equal(expected.message);
       // The pool still answers afterwards: the failed call's transaction was ended.
-      expect((await pool.list(inOrg(), { limit: 1, after: null })).items).to.have.length(1);
+      expect((await pool.index.list(inOrg(), { limit: 1, after: null })).items).to.have.length(1);
     });
   });
 
@@ -167,13 +167,13 @@ sqliteOnly.describe('read pool', function () {
       await seed(t, 50);
       const pool = await ReadPool.open({ dbPath: t.path, size: 1, maxQueue: 2 });
       try {
-        const calls = Array.from({ length: 5 }, () => pool.stats(inOrg(), 'submitted_by', NOW).then(
+        const calls = Array.from({ length: 5 }, () => pool.index.stats(inOrg(), 'submitted_by', NOW).then(
           (value) => ({ value }),
           (error: unknown) => ({ error }),
         ));
         expect(pool.status()).to.include({ busy: 1, queued: 2 });
         const outcomes = await Promise.all(calls);
-        const expected = await t.store.stats(inOrg(), 'submitted_by', NOW);
+        const expected = await t.index.stats(inOrg(), 'submitted_by', NOW);
         expect(outcomes.slice(0, 3)).to.deep.equal([{ value: expected }, { value: expected }, { value: expected }]);
         for (const outcome of outcomes.slice(3)) {
           const error = (outcome as { error: unknown }).error;
@@ -194,11 +194,11 @@ sqliteOnly.describe('read pool', function () {
       await seed(t, 50);
       const pool = await ReadPool.open({ dbPath: t.path, size: 2 });
       try {
-        const heavy = [pool.stats(inOrg(), null, NOW), pool.rankByGpuHours(inOrg(), { order: 'desc', limit: 5, now: NOW }), pool.usage(inOrg(), { from: null, to: NOW })];
+        const heavy = [pool.index.stats(inOrg(), null, NOW), pool.index.rankByGpuHours(inOrg(), { order: 'desc', limit: 5, now: NOW }), pool.index.usage(inOrg(), { from: null, to: NOW })];
         expect(pool.status(), 'one heavy read runs, two wait').to.include({ busy: 1, queued: 2 });
-        const page = pool.list(inOrg(), { limit: 5, after: null });
+        const page = pool.index.list(inOrg(), { limit: 5, after: null });
         expect(pool.status(), 'the list page took the second worker').to.include({ busy: 2, queued: 2 });
-        expect(await page).to.deep.equal(await t.store.list(inOrg(), { limit: 5, after: null }));
+        expect(await page).to.deep.equal(await t.index.list(inOrg(), { limit: 5, after: null }));
         await Promise.all(heavy);
         expect(pool.status()).to.include({ busy: 0, queued: 0 });
       } finally {
@@ -233,7 +233,7 @@ sqliteOnly.describe('read pool', function () {
       }, 2);
       try {
         const started = performance.now();
-        const reads = Promise.all(Array.from({ length: count }, () => read(pool)));
+        const reads = Promise.all(Array.from({ length: count }, () => read(pool.index)));
         // A write while the worker is busy: it commits at once, without waiting for the reads.
         await new Promise((resolve) => setTimeout(resolve, 5));
         const busy = pool.status().busy;
@@ -257,7 +257,7 @@ sqliteOnly.describe('read pool', function () {
         if (outcome.readsMs < 250 && count < 2048) continue;
         expect(outcome).to.include({ busy: 1, answered: count });
         expect(outcome.queuedAfterWrite, 'reads still waiting after the write').to.be.greaterThan(0);
-        expect((await pool.list(inOrg(), { limit: 1, after: null })).items[0]?.workloadId).to.equal(`written-during-${count}`);
+        expect((await pool.index.list(inOrg(), { limit: 1, after: null })).items[0]?.workloadId).to.equal(`written-during-${count}`);
         // Generous bounds for a shared 2-core machine: the loop never stalls for a fraction of the reads' time.
         expect(outcome.maxGapMs, `longest timer gap ${outcome.maxGapMs.toFixed(1)} ms while ${count} reads took ${outcome.readsMs.toFixed(0)} ms`).to.be.lessThan(Math.max(100, outcome.readsMs / 3));
         return;

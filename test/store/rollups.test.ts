@@ -9,11 +9,12 @@ import type { StatsGroupKey, UsageBreakdown, WorkloadFilter } from '../../src/qu
 import { openDatabase, type Database } from '../../src/store/sqlite/database.js';
 import { LATEST_VERSION, migrate, MIGRATIONS, schemaVersion } from '../../src/store/sqlite/migrations.js';
 import { ROLLUPS } from '../../src/store/rollups/definitions.js';
-import { queueRankingOf } from '../../src/store/sqlite/queue-ranking.js';
-import { rankingOf } from '../../src/store/sqlite/ranking-queries.js';
-import { rawStatsRows, rawTrendRows, rollupTrendRows } from '../../src/store/sqlite/stats-queries.js';
-import { rollupStatsRows } from '../../src/store/sqlite/stats-rollup.js';
-import { usageInWindow } from '../../src/store/sqlite/usage-queries.js';
+import { SQLITE } from '../../src/store/common/dialect.js';
+import { rawStatsQuery, rawTrendQuery, type StatsRow, type TrendRow } from '../../src/store/common/stats-queries.js';
+import { rollupStatsQuery } from '../../src/store/common/stats-rollup.js';
+import type { SqlWorkloadIndex } from '../../src/store/reads/workload-index.js';
+import type { SqlQuery } from '../../src/store/sql/executor.js';
+import { sqliteIndex } from '../../src/store/sqlite/read-index.js';
 import { StatementCache, whereOf } from '../../src/store/sqlite/workload-sql.js';
 import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
@@ -29,8 +30,23 @@ const GROUPS: (StatsGroupKey | null)[] = [null, 'submitted_by', 'initiative_id',
 interface Store {
   db: Database;
   store: SqliteWorkloadStore;
+  index: SqlWorkloadIndex;
   statements: StatementCache;
 }
+
+/** The rows of one of the statistics builders' queries. */
+function rowsOf<Row>(s: Store, query: SqlQuery): Row[] {
+  return s.statements.get(query.sql).all(query.params) as Row[];
+}
+
+const rollupStatsRows = (s: Store, filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number) =>
+  rowsOf<StatsRow>(s, rollupStatsQuery(SQLITE, filter, { groupBy, now }));
+const rawStatsRows = (s: Store, filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number) =>
+  rowsOf<StatsRow>(s, rawStatsQuery(SQLITE, filter, { groupBy, now }));
+const rollupTrendRows = (s: Store, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: 'day' | 'week' }, now: number) =>
+  rowsOf<TrendRow>(s, rollupStatsQuery(SQLITE, filter, { ...options, now }));
+const rawTrendRows = (s: Store, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: 'day' | 'week' }, now: number) =>
+  rowsOf<TrendRow>(s, rawTrendQuery(SQLITE, filter, { ...options, now }));
 
 function usageObject(usage: UsageBreakdown): object {
   const sorted = (m: Map<string, number>) => Object.fromEntries([...m.entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
@@ -41,7 +57,7 @@ function usageObject(usage: UsageBreakdown): object {
  * Every aggregate read from the rollups against the same read over the rows, for `rounds` random
  * filters, times of reading and windows: equal to the last bit.
  */
-function expectRollupsMatchRows(s: Store, seed: number, rounds: number): void {
+async function expectRollupsMatchRows(s: Store, seed: number, rounds: number): Promise<void> {
   const random = mulberry32(seed);
   for (let round = 0; round < rounds; round += 1) {
     const now = random() < 0.15 ? T0 - Math.floor(random() * 3) * DAY_MS : T0 - 2 * DAY_MS + Math.floor(random() * 4 * DAY_MS);
@@ -54,23 +70,23 @@ function expectRollupsMatchRows(s: Store, seed: number, rounds: number): void {
     const filter: WorkloadFilter = { scope, ...(initiativeId ? { initiativeId } : {}), submittedFrom: from, submittedBefore: before };
     const label = JSON.stringify({ round, now, filter });
     for (const groupBy of GROUPS) {
-      expect(rollupStatsRows(s.statements, filter, groupBy, now), `${label} ${groupBy}`).to.deep.equal(rawStatsRows(s.statements, filter, groupBy, now));
+      expect(rollupStatsRows(s, filter, groupBy, now), `${label} ${groupBy}`).to.deep.equal(rawStatsRows(s, filter, groupBy, now));
       const interval = pick(random, ['day', 'week'] as const);
-      expect(rollupTrendRows(s.statements, filter, { groupBy, interval }, now), `${label} ${groupBy} by ${interval}`)
-        .to.deep.equal(rawTrendRows(s.statements, filter, { groupBy, interval }, now));
+      expect(rollupTrendRows(s, filter, { groupBy, interval }, now), `${label} ${groupBy} by ${interval}`)
+        .to.deep.equal(rawTrendRows(s, filter, { groupBy, interval }, now));
     }
 
     const status = random() < 0.3 ? pick(random, WORKLOAD_STATUSES) : undefined;
     const ranked: WorkloadFilter = { scope, ...(initiativeId ? { initiativeId } : {}), ...(status ? { status } : {}) };
     const options = { order: random() < 0.7 ? ('desc' as const) : ('asc' as const), limit: 1 + Math.floor(random() * 15), now };
-    expect(rankingOf(s.statements, ranked, options, 'rollups'), `${label} ranking ${JSON.stringify({ status, options })}`)
-      .to.deep.equal(rankingOf(s.statements, ranked, options, 'rows'));
-    expect(queueRankingOf(s.statements, ranked, options, 'rollups'), `${label} queue ranking ${JSON.stringify({ status, options })}`)
-      .to.deep.equal(queueRankingOf(s.statements, ranked, options, 'rows'));
+    expect(await s.index.rankingOf(ranked, options, 'rollups'), `${label} ranking ${JSON.stringify({ status, options })}`)
+      .to.deep.equal(await s.index.rankingOf(ranked, options, 'rows'));
+    expect(await s.index.queueRankingOf(ranked, options, 'rollups'), `${label} queue ranking ${JSON.stringify({ status, options })}`)
+      .to.deep.equal(await s.index.queueRankingOf(ranked, options, 'rows'));
 
     const scoped: WorkloadFilter = { scope, ...(initiativeId ? { initiativeId } : {}) };
-    expect(usageObject(usageInWindow(s.statements, scoped, { from: null, to: now })), `${label} usage`)
-      .to.deep.equal(usageObject(usageInWindow(s.statements, scoped, { from: null, to: now }, 'rows')));
+    expect(usageObject(await s.index.usage(scoped, { from: null, to: now })), `${label} usage`)
+      .to.deep.equal(usageObject(await s.index.usageFrom(scoped, { from: null, to: now }, 'rows')));
   }
 }
 
@@ -87,7 +103,7 @@ async function expectCountsMatchRows(s: Store, seed: number, rounds: number): Pr
     };
     const where = whereOf(filter);
     const counted = (s.db.prepare(`SELECT COUNT(*) FROM workloads w WHERE ${where.sql}`).pluck().get(where.params) as number);
-    expect((await s.store.list(filter, { limit: 1, after: null })).totalCount, JSON.stringify(filter)).to.equal(counted);
+    expect((await s.index.list(filter, { limit: 1, after: null })).totalCount, JSON.stringify(filter)).to.equal(counted);
   }
 }
 
@@ -99,7 +115,8 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
   function open(name: string): Store {
     const db = openDatabase(join(folder.dir, name));
     opened.push(db);
-    return { db, store: new SqliteWorkloadStore(db, { clock: { now: () => T0 } }), statements: new StatementCache(db) };
+    const statements = new StatementCache(db);
+    return { db, store: new SqliteWorkloadStore(db, { clock: { now: () => T0 } }), index: sqliteIndex(db, statements), statements };
   }
 
   beforeEach(() => {
@@ -114,10 +131,10 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     const s = open('index.db');
     const steps = history(1, 400);
     await write(s.store, steps.slice(0, Math.floor(steps.length / 2)));
-    expectRollupsMatchRows(s, 11, 50);
+    await expectRollupsMatchRows(s, 11, 50);
     await expectCountsMatchRows(s, 21, 50);
     await write(s.store, steps.slice(Math.floor(steps.length / 2)));
-    expectRollupsMatchRows(s, 12, 100);
+    await expectRollupsMatchRows(s, 12, 100);
     await expectCountsMatchRows(s, 22, 50);
     expect(rollupContents(s.db)).to.deep.equal(recomputedRollups(s.db));
   });
@@ -129,23 +146,23 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     // Half of the finished ones first, by completion time, as retention deletes them.
     const median = s.db.prepare('SELECT completed_at FROM workloads WHERE completed_at IS NOT NULL ORDER BY completed_at LIMIT 1 OFFSET ?').pluck().get(Math.floor(finished / 2)) as number;
     while ((await s.store.deleteFinishedBatch(median, 7)) === 7);
-    expectRollupsMatchRows(s, 13, 40);
+    await expectRollupsMatchRows(s, 13, 40);
     await expectCountsMatchRows(s, 23, 30);
     expect(rollupContents(s.db)).to.deep.equal(recomputedRollups(s.db));
     while ((await s.store.deleteFinishedBatch(T0 + 30 * DAY_MS, 50)) === 50);
-    expectRollupsMatchRows(s, 14, 40);
+    await expectRollupsMatchRows(s, 14, 40);
     // The rows still unfinished finish, then go too: every rollup row is back to exactly 0.
     await s.store.upsertWorkloads(s.store.listUnfinished('local').map((r) => ({ ...r, status: 'cancelled' as const, completedAt: T0, exitCode: 0, resourceVersion: '9' })));
     while ((await s.store.deleteFinishedBatch(T0 + 30 * DAY_MS, 50)) === 50);
     expect(s.store.countRows()).to.equal(0);
     expect(Object.values(rollupContents(s.db)).flat()).to.deep.equal([]);
-    expect(await s.store.stats({ scope: { organizationId: 'acme', initiatives: null }, submittedFrom: 0 }, 'submitted_by', T0)).to.deep.equal({
+    expect(await s.index.stats({ scope: { organizationId: 'acme', initiatives: null }, submittedFrom: 0 }, 'submitted_by', T0)).to.deep.equal({
       summary: { workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0, averageQueueSeconds: 0, ...NO_USAGE },
       groups: [],
     });
-    expect(await s.store.rankByGpuHours({ scope: { organizationId: 'acme', initiatives: null } }, { order: 'desc', limit: 5, now: T0 }))
+    expect(await s.index.rankByGpuHours({ scope: { organizationId: 'acme', initiatives: null } }, { order: 'desc', limit: 5, now: T0 }))
       .to.deep.equal({ entries: [], totalCount: 0, average: null });
-    expect((await s.store.usage({ scope: { organizationId: 'acme', initiatives: null } }, { from: null, to: T0 })).total).to.equal(0);
+    expect((await s.index.usage({ scope: { organizationId: 'acme', initiatives: null } }, { from: null, to: T0 })).total).to.equal(0);
   });
 
   it('holds what a backfill of the same rows holds, and a v2 file migrates to it', async () => {
@@ -169,7 +186,7 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     expect(rollupsBeforeV5(rollupContents(migrated.db))).to.deep.equal(rollupsBeforeV5(rollupContents(live.db)));
     expect(rollupContents(migrated.db)).to.deep.equal(recomputedRollups(migrated.db));
     expect(rollupContents(live.db)).to.deep.equal(recomputedRollups(live.db));
-    expectRollupsMatchRows(migrated, 15, 30);
+    await expectRollupsMatchRows(migrated, 15, 30);
   });
 
   it('carries the rollups of a v3 file (kept by its triggers) over to v4, and keeps them exact with the writes after', async () => {
@@ -201,7 +218,7 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     }
     expect(rollupsBeforeV5(rollupContents(migrated.db))).to.deep.equal(rollupsBeforeV5(rollupContents(live.db)));
     expect(rollupContents(migrated.db)).to.deep.equal(recomputedRollups(migrated.db));
-    expectRollupsMatchRows(migrated, 16, 30);
+    await expectRollupsMatchRows(migrated, 16, 30);
     await expectCountsMatchRows(migrated, 24, 30);
   });
 
@@ -249,7 +266,7 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     expect(state.rollup['stats_daily_usage_initiative']).to.have.length.greaterThan(10);
     expect(state.rollup['stats_weekly_usage_submitter']).to.have.length.greaterThan(5);
     expect(state.rollup).to.deep.equal(state.recomputed);
-    expectRollupsMatchRows(migrated, 17, 30);
+    await expectRollupsMatchRows(migrated, 17, 30);
   });
 
   it('reads running workloads at any time, before and after their pods started', async () => {
@@ -263,12 +280,12 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
       const now = T0 + hours * HOUR_MS;
       // 8 GPUs from `start`, 2 more from T0 + 1 h: each floored at 0 as a whole workload.
       const expected = Math.max(0, (8 * (now - start) + 2 * (now - T0 - HOUR_MS)) / 3_600_000);
-      const { summary } = await s.store.stats({ ...filter, submittedBefore: now + 1 }, null, now);
+      const { summary } = await s.index.stats({ ...filter, submittedBefore: now + 1 }, null, now);
       expect(summary.gpuHours, `${hours} h`).to.be.closeTo(expected, 1e-9);
       expect(summary.averageDurationSeconds, `${hours} h`).to.equal(Math.max(0, now - start) / 1000);
       for (const groupBy of GROUPS) {
         const window = { ...filter, submittedBefore: now + 1 };
-        expect(rollupStatsRows(s.statements, window, groupBy, now)).to.deep.equal(rawStatsRows(s.statements, window, groupBy, now));
+        expect(rollupStatsRows(s, window, groupBy, now)).to.deep.equal(rawStatsRows(s, window, groupBy, now));
       }
     }
   });
@@ -281,7 +298,7 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     await s.store.upsertWorkloads([onTheDot, justBefore]);
     const scope: Scope = { organizationId: 'acme', initiatives: null };
     const keys = async (from: number | undefined, before: number | undefined) =>
-      (await s.store.stats({ scope, submittedFrom: from, submittedBefore: before }, 'submitted_by', T0)).groups.map((g) => g.key).sort();
+      (await s.index.stats({ scope, submittedFrom: from, submittedBefore: before }, 'submitted_by', T0)).groups.map((g) => g.key).sort();
     expect(await keys(midnight, T0)).to.deep.equal(['on-the-dot']);
     expect(await keys(midnight - 1, T0)).to.deep.equal(['just-before', 'on-the-dot']);
     expect(await keys(midnight - DAY_MS, midnight)).to.deep.equal(['just-before']);
@@ -297,14 +314,14 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     const done = aWorkload({ submittedAt: T0 - DAY_MS, startedAt: T0 - DAY_MS + HOUR_MS, completedAt: T0 - DAY_MS + 3 * HOUR_MS, gpuCount: 4 });
     await s.store.upsertWorkloads([done]);
     await s.store.upsertPodIntervals([aPodInterval(done, { finishedAt: null })]);
-    const summary = async () => (await s.store.stats({ scope: { organizationId: 'acme', initiatives: null }, submittedFrom: T0 - 7 * DAY_MS, submittedBefore: T0 }, null, T0)).summary;
+    const summary = async () => (await s.index.stats({ scope: { organizationId: 'acme', initiatives: null }, submittedFrom: T0 - 7 * DAY_MS, submittedBefore: T0 }, null, T0)).summary;
     expect((await summary()).gpuHours).to.equal(8); // the open pod counts up to the completion
     await s.store.closeOpenIntervals([done.workloadId], T0 - DAY_MS + 2 * HOUR_MS);
     expect((await summary()).gpuHours).to.equal(4);
     await s.store.upsertPodIntervals([aPodInterval(done, { podUid: 'retry', gpus: 1, startedAt: T0 - DAY_MS + 2 * HOUR_MS, finishedAt: T0 - DAY_MS + 3 * HOUR_MS })]);
     expect((await summary()).gpuHours).to.equal(5);
-    const ranking = await s.store.rankByGpuHours({ scope: { organizationId: 'acme', initiatives: null } }, { order: 'desc', limit: 1, now: T0 });
+    const ranking = await s.index.rankByGpuHours({ scope: { organizationId: 'acme', initiatives: null } }, { order: 'desc', limit: 1, now: T0 });
     expect(ranking).to.deep.include({ totalCount: 1, average: 5 });
-    expect((await s.store.usage({ scope: { organizationId: 'acme', initiatives: null } }, { from: null, to: T0 })).total).to.equal(5);
+    expect((await s.index.usage({ scope: { organizationId: 'acme', initiatives: null } }, { from: null, to: T0 })).total).to.equal(5);
   });
 });

@@ -11,14 +11,15 @@ import type { Statement } from 'better-sqlite3';
 import { expect } from 'chai';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import type { Keyset, StatsGroupKey, WorkloadFilter } from '../../src/query/ports.js';
-import { rankByGpuHours, rankingOf } from '../../src/store/sqlite/ranking-queries.js';
-import { rawStatsRows, workloadStats } from '../../src/store/sqlite/stats-queries.js';
-import { rollupStatsRows } from '../../src/store/sqlite/stats-rollup.js';
-import { usageInWindow } from '../../src/store/sqlite/usage-queries.js';
-import {
-  activeGpus, countMatches, describeWorkloads, getWorkload, listUnfinished, listWorkloads,
-} from '../../src/store/sqlite/workload-reads.js';
+import { SQLITE } from '../../src/store/common/dialect.js';
+import { rawStatsQuery } from '../../src/store/common/stats-queries.js';
+import { rollupStatsQuery } from '../../src/store/common/stats-rollup.js';
+import { countQuery } from '../../src/store/common/workload-reads.js';
+import type { SqlWorkloadIndex } from '../../src/store/reads/workload-index.js';
+import type { SqlQuery } from '../../src/store/sql/executor.js';
+import { sqliteIndex } from '../../src/store/sqlite/read-index.js';
 import { rawGpuSecondsSql, StatementCache, whereOf } from '../../src/store/sqlite/workload-sql.js';
+import { listUnfinished } from '../../src/store/sqlite/unfinished.js';
 import { at, HOUR_MS, ORG, openTempStore, type TempStore } from './temp-store.js';
 import { sqliteOnly } from '../support/backend.js';
 
@@ -134,49 +135,64 @@ function seedRows(): { workloads: WorkloadRecord[]; pods: { podUid: string; work
   return { workloads, pods };
 }
 
+/** What a case runs on: the store's read port and writes over one connection's recorded statements. */
+interface Reads {
+  index: SqlWorkloadIndex;
+  statements: StatementCache;
+  /** One of the builders' queries, run as the store runs it. */
+  rows(query: SqlQuery): unknown[];
+  row(query: SqlQuery): unknown;
+}
+
 /** Every read of the SQLite store, each case run on fresh CapturingStatements. */
-function cases(): Record<string, (statements: CapturingStatements) => unknown> {
-  const all: Record<string, (statements: CapturingStatements) => unknown> = {};
+function cases(): Record<string, (reads: Reads) => unknown> {
+  const all: Record<string, (reads: Reads) => unknown> = {};
   for (const [name, filter] of Object.entries(FILTERS)) {
     const timed = filter.submittedFrom !== undefined || filter.submittedBefore !== undefined;
     const rollupScope = filter.scope.initiatives?.length !== 0;
     const statsOnRollups = rollupScope && filter.submittedBy === undefined && filter.isManaged === undefined && filter.status === undefined;
     const rankingOnRollups = statsOnRollups && !timed;
     for (const [cursorName, after] of Object.entries(CURSORS)) {
-      all[`list ${name}, ${cursorName}`] = (s) => listWorkloads(s, filter, { limit: 2, after });
+      all[`list ${name}, ${cursorName}`] = (s) => s.index.list(filter, { limit: 2, after });
     }
-    all[`countMatches ${name}`] = (s) => countMatches(s, filter);
-    all[`describe ${name}`] = (s) => describeWorkloads(s, ['w-00', 'w-01', 'w-04', 'w-17', 'unknown'], filter);
-    all[`activeGpus ${name}`] = (s) => activeGpus(s, filter);
+    all[`countMatches ${name}`] = (s) => s.row(countQuery(SQLITE, filter));
+    all[`describe ${name}`] = (s) => s.index.describe(['w-00', 'w-01', 'w-04', 'w-17', 'unknown'], filter);
+    all[`activeGpus ${name}`] = (s) => s.index.activeGpus(filter);
     for (const alias of ['w', 'c', 't'] as const) all[`whereOf ${name} as ${alias}`] = () => whereOf(filter, alias);
     for (const groupBy of GROUPS) {
-      all[`stats ${name} by ${groupBy}`] = (s) => workloadStats(s, filter, groupBy, NOW);
-      all[`rawStatsRows ${name} by ${groupBy}`] = (s) => rawStatsRows(s, filter, groupBy, NOW);
-      if (statsOnRollups) all[`rollupStatsRows ${name} by ${groupBy}`] = (s) => rollupStatsRows(s, filter, groupBy, NOW);
+      all[`stats ${name} by ${groupBy}`] = (s) => s.index.stats(filter, groupBy, NOW);
+      all[`rawStatsRows ${name} by ${groupBy}`] = (s) => s.rows(rawStatsQuery(SQLITE, filter, { groupBy, now: NOW }));
+      if (statsOnRollups) all[`rollupStatsRows ${name} by ${groupBy}`] = (s) => s.rows(rollupStatsQuery(SQLITE, filter, { groupBy, now: NOW }));
     }
     for (const order of ['asc', 'desc'] as const) {
       const options = { order, limit: 3, now: NOW };
-      all[`rankByGpuHours ${name} ${order}`] = (s) => rankByGpuHours(s, filter, options);
-      all[`rankingOf rows ${name} ${order}`] = (s) => rankingOf(s, filter, options, 'rows');
-      if (rankingOnRollups) all[`rankingOf rollups ${name} ${order}`] = (s) => rankingOf(s, filter, options, 'rollups');
+      all[`rankByGpuHours ${name} ${order}`] = (s) => s.index.rankByGpuHours(filter, options);
+      all[`rankingOf rows ${name} ${order}`] = (s) => s.index.rankingOf(filter, options, 'rows');
+      if (rankingOnRollups) all[`rankingOf rollups ${name} ${order}`] = (s) => s.index.rankingOf(filter, options, 'rollups');
     }
     const windows = { 'since ever': { from: null, to: NOW }, 'a month': { from: NOW - 30 * DAY, to: NOW - 3 * HOUR_MS } };
     for (const [windowName, window] of Object.entries(windows)) {
-      all[`usage ${name}, ${windowName}`] = (s) => usageInWindow(s, filter, window);
-      all[`usage rows ${name}, ${windowName}`] = (s) => usageInWindow(s, filter, window, 'rows');
+      all[`usage ${name}, ${windowName}`] = (s) => s.index.usage(filter, window);
+      all[`usage rows ${name}, ${windowName}`] = (s) => s.index.usageFrom(filter, window, 'rows');
     }
   }
-  all['get a workload'] = (s) => getWorkload(s, 'w-02', NOW);
-  all['get no workload'] = (s) => getWorkload(s, 'unknown', NOW);
-  all['describe no ids'] = (s) => describeWorkloads(s, [], FILTERS['scope all'] ?? { scope: scope(null) });
-  all['listUnfinished'] = (s) => listUnfinished(s, 'local');
+  all['get a workload'] = (s) => s.index.get('w-02', NOW);
+  all['get no workload'] = (s) => s.index.get('unknown', NOW);
+  all['describe no ids'] = (s) => s.index.describe([], FILTERS['scope all'] ?? { scope: scope(null) });
+  all['listUnfinished'] = (s) => listUnfinished(s.statements, 'local');
   all['rawGpuSecondsSql'] = () => rawGpuSecondsSql('@now');
   return all;
 }
 
 /** What a case did, its texts replaced by their index in `texts` (added when new). */
-function record(run: (statements: CapturingStatements) => unknown, t: TempStore, texts: string[]): Event[] {
+async function record(run: (reads: Reads) => unknown, t: TempStore, texts: string[]): Promise<Event[]> {
   const statements = new CapturingStatements(t.db);
+  const reads: Reads = {
+    index: sqliteIndex(t.db, statements),
+    statements,
+    rows: (query) => statements.get(query.sql).all(query.params),
+    row: (query) => statements.get(query.sql).get(query.params),
+  };
   const index = (sql: string) => {
     const found = texts.indexOf(sql);
     if (found >= 0) return found;
@@ -186,7 +202,7 @@ function record(run: (statements: CapturingStatements) => unknown, t: TempStore,
   const events: Event[] = [];
   let returned: unknown;
   try {
-    returned = run(statements);
+    returned = await run(reads);
   } catch (error) {
     returned = { error: (error as Error).message };
   }
@@ -221,10 +237,10 @@ sqliteOnly.describe('store SQL snapshot (SQLite)', () => {
   });
   after(() => t.close());
 
-  it('renders every read byte for byte as before the builders were shared', () => {
+  it('renders every read byte for byte as before the builders were shared', async () => {
     const texts: string[] = [];
     const recorded: Snapshot['cases'] = {};
-    for (const [name, run] of Object.entries(cases())) recorded[name] = record(run, t, texts);
+    for (const [name, run] of Object.entries(cases())) recorded[name] = await record(run, t, texts);
     const current: Snapshot = { texts, cases: recorded };
     if (process.env.UPDATE_SQL_SNAPSHOT === '1') writeFileSync(FIXTURE, serialize(current));
     const expected = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Snapshot;

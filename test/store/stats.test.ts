@@ -2,8 +2,8 @@ import { expect } from 'chai';
 import { emptyUsage, usageFigures } from '../../src/domain/gpu-usage.js';
 import { systemClock } from '../../src/domain/clock.js';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
-import { rankByGpuHours } from '../../src/store/sqlite/ranking-queries.js';
-import { workloadStats } from '../../src/store/sqlite/stats-queries.js';
+import type { SqlWorkloadIndex } from '../../src/store/reads/workload-index.js';
+import { sqliteIndex } from '../../src/store/sqlite/read-index.js';
 import { sqliteOnly } from '../support/backend.js';
 import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
@@ -184,25 +184,25 @@ describe('store/stats-queries', () => {
 
     const filter = inOrg({ submittedFrom: NOW - 30 * 24 * HOUR_MS, submittedBefore: NOW });
     const params = { org: ORG, from: 0, before: 0, now: NOW, limit: 10, firstDay: 0, lastDay: 0, initiative: 'llm', status: 'completed' };
-    const statementsOf = (groupBy: 'submitted_by' | 'initiative_id' | 'instance_type' | null) => {
+    const statementsOf = async (groupBy: 'submitted_by' | 'initiative_id' | 'instance_type' | null) => {
       const statements = new RecordingStatements(lite.db);
-      workloadStats(statements, filter, groupBy, NOW);
+      await sqliteIndex(lite.db, statements).stats(filter, groupBy, NOW);
       return statements.texts.join('\n');
     };
-    const plansOf = (run: (statements: RecordingStatements) => void) => {
+    const plansOf = async (run: (index: SqlWorkloadIndex) => Promise<unknown>) => {
       const statements = new RecordingStatements(lite.db);
-      run(statements);
+      await run(sqliteIndex(lite.db, statements));
       return statements.plans(params).map((plan) => plan.join('\n'));
     };
 
-    it('reads statistics from a daily rollup, the partial days and the rows below 0 from indexes', () => {
+    it('reads statistics from a daily rollup, the partial days and the rows below 0 from indexes', async () => {
       for (const groupBy of [null, 'submitted_by', 'initiative_id', 'instance_type'] as const) {
-        const [plan] = plansOf((statements) => workloadStats(statements, filter, groupBy, NOW));
+        const [plan] = await plansOf((index) => index.stats(filter, groupBy, NOW));
         const table = { submitted_by: 'stats_daily_submitter', instance_type: 'stats_daily_instance_type', initiative_id: 'stats_daily_initiative', none: 'stats_daily_initiative' }[groupBy ?? 'none'];
         expect(plan, String(groupBy)).to.include('SEARCH r USING PRIMARY KEY (organization_id=? AND day>? AND day<?)');
-        expect(statementsOf(groupBy)).to.include(`FROM ${table} r`);
+        expect(await statementsOf(groupBy)).to.include(`FROM ${table} r`);
         // By submitter, whole weeks from the weekly rollup (schema v11).
-        if (groupBy === 'submitted_by') expect(statementsOf(groupBy)).to.include('FROM stats_weekly_submitter r').and.include('FROM stats_weekly_usage_submitter r');
+        if (groupBy === 'submitted_by') expect(await statementsOf(groupBy)).to.include('FROM stats_weekly_submitter r').and.include('FROM stats_weekly_usage_submitter r');
         // The two partial days, and the rows still waiting that were submitted after now.
         expect(plan?.match(/COVERING INDEX workloads_org_submitted \(organization_id=\? AND submitted_at>\? AND submitted_at<\?\)/g), String(groupBy)).to.have.lengthOf(3);
         expect(plan, String(groupBy)).to.include('COVERING INDEX workloads_unfinished_horizon (organization_id=? AND <expr>>?)');
@@ -210,15 +210,15 @@ describe('store/stats-queries', () => {
       }
     });
 
-    it('keeps filters the rollups lack on the list index', () => {
-      const [plan] = plansOf((statements) => workloadStats(statements, { ...filter, status: 'failed' }, 'initiative_id', NOW));
+    it('keeps filters the rollups lack on the list index', async () => {
+      const [plan] = await plansOf((index) => index.stats({ ...filter, status: 'failed' }, 'initiative_id', NOW));
       expect(plan).to.include('COVERING INDEX workloads_org_submitted');
       expect(plan).not.to.include('stats_daily');
     });
 
     it('ranks from the finished rows\' GPU-hours index and the unfinished rows\' index, and reads only the winners from the table', async ()  => {
       await lite.store.upsertWorkloads([ran(1), ran(0, { status: 'running' })]);
-      const [pairs, finished, unfinished, overall, winners] = plansOf((statements) => rankByGpuHours(statements, inOrg(), { order: 'desc', limit: 10, now: NOW }));
+      const [pairs, finished, unfinished, overall, winners] = await plansOf((index) => index.rankByGpuHours(inOrg(), { order: 'desc', limit: 10, now: NOW }));
       expect(pairs).to.include('SEARCH t USING PRIMARY KEY (organization_id=?)');
       expect(finished).to.include('USING INDEX workloads_finished_gpu_hours (organization_id=? AND initiative_id=? AND status=?)');
       expect(unfinished).to.include('COVERING INDEX workloads_unfinished_horizon (organization_id=?)');

@@ -6,13 +6,17 @@ import type { Clock } from '../../src/domain/clock.js';
 import type { Scope } from '../../src/domain/principal.js';
 import type { WorkloadFilter } from '../../src/query/ports.js';
 import { openDatabase, type Database } from '../../src/store/sqlite/database.js';
+import { sqliteIndex } from '../../src/store/sqlite/read-index.js';
 import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
+import type { SqlWorkloadIndex } from '../../src/store/reads/workload-index.js';
 
 export interface TempStore {
   dir: string;
   path: string;
   db: Database;
   store: SqliteWorkloadStore;
+  /** The read port on the same connection. */
+  index: SqlWorkloadIndex;
   close(): void;
 }
 
@@ -31,6 +35,7 @@ export function openTempStore(options: { clock?: Clock } = {}): TempStore {
     path,
     db,
     store,
+    index: sqliteIndex(db),
     close: () => {
       if (db.open) db.close();
       remove();

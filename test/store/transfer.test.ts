@@ -11,7 +11,7 @@ import sinon from 'sinon';
 import { METRIC_NAMES } from '../../src/domain/metrics.js';
 import type { WorkloadFilter } from '../../src/query/ports.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
-import { PostgresWorkloadIndex } from '../../src/store/postgres/workload-index.js';
+import { postgresIndex } from '../../src/store/postgres/read-index.js';
 import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
 import { USAGE_ROLLUPS } from '../../src/store/common/usage-columns.js';
 import { LATEST_VERSION, migrate as migrateSqlite, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
@@ -134,13 +134,13 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
     await migrateIndex(options());
     const pool = new pg.Pool({ connectionString: db.url, types: TYPES, max: 2 });
     try {
-      const postgres = new PostgresWorkloadIndex(pool);
+      const postgres = postgresIndex(pool);
       const filters: WorkloadFilter[] = [inOrg(), inOrg({ status: 'running' }), inOrg({ initiativeId: 'vision' }), inOrg({}, { organizationId: 'globex', initiatives: ['llm', 'audio'] })];
       for (const filter of filters) {
         const page = { limit: 25, after: null };
-        expect(await postgres.list(filter, page), JSON.stringify(filter)).to.deep.equal(await source.store.list(filter, page));
-        expect(await postgres.stats(filter, 'initiative_id', T0), JSON.stringify(filter)).to.deep.equal(await source.store.stats(filter, 'initiative_id', T0));
-        expect(await postgres.stats(filter, null, T0 + 3_600_000), JSON.stringify(filter)).to.deep.equal(await source.store.stats(filter, null, T0 + 3_600_000));
+        expect(await postgres.list(filter, page), JSON.stringify(filter)).to.deep.equal(await source.index.list(filter, page));
+        expect(await postgres.stats(filter, 'initiative_id', T0), JSON.stringify(filter)).to.deep.equal(await source.index.stats(filter, 'initiative_id', T0));
+        expect(await postgres.stats(filter, null, T0 + 3_600_000), JSON.stringify(filter)).to.deep.equal(await source.index.stats(filter, null, T0 + 3_600_000));
       }
     } finally {
       await pool.end();

@@ -4,8 +4,8 @@ import type { WorkloadRecord } from '../../src/domain/workload.js';
 import { POSTGRES, SQLITE } from '../../src/store/common/dialect.js';
 import { usageOverallQuery } from '../../src/store/common/usage-ranking-queries.js';
 import { rawGpuSecondsSql } from '../../src/store/common/workload-sql.js';
-import { usageQueries } from '../../src/store/sqlite/usage-queries.js';
-import { activeGpus } from '../../src/store/sqlite/workload-reads.js';
+import { usageQueries } from '../../src/store/common/usage-queries.js';
+import { sqliteIndex } from '../../src/store/sqlite/read-index.js';
 import { sqliteOnly } from '../support/backend.js';
 import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
@@ -209,7 +209,7 @@ describe('store/usage-queries', () => {
 
     for (const [name, window] of [['a bounded window', { from: FROM, to: TO }], ['since ever', { from: null, to: TO }]] as const) {
       it(`reads ${name} through indexes, the pods from the ones still running (no scan)`, () => {
-        for (const query of usageQueries({ scope: { organizationId: ORG, initiatives: ['llm'] } }, window)) {
+        for (const query of usageQueries(SQLITE, { scope: { organizationId: ORG, initiatives: ['llm'] } }, { window })) {
           const plan = (lite.db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(query.params) as { detail: string }[]).map((r) => r.detail);
           expect(plan.filter((line) => /^SCAN (w|workloads|workload_pods)\b/.test(line)), plan.join('\n')).to.deep.equal([]);
           if (query.sql.includes('workload_pods')) {
@@ -228,9 +228,9 @@ describe('store/usage-queries', () => {
       }
     });
 
-    it('sums the active GPUs from the partial index of running workloads alone', () => {
+    it('sums the active GPUs from the partial index of running workloads alone', async () => {
       const statements = new RecordingStatements(lite.db);
-      activeGpus(statements, { scope: { organizationId: ORG, initiatives: ['llm'] } });
+      await sqliteIndex(lite.db, statements).activeGpus({ scope: { organizationId: ORG, initiatives: ['llm'] } });
       const [plan] = statements.plans({ org: ORG, scope: '["llm"]' });
       expect(plan?.join('\n')).to.include('COVERING INDEX workloads_running');
     });

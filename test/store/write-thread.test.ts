@@ -47,7 +47,7 @@ sqliteOnly.describe('write thread', function () {
       expect(await thread.writeWorkloads([running], [aPodInterval(running, { finishedAt: null })])).to.deep.equal({ rows: 1, intervals: 1 });
       expect(await thread.upsertWorkloads([aWorkload({ workloadId: 'w-2' })])).to.equal(1);
 
-      const view = await t.store.get('w-run', NOW);
+      const view = await t.index.get('w-run', NOW);
       expect(view?.status).to.equal('running');
       // The GPU-hours of the open interval run to the main thread's `now`: 4 GPUs × 2 h.
       expect(view?.gpuHoursUsed).to.equal(8);
@@ -55,7 +55,7 @@ sqliteOnly.describe('write thread', function () {
       expect(updatedAt).to.equal(NOW);
 
       expect(await thread.closeOpenIntervals(['w-run'], NOW - HOUR_MS)).to.equal(1);
-      expect((await t.store.get('w-run', NOW))?.gpuHoursUsed).to.equal(4);
+      expect((await t.index.get('w-run', NOW))?.gpuHoursUsed).to.equal(4);
       expect(await thread.writeWorkloads([], [])).to.deep.equal({ rows: 0, intervals: 0 });
     } finally {
       await thread.close();
@@ -68,7 +68,7 @@ sqliteOnly.describe('write thread', function () {
       const versions = Array.from({ length: 50 }, (_, i) => aWorkload({ workloadId: 'w-1', submittedBy: `user-${i}`, resourceVersion: String(i + 1) }));
       const written = await Promise.all(versions.map((version) => thread.upsertWorkloads([version])));
       expect(written).to.deep.equal(versions.map(() => 1));
-      expect((await t.store.get('w-1', NOW))?.submittedBy).to.equal('user-49');
+      expect((await t.index.get('w-1', NOW))?.submittedBy).to.equal('user-49');
     } finally {
       await thread.close();
     }
@@ -107,7 +107,7 @@ sqliteOnly.describe('write thread', function () {
       await waitFor(async () => (await thread.upsertWorkloads([aWorkload({ workloadId: 'w-after' })]).catch(() => -1)) === 1, { timeoutMs: 30_000, what: 'the replacement worker to write' });
       expect(workers).to.have.length(2);
       expect(thread.status()).to.include({ pending: 0, restarts: 1 });
-      expect((await t.store.get('w-after', NOW))?.workloadId).to.equal('w-after');
+      expect((await t.index.get('w-after', NOW))?.workloadId).to.equal('w-after');
     } finally {
       await thread.close();
     }
@@ -127,7 +127,7 @@ sqliteOnly.describe('write thread', function () {
 
       renameSync(`${t.path}.away`, t.path);
       await waitFor(async () => (await thread.upsertWorkloads([aWorkload({ workloadId: 'w-back' })]).catch(() => -1)) === 1, { timeoutMs: 30_000, what: 'a worker to start once the file is back' });
-      expect((await t.store.get('w-back', NOW))?.workloadId).to.equal('w-back');
+      expect((await t.index.get('w-back', NOW))?.workloadId).to.equal('w-back');
     } finally {
       if (existsSync(`${t.path}.away`)) renameSync(`${t.path}.away`, t.path);
       await thread.close();
@@ -141,7 +141,7 @@ sqliteOnly.describe('write thread', function () {
     try {
       await waitFor(() => threadsAtNiceness(13) === before + 2, { what: 'two threads at niceness 13', timeoutMs: 5000 });
       expect(await thread.upsertWorkloads([aWorkload({ workloadId: 'w-nice' })])).to.equal(1);
-      expect((await t.store.get('w-nice', NOW))?.workloadId).to.equal('w-nice');
+      expect((await t.index.get('w-nice', NOW))?.workloadId).to.equal('w-nice');
     } finally {
       await thread.close();
     }

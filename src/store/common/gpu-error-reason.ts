@@ -6,6 +6,7 @@
 // writer's own path, so the rollups follow it.
 import { FAILURE_REASONS } from '../../domain/failure-reason.js';
 import type { SqlDialect } from './dialect.js';
+import type { SqlReader } from '../sql/executor.js';
 
 /** The reasons gpu_error outranks: those after it in precedence order. */
 const OUTRANKED: ReadonlySet<string> = new Set(FAILURE_REASONS.slice(FAILURE_REASONS.indexOf('gpu_error') + 1));
@@ -18,4 +19,16 @@ export function mayBeGpuError(row: { status: string; failure_reason: string | nu
 /** Those of the `ids` list parameter whose GPUs reported an XID error. */
 export function withGpuErrorsQuery(d: SqlDialect): string {
   return `SELECT workload_id FROM workload_usage WHERE ${d.inList('workload_id', 'ids')} AND gpu_errors > 0`;
+}
+
+/**
+ * Sets failure_reason to gpu_error on those of `rows` it applies to, looking up their GPUs' XID
+ * errors in one query; the rows are written after.
+ */
+export async function markGpuErrors(reader: SqlReader, d: SqlDialect, rows: Iterable<{ workload_id: string; status: string; failure_reason: string | null }>): Promise<void> {
+  const candidates = [...rows].filter(mayBeGpuError);
+  if (candidates.length === 0) return;
+  const found = await reader.all<{ workload_id: string }>({ sql: withGpuErrorsQuery(d), params: { ids: d.listValue(candidates.map((row) => row.workload_id)) } });
+  const erred = new Set(found.map((row) => row.workload_id));
+  for (const row of candidates) if (erred.has(row.workload_id)) row.failure_reason = 'gpu_error';
 }

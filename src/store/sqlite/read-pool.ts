@@ -12,17 +12,11 @@
 // up list pages. A worker that dies fails its call with an error (a 500 through the normal error path)
 // and is replaced at once; one that cannot start is retried after a pause that doubles with each
 // failure in a row.
-import type { Percentile } from '../../domain/percentiles.js';
-import type { TrendInterval } from '../../domain/trend-interval.js';
 import { Worker } from 'node:worker_threads';
-import type { WorkloadView } from '../../domain/workload.js';
-import type {
-  GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
-  TrendsResult, UsageRanking, UsageSortKey, TeamCounts,
-} from '../../query/ports.js';
-import { IndexBusyError } from '../../query/ports.js';
+import { IndexBusyError, type WorkloadIndex } from '../../query/ports.js';
+import { forwardingIndex, type ReadMethod } from '../reads/read-methods.js';
 import { deserializeError } from './read-errors.js';
-import type { ReadMethod, ReadRequest, ReadWorkerData, WorkerMessage } from './read-protocol.js';
+import type { ReadRequest, ReadWorkerData, WorkerMessage } from './read-protocol.js';
 import { workerEntry } from '../../runtime/worker-entry.js';
 
 /** pino-compatible subset. */
@@ -82,7 +76,9 @@ const DEFAULT_RESTART_DELAY_MS = 1000;
 const MAX_RESTART_DELAY_MS = 30_000;
 const silent: ReadPoolLogger = { warn() {}, error() {} };
 
-export class ReadPool implements WorkloadIndex {
+export class ReadPool {
+  /** The read port, each call answered by a worker. */
+  readonly index: WorkloadIndex = forwardingIndex((method, args) => this.#call(method, args));
   readonly #options: Required<Omit<ReadPoolOptions, 'onWorker'>> & Pick<ReadPoolOptions, 'onWorker'>;
   readonly #slots = new Set<Slot>();
   readonly #queue: Call[] = [];
@@ -116,54 +112,6 @@ export class ReadPool implements WorkloadIndex {
       logger: options.logger ?? silent,
       restartDelayMs: options.restartDelayMs ?? DEFAULT_RESTART_DELAY_MS,
     };
-  }
-
-  list(filter: WorkloadFilter, page: { limit: number; after: Keyset | null }): Promise<ListPage> {
-    return this.#call('list', [filter, page]);
-  }
-
-  get(workloadId: string, now: number): Promise<WorkloadView | undefined> {
-    return this.#call('get', [workloadId, now]);
-  }
-
-  stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult> {
-    return this.#call('stats', [filter, groupBy, now]);
-  }
-
-  queuePercentiles(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; percentiles: readonly Percentile[] }, now: number): Promise<QueuePercentiles> {
-    return this.#call('queuePercentiles', [filter, options, now]);
-  }
-
-  trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendsResult> {
-    return this.#call('trends', [filter, options, now]);
-  }
-
-  rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking> {
-    return this.#call('rankByGpuHours', [filter, options]);
-  }
-
-  rankByQueue(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<QueueRanking> {
-    return this.#call('rankByQueue', [filter, options]);
-  }
-
-  rankByUsage(filter: WorkloadFilter, options: { sortBy: UsageSortKey; order: 'asc' | 'desc'; limit: number; now: number }): Promise<UsageRanking> {
-    return this.#call('rankByUsage', [filter, options]);
-  }
-
-  describe(workloadIds: readonly string[], filter: WorkloadFilter): Promise<Map<string, { name: string; initiativeId: string }>> {
-    return this.#call('describe', [workloadIds, filter]);
-  }
-
-  usage(filter: WorkloadFilter, window: { from: number | null; to: number }): Promise<UsageBreakdown> {
-    return this.#call('usage', [filter, window]);
-  }
-
-  activeGpus(filter: WorkloadFilter): Promise<number> {
-    return this.#call('activeGpus', [filter]);
-  }
-
-  teamCounts(): Promise<TeamCounts> {
-    return this.#call('teamCounts', []);
   }
 
   status(): ReadPoolStatus {

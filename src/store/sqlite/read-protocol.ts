@@ -1,11 +1,7 @@
 // The messages between the read pool (main thread) and its read workers. Everything crosses the
 // thread boundary by structured clone, so only plain data travels: objects, arrays, Maps, and errors
 // flattened to their fields (read-errors.ts).
-import type { WorkloadIndex } from '../../query/ports.js';
-
-/** The WorkloadIndex methods a worker answers; every one is a read. */
-export const READ_METHODS = ['list', 'get', 'stats', 'queuePercentiles', 'trends', 'rankByGpuHours', 'rankByQueue', 'rankByUsage', 'describe', 'usage', 'activeGpus', 'teamCounts'] as const satisfies readonly (keyof WorkloadIndex)[];
-export type ReadMethod = (typeof READ_METHODS)[number];
+import type { ReadMethod } from '../reads/read-methods.js';
 
 /** What a worker is started with (worker_threads `workerData`). */
 export interface ReadWorkerData {

@@ -1,28 +1,16 @@
-// The SQLite index of workloads: the write side used by the indexer (and tests, benchmarks), and the
-// WorkloadIndex port of the read side. Reads are synchronous SQL behind the port's promises.
-import type { TrendInterval } from '../../domain/trend-interval.js';
+// The SQLite index of workloads: the write side used by the indexer (and tests, benchmarks). The
+// read side is src/store/reads/workload-index.ts over the connection (read-index.ts).
 import type { Database } from 'better-sqlite3';
 import { systemClock, type Clock } from '../../domain/clock.js';
-import { UNKNOWN, type PodGpuInterval, type WorkloadRecord, type WorkloadView } from '../../domain/workload.js';
-import type {
-  GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult, UsageBreakdown, WorkloadFilter, WorkloadIndex,
-  TrendsResult, UsageRanking, UsageSortKey, TeamCounts,
-} from '../../query/ports.js';
+import { UNKNOWN, type PodGpuInterval, type WorkloadRecord } from '../../domain/workload.js';
 import { RECORD_COLUMNS, toRecord, toRow, type WorkloadRow } from '../common/row-mapping.js';
+import { listUnfinished } from './unfinished.js';
 import { mayBeGpuError } from '../common/gpu-error-reason.js';
 import { ROLLUP_SOURCE_COLUMNS, type RollupSource } from '../rollups/definitions.js';
 import { refreshAggregates } from './gpu-aggregates.js';
-import { rankByGpuHours } from './ranking-queries.js';
 import { applyGpuErrors } from './gpu-errors.js';
-import { rankByUsage } from './usage-ranking.js';
 import { SOURCE_COLUMNS, SqliteRollups, type SourceRow } from './rollup-apply.js';
 import { rowsWithPodsWriter } from './rows-with-pods.js';
-import { workloadStats, workloadTrends } from './stats-queries.js';
-import { queuePercentiles, registerSortedWaits } from './queue-percentiles.js';
-import { rankByQueue } from './queue-ranking.js';
-import type { PercentileOptions } from '../common/queue-percentile-queries.js';
-import { usageInWindow } from './usage-queries.js';
-import { activeGpus, describeWorkloads, getWorkload, listUnfinished, listWorkloads, teamCounts } from './workload-reads.js';
 import { StatementCache } from './workload-sql.js';
 
 const MUTABLE_COLUMNS = RECORD_COLUMNS.filter((c) => c !== 'workload_id');
@@ -106,7 +94,7 @@ const FINISHED_BATCH = `
   LIMIT @batchSize`;
 const DELETE_ROWIDS = 'DELETE FROM workloads WHERE rowid IN (SELECT value FROM json_each(@rowids))';
 
-export class SqliteWorkloadStore implements WorkloadIndex {
+export class SqliteWorkloadStore {
   readonly #statements: StatementCache;
   readonly #clock: Clock;
   readonly #upsertWorkloads: (records: readonly WorkloadRecord[]) => number;
@@ -118,7 +106,6 @@ export class SqliteWorkloadStore implements WorkloadIndex {
 
   constructor(db: Database, options: { clock?: Clock } = {}) {
     this.#statements = new StatementCache(db);
-    registerSortedWaits(db);
     this.#clock = options.clock ?? systemClock;
     this.#rollups = new SqliteRollups(db, this.#statements);
     // IMMEDIATE: the write lock is taken before the rows are read, so what is read before a write is
@@ -236,33 +223,12 @@ export class SqliteWorkloadStore implements WorkloadIndex {
     return listUnfinished(this.#statements, clusterId);
   }
 
-  async list(filter: WorkloadFilter, page: { limit: number; after: Keyset | null }): Promise<ListPage> {
-    return listWorkloads(this.#statements, filter, page);
-  }
 
-  async get(workloadId: string, now: number): Promise<WorkloadView | undefined> {
-    return getWorkload(this.#statements, workloadId, now);
-  }
 
-  async stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult> {
-    return workloadStats(this.#statements, filter, groupBy, now);
-  }
 
-  async queuePercentiles(filter: WorkloadFilter, options: PercentileOptions, now: number): Promise<QueuePercentiles> {
-    return queuePercentiles(this.#statements, filter, options, now);
-  }
 
-  async trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendsResult> {
-    return workloadTrends(this.#statements, filter, options, now);
-  }
 
-  async rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking> {
-    return rankByGpuHours(this.#statements, filter, options);
-  }
 
-  async rankByQueue(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<QueueRanking> {
-    return rankByQueue(this.#statements, filter, options);
-  }
 
   /**
    * After a save brought new XID errors for these workloads: rewrites those of their rows already
@@ -276,23 +242,8 @@ export class SqliteWorkloadStore implements WorkloadIndex {
     return failed.length === 0 ? 0 : this.#upsertWorkloads(failed.map(toRecord));
   }
 
-  async rankByUsage(filter: WorkloadFilter, options: { sortBy: UsageSortKey; order: 'asc' | 'desc'; limit: number; now: number }): Promise<UsageRanking> {
-    return rankByUsage(this.#statements, filter, options);
-  }
 
-  async describe(workloadIds: readonly string[], filter: WorkloadFilter): Promise<Map<string, { name: string; initiativeId: string }>> {
-    return describeWorkloads(this.#statements, workloadIds, filter);
-  }
 
-  async usage(filter: WorkloadFilter, window: { from: number | null; to: number }): Promise<UsageBreakdown> {
-    return usageInWindow(this.#statements, filter, window);
-  }
 
-  async activeGpus(filter: WorkloadFilter): Promise<number> {
-    return activeGpus(this.#statements, filter);
-  }
 
-  async teamCounts(): Promise<TeamCounts> {
-    return teamCounts(this.#statements);
-  }
 }
