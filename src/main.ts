@@ -23,7 +23,8 @@ import { systemClock, type Clock } from './domain/clock.js';
 import type { GpuSummaryStore } from './domain/telemetry.js';
 import { ClusterWriters } from './ha/cluster-writers.js';
 import type { ReflectorTuning } from './k8s/cluster-informers.js';
-import { ClusterManager, type AttachedCluster } from './k8s/cluster-manager.js';
+import { fanOutClusters } from './k8s/cluster-fan-out.js';
+import { ClusterManager } from './k8s/cluster-manager.js';
 import { DecodeThread } from './k8s/decode/decode-thread.js';
 import { INLINE_DECODER } from './k8s/decode/inline-decoder.js';
 import { availableCpus } from './runtime/cpu-budget.js';
@@ -410,20 +411,8 @@ async function startParts(
     tuning: options.informers?.tuning,
     decoding: { decoder, fields: readFields(labelKeys(config)) },
     dependencyWaitMs: options.informers?.dependencyWaitMs,
-    attach: (cluster) => {
-      // Detached in this order: the indexer writes its last changes, then the write lock is released.
-      const consumers: AttachedCluster[] = [
-        indexers.attach(cluster),
-        writers.attach(cluster),
-        ...(telemetry === undefined ? [] : [telemetry.telemetry.attach(cluster)]),
-      ];
-      return {
-        onEvent: (resource, event, namespace) => consumers.forEach((consumer) => consumer.onEvent(resource, event, namespace)),
-        detach: async () => {
-          for (const consumer of consumers) await consumer.detach();
-        },
-      };
-    },
+    // Detached in this order: the indexer writes its last changes, then the write lock is released.
+    attach: fanOutClusters([indexers, writers, ...(telemetry === undefined ? [] : [telemetry.telemetry])]),
   });
   parts.add('clusters', () => clusters.stop()); // each cluster's queued rows are written as it detaches
   // Started after the cluster manager so that it stops before the clusters: no budget change remaps
