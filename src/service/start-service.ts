@@ -1,8 +1,7 @@
 // Composition root: config → logger → metrics → index → sources → servers. Everything else takes
-// its collaborators as arguments. Run directly, it is the process: signals drain and close cleanly.
-import { readFileSync, realpathSync } from 'node:fs';
+// its collaborators as arguments. src/main.ts runs it as the process.
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
 import { createAdminApp } from '../admin/admin-app.js';
 import { EVENT_LOOP_WINDOW_MS, eventLoopCheck, indexWriterCheck, informersCheck, samplerCheck } from '../admin/liveness-checks.js';
@@ -17,7 +16,6 @@ import { createApiApp } from '../api/app.js';
 import { ConsoleAssetsMissingError, loadConsoleAssets, type ConsoleAssets } from '../api/console/console-assets.js';
 import { RateLimiter } from '../api/rate-limiter.js';
 import { createAuthenticator } from '../auth/authenticator.js';
-import { ConfigError, loadConfig } from '../config/load.js';
 import { databaseLocation, describeDatabase, instanceIdOf, scrapeTimeoutSeconds, type Config } from '../config/schema.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import type { GpuSummaryStore } from '../domain/telemetry.js';
@@ -535,47 +533,4 @@ async function startParts(
       logger.info('stopped');
     })());
   return { apiAddress: apiListener.address, adminAddress: adminListener.address, store: backend.seed, index, readiness, metrics, clusters, telemetry: telemetry?.telemetry, stop };
-}
-
-async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(error.message);
-      process.exit(2);
-    }
-    throw error;
-  }
-  let service: RunningService;
-  try {
-    service = await startService(config);
-  } catch (error) {
-    // A kubeconfig that cannot be used is a configuration problem: same exit code as a bad setting.
-    if ((error as { code?: unknown }).code === 'KUBECONFIG_INVALID') {
-      console.error((error as Error).message);
-      process.exit(2);
-    }
-    throw error;
-  }
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      service.stop().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          console.error('Shutdown failed', error);
-          process.exit(1);
-        },
-      );
-    });
-  }
-}
-
-const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href;
-if (invokedDirectly) {
-  main().catch((error: unknown) => {
-    console.error(`gpu-capacity-api failed to start: ${(error as Error).message}`);
-    process.exit(1);
-  });
 }
