@@ -98,9 +98,10 @@ export class Disposables {
       }
     }
     if (failed.length > 0) {
+      const named = failed.map((f) => `${f.name} (${(f.error as Error)?.message ?? String(f.error)})`);
       throw new AggregateError(
         failed.map((f) => f.error),
-        `${failed.length} stop step(s) failed: ${failed.map((f) => `${f.name} (${(f.error as Error)?.message ?? String(f.error)})`).join(', ')}`,
+        `${failed.length} stop step(s) failed: ${named.join(', ')}`,
       );
     }
   }

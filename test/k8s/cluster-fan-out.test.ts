@@ -15,9 +15,11 @@ function recording(): Recorded {
     log,
     consumer: (name, options = {}) => ({
       attach: (cluster: ClusterRef) => {
-        log.push(`${name} attached ${cluster.clusterId}${cluster.organizationId === undefined ? '' : ` (${cluster.organizationId})`}`);
+        const organization = cluster.organizationId === undefined ? '' : ` (${cluster.organizationId})`;
+        log.push(`${name} attached ${cluster.clusterId}${organization}`);
         return {
-          onEvent: (resource, event, namespace) => void log.push(`${name} ${cluster.clusterId} ${resource} ${event.type} ${namespace ?? '-'}`),
+          onEvent: (resource, event, namespace) =>
+            void log.push(`${name} ${cluster.clusterId} ${resource} ${event.type} ${namespace ?? '-'}`),
           detach: async () => {
             log.push(`${name} detaching ${cluster.clusterId}`);
             if (options.detachMs !== undefined) await delay(options.detachMs);
