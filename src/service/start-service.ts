@@ -123,6 +123,8 @@ async function startParts(
 
   const { backend, location, instanceId } = await openIndex(service);
   const eventLoop = startEventLoopMonitor(service, options.liveness);
+  // Both in the flush phase, newest first: retention's last pass halts before the lifetime totals
+  // (SQLite) are written, and the telemetry summaries (PostgreSQL, started below) are written before it.
   const store = telemetryStore(service, backend.telemetry);
   const retention = startRetention(service, backend);
   readiness.markReady('index');
