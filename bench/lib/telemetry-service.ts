@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Clock } from '../../src/domain/clock.js';
-import { startService, type RunningService } from '../../src/main.js';
+import { startService, type RunningService } from '../../src/service/start-service.js';
 import type { GpuTelemetry } from '../../src/telemetry/gpu-telemetry.js';
 import { ORGANIZATION } from './telemetry-cluster.js';
 

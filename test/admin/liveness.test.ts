@@ -12,7 +12,7 @@ import sinon from 'sinon';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Reflector } from '../../src/k8s/reflector.js';
-import { startService, type RunningService, type ServiceOptions } from '../../src/main.js';
+import { startService, type RunningService, type ServiceOptions } from '../../src/service/start-service.js';
 import { realDelay } from '../../src/runtime/periodic.js';
 import { parseMetrics, sumOf } from '../../bench/lib/prometheus-text.js';
 import { clusterWriterPrototype, failIndexWrites, testIndexLocation, type TestIndexLocation } from '../support/backend.js';

@@ -17,7 +17,7 @@ import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
 import { loadConfig } from '../../src/config/load.js';
 import { ClusterManager } from '../../src/k8s/cluster-manager.js';
 import { RemoteClusters } from '../../src/k8s/remote-clusters.js';
-import { startService, type RunningService } from '../../src/main.js';
+import { startService, type RunningService } from '../../src/service/start-service.js';
 import { Disposables, type Dispose } from '../../src/runtime/disposables.js';
 import { ReadPool } from '../../src/store/sqlite/read-pool.js';
 import { Sampler } from '../../src/telemetry/sampler.js';

@@ -1,5 +1,5 @@
-// The undo list of the service's parts: newest first, one after the other, every step even after one
-// failed, and a rejection at the end that names each failure.
+// The undo list of the service's parts: phase by phase, newest first within a phase, one after the
+// other, every step even after one failed, and a rejection at the end that names each failure.
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import { Disposables } from '../../src/runtime/disposables.js';
@@ -22,6 +22,38 @@ describe('runtime/disposables', () => {
     expect(parts.names()).to.deep.equal(['listener', 'loop', 'index']);
     await parts.disposeAll();
     expect(log).to.deep.equal(['listener', 'loop', 'index']);
+  });
+
+  it('undoes phase by phase, newest first within a phase, whatever order the parts started in', async () => {
+    const log: string[] = [];
+    const parts = new Disposables(recordingLogger());
+    const record = (name: string) => () => void log.push(name);
+    parts.phase('close').add('index', record('index'));
+    parts.phase('flush').add('totals', record('totals'));
+    parts.phase('stop sources').add('sampler', record('sampler'));
+    parts.phase('drain').add('API listener', record('API listener'));
+    parts.phase('stop sources').add('clusters', record('clusters'));
+    parts.phase('close').add('admin listener', record('admin listener'));
+    parts.add('registry', record('registry'));
+    const order = ['API listener', 'clusters', 'sampler', 'totals', 'registry', 'admin listener', 'index'];
+    expect(parts.names()).to.deep.equal(order);
+    await parts.disposeAll();
+    expect(log).to.deep.equal(order);
+  });
+
+  it('registers the parts of a phase through add(), so that a subclass wrapping add() sees them', () => {
+    const seen: string[] = [];
+    class Recording extends Disposables {
+      override add(name: string, dispose: () => unknown): void {
+        seen.push(name);
+        super.add(name, dispose);
+      }
+    }
+    const parts = new Recording(recordingLogger());
+    parts.add('index', () => undefined);
+    parts.phase('drain').add('API listener', () => undefined);
+    expect(seen).to.deep.equal(['index', 'API listener']);
+    expect(parts.names()).to.deep.equal(['API listener', 'index']);
   });
 
   it('runs every step after one failed, logs each failure with its step, and rejects at the end naming them all', async () => {

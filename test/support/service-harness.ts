@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { systemClock } from '../../src/domain/clock.js';
 import type { Role } from '../../src/domain/principal.js';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
-import { startService, type RunningService, type ServiceOptions } from '../../src/main.js';
+import { startService, type RunningService, type ServiceOptions } from '../../src/service/start-service.js';
 import { testIndexLocation, type TestIndexLocation } from './backend.js';
 import { FixedClock } from './fixed-clock.js';
 import { makeTempDir } from './temp-dir.js';
