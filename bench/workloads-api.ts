@@ -13,7 +13,7 @@ import type { TrendInterval } from '../src/domain/trend-interval.js';
 import type { WorkloadStatus } from '../src/domain/workload.js';
 import type { Keyset, StatsGroupKey, WorkloadFilter, WorkloadIndex } from '../src/query/ports.js';
 import { openDatabase } from '../src/store/sqlite/database.js';
-import { sqliteIndex } from '../src/store/sqlite/read-index.js';
+import { sqliteIndex } from '../src/store/sqlite/connection-ports.js';
 import { mulberry32 } from '../sim/random.js';
 import { BENCH_NOW, CACHE_DIR, GENERATOR_VERSION, SEED, benchPopulation, ensureWorkloadsDb, type DatasetInfo } from './data/generate-workloads.js';
 import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';

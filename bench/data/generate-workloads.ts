@@ -1,5 +1,5 @@
 // Deterministic workload index for benchmarks: N workload rows and their pod intervals, written
-// through the real store (openDatabase + SqliteWorkloadStore) in batches, like the indexer would.
+// through the real store (openDatabase + the store's writer) in batches, like the indexer would.
 // The same (N, GENERATOR_VERSION) always gives the same rows, so generated files are cached under
 // bench/.cache/ and reused. Run directly to (re)generate one:
 //   npx tsx bench/data/generate-workloads.ts --rows 100000 [--force]
@@ -13,7 +13,7 @@ import { openDatabase } from '../../src/store/sqlite/database.js';
 import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.js';
 import type { FailureReason } from '../../src/domain/failure-reason.js';
 import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
-import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
+import { sqliteWriter } from '../../src/store/sqlite/connection-ports.js';
 import type { LifetimeSave } from '../../src/domain/telemetry.js';
 import { mulberry32 } from '../../sim/random.js';
 import { isEntryPoint } from '../lib/format.js';
@@ -393,7 +393,7 @@ export async function writeWorkloadsDb(rows: number, path: string, log: (line: s
   db.pragma('cache_size = -2097152');
   db.pragma('temp_store = MEMORY');
   migrate(db);
-  const store = new SqliteWorkloadStore(db, { clock: { now: () => BENCH_NOW } });
+  const store = sqliteWriter(db, { clock: { now: () => BENCH_NOW } });
   const byStatus: Record<string, number> = {};
   const byOrganization: Record<string, number> = {};
   let lastThirtyDaysRows = 0;

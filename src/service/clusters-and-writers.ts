@@ -15,7 +15,7 @@ import type { LoadedKubeconfig } from '../k8s/kubeconfig.js';
 import { RemoteClusters } from '../k8s/remote-clusters.js';
 import { availableCpus } from '../runtime/cpu-budget.js';
 import { runPeriodically } from '../runtime/periodic.js';
-import type { IndexBackend } from '../store/backend.js';
+import type { IndexBackend } from '../store/index-backend.js';
 import type { GpuTelemetry } from '../telemetry/gpu-telemetry.js';
 import { ClusterIndexers } from '../workloads/cluster-indexers.js';
 import type { LabelKeys } from '../workloads/mapping-context.js';

@@ -2,7 +2,8 @@
 // retention of finished workloads.
 import { hostname } from 'node:os';
 import { databaseLocation, instanceIdOf } from '../config/schema.js';
-import { openBackend, type BackendLocation, type IndexBackend } from '../store/backend.js';
+import { openBackend } from '../store/backend.js';
+import { type BackendLocation, type IndexBackend } from '../store/index-backend.js';
 import { RetentionJob } from '../store/retention.js';
 import type { ServiceContext } from './service-context.js';
 

@@ -8,7 +8,7 @@ import type { GpuSummaryStore } from '../domain/telemetry.js';
 import type { ClusterWriters } from '../ha/cluster-writers.js';
 import type { TelemetryReader } from '../query/ports.js';
 import { runPeriodically } from '../runtime/periodic.js';
-import type { TelemetryStorage } from '../store/backend.js';
+import type { TelemetryStorage } from '../store/index-backend.js';
 import { BucketAccumulator } from '../telemetry/bucket-accumulator.js';
 import { rawSlotsFor } from '../telemetry/gpu-rings.js';
 import { GpuTelemetry, type GpuTelemetryOptions } from '../telemetry/gpu-telemetry.js';

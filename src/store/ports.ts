@@ -24,6 +24,14 @@ export interface IndexWriter {
   closeOpenIntervals(workloadIds: readonly string[], at: number): Promise<number>;
 }
 
+/**
+ * What a cluster's writer session hands the indexer: the writes, and the cluster's pending and
+ * running rows, which it reconciles after a relist (read synchronously).
+ */
+export interface ClusterWrites extends IndexWriter {
+  listUnfinished(clusterId: string): WorkloadRecord[];
+}
+
 /** Retention's write: one bounded batch per call, so that the job can yield between batches. */
 export interface FinishedWorkloadPurger {
   /** Deletes up to `limit` workloads finished before `cutoffMs`; fewer than `limit` means none is left. */
@@ -41,9 +49,44 @@ export type IndexWriterMethod = (typeof INDEX_WRITER_METHODS)[number];
 const everyMethodListed: Exclude<keyof IndexWriter, IndexWriterMethod> extends never ? true : never = true;
 void everyMethodListed;
 
+/** The methods of SeedWriter, by name. */
+export const SEED_WRITER_METHODS = [...INDEX_WRITER_METHODS, 'deleteFinishedBatch'] as const satisfies readonly (keyof SeedWriter)[];
+export type SeedWriterMethod = (typeof SEED_WRITER_METHODS)[number];
+
 /** The writes of `writer`, bound to it: what a session that writes through it hands on. */
 export function boundWriter(writer: IndexWriter): IndexWriter {
-  const bound: Partial<Record<IndexWriterMethod, unknown>> = {};
-  for (const method of INDEX_WRITER_METHODS) bound[method] = writer[method].bind(writer);
-  return bound as IndexWriter;
+  return forwarding(INDEX_WRITER_METHODS, (method, args) => Reflect.apply(writer[method], writer, args) as Promise<unknown>) as IndexWriter;
+}
+
+/** The writes of `writer` and its retention, bound to it. */
+export function boundSeedWriter(writer: SeedWriter): SeedWriter {
+  return forwarding(SEED_WRITER_METHODS, (method, args) => Reflect.apply(writer[method], writer, args) as Promise<unknown>) as SeedWriter;
+}
+
+/**
+ * Writers whose every call is `call(method, args)` (the write worker's thread, a seed session). The
+ * methods live on the prototype, made from the port's names, where a fault test stubs them.
+ */
+export class ForwardingSeedWriter {
+  constructor(readonly call: (method: SeedWriterMethod, args: unknown[]) => Promise<unknown>) {}
+}
+for (const method of SEED_WRITER_METHODS) {
+  Object.defineProperty(ForwardingSeedWriter.prototype, method, {
+    value(this: ForwardingSeedWriter, ...args: unknown[]) {
+      return this.call(method, args);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+
+export function forwardingSeedWriter(call: (method: SeedWriterMethod, args: unknown[]) => Promise<unknown>): SeedWriter {
+  return new ForwardingSeedWriter(call) as unknown as SeedWriter;
+}
+
+/** An object with a method per name, each calling `call` with its name and arguments as they are. */
+function forwarding<Method extends string>(methods: readonly Method[], call: (method: Method, args: unknown[]) => Promise<unknown>): object {
+  const forwarded: Partial<Record<Method, (...args: unknown[]) => Promise<unknown>>> = {};
+  for (const method of methods) forwarded[method] = (...args) => call(method, args);
+  return forwarded;
 }

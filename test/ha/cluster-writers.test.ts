@@ -143,7 +143,7 @@ describe('ha/cluster-writers', () => {
 
   it('on SQLite takes every cluster at once, writes it, and gives it back on detach', async () => {
     const targets = recordingTargets();
-    const writers = new ClusterWriters(new SqliteLeases(t.store, 'pod-a'), targets, options('pod-a'));
+    const writers = new ClusterWriters(new SqliteLeases(t.sink, 'pod-a'), targets, options('pod-a'));
     const attached = attachListed(writers, 'gpu-east');
     await settle();
     expect(targets.calls).to.deep.equal(['writer gpu-east']);
@@ -163,8 +163,8 @@ describe('ha/cluster-writers', () => {
   it('one replica writes, the other stands by and takes over at its next try once the writer is gone', async () => {
     const lock = new SharedLock();
     const [a, b] = [recordingTargets(), recordingTargets()];
-    const first = new ClusterWriters(lock.leasesOf('pod-a', t.store), a, options('pod-a'));
-    const second = new ClusterWriters(lock.leasesOf('pod-b', t.store), b, options('pod-b'));
+    const first = new ClusterWriters(lock.leasesOf('pod-a', t.sink), a, options('pod-a'));
+    const second = new ClusterWriters(lock.leasesOf('pod-b', t.sink), b, options('pod-b'));
     attachListed(first, 'local');
     await settle();
     attachListed(second, 'local');
@@ -190,8 +190,8 @@ describe('ha/cluster-writers', () => {
   it('a standby answers for the cluster only once the current writer has written its snapshot', async () => {
     const lock = new SharedLock();
     const writerTargets = recordingTargets(false);
-    const writer = new ClusterWriters(lock.leasesOf('pod-a', t.store), writerTargets, options('pod-a'));
-    const standby = new ClusterWriters(lock.leasesOf('pod-b', t.store), recordingTargets(), options('pod-b'));
+    const writer = new ClusterWriters(lock.leasesOf('pod-a', t.sink), writerTargets, options('pod-a'));
+    const standby = new ClusterWriters(lock.leasesOf('pod-b', t.sink), recordingTargets(), options('pod-b'));
     attachListed(writer, 'local');
     attachListed(standby, 'local');
     await settle();
@@ -209,7 +209,7 @@ describe('ha/cluster-writers', () => {
     const lock = new SharedLock();
     lock.unreachable = true;
     const targets = recordingTargets();
-    const writers = new ClusterWriters(lock.leasesOf('pod-a', t.store), targets, options('pod-a'));
+    const writers = new ClusterWriters(lock.leasesOf('pod-a', t.sink), targets, options('pod-a'));
     attachListed(writers, 'local');
     await settle();
     expect(writers.statuses()[0]).to.include({ role: 'database-unavailable', lastError: 'connect ECONNREFUSED 127.0.0.1:5432' });
@@ -229,7 +229,7 @@ describe('ha/cluster-writers', () => {
   it('stands by when a heartbeat fails, and takes the lock again once it is free', async () => {
     const lock = new SharedLock();
     const targets = recordingTargets();
-    const writers = new ClusterWriters(lock.leasesOf('pod-a', t.store), targets, options('pod-a'));
+    const writers = new ClusterWriters(lock.leasesOf('pod-a', t.sink), targets, options('pod-a'));
     attachListed(writers, 'local');
     await settle();
     lock.heartbeatFails = true;
@@ -247,7 +247,7 @@ describe('ha/cluster-writers', () => {
 
   it('reports the database unavailable when the session lost its lease unrenewed, and a standby when it was fenced out', async () => {
     const lock = new SharedLock();
-    const writers = new ClusterWriters(lock.leasesOf('pod-a', t.store), recordingTargets(), options('pod-a'));
+    const writers = new ClusterWriters(lock.leasesOf('pod-a', t.sink), recordingTargets(), options('pod-a'));
     attachListed(writers, 'local');
     await settle();
     const expired = Object.assign(new Error('The write lease of cluster "local" (epoch 1) was not renewed within 10 s: giving it up'), { code: 'LEASE_EXPIRED' });
@@ -265,7 +265,7 @@ describe('ha/cluster-writers', () => {
   it('tries the lock only once the namespaces\' first list told the kube-system UID, and tries it with that UID', async () => {
     const lock = new SharedLock();
     const targets = recordingTargets();
-    const writers = new ClusterWriters(lock.leasesOf('pod-a', t.store), targets, options('pod-a'));
+    const writers = new ClusterWriters(lock.leasesOf('pod-a', t.sink), targets, options('pod-a'));
     const attached = writers.attach({ clusterId: 'local' });
     await settle();
     await time.elapse();
@@ -289,7 +289,7 @@ describe('ha/cluster-writers', () => {
     const lock = new SharedLock();
     lock.recorded.set('local', 'uid-east');
     const options_ = options('pod-a');
-    const writers = new ClusterWriters(lock.leasesOf('pod-a', t.store), recordingTargets(), options_);
+    const writers = new ClusterWriters(lock.leasesOf('pod-a', t.sink), recordingTargets(), options_);
     const attached = attachListed(writers, 'local', null);
     attached.onEvent('namespaces', namespacesListed(null)); // a relist
     await settle();
@@ -301,11 +301,11 @@ describe('ha/cluster-writers', () => {
 
   it('stays standby while the cluster id is recorded for another Kubernetes cluster: says why once, answers for nothing, and takes over once it is cleared', async () => {
     const lock = new SharedLock();
-    const west = new ClusterWriters(lock.leasesOf('pod-west', t.store), recordingTargets(), options('pod-west'));
-    const east = new ClusterWriters(lock.leasesOf('pod-east', t.store), recordingTargets(), options('pod-east'));
+    const west = new ClusterWriters(lock.leasesOf('pod-west', t.sink), recordingTargets(), options('pod-west'));
+    const east = new ClusterWriters(lock.leasesOf('pod-east', t.sink), recordingTargets(), options('pod-east'));
     const eastOptions = options('pod-east-2');
     const eastTargets = recordingTargets();
-    const late = new ClusterWriters(lock.leasesOf('pod-east-2', t.store), eastTargets, eastOptions);
+    const late = new ClusterWriters(lock.leasesOf('pod-east-2', t.sink), eastTargets, eastOptions);
     attachListed(west, 'local', 'uid-west');
     await settle();
     expect(west.statuses()[0]).to.include({ role: 'writer' });

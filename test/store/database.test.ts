@@ -5,7 +5,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { LATEST_VERSION, migrate, schemaVersion, type Migration } from '../../src/store/sqlite/migrations.js';
-import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
+import { sqliteWriter } from '../../src/store/sqlite/connection-ports.js';
+import { systemClock } from '../../src/domain/clock.js';
 import { aWorkload } from '../support/workload-builder.js';
 import { tempDir } from './temp-store.js';
 import { sqliteOnly } from '../support/backend.js';
@@ -74,14 +75,14 @@ sqliteOnly.describe('store/database', () => {
   it('re-opens an up-to-date file without changing it', async () => {
     const path = join(dir, 'index.db');
     const first = openDatabase(path);
-    await new SqliteWorkloadStore(first).upsertWorkloads([aWorkload(), aWorkload()]);
+    await sqliteWriter(first, { clock: systemClock }).upsertWorkloads([aWorkload(), aWorkload()]);
     first.close();
 
     const second = openDatabase(path);
     try {
       expect(schemaVersion(second)).to.equal(LATEST_VERSION);
       expect(migrate(second)).to.equal(LATEST_VERSION);
-      expect(new SqliteWorkloadStore(second).countRows()).to.equal(2);
+      expect(second.prepare('SELECT COUNT(*) AS n FROM workloads').get()).to.deep.equal({ n: 2 });
     } finally {
       second.close();
     }
@@ -113,7 +114,7 @@ sqliteOnly.describe('store/database', () => {
     const db = openDatabase(path, { readonly: true });
     try {
       expect(schemaVersion(db)).to.equal(LATEST_VERSION);
-      expect((await rejectionOf(new SqliteWorkloadStore(db).upsertWorkloads([aWorkload()]))).message).to.match(/readonly/i);
+      expect((await rejectionOf(sqliteWriter(db, { clock: systemClock }).upsertWorkloads([aWorkload()]))).message).to.match(/readonly/i);
     } finally {
       db.close();
     }

@@ -7,11 +7,9 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { TYPES } from '../../src/store/postgres/connection.js';
 import { PostgresLeases } from '../../src/store/postgres/lease.js';
-import { PostgresRetention } from '../../src/store/postgres/retention.js';
 import { rebuildRollups } from '../../src/store/postgres/rollup-rebuild.js';
-import { PostgresWorkloadWriter } from '../../src/store/postgres/workload-writer.js';
+import { poolWriter, sessionWriter } from '../../src/store/postgres/writers.js';
 import { ROLLUPS } from '../../src/store/rollups/definitions.js';
-import type { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
 import { history, T0, write } from './rollup-history.js';
 
@@ -46,15 +44,15 @@ describe('PostgreSQL rollup rebuild', function () {
   it('recomputes from the rows what the writer\'s deltas added up, through writes and retention deletes', async () => {
     const leases = new PostgresLeases(
       { url: db.url, instanceId: 'pod-a', leaseSeconds: 10, logger: quiet, read: async (text, params) => ({ rows: (await sql.query(text, params)).rows }) },
-      (connection) => new PostgresWorkloadWriter(connection, { clock }).load(),
+      (connection) => sessionWriter(connection, { clock }),
     );
     const writer = await leases.lease('local').acquire();
     if (writer === null) throw new Error('The lock is held');
     try {
-      await write(writer as unknown as SqliteWorkloadStore, history(5, 300));
+      await write(writer, history(5, 300));
       const pool = new pg.Pool({ connectionString: db.url, types: TYPES, max: 1 });
       try {
-        const retention = new PostgresRetention(pool);
+        const retention = poolWriter(pool, { clock });
         while ((await retention.deleteFinishedBatch(T0 - 6 * 86_400_000, 25)) > 0);
       } finally {
         await pool.end();

@@ -7,16 +7,14 @@ import pg from 'pg';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
 import { FencedOut, PostgresLeases, type LeaseSession } from '../../src/store/postgres/lease.js';
-import { PostgresRetention } from '../../src/store/postgres/retention.js';
-import { PostgresWorkloadWriter } from '../../src/store/postgres/workload-writer.js';
+import { poolWriter, sessionWriter, type SessionWrites } from '../../src/store/postgres/writers.js';
 import { ROLLUPS } from '../../src/store/rollups/definitions.js';
-import type { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
 import { rejectionOf } from '../support/rejection.js';
 import { batches, history, T0, write, type Step } from './rollup-history.js';
 import { openTempStore, type TempStore } from './temp-store.js';
 
-type Session = PostgresWorkloadWriter & LeaseSession;
+type Session = SessionWrites & LeaseSession;
 type Row = Record<string, unknown>;
 
 const clock = { now: () => T0 };
@@ -33,10 +31,10 @@ function neutral(rows: Row[]): Row[] {
 
 /** The two ways a flush step reaches the writer: rows then intervals in two transactions, or both in one. */
 const WRITE_MODES = [
-  { name: 'rows, then intervals', write: (writer: PostgresWorkloadWriter, steps: readonly Step[]) => write(writer as unknown as SqliteWorkloadStore, steps) },
+  { name: 'rows, then intervals', write: (writer: SessionWrites, steps: readonly Step[]) => write(writer, steps) },
   {
     name: 'rows with their intervals',
-    write: async (writer: PostgresWorkloadWriter, steps: readonly Step[]) => {
+    write: async (writer: SessionWrites, steps: readonly Step[]) => {
       for (const { workloads, pods } of batches(steps)) await writer.writeWorkloads(workloads, pods);
     },
   },
@@ -57,7 +55,7 @@ describe('store/postgres writer', function () {
     if (db === undefined) throw new Error('No test database');
     return new PostgresLeases(
       { url: db.url, instanceId, leaseSeconds: 10, logger: quiet, read: async (text, params) => ({ rows: await query(text, params) }) },
-      (connection) => new PostgresWorkloadWriter(connection, { clock }).load(),
+      (connection) => sessionWriter(connection, { clock }),
     );
   };
   const session = async (clusterId = 'local', instanceId = 'pod-a'): Promise<Session> => {
@@ -115,12 +113,12 @@ describe('store/postgres writer', function () {
   it('deletes expired finished rows in batches as SQLite does, taking them out of the rollups', async () => {
     const steps = history(9, 200);
     const writer = await session();
-    await write(writer as unknown as SqliteWorkloadStore, steps);
+    await write(writer, steps);
     await write(sqlite().store, steps);
     if (db === undefined) throw new Error('No test database');
     const pool = new pg.Pool({ connectionString: db.url, types: TYPES, max: 2 });
     try {
-      const retention = new PostgresRetention(pool);
+      const retention = poolWriter(pool, { clock });
       const cutoff = T0 - 5 * 86_400_000;
       const batches: number[] = [];
       for (let n = -1; n !== 0; ) batches.push((n = await retention.deleteFinishedBatch(cutoff, 17)));
@@ -177,7 +175,7 @@ describe('store/postgres writer', function () {
   it('keeps the cluster\'s pending and running rows for reconcile, loaded again by the next writer', async () => {
     const steps = history(3, 60);
     const first = await session();
-    await write(first as unknown as SqliteWorkloadStore, steps);
+    await write(first, steps);
     const unfinished = (await query("SELECT workload_id FROM workloads WHERE status IN ('pending', 'running') ORDER BY workload_id")).map((r) => r.workload_id);
     expect(unfinished.length).to.be.greaterThan(0);
     const ids = (records: WorkloadRecord[]) => records.map((r) => r.workloadId).sort();

@@ -8,13 +8,12 @@ import type { Clock } from '../../src/domain/clock.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
 import { PostgresLeases } from '../../src/store/postgres/lease.js';
 import { PostgresGpuSummaries } from '../../src/store/postgres/gpu-summaries.js';
-import { PostgresRetention } from '../../src/store/postgres/retention.js';
 import { rollupRebuildSql } from '../../src/store/postgres/rollup-rebuild.js';
-import { PostgresWorkloadWriter } from '../../src/store/postgres/workload-writer.js';
+import { poolWriter, sessionWriter } from '../../src/store/postgres/writers.js';
 import { ROLLUPS } from '../../src/store/rollups/definitions.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
-import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
-import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
+import { executorOf, sqliteWriter } from '../../src/store/sqlite/connection-ports.js';
+import { lifetimeSaves, SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
 import type { GpuUsage } from '../../src/domain/gpu-usage.js';
 import { TEST_BACKEND } from '../support/backend.js';
 import { freshDatabase } from '../support/postgres-database.js';
@@ -43,11 +42,11 @@ export async function openPropertyIndex(context: Mocha.Context, clock: Clock): P
 function openSqlite(clock: Clock): PropertyIndex {
   const db = openDatabase(':memory:');
   const owner = db.prepare('SELECT workload_id FROM workload_pods WHERE pod_uid = ?').pluck();
-  const store = new SqliteWorkloadStore(db, { clock });
-  const lifetimes = new SqliteLifetimeStore(db, { onGpuErrors: (ids) => store.escalateGpuErrors(ids) });
+  const store = sqliteWriter(db, { clock });
+  const saveLifetimes = lifetimeSaves(new SqliteLifetimeStore(db), { executor: executorOf(db), writer: store });
   const target: CommandTarget = Object.assign(store, {
     saveUsage: async (workloadId: string, usage: GpuUsage) => {
-      lifetimes.saveLifetimes([{ workloadId, totals: {}, usage }]);
+      await saveLifetimes([{ workloadId, totals: {}, usage }]);
       return 1;
     },
   });
@@ -80,12 +79,12 @@ async function openPostgres(context: Mocha.Context, clock: Clock): Promise<Prope
     closing.push(() => sql.end());
     const leases = new PostgresLeases(
       { url: database.url, instanceId: 'property', leaseSeconds: 10, logger: quiet, read: async (text, params) => ({ rows: (await sql.query(text, params)).rows }) },
-      (connection) => new PostgresWorkloadWriter(connection, { clock }).load(),
+      (connection) => sessionWriter(connection, { clock }),
     );
     const writer = await leases.lease('local').acquire();
     if (writer === null) throw new Error('Cannot write cluster local: its lock is held');
     closing.push(() => writer.release());
-    const retention = new PostgresRetention(pool);
+    const retention = poolWriter(pool, { clock });
     const summaries = new PostgresGpuSummaries({ primary: pool, readers: pool, clock });
     let bucketAt = T0;
     const contents = async () => {

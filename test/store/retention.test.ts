@@ -187,7 +187,7 @@ describe('store/retention', () => {
         let reading = true;
         const read = () => {
           if (!reading) return;
-          const rows = t.store.countRows();
+          const rows = t.countRows();
           if (seen.at(-1) !== rows) seen.push(rows);
           setImmediate(read);
         };

@@ -14,7 +14,7 @@ import type { Database } from '../../src/store/sqlite/database.js';
 import { migrate, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { V5 } from '../../src/store/sqlite/migration-v5.js';
 import { V7 } from '../../src/store/sqlite/migration-v7.js';
-import type { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
+import type { IndexWriter } from '../../src/store/ports.js';
 import { at, HOUR_MS } from './temp-store.js';
 
 export const DAY_MS = 24 * HOUR_MS;
@@ -143,7 +143,7 @@ export function batches(steps: readonly Step[], batch = 25): { workloads: Worklo
 }
 
 /** Applies the steps in batches of about `batch` steps, workloads of a batch before its pods (like a flush). */
-export async function write(store: SqliteWorkloadStore, steps: readonly Step[], batch = 25): Promise<void> {
+export async function write(store: Pick<IndexWriter, 'upsertWorkloads' | 'upsertPodIntervals'>, steps: readonly Step[], batch = 25): Promise<void> {
   for (const { workloads, pods } of batches(steps, batch)) {
     await store.upsertWorkloads(workloads);
     await store.upsertPodIntervals(pods);

@@ -14,9 +14,10 @@ import { rawStatsQuery, rawTrendQuery, type StatsRow, type TrendRow } from '../.
 import { rollupStatsQuery } from '../../src/store/common/stats-rollup.js';
 import type { SqlWorkloadIndex } from '../../src/store/reads/workload-index.js';
 import type { SqlQuery } from '../../src/store/sql/executor.js';
-import { sqliteIndex } from '../../src/store/sqlite/read-index.js';
+import { sqliteIndex, sqliteWriter } from '../../src/store/sqlite/connection-ports.js';
+import { listUnfinished } from '../../src/store/sqlite/unfinished.js';
+import type { WorkloadWriter } from '../../src/store/writes/workload-writer.js';
 import { StatementCache, whereOf } from '../../src/store/sqlite/workload-sql.js';
-import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { copyRows, DAY_MS, history, INITIATIVES, ORGS, pick, recomputedRollups, rollupContents, rollupsBeforeV5, T0, write } from './rollup-history.js';
 import { HOUR_MS, tempDir } from './temp-store.js';
@@ -29,7 +30,7 @@ const GROUPS: (StatsGroupKey | null)[] = [null, 'submitted_by', 'initiative_id',
 
 interface Store {
   db: Database;
-  store: SqliteWorkloadStore;
+  store: WorkloadWriter;
   index: SqlWorkloadIndex;
   statements: StatementCache;
 }
@@ -116,7 +117,7 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     const db = openDatabase(join(folder.dir, name));
     opened.push(db);
     const statements = new StatementCache(db);
-    return { db, store: new SqliteWorkloadStore(db, { clock: { now: () => T0 } }), index: sqliteIndex(db, statements), statements };
+    return { db, store: sqliteWriter(db, { clock: { now: () => T0 } }), index: sqliteIndex(db, statements), statements };
   }
 
   beforeEach(() => {
@@ -152,9 +153,9 @@ sqliteOnly.describe('store/rollups (kept per batch by the writer, schema v4)', f
     while ((await s.store.deleteFinishedBatch(T0 + 30 * DAY_MS, 50)) === 50);
     await expectRollupsMatchRows(s, 14, 40);
     // The rows still unfinished finish, then go too: every rollup row is back to exactly 0.
-    await s.store.upsertWorkloads(s.store.listUnfinished('local').map((r) => ({ ...r, status: 'cancelled' as const, completedAt: T0, exitCode: 0, resourceVersion: '9' })));
+    await s.store.upsertWorkloads(listUnfinished(s.statements, 'local').map((r) => ({ ...r, status: 'cancelled' as const, completedAt: T0, exitCode: 0, resourceVersion: '9' })));
     while ((await s.store.deleteFinishedBatch(T0 + 30 * DAY_MS, 50)) === 50);
-    expect(s.store.countRows()).to.equal(0);
+    expect(s.db.prepare('SELECT COUNT(*) AS n FROM workloads').get()).to.deep.equal({ n: 0 });
     expect(Object.values(rollupContents(s.db)).flat()).to.deep.equal([]);
     expect(await s.index.stats({ scope: { organizationId: 'acme', initiatives: null }, submittedFrom: 0 }, 'submitted_by', T0)).to.deep.equal({
       summary: { workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0, averageQueueSeconds: 0, ...NO_USAGE },

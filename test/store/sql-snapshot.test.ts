@@ -17,7 +17,7 @@ import { rollupStatsQuery } from '../../src/store/common/stats-rollup.js';
 import { countQuery } from '../../src/store/common/workload-reads.js';
 import type { SqlWorkloadIndex } from '../../src/store/reads/workload-index.js';
 import type { SqlQuery } from '../../src/store/sql/executor.js';
-import { sqliteIndex } from '../../src/store/sqlite/read-index.js';
+import { sqliteIndex } from '../../src/store/sqlite/connection-ports.js';
 import { rawGpuSecondsSql, StatementCache, whereOf } from '../../src/store/sqlite/workload-sql.js';
 import { listUnfinished } from '../../src/store/sqlite/unfinished.js';
 import { at, HOUR_MS, ORG, openTempStore, type TempStore } from './temp-store.js';

@@ -3,7 +3,7 @@ import { emptyUsage, usageFigures } from '../../src/domain/gpu-usage.js';
 import { systemClock } from '../../src/domain/clock.js';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import type { SqlWorkloadIndex } from '../../src/store/reads/workload-index.js';
-import { sqliteIndex } from '../../src/store/sqlite/read-index.js';
+import { sqliteIndex } from '../../src/store/sqlite/connection-ports.js';
 import { sqliteOnly } from '../support/backend.js';
 import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';

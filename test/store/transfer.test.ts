@@ -15,7 +15,7 @@ import { postgresIndex } from '../../src/store/postgres/read-index.js';
 import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
 import { USAGE_ROLLUPS } from '../../src/store/common/usage-columns.js';
 import { LATEST_VERSION, migrate as migrateSqlite, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
-import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
+import { sqliteWriter } from '../../src/store/sqlite/connection-ports.js';
 import { checkIndex } from '../../src/store/transfer/check-index.js';
 import { chunkWriter } from '../../src/store/transfer/chunk-writer.js';
 import { migrateIndex, type MigrateIndexOptions } from '../../src/store/transfer/migrate-index.js';
@@ -233,7 +233,7 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
 
     // The service went on: a later history rewrites the same ids (new statuses, pods, submission
     // times in other months) and adds new ones; retention removes old finished rows.
-    const later = new SqliteWorkloadStore(source.db, { clock: ticking(T0 + 24 * 60 * MINUTE) });
+    const later = sqliteWriter(source.db, { clock: ticking(T0 + 24 * 60 * MINUTE) });
     await write(later, history(12, 300).slice(0, 150));
     expect(await later.deleteFinishedBatch(T0 - 5 * 24 * 60 * MINUTE, 20)).to.be.greaterThan(0);
     const ids = (rows: { workload_id: string }[]) => new Set(rows.map((r) => r.workload_id));
@@ -252,7 +252,7 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
       "SELECT phase, rows FROM gpucap_transfer WHERE source_id = $1 AND phase IN ('workloads', 'prune') ORDER BY phase", [openSourceState(source).id]);
     const copied = Object.fromEntries(rows.map((r) => [r.phase, r.rows]));
     const changed = (source.db.prepare('SELECT COUNT(*) AS n FROM workloads WHERE updated_at > ?').get(T0) as { n: number }).n;
-    expect(copied.workloads, 'the delta copies the changed rows, not all').to.be.lessThan(source.store.countRows()).and.to.be.at.least(changed);
+    expect(copied.workloads, 'the delta copies the changed rows, not all').to.be.lessThan(source.countRows()).and.to.be.at.least(changed);
     expect(copied.prune, 'rows deleted by retention since the first copy').to.equal(gone.length);
   });
 
@@ -267,7 +267,7 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
     });
     await rejectionOf(migrateIndex(direct()));
     failing.restore();
-    await write(new SqliteWorkloadStore(source.db, { clock: ticking(T0 + 60 * MINUTE) }), history(13, 5).slice(0, 3));
+    await write(sqliteWriter(source.db, { clock: ticking(T0 + 60 * MINUTE) }), history(13, 5).slice(0, 3));
 
     const refused = await rejectionOf(migrateIndex(direct({ resume: true })));
     expect(refused.message).to.match(/^The source changed since the migration that stopped in phase "workloads" after 40 rows \(300 workloads, .*\), so it cannot be resumed; pass --restart to start over$/);

@@ -5,7 +5,7 @@ import { POSTGRES, SQLITE } from '../../src/store/common/dialect.js';
 import { usageOverallQuery } from '../../src/store/common/usage-ranking-queries.js';
 import { rawGpuSecondsSql } from '../../src/store/common/workload-sql.js';
 import { usageQueries } from '../../src/store/common/usage-queries.js';
-import { sqliteIndex } from '../../src/store/sqlite/read-index.js';
+import { sqliteIndex } from '../../src/store/sqlite/connection-ports.js';
 import { sqliteOnly } from '../support/backend.js';
 import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';

@@ -44,8 +44,8 @@ sqliteOnly.describe('write thread', function () {
     const thread = await SqliteWriteThread.open({ dbPath: t.path, clock });
     try {
       const running = aWorkload({ workloadId: 'w-run', status: 'running', startedAt: NOW - 2 * HOUR_MS, completedAt: null, gpuCount: 4 });
-      expect(await thread.writeWorkloads([running], [aPodInterval(running, { finishedAt: null })])).to.deep.equal({ rows: 1, intervals: 1 });
-      expect(await thread.upsertWorkloads([aWorkload({ workloadId: 'w-2' })])).to.equal(1);
+      expect(await thread.writer.writeWorkloads([running], [aPodInterval(running, { finishedAt: null })])).to.deep.equal({ rows: 1, intervals: 1 });
+      expect(await thread.writer.upsertWorkloads([aWorkload({ workloadId: 'w-2' })])).to.equal(1);
 
       const view = await t.index.get('w-run', NOW);
       expect(view?.status).to.equal('running');
@@ -54,9 +54,9 @@ sqliteOnly.describe('write thread', function () {
       const updatedAt = t.db.prepare('SELECT updated_at FROM workloads WHERE workload_id = ?').pluck().get('w-run');
       expect(updatedAt).to.equal(NOW);
 
-      expect(await thread.closeOpenIntervals(['w-run'], NOW - HOUR_MS)).to.equal(1);
+      expect(await thread.writer.closeOpenIntervals(['w-run'], NOW - HOUR_MS)).to.equal(1);
       expect((await t.index.get('w-run', NOW))?.gpuHoursUsed).to.equal(4);
-      expect(await thread.writeWorkloads([], [])).to.deep.equal({ rows: 0, intervals: 0 });
+      expect(await thread.writer.writeWorkloads([], [])).to.deep.equal({ rows: 0, intervals: 0 });
     } finally {
       await thread.close();
     }
@@ -66,7 +66,7 @@ sqliteOnly.describe('write thread', function () {
     const thread = await SqliteWriteThread.open({ dbPath: t.path, clock });
     try {
       const versions = Array.from({ length: 50 }, (_, i) => aWorkload({ workloadId: 'w-1', submittedBy: `user-${i}`, resourceVersion: String(i + 1) }));
-      const written = await Promise.all(versions.map((version) => thread.upsertWorkloads([version])));
+      const written = await Promise.all(versions.map((version) => thread.writer.upsertWorkloads([version])));
       expect(written).to.deep.equal(versions.map(() => 1));
       expect((await t.index.get('w-1', NOW))?.submittedBy).to.equal('user-49');
     } finally {
@@ -77,12 +77,12 @@ sqliteOnly.describe('write thread', function () {
   it('fails with the store\'s own error, and keeps writing after it', async () => {
     const thread = await SqliteWriteThread.open({ dbPath: t.path, clock });
     try {
-      const error = await rejectionOf(thread.deleteFinishedBatch(NOW, 0));
+      const error = await rejectionOf(thread.writer.deleteFinishedBatch(NOW, 0));
       expect(error.message).to.equal('Cannot delete finished workloads: "limit" must be a positive integer, got 0');
-      const broken = await rejectionOf(thread.upsertWorkloads([aWorkload({ workloadId: 'w-x', status: 'sleeping' as never })]));
+      const broken = await rejectionOf(thread.writer.upsertWorkloads([aWorkload({ workloadId: 'w-x', status: 'sleeping' as never })]));
       expect(broken).to.be.instanceOf(BetterSqlite3.SqliteError);
       expect((broken as { code?: string }).code).to.match(/^SQLITE_CONSTRAINT/);
-      expect(await thread.upsertWorkloads([aWorkload({ workloadId: 'w-ok' })])).to.equal(1);
+      expect(await thread.writer.upsertWorkloads([aWorkload({ workloadId: 'w-ok' })])).to.equal(1);
     } finally {
       await thread.close();
     }
@@ -93,18 +93,18 @@ sqliteOnly.describe('write thread', function () {
     const warnings: object[] = [];
     const thread = await SqliteWriteThread.open({ dbPath: t.path, clock, onWorker: (worker) => workers.push(worker), logger: { warn: (fields) => warnings.push(fields), error() {} } });
     try {
-      const running = rejectionOf(thread.upsertWorkloads(manyWorkloads(20_000)));
-      const waiting = rejectionOf(thread.upsertWorkloads([aWorkload({ workloadId: 'w-after' })]));
+      const running = rejectionOf(thread.writer.upsertWorkloads(manyWorkloads(20_000)));
+      const waiting = rejectionOf(thread.writer.upsertWorkloads([aWorkload({ workloadId: 'w-after' })]));
       expect(thread.status()).to.include({ pending: 2, restarts: 0 });
       await workers[0]?.terminate();
 
       expect((await running).message).to.equal('Cannot write the index: its worker stopped (exit code 1) during upsertWorkloads');
       expect((await waiting).message).to.equal('Cannot write the index: its worker stopped (exit code 1) during upsertWorkloads');
       // The transaction that was running was rolled back whole, not half written.
-      expect([0, 20_000]).to.include(t.store.countRows());
+      expect([0, 20_000]).to.include(t.countRows());
       expect(warnings).to.deep.equal([{ exitCode: 1, err: undefined }]);
 
-      await waitFor(async () => (await thread.upsertWorkloads([aWorkload({ workloadId: 'w-after' })]).catch(() => -1)) === 1, { timeoutMs: 30_000, what: 'the replacement worker to write' });
+      await waitFor(async () => (await thread.writer.upsertWorkloads([aWorkload({ workloadId: 'w-after' })]).catch(() => -1)) === 1, { timeoutMs: 30_000, what: 'the replacement worker to write' });
       expect(workers).to.have.length(2);
       expect(thread.status()).to.include({ pending: 0, restarts: 1 });
       expect((await t.index.get('w-after', NOW))?.workloadId).to.equal('w-after');
@@ -123,10 +123,10 @@ sqliteOnly.describe('write thread', function () {
       await waitFor(() => errors.length >= 2, { timeoutMs: 30_000, what: 'a second failed start' });
       expect(errors[1]?.retryInMs, 'the pause doubles').to.equal(100);
       expect(existsSync(t.path), 'a worker never creates the file').to.equal(false);
-      expect((await rejectionOf(thread.upsertWorkloads([aWorkload()]))).message).to.match(/^Cannot write the index: its write worker is restarting: unable to open database file/);
+      expect((await rejectionOf(thread.writer.upsertWorkloads([aWorkload()]))).message).to.match(/^Cannot write the index: its write worker is restarting: unable to open database file/);
 
       renameSync(`${t.path}.away`, t.path);
-      await waitFor(async () => (await thread.upsertWorkloads([aWorkload({ workloadId: 'w-back' })]).catch(() => -1)) === 1, { timeoutMs: 30_000, what: 'a worker to start once the file is back' });
+      await waitFor(async () => (await thread.writer.upsertWorkloads([aWorkload({ workloadId: 'w-back' })]).catch(() => -1)) === 1, { timeoutMs: 30_000, what: 'a worker to start once the file is back' });
       expect((await t.index.get('w-back', NOW))?.workloadId).to.equal('w-back');
     } finally {
       if (existsSync(`${t.path}.away`)) renameSync(`${t.path}.away`, t.path);
@@ -140,7 +140,7 @@ sqliteOnly.describe('write thread', function () {
     const thread = await SqliteWriteThread.open({ dbPath: t.path, clock, niceness: 13 });
     try {
       await waitFor(() => threadsAtNiceness(13) === before + 2, { what: 'two threads at niceness 13', timeoutMs: 5000 });
-      expect(await thread.upsertWorkloads([aWorkload({ workloadId: 'w-nice' })])).to.equal(1);
+      expect(await thread.writer.upsertWorkloads([aWorkload({ workloadId: 'w-nice' })])).to.equal(1);
       expect((await t.index.get('w-nice', NOW))?.workloadId).to.equal('w-nice');
     } finally {
       await thread.close();
@@ -149,13 +149,13 @@ sqliteOnly.describe('write thread', function () {
 
   it('close() lets the writes already made finish, then refuses later ones', async () => {
     const thread = await SqliteWriteThread.open({ dbPath: t.path, clock });
-    const bulk = thread.upsertWorkloads(manyWorkloads(5_000));
-    const last = thread.upsertWorkloads([aWorkload({ workloadId: 'w-last' })]);
+    const bulk = thread.writer.upsertWorkloads(manyWorkloads(5_000));
+    const last = thread.writer.upsertWorkloads([aWorkload({ workloadId: 'w-last' })]);
     await thread.close();
     expect(await bulk).to.equal(5_000);
     expect(await last).to.equal(1);
-    expect(t.store.countRows()).to.equal(5_001);
-    expect((await rejectionOf(thread.upsertWorkloads([aWorkload()]))).message).to.equal('Cannot write the index: the write thread is closed (upsertWorkloads)');
+    expect(t.countRows()).to.equal(5_001);
+    expect((await rejectionOf(thread.writer.upsertWorkloads([aWorkload()]))).message).to.equal('Cannot write the index: the write thread is closed (upsertWorkloads)');
     await thread.close();
   });
 
@@ -173,7 +173,7 @@ sqliteOnly.describe('write thread', function () {
       const stored = new SqliteLifetimeStore(t.db);
       const lifetimes = new LifetimesOnWriteThread({ stored, writes: thread, logger: { error() {} } });
       try {
-        await thread.upsertWorkloads([aWorkload({ workloadId: 'w-1' })]);
+        await thread.writer.upsertWorkloads([aWorkload({ workloadId: 'w-1' })]);
         lifetimes.saveLifetimes([{ workloadId: 'w-1', totals: totals(40) }]);
         expect(lifetimes.loadLifetime('w-1')).to.deep.equal(totals(40));
         await waitFor(() => lifetimes.unsaved === 0, { timeoutMs: 10_000, what: 'the save to commit' });
@@ -192,7 +192,7 @@ sqliteOnly.describe('write thread', function () {
       const stored = new SqliteLifetimeStore(t.db);
       const lifetimes = new LifetimesOnWriteThread({ stored, writes, logger: { error: (fields) => errors.push(fields) } });
       try {
-        await thread.upsertWorkloads([aWorkload({ workloadId: 'w-1' }), aWorkload({ workloadId: 'w-2' })]);
+        await thread.writer.upsertWorkloads([aWorkload({ workloadId: 'w-1' }), aWorkload({ workloadId: 'w-2' })]);
         lifetimes.saveLifetimes([{ workloadId: 'w-1', totals: totals(10) }]);
         await waitFor(() => errors.length === 1, { timeoutMs: 10_000, what: 'the failed save to be logged' });
         expect(lifetimes.loadLifetime('w-1')).to.deep.equal(totals(10));

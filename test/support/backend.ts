@@ -5,8 +5,8 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import sinon from 'sinon';
-import { PostgresWorkloadWriter } from '../../src/store/postgres/workload-writer.js';
-import { SqliteWriteThread } from '../../src/store/sqlite/write-thread.js';
+import { ForwardingSeedWriter } from '../../src/store/ports.js';
+import { WorkloadWriter } from '../../src/store/writes/workload-writer.js';
 import { freshDatabase } from './postgres-database.js';
 import { POSTGRES_INSTALL_HINT } from './postgres.js';
 
@@ -114,10 +114,11 @@ export async function otherSessions(url: string): Promise<number> {
 
 /**
  * Where the write methods of a watched cluster's writer live on the test backend (see failIndexWrites):
- * on SQLite, a service on an index file writes through its write worker (write_worker, default true).
+ * on SQLite, a service on an index file writes through its write worker (write_worker, default true),
+ * whose thread forwards each write by name; on PostgreSQL, a cluster's session writes through the writer.
  */
 export function clusterWriterPrototype(): object {
-  return TEST_BACKEND === 'sqlite' ? SqliteWriteThread.prototype : PostgresWorkloadWriter.prototype;
+  return TEST_BACKEND === 'sqlite' ? ForwardingSeedWriter.prototype : WorkloadWriter.prototype;
 }
 
 /**

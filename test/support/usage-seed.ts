@@ -5,8 +5,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import type { GpuUsage } from '../../src/domain/gpu-usage.js';
 import { PostgresGpuSummaries } from '../../src/store/postgres/gpu-summaries.js';
-import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
-import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
+import { lifetimeSaves, SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
+import { executorOf, sqliteWriter } from '../../src/store/sqlite/connection-ports.js';
+import { systemClock } from '../../src/domain/clock.js';
 import type { TestIndexLocation } from './backend.js';
 
 /** Adds `added` to the workload's usage; `bucketAt` is the PostgreSQL bucket it comes with (one per workload and bucket). */
@@ -15,8 +16,8 @@ export async function saveUsage(location: TestIndexLocation, workloadId: string,
     const db = new BetterSqlite3(location.path);
     db.pragma('busy_timeout = 5000');
     try {
-      const store = new SqliteWorkloadStore(db);
-      new SqliteLifetimeStore(db, { onGpuErrors: (ids) => store.escalateGpuErrors(ids) }).saveLifetimes([{ workloadId, totals: {}, usage: added }]);
+      const writer = sqliteWriter(db, { clock: systemClock });
+      await lifetimeSaves(new SqliteLifetimeStore(db), { executor: executorOf(db), writer })([{ workloadId, totals: {}, usage: added }]);
     } finally {
       db.close();
     }

@@ -26,7 +26,7 @@ export interface PostgresReadOptions {
 }
 
 /** Reads on one client (the pool, or a connection in a snapshot). */
-class ClientReader implements SqlReader {
+export class ClientReader implements SqlReader {
   constructor(
     readonly client: ReadClient,
     readonly prepared: PreparedStatements | null,

@@ -7,9 +7,10 @@ import { systemClock, type Clock } from '../../domain/clock.js';
 import { METRIC_NAMES, type MetricName } from '../../domain/metrics.js';
 import type { GpuBucketFigures, GpuBucketRow, GpuSummaryStore, GpuWindowTotals, LifetimeTotals } from '../../domain/telemetry.js';
 import { USAGE_FIGURES, USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
+import type { WorkloadWriter } from '../writes/workload-writer.js';
 import { asIndexBusy } from './errors.js';
 import { inTransaction } from './transaction.js';
-import { escalateGpuErrors } from './gpu-errors.js';
+import { poolWriter } from './writers.js';
 import { addToUsageRollups } from './usage-writes.js';
 
 const HOUR_MS = 3_600_000;
@@ -131,13 +132,14 @@ function finiteOrNull(values: readonly (number | null)[]): (number | null)[] {
 export class PostgresGpuSummaries implements GpuSummaryStore {
   readonly #primary: pg.Pool;
   readonly #readers: pg.Pool;
-  readonly #clock: Clock;
+  /** Rewrites the failed rows a bucket brought new XID errors for (gpu_error), in a transaction of its own. */
+  readonly #rows: Pick<WorkloadWriter, 'escalateGpuErrors'>;
 
   /** Writes go to `primary`; reads to `readers` (the read-only URL when one is set). `clock` stamps the rows gpu_error rewrites. */
   constructor(pools: { primary: pg.Pool; readers: pg.Pool; clock?: Clock }) {
     this.#primary = pools.primary;
     this.#readers = pools.readers;
-    this.#clock = pools.clock ?? systemClock;
+    this.#rows = poolWriter(pools.primary, { clock: pools.clock ?? systemClock });
   }
 
   async writeBucket(bucketAt: number, rows: readonly GpuBucketRow[]): Promise<number> {
@@ -153,7 +155,7 @@ export class PostgresGpuSummaries implements GpuSummaryStore {
     const stored = result?.stored ?? 0;
     // A retried bucket (stored 0) added no errors, so has nothing to rewrite.
     const erred = sorted.filter((r) => r.usage.gpuErrors > 0).map((r) => r.workloadId);
-    if (stored > 0 && erred.length > 0) await escalateGpuErrors(this.#primary, erred, this.#clock.now());
+    if (stored > 0 && erred.length > 0) await this.#rows.escalateGpuErrors(erred);
     return stored;
   }
 

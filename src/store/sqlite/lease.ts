@@ -5,11 +5,7 @@
 // another Kubernetes cluster, src/store/postgres/lease.ts) does not apply: it guards a database that
 // releases in several clusters share, and an SQLite file has one writer, which watches each cluster
 // id of its own configuration (home and remote ids are unique there). acquire() ignores the identity.
-import type { WorkloadRecord, PodGpuInterval } from '../../domain/workload.js';
-import type { SqliteWorkloadStore } from './workload-store.js';
-
-/** Where a writer's calls go: the store itself, or the write worker for the writes and the store for the read. */
-export type SqliteIndexWrites = Pick<SqliteWorkloadStore, 'upsertWorkloads' | 'upsertPodIntervals' | 'writeWorkloads' | 'closeOpenIntervals' | 'listUnfinished'>;
+import type { ClusterWrites } from '../ports.js';
 
 interface Holder {
   epoch: number;
@@ -17,11 +13,11 @@ interface Holder {
 }
 
 export class SqliteLeases {
-  readonly #store: SqliteIndexWrites;
+  readonly #store: ClusterWrites;
   readonly #instanceId: string;
   readonly #holders = new Map<string, Holder>();
 
-  constructor(store: SqliteIndexWrites, instanceId: string) {
+  constructor(store: ClusterWrites, instanceId: string) {
     this.#store = store;
     this.#instanceId = instanceId;
   }
@@ -50,11 +46,7 @@ export class SqliteLeases {
       release: async () => {
         if (this.#holders.get(clusterId) === holder) this.#holders.delete(clusterId);
       },
-      upsertWorkloads: (records: readonly WorkloadRecord[]) => store.upsertWorkloads(records),
-      upsertPodIntervals: (intervals: readonly PodGpuInterval[]) => store.upsertPodIntervals(intervals),
-      writeWorkloads: (records: readonly WorkloadRecord[], intervals: readonly PodGpuInterval[]) => store.writeWorkloads(records, intervals),
-      closeOpenIntervals: (workloadIds: readonly string[], at: number) => store.closeOpenIntervals(workloadIds, at),
-      listUnfinished: (id: string) => store.listUnfinished(id),
+      ...store,
     };
   }
 }

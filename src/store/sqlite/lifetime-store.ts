@@ -4,6 +4,8 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { GpuUsage } from '../../domain/gpu-usage.js';
 import { METRIC_NAMES, type MetricName } from '../../domain/metrics.js';
 import type { LifetimeRepository, LifetimeSave, LifetimeTotals } from '../../domain/telemetry.js';
+import type { WorkloadWriter } from '../writes/workload-writer.js';
+import type { SqliteExecutor } from './executor.js';
 
 interface LifetimeRow {
   metric: string;
@@ -20,12 +22,8 @@ export class SqliteLifetimeStore implements LifetimeRepository {
   readonly #save: Statement<[string, string, number, number, number, number, number | null]>;
   readonly #addUsage: Statement<GpuUsage & { workloadId: string }>;
 
-  readonly #onGpuErrors: (workloadIds: string[]) => void;
-
-  /** `onGpuErrors`: told, after each save, the workloads it brought new XID errors for (gpu_error). */
-  constructor(db: Database, options: { onGpuErrors?: (workloadIds: string[]) => void } = {}) {
+  constructor(db: Database) {
     this.#db = db;
-    this.#onGpuErrors = options.onGpuErrors ?? (() => undefined);
     this.#load = db.prepare<[string], LifetimeRow>('SELECT metric, sample_count, sum, min, max, current FROM workload_gpu_lifetime WHERE workload_id = ?');
     this.#save = db.prepare(
       'INSERT OR REPLACE INTO workload_gpu_lifetime (workload_id, metric, sample_count, sum, min, max, current) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -67,7 +65,21 @@ export class SqliteLifetimeStore implements LifetimeRepository {
         }
       }
     })();
-    const erred = entries.filter((entry) => (entry.usage?.gpuErrors ?? 0) > 0).map((entry) => entry.workloadId);
-    if (erred.length > 0) this.#onGpuErrors(erred);
   }
+}
+
+/**
+ * Saves on a connection that the store's writer also writes (the write worker's, or the main
+ * thread's without one): each save waits for the connection's work before it (executor.ts), then
+ * the workloads it brought new XID errors for have their failed rows rewritten (gpu_error).
+ */
+export function lifetimeSaves(
+  stored: SqliteLifetimeStore,
+  parts: { executor: SqliteExecutor; writer: Pick<WorkloadWriter, 'escalateGpuErrors'> },
+): (entries: readonly LifetimeSave[]) => Promise<void> {
+  return async (entries) => {
+    await parts.executor.exclusive(async () => stored.saveLifetimes(entries));
+    const erred = entries.filter((entry) => (entry.usage?.gpuErrors ?? 0) > 0).map((entry) => entry.workloadId);
+    if (erred.length > 0) await parts.writer.escalateGpuErrors(erred);
+  };
 }

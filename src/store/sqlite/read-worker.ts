@@ -1,5 +1,5 @@
 // A read worker of the read pool (read-pool.ts): its own read-only connection to the index file and
-// the store's read port over it (read-index.ts), answering one WorkloadIndex call at a time. Each call runs in one
+// the store's read port over it (connection-ports.ts), answering one WorkloadIndex call at a time. Each call runs in one
 // read transaction, so a call of several statements (a list page and its count, statistics and
 // their groups) sees one snapshot, as it does on the main thread where no write can come between.
 // Every read takes its `now` from the caller, that is from the main thread's clock: the read port
@@ -10,7 +10,7 @@ import { isReadMethod } from '../reads/read-methods.js';
 import { openDatabase, type Database } from './database.js';
 import { serializeError } from './read-errors.js';
 import type { ReadRequest, ReadWorkerData, WorkerMessage } from './read-protocol.js';
-import { sqliteIndex } from './read-index.js';
+import { sqliteIndex } from './connection-ports.js';
 import { post } from './worker-port.js';
 
 function serve(port: MessagePort, data: ReadWorkerData): void {

@@ -1,27 +1,12 @@
 // The rollups (src/store/rollups/) as SQLite's writer keeps them, per transaction, since schema v4
-// dropped their triggers: each write reads the rollup columns of every row it may change before its
-// first statement, takes them again as its statements return them (RETURNING: the last one returned
-// of a row is what it became), and adds the difference of their figures to each rollup in one
-// statement. A replayed write finds the same rows before and after and adds nothing. In a file of an
-// older schema, which only the bench's dataset generator writes (at v2, then migrated so that v3
-// backfills the rollups in one pass), the triggers keep them and the writer leaves them alone.
-import type { Database } from 'better-sqlite3';
-import { ROLLUP_SOURCE_COLUMNS, ROLLUPS, type RollupDefinition, type RollupSource, type RollupTable } from '../rollups/definitions.js';
-import { rollupDeltas } from '../rollups/deltas.js';
+// dropped their triggers: the writer works out what its rows' change adds to each rollup
+// (workload-writer.ts), and this adds it, in statements of many rows. Where a row's usage is counted
+// moves with the row's keys: its triggers (migration-v6.ts) move the usage rollup.
+import { ROLLUPS, type RollupDefinition, type RollupTable } from '../rollups/definitions.js';
+import type { RollupDelta } from '../rollups/deltas.js';
 import { DAY_MS } from '../rollups/figures.js';
-import { usageKeysChanged } from '../rollups/usage-keys.js';
-import { WRITER_ROLLUPS_SINCE } from './migration-v4.js';
-import { schemaVersion } from './migrations.js';
 import type { StatementCache } from './workload-sql.js';
 
-/** What a write returns of each row it wrote, and reads of each row before: the row's rollup columns. */
-export const SOURCE_COLUMNS = ['workload_id', ...ROLLUP_SOURCE_COLUMNS].join(', ');
-
-export type SourceRow = RollupSource & { workload_id: string };
-
-const ROLLUP_SOURCES = `
-  SELECT ${SOURCE_COLUMNS} FROM workloads
-  WHERE workload_id IN (SELECT value FROM json_each(@ids))`;
 
 /**
  * Adds `count` rows of [...key, ...values], bound as positional parameters, each to its rollup row,
@@ -52,49 +37,22 @@ const APPLY_ROLLUP = Object.fromEntries(
   ROLLUPS.map((rollup) => [rollup.table, { many: applyRollupSql(rollup, ROWS_PER_STATEMENT), one: applyRollupSql(rollup, 1) }]),
 ) as Record<RollupTable, { many: string; one: string }>;
 
-/** The rollups of one file, kept by its writer's transactions (or by triggers, before schema v4). */
+/** The rollups of one file, kept by its writer's transactions. */
 export class SqliteRollups {
   readonly #statements: StatementCache;
-  /** Whether the writer keeps the rollups (schema v4 on), or triggers do. */
-  readonly keptByWriter: boolean;
 
-  constructor(db: Database, statements: StatementCache) {
+  constructor(statements: StatementCache) {
     this.#statements = statements;
-    this.keptByWriter = schemaVersion(db) >= WRITER_ROLLUPS_SINCE;
   }
 
-  /** Inside a write transaction, before its first write: the rollup columns of those of `workloadIds` that exist, by id. */
-  readSources(workloadIds: readonly string[]): Map<string, SourceRow> {
-    if (workloadIds.length === 0 || !this.keptByWriter) return new Map();
-    const rows = this.#statements.get(ROLLUP_SOURCES).all({ ids: JSON.stringify(workloadIds) }) as SourceRow[];
-    return new Map(rows.map((row) => [row.workload_id, row]));
+  /** Inside a write transaction: places the usage of these workloads at their rows' keys (its triggers move its rollup). */
+  placeUsage(workloadIds: readonly string[]): void {
+    if (workloadIds.length > 0) this.#statements.get(PLACE_USAGE).run({ ids: JSON.stringify(workloadIds) });
   }
 
-  /**
-   * Inside a write transaction, after its writes: adds to each rollup what the rows written became
-   * (`after`) minus what they were (those of `before` that were written; `before` may hold more).
-   */
-  addChanges(before: ReadonlyMap<string, RollupSource>, after: ReadonlyMap<string, RollupSource>): void {
-    if (after.size === 0 || !this.keptByWriter) return;
-    const was: RollupSource[] = [];
-    const is: RollupSource[] = [];
-    const placed: string[] = [];
-    for (const [id, row] of after) {
-      const old = before.get(id);
-      if (usageKeysChanged(old, row)) placed.push(id);
-      // Most rewrites leave the rollup columns as they were (a new resourceVersion, exit code or name).
-      if (old !== undefined && ROLLUP_SOURCE_COLUMNS.every((column) => old[column] === row[column])) continue;
-      if (old !== undefined) was.push(old);
-      is.push(row);
-    }
-    this.addDeltas(was, is);
-    if (placed.length > 0) this.#statements.get(PLACE_USAGE).run({ ids: JSON.stringify(placed) });
-  }
-
-  /** Inside a write transaction: adds Σ figures(after) − Σ figures(before) to each rollup, one statement per table. */
-  addDeltas(before: Iterable<RollupSource>, after: Iterable<RollupSource>): void {
-    if (!this.keptByWriter) return;
-    for (const delta of rollupDeltas(before, after)) {
+  /** Inside a write transaction: adds the deltas (rollups/deltas.ts) to each rollup, in statements of many rows. */
+  apply(deltas: readonly RollupDelta[]): void {
+    for (const delta of deltas) {
       const texts = APPLY_ROLLUP[delta.table];
       const rows = delta.rows;
       let at = 0;

@@ -1,13 +1,11 @@
-// The UPDATE of a row writeWorkloads read before writing it: it sets the columns that no index holds,
+// The UPDATE of a row the writer read before writing it: it sets the columns that no index holds,
 // and of the indexed ones only the families with a column that changes. SQLite rewrites the entry of
 // every index that holds a column named in the SET list, even to the same value (docs/performance.md,
 // "Findings along the way"); the upsert of a new row names every column, and an update of a stored
 // one through it rewrote every index of workloads, where most updates change a status and its times,
 // or only the resourceVersion. Families rather than single columns keep the texts, each a
 // prepared statement, to 32, built once.
-import { AGGREGATES_OF_PODS, SET_AGGREGATES_OF_PODS } from './gpu-aggregates.js';
-import { SOURCE_COLUMNS } from './rollup-apply.js';
-import { RECORD_COLUMNS, type WorkloadRow } from '../common/row-mapping.js';
+import { AGGREGATE_COLUMNS, RECORD_COLUMNS, type WorkloadRow } from '../common/row-mapping.js';
 
 /** The indexed columns of workloads, in families that change together (schema: migrations.ts and later). */
 const INDEXED_FAMILIES: readonly (readonly (keyof WorkloadRow)[])[] = [
@@ -26,16 +24,12 @@ const UNINDEXED = RECORD_COLUMNS.filter((column) => column !== 'workload_id' && 
 
 const assignments = (columns: readonly string[]) => columns.map((c) => `${c} = @${c}`);
 
-/** The UPDATE that sets the families of `mask` (bit i: INDEXED_FAMILIES[i]), and the aggregates when its next bit is set. */
+/** The UPDATE that sets the families of `mask` (bit i: INDEXED_FAMILIES[i]), and the GPU aggregates when its next bit is set. */
 function updateSql(mask: number): string {
   const changed = INDEXED_FAMILIES.filter((_, i) => (mask & (1 << i)) !== 0).flat();
-  const sets = [...assignments([...UNINDEXED, ...changed]), 'updated_at = @updated_at'];
-  if ((mask & WITH_AGGREGATES) === 0) return `UPDATE workloads SET ${sets.join(', ')} WHERE workload_id = @workload_id RETURNING ${SOURCE_COLUMNS}`;
-  return `UPDATE workloads SET ${sets.join(', ')}, ${SET_AGGREGATES_OF_PODS}
-  FROM (${AGGREGATES_OF_PODS}
-  ) AS a
-  WHERE workloads.workload_id = @workload_id
-  RETURNING ${SOURCE_COLUMNS}`;
+  const aggregates = (mask & WITH_AGGREGATES) === 0 ? [] : AGGREGATE_COLUMNS;
+  const sets = [...assignments([...UNINDEXED, ...changed, ...aggregates]), 'updated_at = @updated_at'];
+  return `UPDATE workloads SET ${sets.join(', ')} WHERE workload_id = @workload_id`;
 }
 
 const WITH_AGGREGATES = 1 << INDEXED_FAMILIES.length;
@@ -43,7 +37,7 @@ const TEXTS = Array.from({ length: WITH_AGGREGATES * 2 }, (_, mask) => updateSql
 
 /**
  * The statement text that turns `stored` into `row` (same workload_id), stamping updated_at, and with
- * `withAggregates` summing its GPU aggregates from its pods again, as the upsert does.
+ * `withAggregates` setting its GPU aggregates (summed from its pods again) too.
  */
 export function storedRowUpdateSql(stored: WorkloadRow, row: WorkloadRow, withAggregates: boolean): string {
   let mask = withAggregates ? WITH_AGGREGATES : 0;

@@ -1,13 +1,10 @@
 // The messages between the write thread (main thread, write-thread.ts) and its write worker. The
 // replies and errors are those of the read workers (read-protocol.ts): plain data by structured clone.
-import type { SeedWriter } from '../backend.js';
-import type { LifetimeRepository } from '../../domain/telemetry.js';
+import { SEED_WRITER_METHODS } from '../ports.js';
 import type { SerializedError } from './read-protocol.js';
 
-/** The writes the worker runs, each in its own transaction, in the order they were sent. */
-export const WRITE_METHODS = [
-  'upsertWorkloads', 'upsertPodIntervals', 'writeWorkloads', 'closeOpenIntervals', 'deleteFinishedBatch', 'saveLifetimes',
-] as const satisfies readonly (keyof SeedWriter | 'writeWorkloads' | keyof LifetimeRepository)[];
+/** The writes the worker runs, each in its own transaction, in the order they were sent: the store's, and the lifetime totals' save. */
+export const WRITE_METHODS = [...SEED_WRITER_METHODS, 'saveLifetimes'] as const;
 export type WriteMethod = (typeof WRITE_METHODS)[number];
 
 /** What the worker is started with (worker_threads `workerData`). */

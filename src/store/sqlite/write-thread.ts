@@ -13,8 +13,8 @@
 // worker runs the checkpointer (checkpointer.ts), which copies the log back into the file so that the
 // writes never wait for that copy.
 import { Worker } from 'node:worker_threads';
-import type { PodGpuInterval, WorkloadRecord } from '../../domain/workload.js';
 import type { LifetimeSave } from '../../domain/telemetry.js';
+import { forwardingSeedWriter, type SeedWriter } from '../ports.js';
 import { Checkpointer, FALLBACK_AUTOCHECKPOINT_PAGES } from './checkpointer.js';
 import { deserializeError } from './read-errors.js';
 import type { WorkerMessage } from './read-protocol.js';
@@ -61,6 +61,8 @@ const MAX_RESTART_DELAY_MS = 30_000;
 const silent: WriteThreadLogger = { warn() {}, error() {} };
 
 export class SqliteWriteThread {
+  /** The store's writes, each run by the worker in its own transaction. */
+  readonly writer: SeedWriter = forwardingSeedWriter((method, args) => this.#call(method, args));
   readonly #options: WriteThreadOptions;
   readonly #logger: WriteThreadLogger;
   readonly #calls = new Map<number, Call>();
@@ -93,27 +95,6 @@ export class SqliteWriteThread {
   private constructor(options: WriteThreadOptions) {
     this.#options = options;
     this.#logger = options.logger ?? silent;
-  }
-
-  upsertWorkloads(records: readonly WorkloadRecord[]): Promise<number> {
-    return records.length === 0 ? Promise.resolve(0) : this.#call('upsertWorkloads', [records]);
-  }
-
-  upsertPodIntervals(intervals: readonly PodGpuInterval[]): Promise<number> {
-    return intervals.length === 0 ? Promise.resolve(0) : this.#call('upsertPodIntervals', [intervals]);
-  }
-
-  writeWorkloads(records: readonly WorkloadRecord[], intervals: readonly PodGpuInterval[]): Promise<{ rows: number; intervals: number }> {
-    if (records.length === 0 && intervals.length === 0) return Promise.resolve({ rows: 0, intervals: 0 });
-    return this.#call('writeWorkloads', [records, intervals]);
-  }
-
-  closeOpenIntervals(workloadIds: readonly string[], at: number): Promise<number> {
-    return workloadIds.length === 0 ? Promise.resolve(0) : this.#call('closeOpenIntervals', [workloadIds, at]);
-  }
-
-  deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number> {
-    return this.#call('deleteFinishedBatch', [cutoffMs, limit]);
   }
 
   saveLifetimes(entries: readonly LifetimeSave[]): Promise<void> {

@@ -5,12 +5,13 @@
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import type { Clock } from '../../domain/clock.js';
 import { niceThisThread } from '../../runtime/thread-priority.js';
+import { boundSeedWriter } from '../ports.js';
+import { executorOf, sqliteWriter } from './connection-ports.js';
 import { openDatabase, type Database } from './database.js';
-import { SqliteLifetimeStore } from './lifetime-store.js';
+import { lifetimeSaves, SqliteLifetimeStore } from './lifetime-store.js';
 import { serializeError } from './read-errors.js';
 import type { WorkerMessage } from './read-protocol.js';
 import { post } from './worker-port.js';
-import { SqliteWorkloadStore } from './workload-store.js';
 import { WRITE_METHODS, type WriteRequest, type WriteWorkerData } from './write-protocol.js';
 
 function serve(port: MessagePort, data: WriteWorkerData): void {
@@ -28,12 +29,8 @@ function serve(port: MessagePort, data: WriteWorkerData): void {
   // The time of the write being run: the main thread's clock when it was called.
   let now = 0;
   const clock: Clock = { now: () => now };
-  const store = new SqliteWorkloadStore(db, { clock });
-  const lifetimes = new SqliteLifetimeStore(db, { onGpuErrors: (ids) => store.escalateGpuErrors(ids) });
-  const targets = {
-    upsertWorkloads: store, upsertPodIntervals: store, writeWorkloads: store, closeOpenIntervals: store, deleteFinishedBatch: store,
-    saveLifetimes: lifetimes,
-  } as const;
+  const writer = sqliteWriter(db, { clock });
+  const targets = { ...boundSeedWriter(writer), saveLifetimes: lifetimeSaves(new SqliteLifetimeStore(db), { executor: executorOf(db), writer }) };
 
   const answer = async (request: WriteRequest): Promise<WorkerMessage> => {
     if (!(WRITE_METHODS as readonly string[]).includes(request.method)) {
@@ -41,9 +38,7 @@ function serve(port: MessagePort, data: WriteWorkerData): void {
     }
     try {
       now = request.now;
-      const target = targets[request.method];
-      const method = target[request.method as keyof typeof target] as (...args: unknown[]) => unknown;
-      const value: unknown = await Reflect.apply(method, target, request.args);
+      const value: unknown = await Reflect.apply(targets[request.method] as (...args: unknown[]) => unknown, undefined, request.args);
       return { type: 'reply', id: request.id, ok: true, value: value ?? null };
     } catch (error) {
       return { type: 'reply', id: request.id, ok: false, error: serializeError(error) };
