@@ -35,7 +35,7 @@ import { registerAggregateMetrics } from './admin/aggregate-metrics.js';
 import { ConfigMapWatch } from './k8s/configmap-watch.js';
 import { noBudgets, noTelemetry } from './query/empty-sources.js';
 import type { BudgetSource, TelemetryReader, WorkloadIndex } from './query/ports.js';
-import type { WholeEvent } from './workloads/workload-sink.js';
+import type { WholeEvent } from './k8s/objects/resource-event.js';
 import { Disposables } from './runtime/disposables.js';
 import { listen, type Listener } from './runtime/http-listener.js';
 import { realDelay, runPeriodically, type Delay } from './runtime/periodic.js';

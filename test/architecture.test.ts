@@ -172,28 +172,34 @@ export const architectureRules: readonly ArchitectureRule[] = [
         .flatMap((module) => module.imports.filter((ref) => isRelative(ref) && inFolder(ref.target, 'src/store/transfer')).map(describeRef)),
   },
   {
-    title: 'src/workloads/ (pure mappers) imports only src/domain and itself, and no package',
-    check: importsFrom('src/workloads', (ref) => srcImportWithin(['src/domain', 'src/workloads'])(ref) && (isRelative(ref) || ref.target.startsWith('node:'))),
+    title: 'src/workloads/ (pure mappers) imports only src/domain, src/k8s/objects and itself, and no package',
+    check: importsFrom('src/workloads', (ref) => srcImportWithin(['src/domain', 'src/k8s/objects', 'src/workloads'])(ref) && (isRelative(ref) || ref.target.startsWith('node:'))),
   },
   {
-    title: 'src/telemetry/ imports only src/domain, src/query/ports.ts, the pure src/workloads helpers and itself, and only node: built-ins',
+    title: 'src/telemetry/ imports only src/domain, src/k8s/objects, src/query/ports.ts and itself, and only node: built-ins',
     check: importsFrom(
       'src/telemetry',
-      (ref) => srcImportWithin(['src/domain', 'src/telemetry', 'src/workloads'], ['src/query/ports.ts'])(ref) && (isRelative(ref) || ref.target.startsWith('node:')),
+      (ref) => srcImportWithin(['src/domain', 'src/k8s/objects', 'src/telemetry'], ['src/query/ports.ts'])(ref) && (isRelative(ref) || ref.target.startsWith('node:')),
     ),
   },
   {
-    title: 'src/capacity/ imports only src/domain, src/query/ports.ts, the pure src/workloads helpers and itself, and no Kubernetes, HTTP or SQL package',
+    title: 'src/capacity/ imports only src/domain, src/k8s/objects, src/query/ports.ts, the pure src/workloads helpers and itself, and no Kubernetes, HTTP or SQL package',
     check: importsFrom(
       'src/capacity',
       (ref) =>
-        srcImportWithin(['src/domain', 'src/capacity', 'src/workloads'], ['src/query/ports.ts'])(ref) &&
+        srcImportWithin(['src/domain', 'src/capacity', 'src/k8s/objects', 'src/workloads'], ['src/query/ports.ts'])(ref) &&
         !importsPackage(ref, [...HTTP_PACKAGES, 'better-sqlite3', ...K8S_PACKAGES]),
     ),
   },
   {
-    title: 'src/ha/ imports only src/domain, src/workloads/workload-sink.ts and itself, and no package',
-    check: importsFrom('src/ha', (ref) => srcImportWithin(['src/domain', 'src/ha'], ['src/workloads/workload-sink.ts'])(ref) && (isRelative(ref) || ref.target.startsWith('node:'))),
+    title: 'src/ha/ imports only src/domain, src/k8s/objects, src/workloads/workload-sink.ts and itself, and no package',
+    check: importsFrom('src/ha', (ref) => srcImportWithin(['src/domain', 'src/k8s/objects', 'src/ha'], ['src/workloads/workload-sink.ts'])(ref) && (isRelative(ref) || ref.target.startsWith('node:'))),
+  },
+  {
+    // Kubernetes objects as plain types, their watch events and the pure helpers over them, which every
+    // flow reads: no package at all (not even node:), so that importing it brings neither a client nor I/O.
+    title: 'src/k8s/objects/ imports only itself, and no package',
+    check: importsFrom('src/k8s/objects', (ref) => isRelative(ref) && inFolder(ref.target, 'src/k8s/objects')),
   },
   {
     title: 'only src/store/sqlite/ imports better-sqlite3',
@@ -346,7 +352,7 @@ describe('architecture (STYLE.md layering)', () => {
       {
         rule: 'src/telemetry/',
         bad: module('src/telemetry/sampler.ts', '../store/lifetime-store.js'),
-        good: module('src/telemetry/sampler.ts', '../domain/metrics.js', '../query/ports.js', '../workloads/owner.js', './rings.js', 'node:http'),
+        good: module('src/telemetry/sampler.ts', '../domain/metrics.js', '../query/ports.js', '../k8s/objects/owner.js', './rings.js', 'node:http'),
       },
       {
         rule: 'src/capacity/',
@@ -357,6 +363,11 @@ describe('architecture (STYLE.md layering)', () => {
         rule: 'src/ha/',
         bad: module('src/ha/cluster-writers.ts', '../store/postgres/lease.js'),
         good: module('src/ha/cluster-writers.ts', './ports.js', '../domain/clock.js', '../workloads/workload-sink.js'),
+      },
+      {
+        rule: 'src/k8s/objects/',
+        bad: module('src/k8s/objects/k8s-types.ts', '../kube-object.js'),
+        good: module('src/k8s/objects/owner.ts', './k8s-types.js'),
       },
       {
         rule: 'only src/store/sqlite/ imports better-sqlite3',

@@ -4,7 +4,7 @@
 // it. Two ConfigMaps claiming one organization: the first by name wins, the other is reported.
 import type { BudgetSource, CapacityBudget } from '../query/ports.js';
 import type { NamespaceInitiatives } from '../workloads/mapping-context.js';
-import type { WholeEvent } from '../workloads/workload-sink.js';
+import type { WholeEvent } from '../k8s/objects/resource-event.js';
 import { parseCapacityFileWithWarnings } from './capacity-file.js';
 
 export interface ConfigMap {

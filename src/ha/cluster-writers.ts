@@ -9,7 +9,7 @@
 // recorded for another Kubernetes cluster, and it then stays standby (docs/scaling.md, "Fleet identity").
 import type { WatchedResource } from '../domain/cluster-status.js';
 import type { Clock } from '../domain/clock.js';
-import type { ResourceEvent } from '../workloads/workload-sink.js';
+import type { ResourceEvent } from '../k8s/objects/resource-event.js';
 import type { ClusterIdentity, ClusterIdentityConflict, LeaseHolder, WriteSession, WriterLeases, WriterTargets } from './ports.js';
 
 export type WriterRole = 'writer' | 'standby' | 'database-unavailable';

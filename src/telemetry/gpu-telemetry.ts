@@ -6,8 +6,8 @@ import { METRIC_NAMES, type MetricName, type MetricSummary, type RankedMetricNam
 import type { Percentile } from '../domain/percentiles.js';
 import type { LifetimeTotals } from '../domain/telemetry.js';
 import type { TelemetryReader } from '../query/ports.js';
-import type { Pod } from '../workloads/k8s-types.js';
-import type { ResourceEvent } from '../workloads/workload-sink.js';
+import type { Pod } from '../k8s/objects/k8s-types.js';
+import type { ResourceEvent } from '../k8s/objects/resource-event.js';
 import { readDcgmPayload } from './dcgm-readings.js';
 import type { ExporterDiscovery, ExporterTarget } from './exporter-target.js';
 import { parseSelectors } from './exporter-target.js';

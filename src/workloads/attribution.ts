@@ -1,9 +1,9 @@
 // What an object's own labels and annotations say about whom its workload is for. Many objects say
 // the same (a team's pods carry the same labels), so one shared record stands for each combination.
-import type { ObjectMeta } from './k8s-types.js';
+import type { ObjectMeta } from '../k8s/objects/k8s-types.js';
 import { isManagedOf, ownInitiative, submittedByOf } from './labels.js';
 import type { LabelKeys } from './mapping-context.js';
-import type { StringTable } from './string-table.js';
+import type { StringTable } from '../k8s/objects/string-table.js';
 
 export interface OwnAttribution {
   /** The object's initiative label; undefined when unset (the Namespace's then applies, labels.ts). */

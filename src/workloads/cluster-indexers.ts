@@ -6,9 +6,10 @@
 import type { Clock } from '../domain/clock.js';
 import type { IndexerCounters, WatchedResource } from '../domain/cluster-status.js';
 import { WorkloadIndexer } from './indexer.js';
-import type { Job, Namespace, Node, Pod } from './k8s-types.js';
+import type { Job, Namespace, Node, Pod } from '../k8s/objects/k8s-types.js';
 import type { LabelKeys, NamespaceInitiatives } from './mapping-context.js';
-import type { IndexerLogger, ResourceEvent, WorkloadSink } from './workload-sink.js';
+import type { IndexerLogger, WorkloadSink } from './workload-sink.js';
+import type { ResourceEvent } from '../k8s/objects/resource-event.js';
 
 export interface ClusterIndexersOptions {
   defaultOrganizationId: string;

@@ -1,6 +1,6 @@
 // When an object was deleted. Kubernetes sets deletionTimestamp to the moment the object *will* go
 // (request time + grace period), so the request time is deletionTimestamp − deletionGracePeriodSeconds.
-import type { ObjectMeta } from './k8s-types.js';
+import type { ObjectMeta } from '../k8s/objects/k8s-types.js';
 import { timestampMs } from './timestamps.js';
 
 /**

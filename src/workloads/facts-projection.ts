@@ -4,18 +4,18 @@
 // the status proves of why it failed.
 import { Attributions } from './attribution.js';
 import { deletionTime } from './deletion.js';
-import { effectiveGpuRequest } from './gpu-request.js';
+import { effectiveGpuRequest, DEFAULT_GPU_RESOURCES } from '../k8s/objects/gpu-request.js';
 import { JobFacts } from './job-facts.js';
 import { jobFailedBy } from './job-failure-evidence.js';
-import type { Condition, Job, ObjectMeta, Pod, Timestamp } from './k8s-types.js';
+import type { Condition, Job, ObjectMeta, Pod, Timestamp } from '../k8s/objects/k8s-types.js';
 import { toKubeTime } from './kube-time.js';
-import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type LabelKeys } from './mapping-context.js';
-import { jobOwnerUid } from './owner.js';
+import { DEFAULT_LABEL_KEYS, type LabelKeys } from './mapping-context.js';
+import { jobOwnerUid } from '../k8s/objects/owner.js';
 import { firstNonZeroExitCode, lastContainerFinish } from './pod-containers.js';
 import type { ObjectIdentity, ObjectTimes } from './object-facts.js';
 import { PodFacts } from './pod-facts.js';
 import { podFailureHints } from './pod-failure-evidence.js';
-import { StringTable } from './string-table.js';
+import { StringTable } from '../k8s/objects/string-table.js';
 import { latestMs, timestampMs } from './timestamps.js';
 
 export interface ProjectionSettings {

@@ -5,7 +5,7 @@
 // cluster instead of growing with every node it ever had.
 import { DeletedObjects } from './deleted-objects.js';
 import type { WithMetadata } from './seen.js';
-import type { WholeEvent } from './workload-sink.js';
+import type { WholeEvent } from '../k8s/objects/resource-event.js';
 
 const labelsKey = (object: WithMetadata): string =>
   JSON.stringify(Object.entries(object.metadata?.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

@@ -1,7 +1,7 @@
 // Attribution of a workload (DECISIONS "Where a workload comes from"): each field reads its labels in
 // a fixed order of precedence and ends at a fallback, so every row has a value.
 import { UNKNOWN } from '../domain/workload.js';
-import type { Namespace, Node, ObjectMeta, StringMap } from './k8s-types.js';
+import type { Namespace, Node, ObjectMeta, StringMap } from '../k8s/objects/k8s-types.js';
 import type { LabelKeys, NamespaceInitiatives } from './mapping-context.js';
 
 export { UNKNOWN };

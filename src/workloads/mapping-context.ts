@@ -1,6 +1,6 @@
 // What a mapper needs besides the object itself: the cluster's settings, the related objects the
 // caller has looked up (namespace, node, a Job's pods) and whether the object was deleted.
-import type { Namespace, Node } from './k8s-types.js';
+import type { Namespace, Node } from '../k8s/objects/k8s-types.js';
 import type { PodFacts } from './pod-facts.js';
 
 /** Label and annotation keys read for attribution (DECISIONS "Where a workload comes from"). */
@@ -23,9 +23,6 @@ export const DEFAULT_LABEL_KEYS: Readonly<LabelKeys> = Object.freeze({
   instanceType: 'node.kubernetes.io/instance-type',
   gpuProduct: 'nvidia.com/gpu.product',
 });
-
-/** Resource names counted as GPUs: exact names, or `prefix*` patterns. */
-export const DEFAULT_GPU_RESOURCES: readonly string[] = Object.freeze(['nvidia.com/gpu', 'nvidia.com/mig-*']);
 
 /**
  * Initiatives the capacity budgets assign to namespaces (capacity.yaml `namespaces`), per

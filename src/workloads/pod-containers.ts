@@ -1,6 +1,6 @@
 // What a pod's container statuses tell about how it ended: when its containers stopped, with which
 // exit code and why. Init containers are read before app containers, each list in its own order.
-import type { ContainerStateTerminated, Pod } from './k8s-types.js';
+import type { ContainerStateTerminated, Pod } from '../k8s/objects/k8s-types.js';
 import { latestMs, timestampMs } from './timestamps.js';
 
 /** The terminated state of each container that has one (current state, else the previous run's). */

@@ -10,7 +10,7 @@ export interface PodFigures {
   jobUid: string | null;
   nodeName: string | undefined;
   phase: string | undefined;
-  /** GPUs held, as the scheduler counts them (gpu-request.ts). */
+  /** GPUs held, as the scheduler counts them (src/k8s/objects/gpu-request.ts). */
   gpus: number;
   /** The first non-zero exit code of its terminated containers, init containers first. */
   failedExitCode: number | null;

@@ -2,7 +2,7 @@
 // caches keep it as one small integer per pod (pod-facts.ts), a bit per reason, rather than the
 // strings it is read from: a reason is read once per version of a pod, and most pods have none.
 import type { FailureReason } from '../domain/failure-reason.js';
-import type { Pod } from './k8s-types.js';
+import type { Pod } from '../k8s/objects/k8s-types.js';
 import { anyContainerEndedBy } from './pod-containers.js';
 
 /** The reasons a pod's status can prove; a reason's bit is 1 << its index. */

@@ -1,9 +1,10 @@
 // The fields of each watched kind that anything downstream reads: the facts projection and the
 // mappers, the telemetry flow's pod directory (podIP, exporter labels), the Namespace and Node
 // context (slim.ts) and the writer election (the kube-system Namespace's uid). The watch decoder keeps
-// these and drops the rest (k8s-types.ts names the same fields as types). Labels are kept whole: they
-// are small, and the exporter selectors and the attribution keys both read them. Of the annotations,
-// which can be large (kubectl's last-applied-configuration), only the submitted-by key is kept.
+// these and drops the rest (src/k8s/objects/k8s-types.ts names the same fields as types). Labels
+// are kept whole: they are small, and the exporter selectors and the attribution keys both read them.
+// Of the annotations, which can be large (kubectl's last-applied-configuration), only the submitted-by
+// key is kept.
 // test/workloads/read-fields.test.ts checks that the projection of a selected object equals that of
 // the whole one.
 import type { WatchedResource } from '../domain/cluster-status.js';

@@ -2,7 +2,7 @@
 // object again; the first-seen time must survive that, since it is the last fallback for a terminal
 // time (pod-status.ts) and would otherwise move.
 import type { Clock } from '../domain/clock.js';
-import type { ObjectMeta } from './k8s-types.js';
+import type { ObjectMeta } from '../k8s/objects/k8s-types.js';
 
 /** Any Kubernetes object, as far as the label caches read it. */
 export interface WithMetadata {

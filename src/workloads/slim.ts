@@ -1,6 +1,6 @@
 // What the indexer keeps of a Namespace or Node: its name and the labels attribution reads (the
 // configured keys), nothing else. Pods and Jobs are kept as flat records instead (facts-projection.ts).
-import type { StringMap } from './k8s-types.js';
+import type { StringMap } from '../k8s/objects/k8s-types.js';
 import type { LabelKeys } from './mapping-context.js';
 import type { WithMetadata } from './seen.js';
 

@@ -1,5 +1,5 @@
 // Kubernetes times (RFC 3339 strings or Dates) to the epoch milliseconds the service keeps.
-import type { Timestamp } from './k8s-types.js';
+import type { Timestamp } from '../k8s/objects/k8s-types.js';
 
 /** Epoch milliseconds of a Kubernetes time; null when absent or unparseable. */
 export function timestampMs(value: Timestamp | null | undefined): number | null {

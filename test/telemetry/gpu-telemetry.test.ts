@@ -10,7 +10,7 @@ import { GpuTelemetry } from '../../src/telemetry/gpu-telemetry.js';
 import { rawSlotsFor } from '../../src/telemetry/gpu-rings.js';
 import { LifetimeAccumulators } from '../../src/telemetry/lifetime.js';
 import type { LifetimeRepository, LifetimeSave } from '../../src/domain/telemetry.js';
-import type { Pod } from '../../src/workloads/k8s-types.js';
+import type { Pod } from '../../src/k8s/objects/k8s-types.js';
 import { FixedClock } from '../support/fixed-clock.js';
 
 const NOW = Date.parse('2026-11-20T12:00:00Z');

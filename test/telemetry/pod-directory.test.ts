@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { Pod } from '../../src/workloads/k8s-types.js';
+import type { Pod } from '../../src/k8s/objects/k8s-types.js';
 import { PodDirectory } from '../../src/telemetry/pod-directory.js';
 import { parseSelectors } from '../../src/telemetry/exporter-target.js';
 

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { FactsProjection } from '../../src/workloads/facts-projection.js';
 import { tombstone } from '../../src/workloads/job-pod-cache.js';
-import type { Pod } from '../../src/workloads/k8s-types.js';
+import type { Pod } from '../../src/k8s/objects/k8s-types.js';
 import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../src/workloads/mapping-context.js';
 import { podFailureEvidence } from '../../src/workloads/pod-failure-evidence.js';
 import { podState } from '../../src/workloads/pod-status.js';

@@ -6,7 +6,7 @@ import { selectFields } from '../../src/domain/field-selection.js';
 import { FAILURE_REASONS, type FailureReason } from '../../src/domain/failure-reason.js';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import { failureReasonOf } from '../../src/workloads/failure-reason.js';
-import type { Job, Pod } from '../../src/workloads/k8s-types.js';
+import type { Job, Pod } from '../../src/k8s/objects/k8s-types.js';
 import { mapJob } from '../../src/workloads/map-job.js';
 import { mapPod } from '../../src/workloads/map-pod.js';
 import { DEFAULT_LABEL_KEYS, type MappingContext } from '../../src/workloads/mapping-context.js';

@@ -1,10 +1,11 @@
 // Small builders of plain Kubernetes objects for the mapper tables. Each starts from a minimal valid
 // object and takes only what a test row changes.
 import type { WorkloadRecord } from '../../src/domain/workload.js';
-import type { Container, ContainerStatus, Job, Namespace, Node, ObjectMeta, Pod, PodSpec, ResourceList } from '../../src/workloads/k8s-types.js';
+import type { Container, ContainerStatus, Job, Namespace, Node, ObjectMeta, Pod, PodSpec, ResourceList } from '../../src/k8s/objects/k8s-types.js';
 import { FactsProjection } from '../../src/workloads/facts-projection.js';
 import type { JobFacts } from '../../src/workloads/job-facts.js';
-import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type MappingContext } from '../../src/workloads/mapping-context.js';
+import { DEFAULT_LABEL_KEYS, type MappingContext } from '../../src/workloads/mapping-context.js';
+import { DEFAULT_GPU_RESOURCES } from '../../src/k8s/objects/gpu-request.js';
 import type { PodFacts } from '../../src/workloads/pod-facts.js';
 
 export const T0 = '2026-11-20T10:00:00Z';

@@ -1,7 +1,7 @@
 // Job status, times and exit code (DECISIONS "Status and times").
 import { expect } from 'chai';
 import { jobState } from '../../src/workloads/job-status.js';
-import type { Job, Pod } from '../../src/workloads/k8s-types.js';
+import type { Job, Pod } from '../../src/k8s/objects/k8s-types.js';
 import type { StateOptions } from '../../src/workloads/pod-status.js';
 import type { WorkloadState } from '../../src/workloads/workload-state.js';
 import { aJob, aJobPod, jobFacts, ms, podFacts, terminated } from './fixtures.js';

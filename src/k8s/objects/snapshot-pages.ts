@@ -1,7 +1,7 @@
 // A LIST delivered page by page (PAGE events, then a `paged` SYNC) gathered into one snapshot, each
 // object reduced as its page arrives: a consumer holds what it keeps of the LIST, never the LIST. A
 // LIST that fails after some pages is followed by a new one whose first page voids them.
-import type { ResourceEvent } from './workload-sink.js';
+import type { ResourceEvent } from './resource-event.js';
 
 type ListEvent<T> = Extract<ResourceEvent<T>, { type: 'SYNC' | 'PAGE' }>;
 

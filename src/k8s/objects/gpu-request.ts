@@ -4,7 +4,9 @@
 // larger of the two. Computed per resource name, then summed over the GPU resources (a pod asking for
 // one `nvidia.com/gpu` and one MIG slice holds two GPU devices).
 import type { Container, PodSpec, Quantity } from './k8s-types.js';
-import { DEFAULT_GPU_RESOURCES } from './mapping-context.js';
+
+/** Resource names counted as GPUs: exact names, or `prefix*` patterns. */
+export const DEFAULT_GPU_RESOURCES: readonly string[] = Object.freeze(['nvidia.com/gpu', 'nvidia.com/mig-*']);
 
 /** Whether a resource name is a GPU resource: equal to a name, or starting with a `prefix*` pattern's prefix. */
 export function isGpuResource(name: string, gpuResources: readonly string[] = DEFAULT_GPU_RESOURCES): boolean {
