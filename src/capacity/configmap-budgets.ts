@@ -3,7 +3,7 @@
 // while that ConfigMap's last valid version stays in force. A deleted ConfigMap takes its budget with
 // it. Two ConfigMaps claiming one organization: the first by name wins, the other is reported.
 import type { BudgetSource, CapacityBudget } from '../query/ports.js';
-import type { NamespaceInitiatives } from '../workloads/mapping-context.js';
+import type { NamespaceInitiatives } from '../domain/namespace-initiatives.js';
 import type { WholeEvent } from '../k8s/objects/resource-event.js';
 import { parseCapacityFileWithWarnings } from './capacity-file.js';
 

@@ -2,7 +2,7 @@
 // the same (a team's pods carry the same labels), so one shared record stands for each combination.
 import type { ObjectMeta } from '../k8s/objects/k8s-types.js';
 import { isManagedOf, ownInitiative, submittedByOf } from './labels.js';
-import type { LabelKeys } from './mapping-context.js';
+import type { LabelKeys } from './label-keys.js';
 import type { StringTable } from '../k8s/objects/string-table.js';
 
 export interface OwnAttribution {

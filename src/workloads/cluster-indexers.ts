@@ -7,7 +7,8 @@ import type { Clock } from '../domain/clock.js';
 import type { IndexerCounters, WatchedResource } from '../domain/cluster-status.js';
 import { WorkloadIndexer } from './indexer.js';
 import type { Job, Namespace, Node, Pod } from '../k8s/objects/k8s-types.js';
-import type { LabelKeys, NamespaceInitiatives } from './mapping-context.js';
+import type { NamespaceInitiatives } from '../domain/namespace-initiatives.js';
+import type { LabelKeys } from './label-keys.js';
 import type { IndexerLogger, WorkloadSink } from './workload-sink.js';
 import type { ResourceEvent } from '../k8s/objects/resource-event.js';
 

@@ -9,7 +9,7 @@ import { JobFacts } from './job-facts.js';
 import { jobFailedBy } from './job-failure-evidence.js';
 import type { Condition, Job, ObjectMeta, Pod, Timestamp } from '../k8s/objects/k8s-types.js';
 import { toKubeTime } from './kube-time.js';
-import { DEFAULT_LABEL_KEYS, type LabelKeys } from './mapping-context.js';
+import { DEFAULT_LABEL_KEYS, type LabelKeys } from './label-keys.js';
 import { jobOwnerUid } from '../k8s/objects/owner.js';
 import { firstNonZeroExitCode, lastContainerFinish } from './pod-containers.js';
 import type { ObjectIdentity, ObjectTimes } from './object-facts.js';

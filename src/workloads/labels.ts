@@ -2,7 +2,8 @@
 // a fixed order of precedence and ends at a fallback, so every row has a value.
 import { UNKNOWN } from '../domain/workload.js';
 import type { Namespace, Node, ObjectMeta, StringMap } from '../k8s/objects/k8s-types.js';
-import type { LabelKeys, NamespaceInitiatives } from './mapping-context.js';
+import type { NamespaceInitiatives } from '../domain/namespace-initiatives.js';
+import type { LabelKeys } from './label-keys.js';
 
 export { UNKNOWN };
 

@@ -1,36 +1,9 @@
 // What a mapper needs besides the object itself: the cluster's settings, the related objects the
 // caller has looked up (namespace, node, a Job's pods) and whether the object was deleted.
+import type { NamespaceInitiatives } from '../domain/namespace-initiatives.js';
 import type { Namespace, Node } from '../k8s/objects/k8s-types.js';
+import type { LabelKeys } from './label-keys.js';
 import type { PodFacts } from './pod-facts.js';
-
-/** Label and annotation keys read for attribution (DECISIONS "Where a workload comes from"). */
-export interface LabelKeys {
-  initiative: string;
-  organization: string;
-  submittedBy: string;
-  managed: string;
-  kueueQueueName: string;
-  instanceType: string;
-  gpuProduct: string;
-}
-
-export const DEFAULT_LABEL_KEYS: Readonly<LabelKeys> = Object.freeze({
-  initiative: 'gpucap.io/initiative',
-  organization: 'gpucap.io/organization',
-  submittedBy: 'gpucap.io/submitted-by',
-  managed: 'gpucap.io/managed',
-  kueueQueueName: 'kueue.x-k8s.io/queue-name',
-  instanceType: 'node.kubernetes.io/instance-type',
-  gpuProduct: 'nvidia.com/gpu.product',
-});
-
-/**
- * Initiatives the capacity budgets assign to namespaces (capacity.yaml `namespaces`), per
- * organization. Consulted after the object's and the Namespace's labels, before the namespace name.
- */
-export interface NamespaceInitiatives {
-  initiativeOf(organizationId: string, namespace: string): string | undefined;
-}
 
 export interface MappingContext {
   clusterId: string;

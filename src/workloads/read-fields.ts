@@ -9,7 +9,7 @@
 // the whole one.
 import type { WatchedResource } from '../domain/cluster-status.js';
 import type { FieldSelection } from '../domain/field-selection.js';
-import type { LabelKeys } from './mapping-context.js';
+import type { LabelKeys } from './label-keys.js';
 
 function objectMeta(keys: Readonly<LabelKeys>): FieldSelection {
   return {

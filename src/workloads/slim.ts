@@ -1,7 +1,7 @@
 // What the indexer keeps of a Namespace or Node: its name and the labels attribution reads (the
 // configured keys), nothing else. Pods and Jobs are kept as flat records instead (facts-projection.ts).
 import type { StringMap } from '../k8s/objects/k8s-types.js';
-import type { LabelKeys } from './mapping-context.js';
+import type { LabelKeys } from './label-keys.js';
 import type { WithMetadata } from './seen.js';
 
 /** Label keys a Namespace or Node is read for. */

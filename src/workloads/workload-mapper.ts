@@ -6,7 +6,9 @@ import type { JobFacts } from './job-facts.js';
 import type { LabelCache } from './label-cache.js';
 import { firstPodNodeName, mapJob } from './map-job.js';
 import { mapPod, podInterval } from './map-pod.js';
-import type { LabelKeys, MappingContext, NamespaceInitiatives } from './mapping-context.js';
+import type { MappingContext } from './mapping-context.js';
+import type { NamespaceInitiatives } from '../domain/namespace-initiatives.js';
+import type { LabelKeys } from './label-keys.js';
 import type { MappedWorkload } from './mapped-workload.js';
 import type { PodFacts } from './pod-facts.js';
 

@@ -6,7 +6,7 @@ import sinon from 'sinon';
 import { indexWriterCheck, samplerCheck } from '../../src/admin/liveness-checks.js';
 import { Sampler } from '../../src/telemetry/sampler.js';
 import { ClusterIndexers } from '../../src/workloads/cluster-indexers.js';
-import { DEFAULT_LABEL_KEYS } from '../../src/workloads/mapping-context.js';
+import { DEFAULT_LABEL_KEYS } from '../../src/workloads/label-keys.js';
 import { DEFAULT_GPU_RESOURCES } from '../../src/k8s/objects/gpu-request.js';
 import { failIndexWrites } from '../support/backend.js';
 import { FixedClock } from '../support/fixed-clock.js';

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { FactsProjection } from '../../src/workloads/facts-projection.js';
 import { tombstone } from '../../src/workloads/job-pod-cache.js';
 import type { Pod } from '../../src/k8s/objects/k8s-types.js';
-import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../src/workloads/mapping-context.js';
+import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../src/workloads/label-keys.js';
 import { podFailureEvidence } from '../../src/workloads/pod-failure-evidence.js';
 import { podState } from '../../src/workloads/pod-status.js';
 import { aJob, aPod, gpuContainer, ms, terminated } from './fixtures.js';

@@ -4,7 +4,8 @@ import type { WorkloadRecord } from '../../src/domain/workload.js';
 import type { Container, ContainerStatus, Job, Namespace, Node, ObjectMeta, Pod, PodSpec, ResourceList } from '../../src/k8s/objects/k8s-types.js';
 import { FactsProjection } from '../../src/workloads/facts-projection.js';
 import type { JobFacts } from '../../src/workloads/job-facts.js';
-import { DEFAULT_LABEL_KEYS, type MappingContext } from '../../src/workloads/mapping-context.js';
+import type { MappingContext } from '../../src/workloads/mapping-context.js';
+import { DEFAULT_LABEL_KEYS } from '../../src/workloads/label-keys.js';
 import { DEFAULT_GPU_RESOURCES } from '../../src/k8s/objects/gpu-request.js';
 import type { PodFacts } from '../../src/workloads/pod-facts.js';
 

@@ -6,7 +6,7 @@ import { selectFields } from '../../src/domain/field-selection.js';
 import type { FieldSelection } from '../../src/domain/field-selection.js';
 import { FactsProjection } from '../../src/workloads/facts-projection.js';
 import type { Job, Pod } from '../../src/k8s/objects/k8s-types.js';
-import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../src/workloads/mapping-context.js';
+import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../src/workloads/label-keys.js';
 import { DEFAULT_GPU_RESOURCES } from '../../src/k8s/objects/gpu-request.js';
 import { podFailureEvidence } from '../../src/workloads/pod-failure-evidence.js';
 import { readFields } from '../../src/workloads/read-fields.js';
