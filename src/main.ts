@@ -54,8 +54,8 @@ import { LifetimeAccumulators } from './telemetry/lifetime.js';
 import { SharedTelemetryReader } from './telemetry/shared-telemetry.js';
 import { SummaryFlusher } from './telemetry/summary-flusher.js';
 import { Sampler, type ExporterStatus } from './telemetry/sampler.js';
-import { ClusterIndexers } from './workloads/cluster-indexers.js';
-import type { LabelKeys } from './workloads/label-keys.js';
+import { ClusterIndexers } from './workloads/indexing/cluster-indexers.js';
+import type { LabelKeys } from './workloads/attribution/label-keys.js';
 import { readFields } from './workloads/read-fields.js';
 
 const RETENTION_INTERVAL_MS = 3_600_000;

@@ -1,6 +1,6 @@
 // The fields of each watched kind that anything downstream reads: the facts projection and the
 // mappers, the telemetry flow's pod directory (podIP, exporter labels), the Namespace and Node
-// context (slim.ts) and the writer election (the kube-system Namespace's uid). The watch decoder keeps
+// context (caches/slim.ts) and the writer election (the kube-system Namespace's uid). The watch decoder keeps
 // these and drops the rest (src/k8s/objects/k8s-types.ts names the same fields as types). Labels
 // are kept whole: they are small, and the exporter selectors and the attribution keys both read them.
 // Of the annotations, which can be large (kubectl's last-applied-configuration), only the submitted-by
@@ -9,7 +9,7 @@
 // the whole one.
 import type { WatchedResource } from '../domain/cluster-status.js';
 import type { FieldSelection } from '../domain/field-selection.js';
-import type { LabelKeys } from './label-keys.js';
+import type { LabelKeys } from './attribution/label-keys.js';
 
 function objectMeta(keys: Readonly<LabelKeys>): FieldSelection {
   return {
@@ -29,7 +29,7 @@ function objectMeta(keys: Readonly<LabelKeys>): FieldSelection {
 const CONTAINER: FieldSelection = { name: true, restartPolicy: true, resources: { requests: true, limits: true } };
 const POD_SPEC: FieldSelection = { nodeName: true, initContainers: CONTAINER, containers: CONTAINER };
 // The reasons (a container's, the pod's, a condition's) say why a workload failed
-// (pod-failure-evidence.ts, job-failure-evidence.ts).
+// (failure/pod-failure-evidence.ts, failure/job-failure-evidence.ts).
 const TERMINATED: FieldSelection = { terminated: { exitCode: true, reason: true, startedAt: true, finishedAt: true } };
 const CONTAINER_STATUS: FieldSelection = { name: true, state: TERMINATED, lastState: TERMINATED };
 const CONDITION: FieldSelection = { type: true, status: true, reason: true, lastTransitionTime: true };

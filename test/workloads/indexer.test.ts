@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import sinon from 'sinon';
 import type { WorkloadView } from '../../src/domain/workload.js';
 import type { WorkloadIndex } from '../../src/query/ports.js';
-import { WorkloadIndexer } from '../../src/workloads/indexer.js';
+import { WorkloadIndexer } from '../../src/workloads/indexing/indexer.js';
 import type { Job, Pod } from '../../src/k8s/objects/k8s-types.js';
 import type { WorkloadSink } from '../../src/workloads/workload-sink.js';
 import { FixedClock } from '../support/fixed-clock.js';
