@@ -11,7 +11,7 @@ import { DEFAULT_GPU_RESOURCES } from '../../src/k8s/objects/gpu-request.js';
 import { podFailureEvidence } from '../../src/workloads/failure/pod-failure-evidence.js';
 import { readFields } from '../../src/workloads/read-fields.js';
 import { contextSlimmer } from '../../src/workloads/caches/slim.js';
-import { PodDirectory } from '../../src/telemetry/pod-directory.js';
+import { PodDirectory } from '../../src/telemetry/scrape/pod-directory.js';
 import { aGpuJob, aGpuPod, anExporterPod, finished, running } from '../../sim/kube-api/objects.js';
 
 const KEYS: LabelKeys = { ...DEFAULT_LABEL_KEYS, submittedBy: 'example.com/owner' };

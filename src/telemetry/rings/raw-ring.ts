@@ -3,9 +3,9 @@
 // (the rankings' last-hour totals): the ring tells the totals of each sample it takes and of each one
 // it lets go, by age or by overwriting it.
 import type { BucketRing } from './bucket-ring.js';
-import type { GpuFold } from './gpu-fold.js';
+import type { GpuFold } from '../summaries/gpu-fold.js';
 import { METRIC_COUNT, MISSING } from './metric-codec.js';
-import { VALUE_BITS, type PercentileHistograms } from './percentile-histogram.js';
+import { VALUE_BITS, type PercentileHistograms } from '../summaries/percentile-histogram.js';
 import type { ArraySize, Carver } from './ring-carver.js';
 
 /** Running totals over a ring's newest samples; `seq` numbers the GPU's samples from 0, in order. */

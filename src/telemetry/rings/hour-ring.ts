@@ -8,7 +8,7 @@
 // minutes and the five-minute buckets it spans, so a read gives the same avg/min/max/current as it
 // would bucket by bucket. An hour that saw a workload switch (or an idle spell: owner 0), or a bucket
 // refusing a value, is left to the buckets: it keeps only its number and stops adding.
-import type { GpuFold } from './gpu-fold.js';
+import type { GpuFold } from '../summaries/gpu-fold.js';
 import { METRIC_COUNT, MISSING } from './metric-codec.js';
 import type { ArraySize, Carver } from './ring-carver.js';
 

@@ -2,7 +2,7 @@
 // first (so the first value met per metric is the GPU's latest), and it goes into the workload's
 // WindowSummary once per GPU. A single instance serves every read (reads are synchronous and never
 // nested), so a 512-GPU read allocates nothing per GPU.
-import { METRIC_COUNT, MISSING } from './metric-codec.js';
+import { METRIC_COUNT, MISSING } from '../rings/metric-codec.js';
 import type { WindowSummary } from './window-summary.js';
 
 export class GpuFold {

@@ -2,11 +2,11 @@
 // buckets and lifetime totals the clusters' writers stored, so every replica gives the same one. A
 // window is answered in whole buckets: those that start inside it, up to the newest stored (the
 // current bucket is stored once it ends). Figures are rounded as the rings' are.
-import { METRIC_NAMES, type MetricName, type MetricSummary, type RankedMetricName } from '../domain/metrics.js';
-import type { GpuBucketFigures, GpuSummaryStore } from '../domain/telemetry.js';
-import type { TelemetryReader } from '../query/ports.js';
-import { summarizeTotals } from './lifetime.js';
-import { encodeMetric, METRIC_COUNT, METRIC_SLOT } from './metric-codec.js';
+import { METRIC_NAMES, type MetricName, type MetricSummary, type RankedMetricName } from '../../domain/metrics.js';
+import type { GpuBucketFigures, GpuSummaryStore } from '../../domain/telemetry.js';
+import type { TelemetryReader } from '../../query/ports.js';
+import { summarizeTotals } from '../sinks/lifetime.js';
+import { encodeMetric, METRIC_COUNT, METRIC_SLOT } from '../rings/metric-codec.js';
 import { takeHistograms, type PercentileHistograms } from './percentile-histogram.js';
 import { roundAverage } from './round-average.js';
 import { addPercentiles } from './window-percentiles.js';

@@ -7,8 +7,8 @@
 // ones is a pause, not idleness. A minute of one GPU of one workload is judged when it closes: when
 // that GPU's next sample for the workload falls in a later minute, or when a flush runs at or after
 // the minute's end. Its utilization samples then count as idle if their mean is below the threshold.
-import type { GpuUsage } from '../domain/gpu-usage.js';
-import { encodeMetric, METRIC_SLOT } from './metric-codec.js';
+import type { GpuUsage } from '../../domain/gpu-usage.js';
+import { encodeMetric, METRIC_SLOT } from '../rings/metric-codec.js';
 
 export const MINUTE_MS = 60_000;
 const UTIL = METRIC_SLOT.gpu_utilization;
@@ -34,7 +34,7 @@ export function checkUsageRules(rules: UsageRules): UsageRules {
 export interface SampleFacts {
   /** A MIG instance: its power reading is the whole GPU's, so it adds no power figures. */
   mig: boolean;
-  /** The sample reports an XID error this process had not seen on the GPU (xid-watch.ts). */
+  /** The sample reports an XID error this process had not seen on the GPU (scrape/xid-watch.ts). */
   xidError: boolean;
 }
 

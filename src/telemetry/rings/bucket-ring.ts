@@ -8,10 +8,10 @@
 // totals keep it). A bucket is *whole* while it holds every sample its GPU recorded in that interval:
 // it never restarted and never refused a value for a full count. Readers of a finer resolution use a
 // whole bucket in place of the samples it sums (the raw hour reads whole minutes).
-import type { GpuFold } from './gpu-fold.js';
+import type { GpuFold } from '../summaries/gpu-fold.js';
 import type { HourRing } from './hour-ring.js';
 import { METRIC_COUNT, MISSING } from './metric-codec.js';
-import { VALUE_BITS, type PercentileHistograms } from './percentile-histogram.js';
+import { VALUE_BITS, type PercentileHistograms } from '../summaries/percentile-histogram.js';
 import type { ArraySize, Carver } from './ring-carver.js';
 
 export interface TierLayout {

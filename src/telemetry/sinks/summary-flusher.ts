@@ -3,8 +3,8 @@
 // clusters this replica writes up to the newest ended bucket, and drops buckets older than the
 // longest window (24 h) plus one hour. A bucket the database refused stays queued for the next run,
 // up to `maxQueued`; beyond that the oldest go, counted and logged.
-import type { Clock } from '../domain/clock.js';
-import type { GpuSummaryStore } from '../domain/telemetry.js';
+import type { Clock } from '../../domain/clock.js';
+import type { GpuSummaryStore } from '../../domain/telemetry.js';
 import type { BucketAccumulator, EndedBucket } from './bucket-accumulator.js';
 
 const KEPT_MS = 25 * 3_600_000;

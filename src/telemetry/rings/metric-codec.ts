@@ -4,7 +4,7 @@
 // at the default 15 s; the raw hour grows as the interval shrinks: 52 KiB at 5 s, 71 KiB at 2 s). The
 // resolution lost is far below what the sensors report (DCGM's utilization is an integer percent, its
 // power a watt with ~1 W accuracy).
-import { METRIC_NAMES, type MetricName } from '../domain/metrics.js';
+import { METRIC_NAMES, type MetricName } from '../../domain/metrics.js';
 
 export const METRIC_COUNT = METRIC_NAMES.length;
 

@@ -2,7 +2,7 @@
 // each is bounded by the scrape timeout; an exporter whose previous scrape is still running is skipped
 // for this tick (counted as a timeout once it ends), so a hung exporter holds one slot, never the tick
 // and never the others. Each payload is ingested as soon as it arrives.
-import type { Clock } from '../domain/clock.js';
+import type { Clock } from '../../domain/clock.js';
 import type { ExporterTarget } from './exporter-target.js';
 import { ScrapeError, type Scrape, type ScrapeFailureReason } from './http-scrape.js';
 

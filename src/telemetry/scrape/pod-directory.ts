@@ -3,12 +3,12 @@
 // Fed the same events as the workload indexer; keeps a few strings per GPU pod, nothing more: pods
 // by namespace then name (no key string of their own per pod), namespace names and the workload ids
 // of a Job's pods shared.
-import type { ResourceEvent } from '../k8s/objects/resource-event.js';
-import type { Pod } from '../k8s/objects/k8s-types.js';
-import { effectiveGpuRequest } from '../k8s/objects/gpu-request.js';
-import { jobOwnerUid } from '../k8s/objects/owner.js';
-import { SnapshotPages } from '../k8s/objects/snapshot-pages.js';
-import { StringTable } from '../k8s/objects/string-table.js';
+import type { ResourceEvent } from '../../k8s/objects/resource-event.js';
+import type { Pod } from '../../k8s/objects/k8s-types.js';
+import { effectiveGpuRequest } from '../../k8s/objects/gpu-request.js';
+import { jobOwnerUid } from '../../k8s/objects/owner.js';
+import { SnapshotPages } from '../../k8s/objects/snapshot-pages.js';
+import { StringTable } from '../../k8s/objects/string-table.js';
 import { exporterUrl, type ExporterDiscovery, type ExporterTarget } from './exporter-target.js';
 
 function podKey(namespace: string, name: string): string {

@@ -7,10 +7,10 @@
 // bucket. Idle time is judged per GPU minute, and a minute may straddle buckets of any width: its idle
 // seconds go to the bucket holding its last millisecond. Minutes are closed before buckets are taken
 // out, and that bucket ends at or after the minute, so it is always still here to take them.
-import { emptyUsage, type GpuUsage } from '../domain/gpu-usage.js';
-import type { GpuBucketRow } from '../domain/telemetry.js';
-import { METRIC_COUNT } from './metric-codec.js';
-import { roundAverage } from './round-average.js';
+import { emptyUsage, type GpuUsage } from '../../domain/gpu-usage.js';
+import type { GpuBucketRow } from '../../domain/telemetry.js';
+import { METRIC_COUNT } from '../rings/metric-codec.js';
+import { roundAverage } from '../summaries/round-average.js';
 import { addSampleUsage, checkUsageRules, IdleMinutes, type IdleMinute, type SampleFacts } from './usage-tally.js';
 
 class WorkloadBucket {

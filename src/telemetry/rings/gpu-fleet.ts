@@ -7,9 +7,9 @@ import { LastHourTotals, type OwnerFigures } from './last-hour-totals.js';
 import { decodeMetric } from './metric-codec.js';
 import { OldestCounted } from './oldest-counted.js';
 import { OwnerIds } from './owner-ids.js';
-import type { PercentileHistograms } from './percentile-histogram.js';
+import type { PercentileHistograms } from '../summaries/percentile-histogram.js';
 import { RingSlabs } from './ring-slabs.js';
-import type { WindowSummary } from './window-summary.js';
+import type { WindowSummary } from '../summaries/window-summary.js';
 
 const DAY_SECONDS = 86_400;
 const ONE_MINUTE_SPAN_SECONDS = 6 * 3600;

@@ -1,7 +1,7 @@
 // dcgm-exporter's text → one reading per GPU (or MIG instance) with the five API metrics
 // (DECISIONS "Metrics") and its last XID error. Only the eight fields those need are looked at; every
 // other series is parsed (the payload must be valid as a whole) and skipped.
-import { METRIC_COUNT, METRIC_SLOT } from './metric-codec.js';
+import { METRIC_COUNT, METRIC_SLOT } from '../rings/metric-codec.js';
 import { parseExposition } from './exposition-parser.js';
 
 /** The dcgm-exporter fields the API metrics and the XID errors are derived from. */

@@ -1,4 +1,4 @@
-// Nearest-rank percentiles of values in the rings' stored units (16-bit integers, metric-codec.ts),
+// Nearest-rank percentiles of values in the rings' stored units (16-bit integers, rings/metric-codec.ts),
 // by counting: one counter per metric slot and possible stored value. Filling costs one increment per
 // value (or per bucket, with its sample count as the weight) and nothing is sorted: a 512-GPU day is
 // ~740,000 bucket cells, and sorting them would cost many times what the whole summary does.
@@ -7,8 +7,8 @@
 // call per value cost more than the rest of the walk. The counters take 1.25 MiB, so a read does not
 // allocate them: every read shares one set (takeHistograms), as every read shares one GpuFold. Reads
 // are synchronous between the fill and the answer, so two never interleave.
-import { nearestRank } from '../domain/percentiles.js';
-import { METRIC_COUNT } from './metric-codec.js';
+import { nearestRank } from '../../domain/percentiles.js';
+import { METRIC_COUNT } from '../rings/metric-codec.js';
 
 /** Stored values a slot can hold: its counters are counts[slot << VALUE_BITS | stored]. */
 export const VALUE_BITS = 16;

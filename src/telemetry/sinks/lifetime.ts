@@ -6,12 +6,12 @@
 // Usage figures (usage-tally.ts) go the other way: each save sends what the workload's GPUs did since
 // the previous one, which the repository adds. A GPU's minute still open when the process stops is
 // never judged: at most one minute of idle time per GPU is lost.
-import type { Clock } from '../domain/clock.js';
-import { emptyUsage, isEmptyUsage, type GpuUsage } from '../domain/gpu-usage.js';
-import { METRIC_NAMES, type MetricName, type MetricSummary } from '../domain/metrics.js';
-import type { LifetimeRepository, LifetimeSave, LifetimeTotals } from '../domain/telemetry.js';
-import { METRIC_COUNT } from './metric-codec.js';
-import { roundAverage } from './round-average.js';
+import type { Clock } from '../../domain/clock.js';
+import { emptyUsage, isEmptyUsage, type GpuUsage } from '../../domain/gpu-usage.js';
+import { METRIC_NAMES, type MetricName, type MetricSummary } from '../../domain/metrics.js';
+import type { LifetimeRepository, LifetimeSave, LifetimeTotals } from '../../domain/telemetry.js';
+import { METRIC_COUNT } from '../rings/metric-codec.js';
+import { roundAverage } from '../summaries/round-average.js';
 import { addSampleUsage, IdleMinutes, type IdleMinute, type SampleFacts } from './usage-tally.js';
 
 class Accumulator {

@@ -9,13 +9,13 @@
 // with the same figures it always had: the coarser slots it uses in place of finer ones (whole minutes
 // in the raw hour, pure hours in the bucket tiers) hold exactly the samples they stand for.
 import { BucketRing, bucketRingSizes, type TierLayout } from './bucket-ring.js';
-import { GPU_FOLD } from './gpu-fold.js';
+import { GPU_FOLD } from '../summaries/gpu-fold.js';
 import { HourRing, hourRingSizes } from './hour-ring.js';
-import type { PercentileHistograms } from './percentile-histogram.js';
+import type { PercentileHistograms } from '../summaries/percentile-histogram.js';
 import { RawRing, rawRingSizes, type RawTotals } from './raw-ring.js';
 import { Carver, type ArraySize } from './ring-carver.js';
 import type { RingSlot } from './ring-slabs.js';
-import type { WindowSummary } from './window-summary.js';
+import type { WindowSummary } from '../summaries/window-summary.js';
 
 export type { TierLayout } from './bucket-ring.js';
 

@@ -2,9 +2,9 @@
 // the shared histograms: decoded to the metric's unit and rounded as averages are. A percentile is
 // null when nothing was counted, or when what was counted is not every sample it must stand for
 // (`complete`: job_lifetime, whose older samples may have left the rings).
-import { METRIC_NAMES, type MetricName, type MetricSummary } from '../domain/metrics.js';
-import { percentileKey, type Percentile } from '../domain/percentiles.js';
-import { decodeMetric } from './metric-codec.js';
+import { METRIC_NAMES, type MetricName, type MetricSummary } from '../../domain/metrics.js';
+import { percentileKey, type Percentile } from '../../domain/percentiles.js';
+import { decodeMetric } from '../rings/metric-codec.js';
 import type { PercentileHistograms } from './percentile-histogram.js';
 import { roundAverage } from './round-average.js';
 

@@ -1,8 +1,8 @@
 // Folds the samples of a window, across every GPU of a workload, into the API's summary: avg/min/max
 // over every sample, current = mean of each GPU's latest sample (DECISIONS "Metrics"). Works in the
 // rings' stored units and converts once at the end.
-import { METRIC_NAMES, type MetricName, type MetricSummary } from '../domain/metrics.js';
-import { decodeMetric, METRIC_COUNT } from './metric-codec.js';
+import { METRIC_NAMES, type MetricName, type MetricSummary } from '../../domain/metrics.js';
+import { decodeMetric, METRIC_COUNT } from '../rings/metric-codec.js';
 import { roundAverage } from './round-average.js';
 
 export class WindowSummary {
