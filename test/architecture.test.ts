@@ -119,6 +119,8 @@ function packageOnlyIn(packages: readonly string[], owners: readonly string[]): 
 }
 
 const HTTP_PACKAGES = ['koa', '@koa/'];
+/** The budget arithmetic of src/capacity/ (periods, used and remaining, forecasts), which the capacity read calls. */
+const BUDGET_ARITHMETIC = ['src/capacity/budget-period.ts', 'src/capacity/budget-forecast.ts', 'src/capacity/budget-figures.ts'];
 const K8S_PACKAGES = ['@kubernetes/client-node'];
 
 export const architectureRules: readonly ArchitectureRule[] = [
@@ -192,6 +194,17 @@ export const architectureRules: readonly ArchitectureRule[] = [
     ),
   },
   {
+    // What the read side calls of the capacity flow: plain arithmetic, so that a read brings in neither
+    // the ConfigMap source nor the capacity.yaml parser and its packages.
+    title: 'the budget arithmetic (src/capacity/budget-{period,forecast,figures}.ts) imports only src/domain and itself, and no package',
+    check: (modules) =>
+      modules
+        .filter((module) => BUDGET_ARITHMETIC.includes(module.file))
+        .flatMap((module) =>
+          module.imports.filter((ref) => !isRelative(ref) || !(inFolder(ref.target, 'src/domain') || BUDGET_ARITHMETIC.includes(ref.target))).map(describeRef),
+        ),
+  },
+  {
     title: 'src/ha/ imports only src/domain, src/k8s/objects, src/workloads/workload-sink.ts and itself, and no package',
     check: importsFrom('src/ha', (ref) => srcImportWithin(['src/domain', 'src/k8s/objects', 'src/ha'], ['src/workloads/workload-sink.ts'])(ref) && (isRelative(ref) || ref.target.startsWith('node:'))),
   },
@@ -210,17 +223,18 @@ export const architectureRules: readonly ArchitectureRule[] = [
     check: packageOnlyIn(['pg'], ['src/store/postgres']),
   },
   {
-    title: 'src/query/ imports only src/domain and itself, and knows neither HTTP nor SQL nor Kubernetes',
+    title: 'src/query/ imports only src/domain, the budget arithmetic of src/capacity/ and itself, and knows neither HTTP nor SQL nor Kubernetes',
     check: importsFrom(
       'src/query',
       (ref) =>
-        srcImportWithin(['src/domain', 'src/query'])(ref) &&
+        srcImportWithin(['src/domain', 'src/query'], BUDGET_ARITHMETIC)(ref) &&
         !importsPackage(ref, [...HTTP_PACKAGES, 'better-sqlite3', ...K8S_PACKAGES]),
     ),
   },
   {
-    title: 'src/api/ imports only src/query, src/domain and itself',
-    check: importsFrom('src/api', srcImportWithin(['src/query', 'src/domain', 'src/api'])),
+    // The capacity figures are presented as src/capacity/budget-figures.ts defines them.
+    title: 'src/api/ imports only src/query, src/domain, src/capacity/budget-figures.ts and itself',
+    check: importsFrom('src/api', srcImportWithin(['src/query', 'src/domain', 'src/api'], ['src/capacity/budget-figures.ts'])),
   },
   {
     // The kubectl plugin talks to the service over HTTP like any client; it shares only the CSV
@@ -358,6 +372,11 @@ describe('architecture (STYLE.md layering)', () => {
         rule: 'src/capacity/',
         bad: module('src/capacity/source.ts', '@kubernetes/client-node'),
         good: module('src/capacity/source.ts', '../domain/errors.js', '../query/ports.js', './capacity-file.js', 'yaml', 'ajv'),
+      },
+      {
+        rule: 'the budget arithmetic',
+        bad: module('src/capacity/budget-figures.ts', './configmap-budgets.js'),
+        good: module('src/capacity/budget-period.ts', '../domain/capacity-budget.js', './budget-forecast.js'),
       },
       {
         rule: 'src/ha/',

@@ -9,7 +9,8 @@
 // half-synced ones that would page someone.
 import { Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../domain/clock.js';
-import { capacity, type CapacityFigures } from '../query/capacity.js';
+import { capacity } from '../query/capacity.js';
+import type { CapacityFigures } from '../capacity/budget-figures.js';
 import type { BudgetSource, TeamCounts, WorkloadIndex } from '../query/ports.js';
 import type { Labels, Sample } from './collected-metrics.js';
 

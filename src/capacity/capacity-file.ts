@@ -3,7 +3,7 @@
 // caller (the ConfigMap source) logs the error and keeps the last valid budget in force.
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument } from 'yaml';
-import type { CapacityBudget } from '../query/ports.js';
+import type { CapacityBudget } from '../domain/capacity-budget.js';
 import { CapacityFileSchema, LABEL_VALUE_PATTERN, NAMESPACE_PATTERN, POOL_ID_PATTERN, type CapacityFile } from './capacity-schema.js';
 
 /** ConfigMaps hold at most 1 MiB; a larger text is refused before it is parsed. */

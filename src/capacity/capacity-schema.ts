@@ -3,7 +3,7 @@
 // What JSON Schema cannot say (ids unique across items, an instance type in one pool only, a namespace
 // under one initiative only, names defaulting to ids) is checked by capacity-file.ts.
 import { Type, type Static, type TUnsafe } from '@sinclair/typebox';
-import type { BudgetPeriod } from '../query/ports.js';
+import type { BudgetPeriod } from '../domain/capacity-budget.js';
 
 export const BUDGET_PERIODS = ['month', 'quarter', 'year', 'total'] as const satisfies readonly BudgetPeriod[];
 

@@ -2,7 +2,8 @@
 // organization's capacity.yaml; an edit that does not parse is rejected, logged once and reported,
 // while that ConfigMap's last valid version stays in force. A deleted ConfigMap takes its budget with
 // it. Two ConfigMaps claiming one organization: the first by name wins, the other is reported.
-import type { BudgetSource, CapacityBudget } from '../query/ports.js';
+import type { BudgetSource } from '../query/ports.js';
+import type { CapacityBudget } from '../domain/capacity-budget.js';
 import type { NamespaceInitiatives } from '../domain/namespace-initiatives.js';
 import type { WholeEvent } from '../k8s/objects/resource-event.js';
 import { parseCapacityFileWithWarnings } from './capacity-file.js';

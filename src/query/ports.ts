@@ -1,6 +1,7 @@
 // What the read side needs from the rest of the service. Each port is owned here, by its consumer;
 // the SQLite index, the telemetry rings and the capacity ConfigMaps implement them. Every read is
 // async so a heavy query can move off the event loop (worker thread) without changing callers.
+import type { CapacityBudget } from '../domain/capacity-budget.js';
 import type { UsageFigures } from '../domain/gpu-usage.js';
 import type { Scope } from '../domain/principal.js';
 import type { TrendInterval } from '../domain/trend-interval.js';
@@ -161,16 +162,6 @@ export interface TelemetryReader {
   }): Promise<Record<MetricName, MetricSummary>>;
   /** Workloads with samples of `metric` in the last hour before `now`: their mean and current value. */
   lastHour(metric: RankedMetricName, now: number): Promise<Map<string, { avg: number; current: number }>>;
-}
-
-export type BudgetPeriod = 'month' | 'quarter' | 'year' | 'total';
-
-export interface CapacityBudget {
-  organizationId: string;
-  period: BudgetPeriod;
-  allocatedGpuHours: number;
-  pools: { poolId: string; name: string; allocatedGpuHours: number; instanceTypes: string[] }[];
-  initiatives: { initiativeId: string; name: string; allocatedGpuHours: number; namespaces: string[] }[];
 }
 
 /** Budgets from capacity ConfigMaps (filled by the capacity source; none until then). */

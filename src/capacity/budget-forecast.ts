@@ -4,6 +4,11 @@
 export const BURN_WINDOW_DAYS = 7;
 export const DAY_MS = 86_400_000;
 
+/** Where the trailing window whose use sets the burn rate starts. */
+export function burnWindowStart(now: number): number {
+  return now - BURN_WINDOW_DAYS * DAY_MS;
+}
+
 export interface Forecast {
   burnRatePerDay: number;
   /** null for the `total` period, which has no end. */

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { periodEnd, periodStart } from '../../src/query/budget-period.js';
+import { periodEnd, periodStart } from '../../src/capacity/budget-period.js';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

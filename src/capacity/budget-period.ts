@@ -1,5 +1,5 @@
 // The current budget period in UTC (DECISIONS "Capacity"); `total` has neither start nor end.
-import type { BudgetPeriod } from './ports.js';
+import type { BudgetPeriod } from '../domain/capacity-budget.js';
 
 export function periodStart(period: BudgetPeriod, now: number): number | null {
   return periodBounds(period, now)?.start ?? null;

@@ -1,7 +1,7 @@
 // The forecast arithmetic on figures whose answer is known, at period ends and on a leap day.
 import { expect } from 'chai';
-import { forecast, type ForecastInput } from '../../src/query/budget-forecast.js';
-import { periodEnd } from '../../src/query/budget-period.js';
+import { forecast, type ForecastInput } from '../../src/capacity/budget-forecast.js';
+import { periodEnd } from '../../src/capacity/budget-period.js';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
