@@ -120,6 +120,7 @@ function packageOnlyIn(packages: readonly string[], owners: readonly string[]): 
 
 const HTTP_PACKAGES = ['koa', '@koa/'];
 /** The budget arithmetic of src/capacity/ (periods, used and remaining, forecasts), which the capacity read calls. */
+const ACCESS_IMPORTERS = ['src/access', 'src/query', 'src/api', 'src/auth', 'src/cli', 'src/store', 'src/workloads', 'src/telemetry', 'src/capacity', 'src/ha'];
 const BUDGET_ARITHMETIC = ['src/capacity/budget-period.ts', 'src/capacity/budget-forecast.ts', 'src/capacity/budget-figures.ts'];
 const K8S_PACKAGES = ['@kubernetes/client-node'];
 
@@ -144,6 +145,21 @@ export const architectureRules: readonly ArchitectureRule[] = [
       'src/store/common',
       (ref) => srcImportWithin(['src/domain', 'src/store/common'], ['src/query/ports.ts'])(ref) && isRelative(ref),
     ),
+  },
+  {
+    // What each role may see: who the caller is (src/access/principal.ts) and the filters it may run
+    // (src/access/scoped-filter.ts), in one place, beside the domain.
+    title: 'src/access/ imports only src/domain, src/query/ports.ts (the filter it narrows) and itself, and no package',
+    check: importsFrom('src/access', (ref) => srcImportWithin(['src/domain', 'src/access'], ['src/query/ports.ts'])(ref) && isRelative(ref)),
+  },
+  {
+    // The read side scopes every read; the API and the authenticators make the principal, the token CLI
+    // mints one; the store and the flows may carry a Scope (a filter's). Nothing else decides what a role sees.
+    title: 'only src/query, src/api, src/auth, src/cli, src/store, the flow folders and src/main.ts import src/access/',
+    check: (modules) =>
+      modules
+        .filter((module) => module.file !== 'src/main.ts' && !ACCESS_IMPORTERS.some((folder) => inFolder(module.file, folder)))
+        .flatMap((module) => module.imports.filter((ref) => isRelative(ref) && inFolder(ref.target, 'src/access')).map(describeRef)),
   },
   {
     // The API's error contract: its codes are HTTP statuses and its errors carry response headers.
@@ -223,18 +239,18 @@ export const architectureRules: readonly ArchitectureRule[] = [
     check: packageOnlyIn(['pg'], ['src/store/postgres']),
   },
   {
-    title: 'src/query/ imports only src/domain, the budget arithmetic of src/capacity/ and itself, and knows neither HTTP nor SQL nor Kubernetes',
+    title: 'src/query/ imports only src/domain, src/access, the budget arithmetic of src/capacity/ and itself, and knows neither HTTP nor SQL nor Kubernetes',
     check: importsFrom(
       'src/query',
       (ref) =>
-        srcImportWithin(['src/domain', 'src/query'], BUDGET_ARITHMETIC)(ref) &&
+        srcImportWithin(['src/domain', 'src/access', 'src/query'], BUDGET_ARITHMETIC)(ref) &&
         !importsPackage(ref, [...HTTP_PACKAGES, 'better-sqlite3', ...K8S_PACKAGES]),
     ),
   },
   {
     // The capacity figures are presented as src/capacity/budget-figures.ts defines them.
-    title: 'src/api/ imports only src/query, src/domain, src/capacity/budget-figures.ts and itself',
-    check: importsFrom('src/api', srcImportWithin(['src/query', 'src/domain', 'src/api'], ['src/capacity/budget-figures.ts'])),
+    title: 'src/api/ imports only src/query, src/domain, src/access, src/capacity/budget-figures.ts and itself',
+    check: importsFrom('src/api', srcImportWithin(['src/query', 'src/domain', 'src/access', 'src/api'], ['src/capacity/budget-figures.ts'])),
   },
   {
     // The kubectl plugin talks to the service over HTTP like any client; it shares only the CSV
@@ -347,6 +363,16 @@ describe('architecture (STYLE.md layering)', () => {
         rule: 'src/domain/',
         bad: module('src/domain/workload.ts', '../query/ports.js'),
         good: module('src/domain/workload.ts', './time.js', 'node:crypto'),
+      },
+      {
+        rule: 'src/access/ imports only',
+        bad: module('src/access/scoped-filter.ts', '../query/cursor.js'),
+        good: module('src/access/scoped-filter.ts', '../query/ports.js', '../domain/errors.js', './principal.js'),
+      },
+      {
+        rule: 'only src/query, src/api, src/auth, src/cli, src/store, the flow folders and src/main.ts import src/access/',
+        bad: module('src/admin/readiness.ts', '../access/principal.js'),
+        good: module('src/auth/authenticator.ts', '../access/principal.js'),
       },
       {
         rule: 'src/store/ imports only',

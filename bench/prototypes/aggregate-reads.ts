@@ -3,7 +3,7 @@
 // period `total`, as ORG_ADMIN and as a TEAM_LEAD. Used to compare the store before and after the
 // statistics rollups (docs/performance.md). The file is opened read-write (it may be migrated).
 //   npx tsx bench/prototypes/aggregate-reads.ts <index.db> [--budget-ms 1500] [--only name,name]
-import type { Scope } from '../../src/domain/principal.js';
+import type { Scope } from '../../src/access/principal.js';
 import type { StatsGroupKey, WorkloadFilter } from '../../src/query/ports.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';

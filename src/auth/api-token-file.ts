@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { ROLES, type Role } from '../domain/principal.js';
+import { ROLES, type Role } from '../access/principal.js';
 import { parseIsoInstant } from '../domain/time.js';
 
 export const API_TOKEN_ID_PATTERN = '^[a-z0-9][a-z0-9._-]{0,62}$';

@@ -4,7 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import type { Principal } from '../domain/principal.js';
+import type { Principal } from '../access/principal.js';
 import { parseApiTokenFile, type ApiTokenRecord } from './api-token-file.js';
 import { createReloadingFile } from './reloading-file.js';
 import { isApiTokenShape } from './token-format.js';

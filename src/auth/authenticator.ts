@@ -4,7 +4,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../domain/clock.js';
-import type { Principal } from '../domain/principal.js';
+import type { Principal } from '../access/principal.js';
 import { createApiTokenStore, type ApiTokenStore, type ApiTokenStoreStatus } from './api-token-store.js';
 import { createJwtVerifier, type JwtVerifier, type JwtVerifierStatus } from './jwt-verifier.js';
 import { principalFromClaims, type ClaimNames } from './principal-from-claims.js';

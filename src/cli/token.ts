@@ -5,7 +5,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Document, isMap, isSeq, parseDocument, stringify } from 'yaml';
-import { ROLES, type Role } from '../domain/principal.js';
+import { ROLES, type Role } from '../access/principal.js';
 import { parseIsoInstant } from '../domain/time.js';
 import { API_TOKEN_ID_PATTERN, parseApiTokenFile, type ApiTokenRecordInput } from '../auth/api-token-file.js';
 import { mintDevJwt, writeAtomically } from '../auth/dev-jwt.js';

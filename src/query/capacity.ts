@@ -7,8 +7,8 @@ import { burnWindowStart } from '../capacity/budget-forecast.js';
 import { figuresAt, type CapacityFigures } from '../capacity/budget-figures.js';
 import { periodEnd, periodStart } from '../capacity/budget-period.js';
 import type { BudgetPeriod } from '../domain/capacity-budget.js';
-import { canSeeInitiative, type Scope } from '../domain/principal.js';
-import { scopedFilter } from './access.js';
+import { canSeeInitiative, type Scope } from '../access/principal.js';
+import { scopedFilter } from '../access/scoped-filter.js';
 import type { BudgetSource, UsageBreakdown, WorkloadIndex } from './ports.js';
 
 export interface CapacityRequest {

@@ -3,7 +3,7 @@
 // JSON would give it. The first page is read before anything is sent, so a bad filter or token, or a
 // result over the cap, is an ordinary error response.
 import { validationError } from '../domain/errors.js';
-import type { Scope } from '../domain/principal.js';
+import type { Scope } from '../access/principal.js';
 import type { WorkloadRecord } from '../domain/workload.js';
 import { listWorkloads, type ListWorkloadsRequest } from './list-workloads.js';
 import type { WorkloadIndex } from './ports.js';

@@ -3,7 +3,7 @@
 // async so a heavy query can move off the event loop (worker thread) without changing callers.
 import type { CapacityBudget } from '../domain/capacity-budget.js';
 import type { UsageFigures } from '../domain/gpu-usage.js';
-import type { Scope } from '../domain/principal.js';
+import type { Scope } from '../access/principal.js';
 import type { TrendInterval } from '../domain/trend-interval.js';
 import type { WorkloadRecord, WorkloadStatus, WorkloadView } from '../domain/workload.js';
 import type { MetricName, MetricSummary, RankedMetricName } from '../domain/metrics.js';

@@ -1,10 +1,10 @@
 // GET /v1/workloads/metrics: workloads ranked by a metric over the last hour, by GPU-hours, by their
 // lifetime idle GPU-hours or GPU efficiency, or by their wait from submission to start.
 // Workloads without samples in the last hour have no value to rank by and are left out.
-import type { Scope } from '../domain/principal.js';
+import type { Scope } from '../access/principal.js';
 import type { RankedMetricName, RankingSortKey } from '../domain/metrics.js';
 import type { WorkloadStatus } from '../domain/workload.js';
-import { scopedFilter } from './access.js';
+import { scopedFilter } from '../access/scoped-filter.js';
 import type { TelemetryReader, UsageSortKey, WorkloadIndex } from './ports.js';
 
 export interface RankingRequest {

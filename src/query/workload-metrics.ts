@@ -1,5 +1,5 @@
 // GET /v1/workloads/{id}/metrics: summaries over a window of the workload's GPUs (DECISIONS "Metrics").
-import type { Scope } from '../domain/principal.js';
+import type { Scope } from '../access/principal.js';
 import { METRIC_NAMES, type MetricName, type MetricSummary, type MetricsTimeRange } from '../domain/metrics.js';
 import type { Percentile } from '../domain/percentiles.js';
 import { getVisibleWorkload } from './get-workload.js';

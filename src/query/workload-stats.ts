@@ -1,8 +1,8 @@
 // GET /v1/workloads/stats: a workload is in the range when its submitted_at is (DECISIONS "Statistics").
 import { validationError } from '../domain/errors.js';
-import type { Scope } from '../domain/principal.js';
+import type { Scope } from '../access/principal.js';
 import type { TrendInterval } from '../domain/trend-interval.js';
-import { scopedFilter } from './access.js';
+import { scopedFilter } from '../access/scoped-filter.js';
 import { percentileKey, type Percentile, type PercentileKey } from '../domain/percentiles.js';
 import type { QueuePercentiles, StatsFigures, StatsGroupKey, StatsResult, TrendEntry, WorkloadIndex } from './ports.js';
 import { checkSeriesLength, fillSeries } from './trend-series.js';

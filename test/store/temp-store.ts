@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../../src/domain/clock.js';
-import type { Scope } from '../../src/domain/principal.js';
+import type { Scope } from '../../src/access/principal.js';
 import type { WorkloadFilter } from '../../src/query/ports.js';
 import { openDatabase, type Database } from '../../src/store/sqlite/database.js';
 import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';

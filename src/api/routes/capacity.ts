@@ -1,5 +1,5 @@
 // GET /v1/capacity.
-import { scopeOf } from '../../domain/principal.js';
+import { scopeOf } from '../../access/principal.js';
 import { capacity } from '../../query/capacity.js';
 import { principalOf } from '../context.js';
 import { capacityCsv } from '../csv/capacity-csv.js';

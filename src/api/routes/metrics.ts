@@ -1,7 +1,7 @@
 // GET /v1/workloads/{workload_id}/metrics and GET /v1/workloads/metrics (ranking).
 import type { MetricName } from '../../domain/metrics.js';
 import type { Percentile } from '../../domain/percentiles.js';
-import { scopeOf } from '../../domain/principal.js';
+import { scopeOf } from '../../access/principal.js';
 import { rankWorkloads } from '../../query/ranking.js';
 import { workloadMetrics } from '../../query/workload-metrics.js';
 import { principalOf } from '../context.js';

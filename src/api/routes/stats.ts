@@ -1,5 +1,5 @@
 // GET /v1/workloads/stats.
-import { scopeOf } from '../../domain/principal.js';
+import { scopeOf } from '../../access/principal.js';
 import { workloadStats } from '../../query/workload-stats.js';
 import { principalOf } from '../context.js';
 import { statsCsv } from '../csv/stats-csv.js';

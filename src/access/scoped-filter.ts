@@ -1,8 +1,8 @@
 // Turns the caller and the filters it asked for into a WorkloadFilter it may run, or a FORBIDDEN.
 // The scope is applied on every read, so a filter can only narrow what the caller may see.
 import { ApiError } from '../domain/errors.js';
-import { canSeeInitiative, type Scope } from '../domain/principal.js';
-import type { WorkloadFilter } from './ports.js';
+import { canSeeInitiative, type Scope } from './principal.js';
+import type { WorkloadFilter } from '../query/ports.js';
 
 export function requireInitiativeInScope(scope: Scope, initiativeId: string | undefined): void {
   if (initiativeId !== undefined && !canSeeInitiative(scope, initiativeId)) {
