@@ -29,7 +29,10 @@ interface LoadedRecord {
 }
 
 /** Loads the file now: an invalid or unreadable file throws (the service should refuse to start). */
-export function createApiTokenStore(options: { file: string; reloadSeconds: number }, deps: { clock: Clock; logger: Logger }): ApiTokenStore {
+export function createApiTokenStore(
+  options: { file: string; reloadSeconds: number },
+  deps: { clock: Clock; logger: Logger },
+): ApiTokenStore {
   const source = createReloadingFile(
     {
       path: options.file,

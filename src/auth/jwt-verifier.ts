@@ -4,7 +4,17 @@
 // error codes into client-safe 401 messages, or a 503 when the key source fails (the token may be
 // fine, so the client should retry, not fetch a new token). Errors are told apart by `code`, never
 // by instanceof.
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, type LocalJWKSet } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors,
+  jwtVerify,
+  type CryptoKey,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+  type LocalJWKSet,
+} from 'jose';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import { ApiError } from '../domain/errors.js';
@@ -14,7 +24,14 @@ import { invalidToken } from './unauthenticated.js';
 
 export type JwtVerifierConfig = Pick<
   Config,
-  'jwks_url' | 'jwks_file' | 'jwt_issuer' | 'jwt_audience' | 'jwt_algorithms' | 'jwt_clock_tolerance_seconds' | 'jwks_cache_seconds' | 'jwks_cooldown_seconds'
+  | 'jwks_url'
+  | 'jwks_file'
+  | 'jwt_issuer'
+  | 'jwt_audience'
+  | 'jwt_algorithms'
+  | 'jwt_clock_tolerance_seconds'
+  | 'jwks_cache_seconds'
+  | 'jwks_cooldown_seconds'
 >;
 
 export interface JwtVerifierDeps {
@@ -78,7 +95,9 @@ export function createJwtVerifier(config: JwtVerifierConfig, deps: JwtVerifierDe
         requiredClaims: ['exp', 'sub'],
       };
       try {
-        const { payload } = await jwtVerify<JWTPayload>(token, getKey, options).catch((error: unknown) => verifyWithEachKey(error, token, options));
+        const { payload } = await jwtVerify<JWTPayload>(token, getKey, options).catch(
+          (error: unknown) => verifyWithEachKey(error, token, options),
+        );
         return payload;
       } catch (error) {
         if (codeOf(error) === KEYS_UNAVAILABLE) {
@@ -164,7 +183,10 @@ function keyFailureLog(source: string, deps: { clock: Clock; logger: Logger; coo
         suppressed += 1;
         return;
       }
-      deps.logger.error({ jwks: source, reason: keyError, suppressed }, 'Cannot get the JWT signing keys; JWTs are rejected until this is fixed');
+      deps.logger.error(
+        { jwks: source, reason: keyError, suppressed },
+        'Cannot get the JWT signing keys; JWTs are rejected until this is fixed',
+      );
       lastLoggedAt = now;
       suppressed = 0;
     },

@@ -34,7 +34,11 @@ export function forecast(input: ForecastInput): Forecast {
   const projectedUsedAtPeriodEnd = periodEnd === null ? null : used + (burnRatePerDay * (periodEnd - now)) / DAY_MS;
   // Nothing allocated and nothing used (a caller without teams) has nothing to run out of.
   const exhaustible = input.budgeted && (allocated > 0 || used > 0);
-  return { burnRatePerDay, projectedUsedAtPeriodEnd, projectedExhaustionAt: exhaustible ? exhaustionAt(allocated - used, burnRatePerDay, now, periodEnd) : null };
+  return {
+    burnRatePerDay,
+    projectedUsedAtPeriodEnd,
+    projectedExhaustionAt: exhaustible ? exhaustionAt(allocated - used, burnRatePerDay, now, periodEnd) : null,
+  };
 }
 
 function exhaustionAt(remaining: number, burnRatePerDay: number, now: number, periodEnd: number | null): number | null {

@@ -110,7 +110,10 @@ export async function watchOnce(kubeConfig: KubeConfig, options: WatchStreamOpti
     delay: options.delay,
     signal: local.signal,
     lastActivity: () => lastActivity,
-    onIdle: (idle) => settle({ kind: 'stalled', error: new KubeRequestError('KUBE_STALLED', `${what} was silent for ${idle} ms (limit ${options.stallTimeoutMs} ms)`) }),
+    onIdle: (idle) => settle({
+      kind: 'stalled',
+      error: new KubeRequestError('KUBE_STALLED', `${what} was silent for ${idle} ms (limit ${options.stallTimeoutMs} ms)`),
+    }),
   });
 
   const result = await outcome;

@@ -38,7 +38,8 @@ export async function exportWorkloads(
     throw validationError([{
       location: 'header',
       field: 'Accept',
-      message: `text/csv holds at most ${maxRows.toLocaleString('en-US')} workloads and ${first.totalCount.toLocaleString('en-US')} match: ` +
+      message: `text/csv holds at most ${maxRows.toLocaleString('en-US')} ` +
+        `workloads and ${first.totalCount.toLocaleString('en-US')} match: ` +
         'narrow start_date and end_date or the other filters, or page with limit and X-Next-Token',
     }]);
   }

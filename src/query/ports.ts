@@ -128,14 +128,21 @@ export interface WorkloadIndex {
   get(workloadId: string, now: number): Promise<WorkloadView | undefined>;
   stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult>;
   /** Nearest-rank percentiles of queue time over every workload of the filter, overall and per group. */
-  queuePercentiles(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; percentiles: readonly Percentile[] }, now: number): Promise<QueuePercentiles>;
+  queuePercentiles(
+    filter: WorkloadFilter,
+    options: { groupBy: StatsGroupKey | null; percentiles: readonly Percentile[] },
+    now: number,
+  ): Promise<QueuePercentiles>;
   /** The series of the filter's window, and the statistics it adds up to, from one read. */
   trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendsResult>;
   rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking>;
   /** Workloads by their wait from submission to start, pending ones up to `now`. */
   rankByQueue(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<QueueRanking>;
   /** Workloads by their lifetime usage; only those with a utilization sample are ranked. */
-  rankByUsage(filter: WorkloadFilter, options: { sortBy: UsageSortKey; order: 'asc' | 'desc'; limit: number; now: number }): Promise<UsageRanking>;
+  rankByUsage(
+    filter: WorkloadFilter,
+    options: { sortBy: UsageSortKey; order: 'asc' | 'desc'; limit: number; now: number },
+  ): Promise<UsageRanking>;
   /** Name and initiative of those of `workloadIds` that match the filter (for rankings built elsewhere). */
   describe(workloadIds: readonly string[], filter: WorkloadFilter): Promise<Map<string, { name: string; initiativeId: string }>>;
   /** GPU-hours of pod time inside [from, to), running pods counted up to `to`. `from` null: since ever. */

@@ -39,7 +39,13 @@ export async function workloadMetrics(
     range === 'job_lifetime'
       ? { from: workload.startedAt ?? workload.submittedAt, to: workload.completedAt ?? now }
       : { from: now - RANGE_HOURS[range] * HOUR_MS, to: now };
-  const summaries = await deps.telemetry.summarize({ workload, window, lifetime, metrics: names, ...(percentiles.length > 0 ? { percentiles } : {}) });
+  const summaries = await deps.telemetry.summarize({
+    workload,
+    window,
+    lifetime,
+    metrics: names,
+    ...(percentiles.length > 0 ? { percentiles } : {}),
+  });
   const metrics: Partial<Record<MetricName, MetricSummary>> = {};
   for (const name of names) metrics[name] = summaries[name];
   return { workloadId: workload.workloadId, timeRange: request.timeRange, metrics, percentiles };

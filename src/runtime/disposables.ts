@@ -54,7 +54,8 @@ export class Disposables {
     if (failed.length > 0) {
       throw new AggregateError(
         failed.map((f) => f.error),
-        `${failed.length} stop step(s) failed: ${failed.map((f) => `${f.name} (${(f.error as Error)?.message ?? String(f.error)})`).join(', ')}`,
+        `${failed.length} stop step(s) failed: ` +
+          `${failed.map((f) => `${f.name} (${(f.error as Error)?.message ?? String(f.error)})`).join(', ')}`,
       );
     }
   }

@@ -122,10 +122,17 @@ export class GpuTelemetry implements TelemetryReader {
       const mig = reading.migInstance !== undefined;
       if ('buckets' in samples) {
         const xidError = this.#xids.observe(reading.key, reading.xid, at);
-        if (workloadId !== undefined) samples.buckets.add({ workloadId, clusterId: target.clusterId, gpuKey: reading.key, at, values: decoded, mig, xidError });
+        if (workloadId !== undefined) {
+          samples.buckets.add({ workloadId, clusterId: target.clusterId, gpuKey: reading.key, at, values: decoded, mig, xidError });
+        }
         continue;
       }
-      const identity = { key: reading.key, clusterId: target.clusterId, hostname: reading.hostname ?? target.node, modelName: reading.modelName };
+      const identity = {
+        key: reading.key,
+        clusterId: target.clusterId,
+        hostname: reading.hostname ?? target.node,
+        modelName: reading.modelName,
+      };
       const key = this.#fleet.record(identity, { time, stored, workloadId });
       if (key === null) continue;
       const xidError = this.#xids.observe(key, reading.xid, at);
@@ -140,7 +147,15 @@ export class GpuTelemetry implements TelemetryReader {
     this.#xids.forgetBefore(at - XID_MEMORY_MS);
   }
 
-  stats(): { gpus: number; attributedGpus: number; workloads: number; ringBytes: number; ringReservedBytes: number; exporters: number; gpuPods: number } {
+  stats(): {
+    gpus: number;
+    attributedGpus: number;
+    workloads: number;
+    ringBytes: number;
+    ringReservedBytes: number;
+    exporters: number;
+    gpuPods: number;
+  } {
     let exporters = 0;
     let gpuPods = 0;
     for (const directory of this.#directories.values()) {
@@ -157,7 +172,9 @@ export class GpuTelemetry implements TelemetryReader {
     if (lifetime) {
       const totals = 'lifetime' in samples ? samples.lifetime.totals(workloadId) : undefined;
       const summaries = summarizeTotals(totals, metrics);
-      return percentiles.length === 0 ? summaries : this.#lifetimePercentiles(workloadId, toSeconds(window.from), totals, summaries, { metrics, percentiles });
+      return percentiles.length === 0
+        ? summaries
+        : this.#lifetimePercentiles(workloadId, toSeconds(window.from), totals, summaries, { metrics, percentiles });
     }
     const summary = new WindowSummary();
     const seconds = { from: toSeconds(window.from), to: toSeconds(window.to) };

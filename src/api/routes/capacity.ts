@@ -31,6 +31,11 @@ export const capacityEndpoint = defineEndpoint({
 });
 
 async function presentedCapacity({ ctx, query, deps }: EndpointRequest<typeof CapacityQuery>) {
-  const result = await capacity(deps, scopeOf(principalOf(ctx)), { initiativeId: query.initiative_id, poolId: query.pool_id }, deps.clock.now());
+  const result = await capacity(
+    deps,
+    scopeOf(principalOf(ctx)),
+    { initiativeId: query.initiative_id, poolId: query.pool_id },
+    deps.clock.now(),
+  );
   return presentCapacity(result);
 }

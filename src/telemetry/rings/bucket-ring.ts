@@ -154,7 +154,13 @@ export class BucketRing {
     while (number >= first) {
       const hourStart = perHour === 0 ? first : number - (number % perHour);
       const wholeHour = number === hourStart + perHour - 1 || number === newest;
-      if (perHour > 0 && wholeHour && hourStart >= first && hourStart >= oldestIntact && hours?.fold(hourStart / perHour, owner, fold) === true) {
+      if (
+        perHour > 0 &&
+        wholeHour &&
+        hourStart >= first &&
+        hourStart >= oldestIntact &&
+        hours?.fold(hourStart / perHour, owner, fold) === true
+      ) {
         number = hourStart - 1;
         continue;
       }

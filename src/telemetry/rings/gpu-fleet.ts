@@ -217,7 +217,14 @@ export class GpuFleet {
    * the latest sample or ranking). `ringBytes`: the GPUs' rings; `ringReservedBytes`: the slabs they
    * are carved from, free slots included.
    */
-  stats(): { gpus: number; attributedGpus: number; workloads: number; lastHourWorkloads: number; ringBytes: number; ringReservedBytes: number } {
+  stats(): {
+    gpus: number;
+    attributedGpus: number;
+    workloads: number;
+    lastHourWorkloads: number;
+    ringBytes: number;
+    ringReservedBytes: number;
+  } {
     let attributedGpus = 0;
     for (const entry of this.#gpus.values()) if (entry.owner !== 0) attributedGpus += 1;
     const slabs = this.#slabs.stats();

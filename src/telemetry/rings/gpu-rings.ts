@@ -110,7 +110,11 @@ export class GpuRings {
   }
 
   /** Raw samples of one metric slot inside [from, to] by runs of one owner, newest first (rankings). */
-  visitRawRuns(slot: number, window: { from: number; to: number }, visit: (owner: number, sum: number, count: number, newest: number) => void): void {
+  visitRawRuns(
+    slot: number,
+    window: { from: number; to: number },
+    visit: (owner: number, sum: number, count: number, newest: number) => void,
+  ): void {
     this.#raw.visitRuns(slot, window.from, window.to, visit);
   }
 }

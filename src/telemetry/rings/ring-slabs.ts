@@ -34,7 +34,9 @@ export class RingSlabs {
   #allocations = 0;
 
   constructor(slotBytes: number) {
-    if (!Number.isInteger(slotBytes) || slotBytes <= 0 || slotBytes % 8 !== 0) throw new RangeError(`slot size must be a positive multiple of 8 bytes, got ${slotBytes}`);
+    if (!Number.isInteger(slotBytes) || slotBytes <= 0 || slotBytes % 8 !== 0) {
+      throw new RangeError(`slot size must be a positive multiple of 8 bytes, got ${slotBytes}`);
+    }
     this.#slotBytes = slotBytes;
   }
 
@@ -58,7 +60,9 @@ export class RingSlabs {
   /** Returns a slot taken from here; it must not be used afterwards. */
   give(slot: RingSlot): void {
     const { slab } = slot as TakenSlot;
-    if (slab === undefined || !this.#slabs.has(slab) || slab.buffer !== slot.buffer) throw new Error('a ring slot given back to slabs it was not taken from');
+    if (slab === undefined || !this.#slabs.has(slab) || slab.buffer !== slot.buffer) {
+      throw new Error('a ring slot given back to slabs it was not taken from');
+    }
     this.#used -= 1;
     if (slab.free.length + 1 === slab.slots) {
       this.#slabs.delete(slab);
@@ -70,7 +74,12 @@ export class RingSlabs {
   }
 
   stats(): { reservedBytes: number; usedBytes: number; slabs: number; allocations: number } {
-    return { reservedBytes: this.#capacity * this.#slotBytes, usedBytes: this.#used * this.#slotBytes, slabs: this.#slabs.size, allocations: this.#allocations };
+    return {
+      reservedBytes: this.#capacity * this.#slotBytes,
+      usedBytes: this.#used * this.#slotBytes,
+      slabs: this.#slabs.size,
+      allocations: this.#allocations,
+    };
   }
 
   #withFreeSlot(): Slab | undefined {

@@ -117,7 +117,16 @@ export function readDcgmPayload(text: string): DcgmPayload {
     let collected = byKey.get(key);
     if (collected === undefined) {
       collected = {
-        reading: { key, gpu, migInstance: instance || undefined, hostname, modelName, pod: undefined, values: new Float64Array(METRIC_COUNT), xid: NaN },
+        reading: {
+          key,
+          gpu,
+          migInstance: instance || undefined,
+          hostname,
+          modelName,
+          pod: undefined,
+          values: new Float64Array(METRIC_COUNT),
+          xid: NaN,
+        },
         fields: new Float64Array(READ_FIELDS.length).fill(NaN),
       };
       byKey.set(key, collected);

@@ -129,11 +129,15 @@ function skipBlanks(text: string, from: number): number {
 function keywordAt(text: string, at: number): 'HELP' | 'TYPE' | null {
   const c = text.charCodeAt(at);
   if (c === Char.UpperH) {
-    const isHelp = text.charCodeAt(at + 1) === Char.UpperE && text.charCodeAt(at + 2) === Char.UpperL && text.charCodeAt(at + 3) === Char.UpperP;
+    const isHelp = text.charCodeAt(at + 1) === Char.UpperE &&
+      text.charCodeAt(at + 2) === Char.UpperL &&
+      text.charCodeAt(at + 3) === Char.UpperP;
     return isHelp ? 'HELP' : null;
   }
   if (c === Char.UpperT) {
-    const isType = text.charCodeAt(at + 1) === Char.UpperY && text.charCodeAt(at + 2) === Char.UpperP && text.charCodeAt(at + 3) === Char.UpperE;
+    const isType = text.charCodeAt(at + 1) === Char.UpperY &&
+      text.charCodeAt(at + 2) === Char.UpperP &&
+      text.charCodeAt(at + 3) === Char.UpperE;
     return isType ? 'TYPE' : null;
   }
   return null;
@@ -278,7 +282,9 @@ class ExpositionScanner {
     const ends = c === Char.OpenBrace || c === Char.Space || !(c < 128 && (CLASS[c] & Class.MetricChar) !== 0);
     if (previous.length > 0 && ends && text.slice(start, p) === previous) return p;
     c = text.charCodeAt(start);
-    if (!(c < 128 && (CLASS[c] & Class.MetricStart) !== 0)) this.fail(start, `expected a metric name${comment === null ? '' : ` after "# ${comment}"`}`);
+    if (!(c < 128 && (CLASS[c] & Class.MetricStart) !== 0)) {
+      this.fail(start, `expected a metric name${comment === null ? '' : ` after "# ${comment}"`}`);
+    }
     METRIC_NAME_TAIL.lastIndex = start + 1;
     METRIC_NAME_TAIL.test(text);
     p = METRIC_NAME_TAIL.lastIndex;
@@ -298,7 +304,9 @@ class ExpositionScanner {
     // The set that followed the last one last time, tried here rather than in the cache so that V8
     // inlines it; then any known set.
     const predicted = labelSets.predicted();
-    const known = predicted !== null && text.slice(from, from + predicted.text.length) === predicted.text ? labelSets.hit(predicted) : labelSets.find(text, from);
+    const known = predicted !== null && text.slice(from, from + predicted.text.length) === predicted.text
+      ? labelSets.hit(predicted)
+      : labelSets.find(text, from);
     if (known !== null) {
       this.labels = known.labels;
       return from + known.text.length;
@@ -408,7 +416,11 @@ class ExpositionScanner {
       if (escaped === Char.Backslash) decoded += '\\';
       else if (escaped === Char.Quote) decoded += '"';
       else if (escaped === Char.LowerN) decoded += '\n';
-      else this.fail(p, `invalid escape in the value of label "${labelName}" (only \\\\, \\" and \\n are allowed)`, JSON.stringify(text.slice(p, p + 2)));
+      else this.fail(
+        p,
+        `invalid escape in the value of label "${labelName}" (only \\\\, \\" and \\n are allowed)`,
+        JSON.stringify(text.slice(p, p + 2)),
+      );
       p += 2;
       chunk = p;
     }
@@ -443,7 +455,9 @@ class ExpositionScanner {
       fraction = p - fractionStart;
       digits += fraction;
     }
-    if (digits === 0 || digits > EXACT_DIGITS || !(c === Char.Lf || c === Char.Space || c === Char.Tab || p >= text.length)) return this.fullValue(from);
+    if (digits === 0 || digits > EXACT_DIGITS || !(c === Char.Lf || c === Char.Space || c === Char.Tab || p >= text.length)) {
+      return this.fullValue(from);
+    }
     this.pos = p;
     // Both exact (see EXACT_DIGITS), so the quotient is the correctly rounded value, as Go's.
     return fraction === 0 ? mantissa : mantissa / POW10[fraction];
@@ -504,7 +518,9 @@ class ExpositionScanner {
       if (exponentNegative) exponent = -exponent;
     }
     // The number must end the token; only a CR, a LF or the end of the text can end the line.
-    if (c !== Char.Space && c !== Char.Tab && c !== Char.Lf && p < text.length && (c !== Char.Cr || p < this.lineEnd())) this.failValue(from);
+    if (c !== Char.Space && c !== Char.Tab && c !== Char.Lf && p < text.length && (c !== Char.Cr || p < this.lineEnd())) {
+      this.failValue(from);
+    }
     this.pos = p;
     const scale = exponent - fraction;
     let value: number;
@@ -534,7 +550,10 @@ class ExpositionScanner {
     return this.failValue(from);
   }
 
-  /** Reads an optional-sign integer timestamp in ms at `from` (ignored: samples are stamped by the scraper); returns the position after it. */
+  /**
+   * Reads an optional-sign integer timestamp in ms at `from` (ignored: samples are stamped by the
+   * scraper); returns the position after it.
+   */
   private timestamp(from: number): number {
     const text = this.text;
     const end = this.lineEnd();
@@ -656,7 +675,10 @@ class LabelSetCache {
   private last: KnownLabelSet | null = null;
   private hits = 0;
   private misses = 0;
-  /** The key the last miss looked up, and where: a set read right after is remembered by it when it is the whole set, as its hash is computed already. */
+  /**
+   * The key the last miss looked up, and where: a set read right after is remembered by it when it is
+   * the whole set, as its hash is computed already.
+   */
   private missKey = '';
   private missFrom = -1;
 

@@ -51,7 +51,10 @@ function scrapeOnce(url: string, options: HttpScrapeOptions & { agent: Agent }):
       req.destroy();
       reject(error);
     };
-    const timer = setTimeout(() => fail(new ScrapeError('timeout', `No complete answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    const timer = setTimeout(
+      () => fail(new ScrapeError('timeout', `No complete answer within ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
     const req = request(url, {
       agent: options.agent,
       headers: { accept: 'text/plain;version=0.0.4;q=1,*/*;q=0.1', 'accept-encoding': 'gzip' },

@@ -40,7 +40,10 @@ export class PodDirectory {
   /** namespace/name → exporter target, for running exporter pods with an IP. */
   readonly #exporters = new Map<string, ExporterTarget>();
 
-  constructor(clusterId: string, options: { discovery: ExporterDiscovery; selectors: readonly (readonly [string, string])[]; gpuResources: readonly string[] }) {
+  constructor(
+    clusterId: string,
+    options: { discovery: ExporterDiscovery; selectors: readonly (readonly [string, string])[]; gpuResources: readonly string[] },
+  ) {
     this.#clusterId = clusterId;
     this.#discovery = options.discovery;
     this.#selectors = options.selectors;
@@ -91,7 +94,14 @@ export class PodDirectory {
     const key = podKey(namespace, name);
     const exporter: ExporterTarget | null =
       this.#isExporter(pod) && ip && pod.status?.phase === 'Running' && meta?.deletionTimestamp === undefined
-        ? { key: `${this.#clusterId}/${key}`, clusterId: this.#clusterId, namespace, pod: name, node: pod.spec?.nodeName, url: exporterUrl(ip, this.#discovery) }
+        ? {
+          key: `${this.#clusterId}/${key}`,
+          clusterId: this.#clusterId,
+          namespace,
+          pod: name,
+          node: pod.spec?.nodeName,
+          url: exporterUrl(ip, this.#discovery),
+        }
         : null;
     return { namespace, name, gpu, exporter };
   }

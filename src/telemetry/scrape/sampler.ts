@@ -128,7 +128,12 @@ export class Sampler {
     await Promise.all(started);
     const failed = targets.filter((t) => (this.#statuses.get(t.key)?.consecutiveFailures ?? 0) > 0).length;
     this.#lastTickFailedAll = targets.length > 0 && failed === targets.length;
-    this.#lastTick = { at: new Date(at).toISOString(), durationMs: Math.round(performance.now() - began), exporters: targets.length, failed };
+    this.#lastTick = {
+      at: new Date(at).toISOString(),
+      durationMs: Math.round(performance.now() - began),
+      exporters: targets.length,
+      failed,
+    };
     this.#options.afterTick?.(at);
   }
 
@@ -182,7 +187,9 @@ export class Sampler {
       const text = await scrape(target.url);
       const result = ingest(target, text, at);
       const seconds = (performance.now() - began) / 1000;
-      if (status.consecutiveFailures > 0) logger.info({ exporter: target.key, url: target.url, failures: status.consecutiveFailures }, 'exporter recovered');
+      if (status.consecutiveFailures > 0) {
+        logger.info({ exporter: target.key, url: target.url, failures: status.consecutiveFailures }, 'exporter recovered');
+      }
       Object.assign(status, {
         consecutiveFailures: 0,
         lastSuccessAt: new Date(at).toISOString(),
@@ -200,7 +207,10 @@ export class Sampler {
       status.lastError = { reason, message, at: new Date(at).toISOString() };
       // One warning when an exporter starts failing, not one per tick.
       const log = status.consecutiveFailures === 1 ? logger.warn.bind(logger) : logger.debug.bind(logger);
-      log({ exporter: target.key, url: target.url, reason, error: message, consecutiveFailures: status.consecutiveFailures }, 'scrape failed');
+      log(
+        { exporter: target.key, url: target.url, reason, error: message, consecutiveFailures: status.consecutiveFailures },
+        'scrape failed',
+      );
       observer.failed(target, { reason, seconds });
     }
   }

@@ -43,7 +43,18 @@ class WorkloadBucket {
   }
 
   row(workloadId: string): GpuBucketRow {
-    const row: GpuBucketRow = { workloadId, clusterId: this.clusterId, count: [], sum: [], min: [], max: [], latestSum: [], latestCount: [], current: [], usage: { ...this.usage } };
+    const row: GpuBucketRow = {
+      workloadId,
+      clusterId: this.clusterId,
+      count: [],
+      sum: [],
+      min: [],
+      max: [],
+      latestSum: [],
+      latestCount: [],
+      current: [],
+      usage: { ...this.usage },
+    };
     for (let m = 0; m < METRIC_COUNT; m += 1) {
       const count = this.count[m] ?? 0;
       row.count.push(count);
@@ -103,7 +114,9 @@ export class BucketAccumulator {
   #lateSamples = 0;
 
   constructor(options: BucketAccumulatorOptions) {
-    if (!(Number.isInteger(options.widthMs) && options.widthMs > 0)) throw new Error(`Cannot summarize GPU samples: the bucket width must be a positive whole number of ms, got ${options.widthMs}`);
+    if (!(Number.isInteger(options.widthMs) && options.widthMs > 0)) {
+      throw new Error(`Cannot summarize GPU samples: the bucket width must be a positive whole number of ms, got ${options.widthMs}`);
+    }
     this.widthMs = options.widthMs;
     this.#intervalSeconds = checkUsageRules(options).intervalSeconds;
     this.#minutes = new IdleMinutes(options);
@@ -118,7 +131,10 @@ export class BucketAccumulator {
     const bucket = this.#bucket(bucketAt, sample.workloadId, sample.clusterId);
     bucket.add(sample.gpuKey, sample.at, sample.values);
     addSampleUsage(bucket.usage, sample.values, sample, this.#intervalSeconds);
-    this.#minutes.add({ workloadId: sample.workloadId, gpuKey: sample.gpuKey, at: sample.at, values: sample.values, tag: sample.clusterId }, this.#onIdle);
+    this.#minutes.add(
+      { workloadId: sample.workloadId, gpuKey: sample.gpuKey, at: sample.at, values: sample.values, tag: sample.clusterId },
+      this.#onIdle,
+    );
   }
 
   /** Takes out the buckets that ended at or before `until` (ms), oldest first, with the GPU minutes ended by then. */

@@ -157,7 +157,11 @@ export class LifetimeAccumulators {
     for (const [workloadId, accumulator] of this.#live) {
       if (!accumulator.dirty) continue;
       const usage = accumulator.usage;
-      entries.push(isEmptyUsage(usage) ? { workloadId, totals: accumulator.totals() } : { workloadId, totals: accumulator.totals(), usage: { ...usage } });
+      entries.push(
+        isEmptyUsage(usage)
+          ? { workloadId, totals: accumulator.totals() }
+          : { workloadId, totals: accumulator.totals(), usage: { ...usage } },
+      );
       dirty.push(accumulator);
     }
     if (entries.length > 0) this.#repository.saveLifetimes(entries);

@@ -65,7 +65,12 @@ export class SummaryFlusher {
 
   /** Buckets gathering and waiting for the database, rows dropped because too many waited, late samples. */
   stats(): { openBuckets: number; queuedBuckets: number; droppedRows: number; lateSamples: number } {
-    return { openBuckets: this.#buckets.openBuckets, queuedBuckets: this.#queued.length, droppedRows: this.#dropped, lateSamples: this.#buckets.lateSamples };
+    return {
+      openBuckets: this.#buckets.openBuckets,
+      queuedBuckets: this.#queued.length,
+      droppedRows: this.#dropped,
+      lateSamples: this.#buckets.lateSamples,
+    };
   }
 
   #dropOverflow(): void {
@@ -74,6 +79,9 @@ export class SummaryFlusher {
     const gone = this.#queued.splice(0, overflow);
     const rows = gone.reduce((n, bucket) => n + bucket.rows.length, 0);
     this.#dropped += rows;
-    this.#options.logger.warn({ buckets: gone.length, rows, oldest: new Date(gone[0]?.bucketAt ?? 0).toISOString() }, 'GPU telemetry buckets dropped: the database has refused them for too long');
+    this.#options.logger.warn(
+      { buckets: gone.length, rows, oldest: new Date(gone[0]?.bucketAt ?? 0).toISOString() },
+      'GPU telemetry buckets dropped: the database has refused them for too long',
+    );
   }
 }

@@ -25,8 +25,12 @@ export interface UsageRules {
 
 export function checkUsageRules(rules: UsageRules): UsageRules {
   const { intervalSeconds, idleThresholdPercent } = rules;
-  if (!(Number.isInteger(intervalSeconds) && intervalSeconds > 0)) throw new Error(`Cannot tally GPU usage: the scrape interval must be a positive whole number of seconds, got ${intervalSeconds}`);
-  if (!(idleThresholdPercent >= 0 && idleThresholdPercent <= 100)) throw new Error(`Cannot tally GPU usage: the idle threshold must be a percentage from 0 to 100, got ${idleThresholdPercent}`);
+  if (!(Number.isInteger(intervalSeconds) && intervalSeconds > 0)) {
+    throw new Error(`Cannot tally GPU usage: the scrape interval must be a positive whole number of seconds, got ${intervalSeconds}`);
+  }
+  if (!(idleThresholdPercent >= 0 && idleThresholdPercent <= 100)) {
+    throw new Error(`Cannot tally GPU usage: the idle threshold must be a percentage from 0 to 100, got ${idleThresholdPercent}`);
+  }
   return { intervalSeconds, idleThresholdPercent };
 }
 

@@ -50,7 +50,12 @@ export class SharedTelemetryReader implements TelemetryReader {
       const { buckets, counts } = await this.#store.lifetimeBuckets(workloadId);
       const histograms = takeHistograms();
       countBucketMeans(buckets, histograms);
-      return addPercentiles(summaries, { metrics, percentiles }, histograms, (slot, counted) => counts[METRIC_NAMES[slot] as MetricName] === counted);
+      return addPercentiles(
+        summaries,
+        { metrics, percentiles },
+        histograms,
+        (slot, counted) => counts[METRIC_NAMES[slot] as MetricName] === counted,
+      );
     }
     const from = Math.ceil(window.from / this.#widthMs) * this.#widthMs;
     const totals = await this.#store.window(workloadId, { from, to: window.to });

@@ -32,7 +32,11 @@ export class Attributions {
     const key = `${initiative ?? '\u0000'}\u0001${submittedBy}\u0001${isManaged ? 1 : 0}`;
     const known = this.#shared.get(key);
     if (known !== undefined) return known;
-    const attribution: OwnAttribution = Object.freeze({ initiative: this.#strings.intern(initiative), submittedBy: this.#strings.intern(submittedBy), isManaged });
+    const attribution: OwnAttribution = Object.freeze({
+      initiative: this.#strings.intern(initiative),
+      submittedBy: this.#strings.intern(submittedBy),
+      isManaged,
+    });
     if (this.#shared.size < MAX_SHARED) this.#shared.set(key, attribution);
     return attribution;
   }

@@ -26,7 +26,12 @@ export interface ProjectionSettings {
 const kubeTime = (value: Parameters<typeof timestampMs>[0]): number | null => toKubeTime(timestampMs(value));
 
 function timesOf(meta: ObjectMeta | undefined, startTime: Timestamp | undefined, observedAt: number): ObjectTimes {
-  return { created: kubeTime(meta?.creationTimestamp), deletionRequested: toKubeTime(deletionTime(meta)), started: kubeTime(startTime), observedAt };
+  return {
+    created: kubeTime(meta?.creationTimestamp),
+    deletionRequested: toKubeTime(deletionTime(meta)),
+    started: kubeTime(startTime),
+    observedAt,
+  };
 }
 
 function trueCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
@@ -77,6 +82,12 @@ export class FactsProjection {
   }
 
   #identity(meta: ObjectMeta | undefined): ObjectIdentity {
-    return { uid: meta?.uid ?? '', name: meta?.name ?? '', namespace: this.#strings.intern(meta?.namespace), resourceVersion: meta?.resourceVersion, attribution: this.#attributions.of(meta) };
+    return {
+      uid: meta?.uid ?? '',
+      name: meta?.name ?? '',
+      namespace: this.#strings.intern(meta?.namespace),
+      resourceVersion: meta?.resourceVersion,
+      attribution: this.#attributions.of(meta),
+    };
   }
 }

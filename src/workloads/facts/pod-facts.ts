@@ -59,6 +59,10 @@ export class PodFacts extends ObjectFacts {
   /** This pod deleted at `deletion` (kube time), unless a deletion was already requested: a tombstone. */
   deletedAt(deletion: number | null): PodFacts {
     if (this.deletionRequested !== null) return this;
-    return new PodFacts(this, { created: this.created, deletionRequested: deletion, started: this.started, observedAt: this.observedAt }, this);
+    return new PodFacts(
+      this,
+      { created: this.created, deletionRequested: deletion, started: this.started, observedAt: this.observedAt },
+      this,
+    );
   }
 }

@@ -82,7 +82,9 @@ export class ClusterIndexers {
       // The objects are the API server's JSON: the mappers read every field defensively.
       onEvent: (resource, received, namespace) => {
         // A namespaced informer's LIST covers its namespace only: the indexer must not judge the rest by it.
-        const event = (received.type === 'SYNC' || received.type === 'PAGE') && namespace !== undefined ? { ...received, namespace } : received;
+        const event = (received.type === 'SYNC' || received.type === 'PAGE') && namespace !== undefined
+          ? { ...received, namespace }
+          : received;
         switch (resource) {
           case 'namespaces':
             return indexer.onNamespaceEvent(event as ResourceEvent<Namespace>);
@@ -181,12 +183,18 @@ export class ClusterIndexers {
       await entry.indexer.flush();
     } catch (error) {
       entry.flushErrors += 1;
-      this.#options.logger.error({ err: error, cluster: clusterId, dropped: entry.indexer.pending }, 'Index write failed as the cluster was let go; its queued changes are dropped');
+      this.#options.logger.error(
+        { err: error, cluster: clusterId, dropped: entry.indexer.pending },
+        'Index write failed as the cluster was let go; its queued changes are dropped',
+      );
     }
   }
 
   #failed(clusterId: string, entry: Entry, error: unknown): void {
     entry.flushErrors += 1;
-    this.#options.logger.error({ err: error, cluster: clusterId, pending: entry.indexer.pending }, 'Index write failed; retrying at the next flush');
+    this.#options.logger.error(
+      { err: error, cluster: clusterId, pending: entry.indexer.pending },
+      'Index write failed; retrying at the next flush',
+    );
   }
 }

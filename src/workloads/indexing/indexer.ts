@@ -306,7 +306,9 @@ export class WorkloadIndexer {
     this.#remapWhere(() => true, () => true);
     for (const [jobUid, pods] of this.#jobPods.byJob()) {
       if (this.#jobs.has(jobUid)) continue;
-      for (const pod of pods.values()) this.#batch.addInterval(this.#mapper.podInterval(pod, { workloadId: jobUid, observedAt: pod.observedAt }));
+      for (const pod of pods.values()) {
+        this.#batch.addInterval(this.#mapper.podInterval(pod, { workloadId: jobUid, observedAt: pod.observedAt }));
+      }
     }
     const jobs = new Set(this.#jobs.keys());
     const pods = new Set(this.#pods.keys());
@@ -407,7 +409,17 @@ export class WorkloadIndexer {
     const { clusterId, clock, logger } = this.#options;
     // Rows not written yet count as known: the store lacks them, the relist must still judge them.
     const unwritten = [...(this.#staged?.unwrittenRows() ?? []), ...this.#batch.rows()];
-    const options = { sink: this.#sink, unwritten, batch: this.#batch, jobPods: this.#jobPods, mapper: this.#mapper, clusterId, namespace, clock, logger };
+    const options = {
+      sink: this.#sink,
+      unwritten,
+      batch: this.#batch,
+      jobPods: this.#jobPods,
+      mapper: this.#mapper,
+      clusterId,
+      namespace,
+      clock,
+      logger,
+    };
     this.#stats.cancelledByReconcile += cancelVanished(kind, present, options);
   }
 
@@ -424,7 +436,9 @@ export class WorkloadIndexer {
   #queue(mapped: MappedWorkload | null): void {
     if (mapped === null) return;
     if (this.#sink === null) {
-      if (isTerminal(mapped.workload.status)) this.#finishedWhileStandby.set(mapped.workload.workloadId, { mapped, at: this.#options.clock.now() });
+      if (isTerminal(mapped.workload.status)) {
+        this.#finishedWhileStandby.set(mapped.workload.workloadId, { mapped, at: this.#options.clock.now() });
+      }
       return;
     }
     this.#batch.addRow(mapped.workload);
@@ -452,7 +466,11 @@ export class WorkloadIndexer {
       return { type: 'SYNC', items, ...(event.namespace === undefined ? {} : { namespace: event.namespace }) };
     }
     this.#stats.events += 1;
-    return { type: event.type, object: pages.reduce(event.object), ...(event.resourceVersion === undefined ? {} : { resourceVersion: event.resourceVersion }) };
+    return {
+      type: event.type,
+      object: pages.reduce(event.object),
+      ...(event.resourceVersion === undefined ? {} : { resourceVersion: event.resourceVersion }),
+    };
   }
 }
 

@@ -36,7 +36,10 @@ export function cancelVanished(kind: WorkloadKind, present: ReadonlySet<string>,
   for (const row of sink.listUnfinished(clusterId)) known.set(row.workloadId, row);
   for (const row of unwritten) known.set(row.workloadId, row);
   const vanished = [...known.values()].filter(
-    (row) => !isTerminal(row.status) && row.kind === kind && (namespace === undefined || row.namespace === namespace) && !present.has(row.workloadId),
+    (row) => !isTerminal(row.status) &&
+      row.kind === kind &&
+      (namespace === undefined || row.namespace === namespace) &&
+      !present.has(row.workloadId),
   );
   if (vanished.length === 0) return 0;
   for (const row of vanished) {
@@ -44,7 +47,9 @@ export function cancelVanished(kind: WorkloadKind, present: ReadonlySet<string>,
     // Nothing says why it went: the same fallback as any cancelled workload's (deleted).
     batch.addRow({ ...cancelled, failureReason: failureReasonOf(cancelled) });
     // A Job's pods that this process has seen may end earlier (their own deletion or finish).
-    for (const pod of jobPods.podsOf(row.workloadId)) batch.addInterval(mapper.podInterval(pod, { workloadId: row.workloadId, deleted: { at: now } }));
+    for (const pod of jobPods.podsOf(row.workloadId)) {
+      batch.addInterval(mapper.podInterval(pod, { workloadId: row.workloadId, deleted: { at: now } }));
+    }
   }
   // Every other open interval ends now, including those of pods only an earlier run of the service
   // saw: without this they would stay open for as long as the row is kept. Queued, not written now,

@@ -38,7 +38,13 @@ export function mapPod(pod: PodFacts, context: MappingContext): MappedWorkload |
   if (pod.uid === '' || pod.jobUid !== null || pod.gpus === 0) return null;
   const state = podState(pod, context);
   return {
-    workload: workloadRecord(pod, { kind: 'Pod', gpuCount: pod.gpus, state, context, failureEvidence: podFailureEvidence(pod.failureHints) }),
+    workload: workloadRecord(pod, {
+      kind: 'Pod',
+      gpuCount: pod.gpus,
+      state,
+      context,
+      failureEvidence: podFailureEvidence(pod.failureHints),
+    }),
     intervals: [podInterval(pod, { ...context, workloadId: pod.uid })],
   };
 }

@@ -29,7 +29,13 @@ export interface WorkloadObject {
  */
 export function workloadRecord(
   object: WorkloadObject,
-  fields: { kind: WorkloadKind; gpuCount: number; state: WorkloadState; context: MappingContext; failureEvidence?: readonly FailureReason[] },
+  fields: {
+    kind: WorkloadKind;
+    gpuCount: number;
+    state: WorkloadState;
+    context: MappingContext;
+    failureEvidence?: readonly FailureReason[];
+  },
 ): WorkloadRecord {
   const { context, state } = fields;
   const { attribution } = object;
