@@ -197,21 +197,6 @@ export const architectureRules: readonly ArchitectureRule[] = [
     ),
   },
   {
-    // What each role may see: who the caller is (src/access/principal.ts) and the filters it may run
-    // (src/access/scoped-filter.ts), in one place, beside the domain.
-    title: 'src/access/ imports only src/domain, src/query/ports.ts (the filter it narrows) and itself, and no package',
-    check: importsFrom('src/access', (ref) => srcImportWithin(['src/domain', 'src/access'], ['src/query/ports.ts'])(ref) && isRelative(ref)),
-  },
-  {
-    // The read side scopes every read; the API and the authenticators make the principal, the token CLI
-    // mints one; the store and the flows may carry a Scope (a filter's). Nothing else decides what a role sees.
-    title: 'only src/query, src/api, src/auth, src/cli, src/store, the flow folders and src/main.ts import src/access/',
-    check: (modules) =>
-      modules
-        .filter((module) => module.file !== 'src/main.ts' && !ACCESS_IMPORTERS.some((folder) => inFolder(module.file, folder)))
-        .flatMap((module) => module.imports.filter((ref) => isRelative(ref) && inFolder(ref.target, 'src/access')).map(describeRef)),
-  },
-  {
     // The API's error contract: its codes are HTTP statuses and its errors carry response headers.
     // The store throws its own errors, which the API maps (src/api/middleware/error-envelope.ts).
     title: 'src/store/ does not import the API error contract (src/domain/errors.ts: ApiError)',
@@ -287,6 +272,21 @@ export const architectureRules: readonly ArchitectureRule[] = [
   {
     title: 'src/ha/ imports only the shared leaves, src/workloads/workload-sink.ts and itself, and only node: built-ins',
     check: importsFrom('src/ha', (ref) => flowImportsOnlyLeaves('src/ha', [HA_WORKLOAD_SINK])(ref) && (isRelative(ref) || ref.target.startsWith('node:'))),
+  },
+  {
+    // What each role may see: who the caller is (src/access/principal.ts) and the filters it may run
+    // (src/access/scoped-filter.ts), in one place, beside the domain.
+    title: 'src/access/ imports only src/domain, src/query/ports.ts (the filter it narrows) and itself, and no package',
+    check: importsFrom('src/access', (ref) => srcImportWithin(['src/domain', 'src/access'], ['src/query/ports.ts'])(ref) && isRelative(ref)),
+  },
+  {
+    // The read side scopes every read; the API and the authenticators make the principal, the token CLI
+    // mints one; the store and the flows may carry a Scope (a filter's). Nothing else decides what a role sees.
+    title: 'only src/query, src/api, src/auth, src/cli, src/store, the flow folders and src/main.ts import src/access/',
+    check: (modules) =>
+      modules
+        .filter((module) => module.file !== 'src/main.ts' && !ACCESS_IMPORTERS.some((folder) => inFolder(module.file, folder)))
+        .flatMap((module) => module.imports.filter((ref) => isRelative(ref) && inFolder(ref.target, 'src/access')).map(describeRef)),
   },
   {
     // Kubernetes objects as plain types, their watch events and the pure helpers over them, which every
