@@ -9,7 +9,7 @@
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import type { Scope } from '../src/domain/principal.js';
+import type { Scope } from '../src/access/principal.js';
 import { BENCH_NOW, CACHE_DIR, GENERATOR_VERSION, SEED, benchPopulation, ensureWorkloadsDb } from './data/generate-workloads.js';
 import type { ClusterShape } from './data/generate-cluster.js';
 import { measureIngest, type IngestResult, type IngestSettings } from './lib/backend-ingest.js';

@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { METRIC_NAMES, METRICS_TIME_RANGES, type MetricsTimeRange, type RankedMetricName } from '../src/domain/metrics.js';
 import type { WorkloadView } from '../src/domain/workload.js';
 import { PostgresGpuSummaries } from '../src/store/postgres/gpu-summaries.js';
-import { SharedTelemetryReader } from '../src/telemetry/shared-telemetry.js';
+import { SharedTelemetryReader } from '../src/telemetry/summaries/shared-telemetry.js';
 import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
 import { fixed, isEntryPoint } from './lib/format.js';
 import { summarize, timeCalls, type LatencySummary } from './lib/load.js';

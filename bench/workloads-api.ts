@@ -8,7 +8,7 @@
 import { copyFileSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import type { Scope } from '../src/domain/principal.js';
+import type { Scope } from '../src/access/principal.js';
 import type { TrendInterval } from '../src/domain/trend-interval.js';
 import type { WorkloadStatus } from '../src/domain/workload.js';
 import type { Keyset, StatsGroupKey, WorkloadFilter, WorkloadIndex } from '../src/query/ports.js';

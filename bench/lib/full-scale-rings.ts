@@ -1,5 +1,5 @@
 // How much of the rings' memory is resident. The rings live in slabs reserved as a tick starts
-// (src/telemetry/ring-slabs.ts): one ArrayBuffer for the whole fleet, which glibc serves as a fresh
+// (src/telemetry/rings/ring-slabs.ts): one ArrayBuffer for the whole fleet, which glibc serves as a fresh
 // anonymous mapping whose pages cost no RSS until written. A few ticks after the start the rings are
 // far from a day of history, so the RSS then could leave part of the rings out; this reads the slab's
 // mapping in /proc/<pid>/smaps to tell how much of it the ticks have touched.

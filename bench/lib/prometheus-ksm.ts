@@ -5,7 +5,7 @@
 // small cached text per scrape interval, next to nothing beside the exporters' traffic.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Pod } from '../../src/workloads/k8s-types.js';
+import type { Pod } from '../../src/k8s/objects/k8s-types.js';
 
 export interface KubeStateMetrics {
   /** host:port to scrape. */

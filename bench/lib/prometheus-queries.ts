@@ -1,7 +1,7 @@
 // The PromQL a Prometheus user would run for what our two telemetry endpoints answer, and the check
 // that both answers agree (the proof that both hold the same data).
 //
-// Our metrics come from dcgm-exporter fields (src/telemetry/dcgm-readings.ts): gpu_utilization is
+// Our metrics come from dcgm-exporter fields (src/telemetry/scrape/dcgm-readings.ts): gpu_utilization is
 // DCGM_FI_DEV_GPU_UTIL, memory_utilization FB_USED / (FB_USED + FB_FREE) in %, temperature
 // DCGM_FI_DEV_GPU_TEMP, power_usage DCGM_FI_DEV_POWER_USAGE, gpu_usage DCGM_FI_PROF_GR_ENGINE_ACTIVE in
 // %. avg is over every sample of every GPU, min/max over every sample, current the mean of each
@@ -10,7 +10,7 @@
 // samples, which one scrape per exporter per interval gives). memory_utilization divides by the
 // GPU's framebuffer total (used + free, constant on a GPU), so the range function applies to used.
 import { METRIC_NAMES, type MetricName } from '../../src/domain/metrics.js';
-import { METRIC_SCALE } from '../../src/telemetry/metric-codec.js';
+import { METRIC_SCALE } from '../../src/telemetry/rings/metric-codec.js';
 
 export const STATS = ['avg', 'min', 'max', 'current'] as const;
 export type Stat = (typeof STATS)[number];

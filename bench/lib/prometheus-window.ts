@@ -8,8 +8,8 @@
 // Prometheus is a child process; kube_pod_owner comes from a stand-in served by this process.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Registry } from 'prom-client';
-import { READ_FIELDS } from '../../src/telemetry/dcgm-readings.js';
-import type { ExporterTarget } from '../../src/telemetry/exporter-target.js';
+import { READ_FIELDS } from '../../src/telemetry/scrape/dcgm-readings.js';
+import type { ExporterTarget } from '../../src/telemetry/scrape/exporter-target.js';
 import type { PrometheusServer } from './prometheus-server.js';
 import type { BenchService } from './telemetry-service.js';
 import { round } from './format.js';

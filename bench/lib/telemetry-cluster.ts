@@ -4,7 +4,7 @@
 // fleet child process and this process derive it from the same two numbers, so nothing but exporter
 // addresses has to cross the process boundary.
 import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.js';
-import type { Pod } from '../../src/workloads/k8s-types.js';
+import type { Pod } from '../../src/k8s/objects/k8s-types.js';
 import type { SimNodeGpus } from '../../sim/dcgm-exporter/types.js';
 
 export const GPUS_PER_NODE = 8;

@@ -7,7 +7,7 @@ import pg from 'pg';
 import type { GpuBucketRow, GpuSummaryStore } from '../../src/domain/telemetry.js';
 import { PostgresGpuSummaries } from '../../src/store/postgres/gpu-summaries.js';
 import { migrate } from '../../src/store/postgres/migrate.js';
-import { SharedTelemetryReader } from '../../src/telemetry/shared-telemetry.js';
+import { SharedTelemetryReader } from '../../src/telemetry/summaries/shared-telemetry.js';
 import { databaseUrl } from '../../test/support/postgres-database.js';
 import { POSTGRES_INSTALL_HINT, startPostgres, type PostgresServer } from '../../test/support/postgres.js';
 import { summarize, timeCalls, type LatencySummary } from './load.js';

@@ -15,12 +15,12 @@ import { METRIC_NAMES, METRICS_TIME_RANGES, type MetricsTimeRange, type RankedMe
 import type { LifetimeRepository } from '../../src/domain/telemetry.js';
 import type { WorkloadView } from '../../src/domain/workload.js';
 import type { TelemetryReader } from '../../src/query/ports.js';
-import { BucketAccumulator } from '../../src/telemetry/bucket-accumulator.js';
-import type { ExporterTarget } from '../../src/telemetry/exporter-target.js';
-import { rawSlotsFor } from '../../src/telemetry/gpu-rings.js';
+import { BucketAccumulator } from '../../src/telemetry/sinks/bucket-accumulator.js';
+import type { ExporterTarget } from '../../src/telemetry/scrape/exporter-target.js';
+import { rawSlotsFor } from '../../src/telemetry/rings/gpu-rings.js';
 import { GpuTelemetry, type GpuTelemetryOptions } from '../../src/telemetry/gpu-telemetry.js';
-import { LifetimeAccumulators } from '../../src/telemetry/lifetime.js';
-import { SummaryFlusher } from '../../src/telemetry/summary-flusher.js';
+import { LifetimeAccumulators } from '../../src/telemetry/sinks/lifetime.js';
+import { SummaryFlusher } from '../../src/telemetry/sinks/summary-flusher.js';
 import { CLUSTER_ID, gpuPodOf, exporterTargetOf, simNodeOf, type ClusterPlan } from './telemetry-cluster.js';
 import { RankingDivergence, SummaryDivergence, type DivergenceFigures, type RankingFigures } from './telemetry-ha-compare.js';
 import { gpuValueTexts, PayloadTemplate, type ValueJitter } from './telemetry-payloads.js';

@@ -4,7 +4,7 @@
 // scrape would bring, at a few microseconds per payload instead of a full render.
 import { FIELDS } from '../../sim/dcgm-exporter/fields.js';
 import { renderDcgmMetrics } from '../../sim/dcgm-exporter/render.js';
-import { READ_FIELDS as SERVICE_READ_FIELDS } from '../../src/telemetry/dcgm-readings.js';
+import { READ_FIELDS as SERVICE_READ_FIELDS } from '../../src/telemetry/scrape/dcgm-readings.js';
 import type { DcgmField, FieldValues, SimNodeGpus } from '../../sim/dcgm-exporter/types.js';
 
 // The fields the service reads, in the order of the value tuples below.

@@ -18,9 +18,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { GpuFleet, type GpuIdentity } from '../../src/telemetry/gpu-fleet.js';
-import { rawSlotsFor } from '../../src/telemetry/gpu-rings.js';
-import { METRIC_COUNT } from '../../src/telemetry/metric-codec.js';
+import { GpuFleet, type GpuIdentity } from '../../src/telemetry/rings/gpu-fleet.js';
+import { rawSlotsFor } from '../../src/telemetry/rings/gpu-rings.js';
+import { METRIC_COUNT } from '../../src/telemetry/rings/metric-codec.js';
 import { BENCH_DIR, REPO_DIR } from './environment.js';
 import { GPUS_PER_NODE } from './telemetry-cluster.js';
 

@@ -12,7 +12,7 @@
 // the instance, so each tick's CPU is read at its exact start and end without polling; the wall time
 // is the sampler's own (lastTick().durationMs, read through gpucap_sampler_tick_seconds).
 import type { Registry } from 'prom-client';
-import type { ExporterTarget } from '../../src/telemetry/exporter-target.js';
+import type { ExporterTarget } from '../../src/telemetry/scrape/exporter-target.js';
 import { summarize } from './load.js';
 import { CLUSTER_ID, GPUS_PER_NODE, exporterPodOf, gpuPodOf, planCluster } from './telemetry-cluster.js';
 import { startFleetProcess } from './telemetry-fleet.js';

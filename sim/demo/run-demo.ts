@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { buildConsole } from '../../console/build.mjs';
 import { mintDevJwt } from '../../src/auth/dev-jwt.js';
 import { loadConfig } from '../../src/config/load.js';
-import type { Role } from '../../src/domain/principal.js';
+import type { Role } from '../../src/access/principal.js';
 import { startService, type RunningService } from '../../src/service/start-service.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { CAPACITY_NAMESPACE, startDemoWorld, type DemoWorld } from './world.js';

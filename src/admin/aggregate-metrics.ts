@@ -9,7 +9,8 @@
 // half-synced ones that would page someone.
 import { Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../domain/clock.js';
-import { capacity, type CapacityFigures } from '../query/capacity.js';
+import { capacity } from '../query/capacity.js';
+import type { CapacityFigures } from '../capacity/budget-figures.js';
 import type { BudgetSource, TeamCounts, WorkloadIndex } from '../query/ports.js';
 import type { Labels, Sample } from './collected-metrics.js';
 
@@ -62,16 +63,34 @@ export function registerAggregateMetrics(registry: Registry, sources: AggregateS
     });
 
   const BUDGET_LABELS = ['organization_id', 'level', 'budget_id'];
-  gauge('gpucap_budget_allocated_gpu_hours', 'GPU-hours allocated to a budget for its current period; level: organization, pool or initiative', BUDGET_LABELS,
-    (s) => s.budgets.map(({ labels, figures }) => ({ labels, value: figures.allocated })));
-  gauge('gpucap_budget_used_gpu_hours', 'GPU-hours used by a budget in its current period, running workloads up to now (as /v1/capacity)', BUDGET_LABELS,
-    (s) => s.budgets.map(({ labels, figures }) => ({ labels, value: figures.used })));
-  gauge('gpucap_budget_remaining_gpu_hours', 'Allocated minus used GPU-hours of a budget in its current period; negative once overspent', BUDGET_LABELS,
-    (s) => s.budgets.map(({ labels, figures }) => ({ labels, value: figures.remaining })));
+  gauge(
+    'gpucap_budget_allocated_gpu_hours',
+    'GPU-hours allocated to a budget for its current period; level: organization, pool or initiative',
+    BUDGET_LABELS,
+    (s) => s.budgets.map(({ labels, figures }) => ({ labels, value: figures.allocated })),
+  );
+  gauge(
+    'gpucap_budget_used_gpu_hours',
+    'GPU-hours used by a budget in its current period, running workloads up to now (as /v1/capacity)',
+    BUDGET_LABELS,
+    (s) => s.budgets.map(({ labels, figures }) => ({ labels, value: figures.used })),
+  );
+  gauge(
+    'gpucap_budget_remaining_gpu_hours',
+    'Allocated minus used GPU-hours of a budget in its current period; negative once overspent',
+    BUDGET_LABELS,
+    (s) => s.budgets.map(({ labels, figures }) => ({ labels, value: figures.remaining })),
+  );
   gauge('gpucap_team_active_gpus', 'GPUs held by the running workloads of a team', ['organization_id', 'initiative_id'],
-    (s) => s.teams.activeGpus.map((t) => ({ labels: { organization_id: t.organizationId, initiative_id: t.initiativeId }, value: t.gpus })));
+    (s) => s.teams.activeGpus.map((t) => ({
+      labels: { organization_id: t.organizationId, initiative_id: t.initiativeId },
+      value: t.gpus,
+    })));
   gauge('gpucap_team_workloads', 'Workloads of a team in the index, by status', ['organization_id', 'initiative_id', 'status'],
-    (s) => s.teams.workloads.map((t) => ({ labels: { organization_id: t.organizationId, initiative_id: t.initiativeId, status: t.status }, value: t.count })));
+    (s) => s.teams.workloads.map((t) => ({
+      labels: { organization_id: t.organizationId, initiative_id: t.initiativeId, status: t.status },
+      value: t.count,
+    })));
   new Gauge({
     name: 'gpucap_aggregates_up',
     help: '1 when this scrape holds the gpucap_budget_* and gpucap_team_* gauges; 0 while the index is not ready or its read failed',
@@ -90,7 +109,10 @@ async function read(sources: AggregateSources, now: number): Promise<Snapshot> {
   const budgets = capacities.flatMap((c) => [
     { labels: { organization_id: c.organizationId, level: 'organization', budget_id: c.organizationId }, figures: c.summary },
     ...c.pools.map((p) => ({ labels: { organization_id: c.organizationId, level: 'pool', budget_id: p.poolId }, figures: p })),
-    ...c.initiatives.map((i) => ({ labels: { organization_id: c.organizationId, level: 'initiative', budget_id: i.initiativeId }, figures: i })),
+    ...c.initiatives.map((i) => ({
+      labels: { organization_id: c.organizationId, level: 'initiative', budget_id: i.initiativeId },
+      figures: i,
+    })),
   ]);
   return { at: now, budgets, teams };
 }

@@ -14,10 +14,15 @@ export function registerCapacityMetrics(registry: Registry, sources: CapacityMet
   gaugeFrom(
     registry,
     'gpucap_capacity_configmap_rejected',
-    '1 per capacity ConfigMap whose current version is not in force, by reason (invalid, missing_key, duplicate_organization); the log line says what is wrong',
+    '1 per capacity ConfigMap whose current version is not in force, by reason ' +
+      '(invalid, missing_key, duplicate_organization); the log line says what is wrong',
     ['configmap', 'reason'],
     () => sources.problems().map((p) => ({ labels: { configmap: p.configMap, reason: p.reason }, value: 1 })),
   );
-  gaugeFrom(registry, 'gpucap_capacity_budgets', 'Organizations with a budget in force', [], () => [{ labels: {}, value: sources.budgets() }]);
-  gaugeFrom(registry, 'gpucap_capacity_synced', '1 once the capacity ConfigMaps were listed', [], () => [{ labels: {}, value: sources.synced() ? 1 : 0 }]);
+  gaugeFrom(registry, 'gpucap_capacity_budgets', 'Organizations with a budget in force', [], () => [
+    { labels: {}, value: sources.budgets() },
+  ]);
+  gaugeFrom(registry, 'gpucap_capacity_synced', '1 once the capacity ConfigMaps were listed', [], () => [
+    { labels: {}, value: sources.synced() ? 1 : 0 },
+  ]);
 }

@@ -41,7 +41,10 @@ export class ClusterReadiness {
         const name = informerCondition(cluster.clusterId, informer);
         current.add(name);
         this.readiness.require(name);
-        this.readiness.setFailure(name, informer.failing ? `cluster "${cluster.clusterId}" ${informer.resource}: ${informer.lastError?.message ?? 'failing'}` : null);
+        this.readiness.setFailure(
+          name,
+          informer.failing ? `cluster "${cluster.clusterId}" ${informer.resource}: ${informer.lastError?.message ?? 'failing'}` : null,
+        );
         if (informer.synced && indexed) this.readiness.markReady(name);
         // Every informer of an unreachable cluster is waived, also those waiting to start behind a
         // failing Namespaces or Nodes informer.

@@ -12,9 +12,17 @@ export interface InformerMetricSources {
 }
 
 export function registerInformerMetrics(registry: Registry, sources: InformerMetricSources): void {
+  registerInformerSeries(registry, sources);
+  registerIndexerSeries(registry, sources.indexers);
+}
+
+function registerInformerSeries(registry: Registry, sources: InformerMetricSources): void {
   const informers = (): { labels: Labels; informer: ClusterStatus['informers'][number] }[] =>
     sources.clusters().flatMap((cluster) =>
-      cluster.informers.map((informer) => ({ labels: { cluster: cluster.clusterId, resource: informer.resource, namespace: informer.namespace ?? '' }, informer })),
+      cluster.informers.map((informer) => ({
+        labels: { cluster: cluster.clusterId, resource: informer.resource, namespace: informer.namespace ?? '' },
+        informer,
+      })),
     );
   const LABELS = ['cluster', 'resource', 'namespace'];
 
@@ -28,8 +36,12 @@ export function registerInformerMetrics(registry: Registry, sources: InformerMet
   counterFrom(registry, 'gpucap_informer_relists_total', 'LISTs after the first (410 Gone, failed watch resumption)', LABELS, () =>
     informers().map(({ labels, informer }) => ({ labels, value: informer.relists })),
   );
-  counterFrom(registry, 'gpucap_informer_restarts_total', 'Watches that ended, failed, stalled or expired, and LISTs that failed', LABELS, () =>
-    informers().map(({ labels, informer }) => ({ labels, value: informer.restarts })),
+  counterFrom(
+    registry,
+    'gpucap_informer_restarts_total',
+    'Watches that ended, failed, stalled or expired, and LISTs that failed',
+    LABELS,
+    () => informers().map(({ labels, informer }) => ({ labels, value: informer.restarts })),
   );
   gaugeFrom(registry, 'gpucap_informer_synced', '1 once the informer delivered its first LIST', LABELS, () =>
     informers().map(({ labels, informer }) => ({ labels, value: informer.synced ? 1 : 0 })),
@@ -38,7 +50,9 @@ export function registerInformerMetrics(registry: Registry, sources: InformerMet
     informers().map(({ labels, informer }) => ({ labels, value: informer.failing ? 1 : 0 })),
   );
   gaugeFrom(registry, 'gpucap_informer_watch_age_seconds', 'Age of the open watch stream (absent while none is open)', LABELS, () =>
-    informers().flatMap(({ labels, informer }) => (informer.watchAgeMs === undefined ? [] : [{ labels, value: informer.watchAgeMs / 1000 }])),
+    informers().flatMap(({ labels, informer }) =>
+      informer.watchAgeMs === undefined ? [] : [{ labels, value: informer.watchAgeMs / 1000 }],
+    ),
   );
   gaugeFrom(registry, 'gpucap_cluster_up', '1 when every informer of the cluster has synced and none is failing', ['cluster'], () =>
     sources.clusters().map((cluster) => ({
@@ -46,18 +60,37 @@ export function registerInformerMetrics(registry: Registry, sources: InformerMet
       value: cluster.informers.every((i) => i.synced && !i.failing) ? 1 : 0,
     })),
   );
-  gaugeFrom(registry, 'gpucap_remote_kubeconfig_invalid', '1 for each remote kubeconfig file (or the folder) that could not be used', ['file'], () =>
-    sources.problems().map((problem) => ({ labels: { file: problem.file }, value: 1 })),
+  gaugeFrom(
+    registry,
+    'gpucap_remote_kubeconfig_invalid',
+    '1 for each remote kubeconfig file (or the folder) that could not be used',
+    ['file'],
+    () => sources.problems().map((problem) => ({ labels: { file: problem.file }, value: 1 })),
   );
+}
 
+/** The indexer's counters by cluster: name, help, and the counter read. */
+const INDEXER_COUNTERS: readonly [string, string, (counters: IndexerCounters) => number][] = [
+  ['gpucap_indexer_events_total', 'Events handled by the workload indexer (a relist counts once)', (c) => c.events],
+  ['gpucap_indexer_rows_written_total', 'Workload rows the indexer changed in the index', (c) => c.rowsWritten],
+  ['gpucap_indexer_intervals_written_total', 'Pod GPU intervals the indexer changed in the index', (c) => c.intervalsWritten],
+  [
+    'gpucap_indexer_reconcile_cancelled_total',
+    'Unfinished workloads found missing after a relist and made cancelled',
+    (c) => c.cancelledByReconcile,
+  ],
+  ['gpucap_indexer_flush_errors_total', 'Index writes that failed (retried at the next flush)', (c) => c.flushErrors],
+];
+
+function registerIndexerSeries(registry: Registry, counters: () => readonly IndexerCounters[]): void {
   const indexers = (read: (counters: IndexerCounters) => number): Sample[] =>
-    sources.indexers().map((counters) => ({ labels: { cluster: counters.clusterId }, value: read(counters) }));
-  counterFrom(registry, 'gpucap_indexer_events_total', 'Events handled by the workload indexer (a relist counts once)', ['cluster'], () => indexers((c) => c.events));
-  counterFrom(registry, 'gpucap_indexer_rows_written_total', 'Workload rows the indexer changed in the index', ['cluster'], () => indexers((c) => c.rowsWritten));
-  counterFrom(registry, 'gpucap_indexer_intervals_written_total', 'Pod GPU intervals the indexer changed in the index', ['cluster'], () => indexers((c) => c.intervalsWritten));
-  counterFrom(registry, 'gpucap_indexer_reconcile_cancelled_total', 'Unfinished workloads found missing after a relist and made cancelled', ['cluster'], () =>
-    indexers((c) => c.cancelledByReconcile),
+    counters().map((each) => ({ labels: { cluster: each.clusterId }, value: read(each) }));
+  for (const [name, help, read] of INDEXER_COUNTERS) counterFrom(registry, name, help, ['cluster'], () => indexers(read));
+  gaugeFrom(
+    registry,
+    'gpucap_indexer_pending',
+    'Rows and intervals waiting for the next index write',
+    ['cluster'],
+    () => indexers((c) => c.pending),
   );
-  counterFrom(registry, 'gpucap_indexer_flush_errors_total', 'Index writes that failed (retried at the next flush)', ['cluster'], () => indexers((c) => c.flushErrors));
-  gaugeFrom(registry, 'gpucap_indexer_pending', 'Rows and intervals waiting for the next index write', ['cluster'], () => indexers((c) => c.pending));
 }

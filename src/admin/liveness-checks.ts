@@ -32,7 +32,9 @@ export function eventLoopCheck(lag: { worstMs(): number; readonly windowMs: numb
     name: 'event-loop',
     problem() {
       const worst = lag.worstMs();
-      return worst > limitMs ? `the event loop was held up for ${worst} ms in the last ${seconds(2 * lag.windowMs)} (limit ${limitMs} ms)` : null;
+      return worst > limitMs
+        ? `the event loop was held up for ${worst} ms in the last ${seconds(2 * lag.windowMs)} (limit ${limitMs} ms)`
+        : null;
     },
   };
 }
@@ -53,7 +55,9 @@ export function samplerCheck(sampler: SamplerLoop, options: { intervalMs: number
       if (ended !== null) return `the scrape loop ended: ${ended}`;
       const still = watch.stillFor('ticks', ticks);
       if (stopped) return null; // stopped on purpose, during shutdown
-      return still > limitMs ? `no scrape tick for ${seconds(still)} (limit ${seconds(limitMs)}: ${SAMPLER_INTERVALS} scrape intervals)` : null;
+      return still > limitMs
+        ? `no scrape tick for ${seconds(still)} (limit ${seconds(limitMs)}: ${SAMPLER_INTERVALS} scrape intervals)`
+        : null;
     },
   };
 }
@@ -65,7 +69,10 @@ export interface WriterProgress {
 }
 
 /** Fails for a cluster whose changes wait while its write count stands still for longer than the limit. */
-export function indexWriterCheck(writers: () => readonly WriterProgress[], options: { flushIntervalMs: number; now: () => number }): LivenessCheck {
+export function indexWriterCheck(
+  writers: () => readonly WriterProgress[],
+  options: { flushIntervalMs: number; now: () => number },
+): LivenessCheck {
   const limitMs = Math.max(WRITER_MIN_MS, WRITER_INTERVALS * options.flushIntervalMs);
   const watch = new ProgressWatch(options.now);
   return {
@@ -75,7 +82,9 @@ export function indexWriterCheck(writers: () => readonly WriterProgress[], optio
       watch.retain(new Set(current.map((writer) => writer.clusterId)));
       const stuck = current.flatMap((writer) => {
         const still = watch.stillFor(writer.clusterId, writer.progress);
-        return writer.pending > 0 && still > limitMs ? [`cluster ${writer.clusterId}: ${writer.pending} changes waiting, nothing written for ${seconds(still)}`] : [];
+        return writer.pending > 0 && still > limitMs
+          ? [`cluster ${writer.clusterId}: ${writer.pending} changes waiting, nothing written for ${seconds(still)}`]
+          : [];
       });
       return stuck.length === 0 ? null : `${stuck.join('; ')} (limit ${seconds(limitMs)})`;
     },

@@ -15,7 +15,12 @@ export function createServiceMetrics(version: string): ServiceMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service: 'gpu-capacity-api' });
   collectDefaultMetrics({ register: registry, prefix: 'gpucap_' });
-  new Gauge({ name: 'gpucap_build_info', help: 'Version of the running service (always 1)', labelNames: ['version'], registers: [registry] }).set({ version }, 1);
+  new Gauge({
+    name: 'gpucap_build_info',
+    help: 'Version of the running service (always 1)',
+    labelNames: ['version'],
+    registers: [registry],
+  }).set({ version }, 1);
   const latency = new Histogram({
     name: 'gpucap_http_request_duration_seconds',
     help: 'Latency of /v1 requests by route template, method and status',

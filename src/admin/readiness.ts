@@ -92,7 +92,12 @@ export class ReadinessTracker {
   }
 
   report(): ReadinessReport {
-    return { ready: this.acceptsTraffic(), degraded: this.degraded(), shuttingDown: this.shuttingDown, conditions: Object.fromEntries(this.conditions) };
+    return {
+      ready: this.acceptsTraffic(),
+      degraded: this.degraded(),
+      shuttingDown: this.shuttingDown,
+      conditions: Object.fromEntries(this.conditions),
+    };
   }
 
   private condition(name: string): Condition {
@@ -108,6 +113,9 @@ export class ReadinessTracker {
     const ready = this.acceptsTraffic();
     if (ready === this.lastReady) return;
     this.lastReady = ready;
-    this.logger.info({ ready, waiting: [...this.conditions].filter(([, c]) => !c.ready && !c.waived).map(([n]) => n) }, ready ? 'service ready' : 'service not ready');
+    this.logger.info(
+      { ready, waiting: [...this.conditions].filter(([, c]) => !c.ready && !c.waived).map(([n]) => n) },
+      ready ? 'service ready' : 'service not ready',
+    );
   }
 }

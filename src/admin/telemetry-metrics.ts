@@ -4,7 +4,15 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import { gaugeFrom } from './collected-metrics.js';
 
 export interface TelemetryMetricSources {
-  stats: () => { gpus: number; attributedGpus: number; workloads: number; ringBytes: number; ringReservedBytes: number; exporters: number; gpuPods: number };
+  stats: () => {
+    gpus: number;
+    attributedGpus: number;
+    workloads: number;
+    ringBytes: number;
+    ringReservedBytes: number;
+    exporters: number;
+    gpuPods: number;
+  };
   exporters: () => readonly { clusterId: string; consecutiveFailures: number; lastGpus: number }[];
   lastTick: () => { durationMs: number } | null;
 }
@@ -16,6 +24,13 @@ export interface ScrapeObserver {
 }
 
 export function registerTelemetryMetrics(registry: Registry, sources: TelemetryMetricSources): ScrapeObserver {
+  const observer = scrapeObserver(registry);
+  registerExporterGauges(registry, sources);
+  registerStateGauges(registry, sources.stats);
+  return observer;
+}
+
+function scrapeObserver(registry: Registry): ScrapeObserver {
   const duration = new Histogram({
     name: 'gpucap_scrape_duration_seconds',
     help: 'Time of one exporter scrape (request, download, parse, store), by cluster and outcome',
@@ -29,33 +44,12 @@ export function registerTelemetryMetrics(registry: Registry, sources: TelemetryM
     labelNames: ['cluster', 'reason'],
     registers: [registry],
   });
-  const samples = new Counter({ name: 'gpucap_scrape_samples_total', help: 'Samples read from exporters, by cluster', labelNames: ['cluster'], registers: [registry] });
-
-  const perCluster = (value: (e: { consecutiveFailures: number; lastGpus: number }) => number) => () => {
-    const byCluster = new Map<string, number>();
-    for (const e of sources.exporters()) byCluster.set(e.clusterId, (byCluster.get(e.clusterId) ?? 0) + value(e));
-    return [...byCluster].map(([cluster, sum]) => ({ labels: { cluster }, value: sum }));
-  };
-  const failing = (e: { consecutiveFailures: number }) => e.consecutiveFailures > 0;
-  gaugeFrom(registry, 'gpucap_exporters', 'dcgm-exporter pods being scraped, by cluster', ['cluster'], perCluster(() => 1));
-  gaugeFrom(registry, 'gpucap_exporters_failing', 'Exporters whose last scrape failed, by cluster', ['cluster'], perCluster((e) => (failing(e) ? 1 : 0)));
-  // The share of GPUs without telemetry, which the chart's GpucapExportersFailing alert reads: each
-  // exporter's GPUs as its last successful scrape reported them (0 for one that never answered).
-  gaugeFrom(registry, 'gpucap_exporter_gpus', 'GPUs of the scraped exporters as each last reported them, by cluster', ['cluster'], perCluster((e) => e.lastGpus));
-  gaugeFrom(registry, 'gpucap_exporter_gpus_failing', 'GPUs of the exporters whose last scrape failed, as each last reported them, by cluster', ['cluster'],
-    perCluster((e) => (failing(e) ? e.lastGpus : 0)));
-  const stat = (read: (s: ReturnType<TelemetryMetricSources['stats']>) => number) => () => [{ labels: {}, value: read(sources.stats()) }];
-  gaugeFrom(registry, 'gpucap_sampler_tick_seconds', 'Time the last sampler tick took to scrape every exporter; alert when it nears the scrape interval', [], () => {
-    const tick = sources.lastTick();
-    return tick === null ? [] : [{ labels: {}, value: tick.durationMs / 1000 }];
+  const samples = new Counter({
+    name: 'gpucap_scrape_samples_total',
+    help: 'Samples read from exporters, by cluster',
+    labelNames: ['cluster'],
+    registers: [registry],
   });
-  gaugeFrom(registry, 'gpucap_telemetry_gpus', 'GPUs (and MIG instances) with samples in the last 24 h', [], stat((s) => s.gpus));
-  gaugeFrom(registry, 'gpucap_telemetry_attributed_gpus', 'GPUs whose latest sample belongs to a workload', [], stat((s) => s.attributedGpus));
-  gaugeFrom(registry, 'gpucap_telemetry_workloads', 'Workloads with samples in the last 24 h', [], stat((s) => s.workloads));
-  gaugeFrom(registry, 'gpucap_telemetry_ring_bytes', 'Bytes held by the per-GPU ring buffers (outside the V8 heap)', [], stat((s) => s.ringBytes));
-  gaugeFrom(registry, 'gpucap_telemetry_ring_reserved_bytes', 'Bytes of the slabs the rings are carved from, free slots included (reserved as a tick starts)', [], stat((s) => s.ringReservedBytes));
-  gaugeFrom(registry, 'gpucap_telemetry_gpu_pods', 'GPU pods known to the attribution directory', [], stat((s) => s.gpuPods));
-
   return {
     scraped(target, result) {
       duration.observe({ cluster: target.clusterId, outcome: 'success' }, result.seconds);
@@ -66,4 +60,67 @@ export function registerTelemetryMetrics(registry: Registry, sources: TelemetryM
       failures.inc({ cluster: target.clusterId, reason: failure.reason });
     },
   };
+}
+
+function registerExporterGauges(registry: Registry, sources: TelemetryMetricSources): void {
+  const perCluster = (value: (e: { consecutiveFailures: number; lastGpus: number }) => number) => () => {
+    const byCluster = new Map<string, number>();
+    for (const e of sources.exporters()) byCluster.set(e.clusterId, (byCluster.get(e.clusterId) ?? 0) + value(e));
+    return [...byCluster].map(([cluster, sum]) => ({ labels: { cluster }, value: sum }));
+  };
+  const failing = (e: { consecutiveFailures: number }) => e.consecutiveFailures > 0;
+  gaugeFrom(registry, 'gpucap_exporters', 'dcgm-exporter pods being scraped, by cluster', ['cluster'], perCluster(() => 1));
+  gaugeFrom(
+    registry,
+    'gpucap_exporters_failing',
+    'Exporters whose last scrape failed, by cluster',
+    ['cluster'],
+    perCluster((e) => (failing(e) ? 1 : 0)),
+  );
+  // The share of GPUs without telemetry, which the chart's GpucapExportersFailing alert reads: each
+  // exporter's GPUs as its last successful scrape reported them (0 for one that never answered).
+  gaugeFrom(
+    registry,
+    'gpucap_exporter_gpus',
+    'GPUs of the scraped exporters as each last reported them, by cluster',
+    ['cluster'],
+    perCluster((e) => e.lastGpus),
+  );
+  gaugeFrom(
+    registry,
+    'gpucap_exporter_gpus_failing',
+    'GPUs of the exporters whose last scrape failed, as each last reported them, by cluster',
+    ['cluster'],
+    perCluster((e) => (failing(e) ? e.lastGpus : 0)),
+  );
+  gaugeFrom(
+    registry,
+    'gpucap_sampler_tick_seconds',
+    'Time the last sampler tick took to scrape every exporter; alert when it nears the scrape interval',
+    [],
+    () => {
+      const tick = sources.lastTick();
+      return tick === null ? [] : [{ labels: {}, value: tick.durationMs / 1000 }];
+    },
+  );
+}
+
+type TelemetryStats = ReturnType<TelemetryMetricSources['stats']>;
+
+/** The telemetry state's size, read at scrape time: name, help and the figure read. */
+const STATE_GAUGES: readonly [string, string, (stats: TelemetryStats) => number][] = [
+  ['gpucap_telemetry_gpus', 'GPUs (and MIG instances) with samples in the last 24 h', (s) => s.gpus],
+  ['gpucap_telemetry_attributed_gpus', 'GPUs whose latest sample belongs to a workload', (s) => s.attributedGpus],
+  ['gpucap_telemetry_workloads', 'Workloads with samples in the last 24 h', (s) => s.workloads],
+  ['gpucap_telemetry_ring_bytes', 'Bytes held by the per-GPU ring buffers (outside the V8 heap)', (s) => s.ringBytes],
+  [
+    'gpucap_telemetry_ring_reserved_bytes',
+    'Bytes of the slabs the rings are carved from, free slots included (reserved as a tick starts)',
+    (s) => s.ringReservedBytes,
+  ],
+  ['gpucap_telemetry_gpu_pods', 'GPU pods known to the attribution directory', (s) => s.gpuPods],
+];
+
+function registerStateGauges(registry: Registry, stats: () => TelemetryStats): void {
+  for (const [name, help, read] of STATE_GAUGES) gaugeFrom(registry, name, help, [], () => [{ labels: {}, value: read(stats()) }]);
 }

@@ -9,8 +9,32 @@ export interface SummaryMetricSources {
 
 export function registerTelemetrySummaryMetrics(registry: Registry, sources: SummaryMetricSources): void {
   const stat = (read: (s: ReturnType<SummaryMetricSources['stats']>) => number) => () => [{ labels: {}, value: read(sources.stats()) }];
-  gaugeFrom(registry, 'gpucap_telemetry_buckets_open', 'Telemetry buckets still gathering samples on this replica (the current one, and one ending)', [], stat((s) => s.openBuckets));
-  gaugeFrom(registry, 'gpucap_telemetry_buckets_queued', 'Ended telemetry buckets waiting for the database; above 1 the database refuses them', [], stat((s) => s.queuedBuckets));
-  gaugeFrom(registry, 'gpucap_telemetry_bucket_rows_dropped', 'Per-workload bucket rows dropped since start because the database refused them for too long', [], stat((s) => s.droppedRows));
-  gaugeFrom(registry, 'gpucap_telemetry_late_samples', 'Samples dropped since start because their bucket had already been written', [], stat((s) => s.lateSamples));
+  gaugeFrom(
+    registry,
+    'gpucap_telemetry_buckets_open',
+    'Telemetry buckets still gathering samples on this replica (the current one, and one ending)',
+    [],
+    stat((s) => s.openBuckets),
+  );
+  gaugeFrom(
+    registry,
+    'gpucap_telemetry_buckets_queued',
+    'Ended telemetry buckets waiting for the database; above 1 the database refuses them',
+    [],
+    stat((s) => s.queuedBuckets),
+  );
+  gaugeFrom(
+    registry,
+    'gpucap_telemetry_bucket_rows_dropped',
+    'Per-workload bucket rows dropped since start because the database refused them for too long',
+    [],
+    stat((s) => s.droppedRows),
+  );
+  gaugeFrom(
+    registry,
+    'gpucap_telemetry_late_samples',
+    'Samples dropped since start because their bucket had already been written',
+    [],
+    stat((s) => s.lateSamples),
+  );
 }

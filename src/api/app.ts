@@ -43,7 +43,11 @@ export function createApiApp(options: ApiOptions): Koa<ApiState> {
   const endpoints = allEndpoints();
   const openapi = openApiDocument(endpoints, options.deps.version);
   const router = new Router<ApiState>();
-  const guard: Middleware<ApiState>[] = [authenticate(options.authenticator), rateLimit(options.rateLimiter), requireReady(options.readiness)];
+  const guard: Middleware<ApiState>[] = [
+    authenticate(options.authenticator),
+    rateLimit(options.rateLimiter),
+    requireReady(options.readiness),
+  ];
 
   router.get('/v1/openapi.json', async (ctx: ApiContext) => {
     ctx.state.route = '/v1/openapi.json';
@@ -72,12 +76,20 @@ function routeName(endpoint: Endpoint) {
 
 function handler(endpoint: Endpoint, deps: ReadDeps) {
   const validate = queryValidator(endpoint.query);
-  const paramPatterns = Object.entries(endpoint.pathParams ?? {}).map(([name, schema]) => [name, new RegExp(schema.pattern ?? '.*')] as const);
+  const paramPatterns = Object.entries(endpoint.pathParams ?? {}).map(
+    ([name, schema]) => [name, new RegExp(schema.pattern ?? '.*')] as const,
+  );
   return async (ctx: ApiContext) => {
     const params = (ctx as unknown as { params: Record<string, string> }).params;
     for (const [name, pattern] of paramPatterns) {
       if (!pattern.test(params[name] ?? '')) {
-        throw validationError([{ location: 'path', field: name, message: 'must be a workload id (a Kubernetes UID: letters, digits, ".", "_", ":", "-", at most 128)' }]);
+        throw validationError([
+          {
+            location: 'path',
+            field: name,
+            message: 'must be a workload id (a Kubernetes UID: letters, digits, ".", "_", ":", "-", at most 128)',
+          },
+        ]);
       }
     }
     const query = validate(ctx.query as Record<string, unknown>);

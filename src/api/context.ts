@@ -1,7 +1,7 @@
 // What the middleware chain leaves on ctx.state for the routes.
 import type { ParameterizedContext } from 'koa';
 import type { Logger } from 'pino';
-import type { Principal } from '../domain/principal.js';
+import type { Principal } from '../access/principal.js';
 
 export interface ApiState {
   requestId: string;

@@ -21,7 +21,8 @@ const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
 const CSV_CONTENT = {
   schema: {
     type: 'string',
-    description: 'With `Accept: text/csv`: RFC 4180 records after a header row, the same scope and filters as the JSON. See docs/api.md "CSV".',
+    description: 'With `Accept: text/csv`: RFC 4180 records after a header row, ' +
+      'the same scope and filters as the JSON. See docs/api.md "CSV".',
   },
 };
 const CSV_HEADERS = {
@@ -35,7 +36,8 @@ const AUTHENTICATED_RULES =
   ' Needs `Authorization: Bearer` (JWT or API token) and `X-Organization-Id` equal to the credential\'s organization ' +
   '(missing: 400 VALIDATION_ERROR; another: 403 FORBIDDEN). Results cover the caller\'s scope: ORG_ADMIN sees the whole organization, ' +
   'TEAM_LEAD and MEMBER only their initiatives; an initiative_id outside them is 403 FORBIDDEN. ' +
-  'Unknown or repeated query parameters are 400 VALIDATION_ERROR. 503 UNAVAILABLE while the index is synchronizing or the identity provider\'s keys cannot be fetched.';
+  'Unknown or repeated query parameters are 400 VALIDATION_ERROR. 503 UNAVAILABLE ' +
+  'while the index is synchronizing or the identity provider\'s keys cannot be fetched.';
 
 /**
  * TypeBox keeps its own bookkeeping under symbols, which JSON.stringify drops; `$id`s are dropped too
@@ -47,7 +49,9 @@ function plain(schema: TSchema): Record<string, unknown> {
 
 /** Component refs: `$id`-named schemas become `#/components/schemas/<id>`. */
 function withRefs(schema: Record<string, unknown>): Record<string, unknown> {
-  return JSON.parse(JSON.stringify(schema).replace(/"\$ref":"([A-Za-z]+)"/g, '"$ref":"#/components/schemas/$1"')) as Record<string, unknown>;
+  return JSON.parse(
+    JSON.stringify(schema).replace(/"\$ref":"([A-Za-z]+)"/g, '"$ref":"#/components/schemas/$1"'),
+  ) as Record<string, unknown>;
 }
 
 function parameters(endpoint: Endpoint) {
@@ -61,18 +65,31 @@ function parameters(endpoint: Endpoint) {
   for (const [name, schema] of Object.entries(query.properties)) {
     const { description, ...rest } = plain(schema);
     // Defaults make a property "required" for TypeBox's type, but a client may always omit it.
-    params.push({ name, in: 'query', required: required.has(name) && rest.default === undefined, ...(description ? { description } : {}), schema: rest });
+    params.push({
+      name,
+      in: 'query',
+      required: required.has(name) && rest.default === undefined,
+      ...(description ? { description } : {}),
+      schema: rest,
+    });
   }
   if (endpoint.authenticated) {
     params.push(
-      { name: 'X-Organization-Id', in: 'header', required: true, description: 'The caller\'s organization; must match the credential.', schema: { type: 'string' } },
+      {
+        name: 'X-Organization-Id',
+        in: 'header',
+        required: true,
+        description: 'The caller\'s organization; must match the credential.',
+        schema: { type: 'string' },
+      },
     );
   }
   params.push({
     name: 'X-Request-Id',
     in: 'header',
     required: false,
-    description: 'Echoed in request_id and the X-Request-Id response header when it is at most 128 characters of [A-Za-z0-9._:-]; otherwise one is generated.',
+    description: 'Echoed in request_id and the X-Request-Id response header when it is ' +
+      'at most 128 characters of [A-Za-z0-9._:-]; otherwise one is generated.',
     schema: { type: 'string' },
   });
   return params;
@@ -135,7 +152,9 @@ export function openApiDocument(endpoints: readonly Endpoint[], version: string)
     security: [{ bearer: [] }],
     paths,
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'A JWT from the identity provider, or an API token (gca_…).' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'A JWT from the identity provider, or an API token (gca_…).' },
+      },
       schemas: { ErrorBody: plain(ErrorBody), MetricSummary: plain(MetricSummary) },
     },
   };

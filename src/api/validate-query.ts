@@ -57,7 +57,9 @@ function describe(error: ErrorObject, value: unknown, property: Properties[strin
     case 'enum':
       return `must be one of ${(params.allowedValues as unknown[]).join(', ')}${got}`;
     case 'type':
-      return params.type === 'integer' ? `must be an integer${got}` : params.type === 'boolean' ? `must be true or false${got}` : `must be a ${String(params.type)}${got}`;
+      return params.type === 'integer'
+        ? `must be an integer${got}`
+        : params.type === 'boolean' ? `must be true or false${got}` : `must be a ${String(params.type)}${got}`;
     case 'minimum':
     case 'maximum':
       return `must be between ${property?.minimum} and ${property?.maximum}${got}`;

@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parse as parseYaml } from 'yaml';
-import { ROLES, type Role } from '../domain/principal.js';
+import { ROLES, type Role } from '../access/principal.js';
 import { parseIsoInstant } from '../domain/time.js';
 
 export const API_TOKEN_ID_PATTERN = '^[a-z0-9][a-z0-9._-]{0,62}$';
@@ -69,7 +69,8 @@ export function parseApiTokenFile(text: string): ApiTokenRecord[] {
     if (input.expires_at !== undefined) {
       expiresAt = parseIsoInstant(input.expires_at);
       if (expiresAt === null) {
-        problems.push(`${where}: "expires_at" must be an ISO 8601 date or date-time with offset (2027-06-30 or 2027-06-30T00:00:00Z), got "${input.expires_at}"`);
+        problems.push(`${where}: "expires_at" must be an ISO 8601 date or date-time with ` +
+          `offset (2027-06-30 or 2027-06-30T00:00:00Z), got "${input.expires_at}"`);
       }
     }
     return {
@@ -99,7 +100,9 @@ function describe(error: ErrorObject, doc: object): string {
   const segments = error.instancePath.split('/').slice(1);
   if (segments[0] !== 'tokens' || segments.length === 0) {
     if (error.keyword === 'required') return `"${(error.params as { missingProperty: string }).missingProperty}" is required`;
-    if (error.keyword === 'additionalProperties') return `unknown field "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+    if (error.keyword === 'additionalProperties') {
+      return `unknown field "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+    }
     return `"${segments.join('.') || 'file'}" ${error.message ?? 'is invalid'}`;
   }
   if (segments.length === 1) return `"tokens" ${error.message ?? 'is invalid'}`;
@@ -108,12 +111,16 @@ function describe(error: ErrorObject, doc: object): string {
   const where = recordLabel(index, (records[index] as { id?: unknown } | null)?.id);
   if (segments.length === 2) {
     if (error.keyword === 'required') return `${where}: "${(error.params as { missingProperty: string }).missingProperty}" is required`;
-    if (error.keyword === 'additionalProperties') return `${where}: unknown field "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+    if (error.keyword === 'additionalProperties') {
+      return `${where}: unknown field "${(error.params as { additionalProperty: string }).additionalProperty}"`;
+    }
     return `${where}: ${error.message ?? 'is invalid'}`;
   }
   const field = segments[2] ?? '';
   const item = segments.length > 3 ? ` (item ${segments[3]})` : '';
-  if (error.keyword === 'enum') return `${where}: "${field}" must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  if (error.keyword === 'enum') {
+    return `${where}: "${field}" must be one of ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  }
   if (error.keyword === 'pattern' && FIELD_HINTS[field]) return `${where}: "${field}" ${FIELD_HINTS[field]}`;
   return `${where}: "${field}"${item} ${error.message ?? 'is invalid'}`;
 }

@@ -4,7 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import type { Principal } from '../domain/principal.js';
+import type { Principal } from '../access/principal.js';
 import { parseApiTokenFile, type ApiTokenRecord } from './api-token-file.js';
 import { createReloadingFile } from './reloading-file.js';
 import { isApiTokenShape } from './token-format.js';
@@ -29,7 +29,10 @@ interface LoadedRecord {
 }
 
 /** Loads the file now: an invalid or unreadable file throws (the service should refuse to start). */
-export function createApiTokenStore(options: { file: string; reloadSeconds: number }, deps: { clock: Clock; logger: Logger }): ApiTokenStore {
+export function createApiTokenStore(
+  options: { file: string; reloadSeconds: number },
+  deps: { clock: Clock; logger: Logger },
+): ApiTokenStore {
   const source = createReloadingFile(
     {
       path: options.file,

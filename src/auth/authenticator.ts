@@ -1,10 +1,11 @@
 // The one entry point of the auth layer: `Authorization` header in, Principal out, or a 401 ApiError
-// with an RFC 6750 challenge (a 503 when the JWT signing keys cannot be fetched). A `gca_` token goes to the API token store, a compact JWS to the JWT
-// verifier; whichever source is not configured rejects its tokens with a message that says so.
+// with an RFC 6750 challenge (a 503 when the JWT signing keys cannot be fetched). A `gca_` token goes
+// to the API token store, a compact JWS to the JWT verifier; whichever source is not configured
+// rejects its tokens with a message that says so.
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import type { Clock } from '../domain/clock.js';
-import type { Principal } from '../domain/principal.js';
+import type { Principal } from '../access/principal.js';
 import { createApiTokenStore, type ApiTokenStore, type ApiTokenStoreStatus } from './api-token-store.js';
 import { createJwtVerifier, type JwtVerifier, type JwtVerifierStatus } from './jwt-verifier.js';
 import { principalFromClaims, type ClaimNames } from './principal-from-claims.js';
@@ -73,7 +74,10 @@ export function createAuthenticator(config: AuthConfig, deps: AuthenticatorDeps)
   const jwt: JwtVerifier | null = jwtOn ? createJwtVerifier(config, { ...deps, logger }) : null;
   const apiTokens: ApiTokenStore | null =
     config.api_tokens_file !== undefined
-      ? createApiTokenStore({ file: config.api_tokens_file, reloadSeconds: config.api_tokens_reload_seconds }, { clock: deps.clock, logger })
+      ? createApiTokenStore(
+        { file: config.api_tokens_file, reloadSeconds: config.api_tokens_reload_seconds },
+        { clock: deps.clock, logger },
+      )
       : null;
   const claims: ClaimNames = { organization: config.claim_organization, role: config.claim_role, initiatives: config.claim_initiatives };
   let closed = false;

@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
-import type { Role } from '../domain/principal.js';
+import type { Role } from '../access/principal.js';
 
 export const DEV_ISSUER = 'gpucap-dev';
 export const DEV_AUDIENCE = 'gpu-capacity-api';

@@ -4,7 +4,17 @@
 // error codes into client-safe 401 messages, or a 503 when the key source fails (the token may be
 // fine, so the client should retry, not fetch a new token). Errors are told apart by `code`, never
 // by instanceof.
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions, type LocalJWKSet } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors,
+  jwtVerify,
+  type CryptoKey,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  type JWTVerifyOptions,
+  type LocalJWKSet,
+} from 'jose';
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import { ApiError } from '../domain/errors.js';
@@ -14,7 +24,14 @@ import { invalidToken } from './unauthenticated.js';
 
 export type JwtVerifierConfig = Pick<
   Config,
-  'jwks_url' | 'jwks_file' | 'jwt_issuer' | 'jwt_audience' | 'jwt_algorithms' | 'jwt_clock_tolerance_seconds' | 'jwks_cache_seconds' | 'jwks_cooldown_seconds'
+  | 'jwks_url'
+  | 'jwks_file'
+  | 'jwt_issuer'
+  | 'jwt_audience'
+  | 'jwt_algorithms'
+  | 'jwt_clock_tolerance_seconds'
+  | 'jwks_cache_seconds'
+  | 'jwks_cooldown_seconds'
 >;
 
 export interface JwtVerifierDeps {
@@ -59,66 +76,13 @@ class KeysUnavailable extends Error {
 /** Throws an Error naming the setting when the configuration cannot verify anything. */
 export function createJwtVerifier(config: JwtVerifierConfig, deps: JwtVerifierDeps): JwtVerifier {
   const { clock, logger } = deps;
-  if ((config.jwks_url === undefined) === (config.jwks_file === undefined)) {
-    throw new Error('JWT verification needs exactly one of jwks_url and jwks_file');
-  }
-  if (config.jwt_issuer === undefined || config.jwt_audience === undefined) {
-    throw new Error('JWT verification needs jwt_issuer and jwt_audience');
-  }
-  const symmetric = config.jwt_algorithms.filter((alg) => !ASYMMETRIC.has(alg));
-  if (config.jwt_algorithms.length === 0 || symmetric.length > 0) {
-    throw new Error(`jwt_algorithms must list asymmetric algorithms only${symmetric.length > 0 ? ` (not ${symmetric.join(', ')})` : ''}`);
-  }
-  const algorithms = [...config.jwt_algorithms];
+  const algorithms = checkedAlgorithms(config);
   const cooldownMs = config.jwks_cooldown_seconds * 1000;
   // Retry-After takes whole seconds; 0 would invite an immediate retry storm against the provider.
   const retryAfter = String(Math.max(1, Math.ceil(config.jwks_cooldown_seconds)));
-
-  let resolveKey: JWTVerifyGetKey;
-  let sourceError: () => string | null;
-  if (config.jwks_url !== undefined) {
-    resolveKey = createRemoteJWKSet(new URL(config.jwks_url), {
-      cacheMaxAge: config.jwks_cache_seconds * 1000,
-      cooldownDuration: cooldownMs,
-      timeoutDuration: deps.jwksTimeoutMs ?? 5000,
-    });
-    sourceError = () => null;
-  } else {
-    const file = createReloadingFile(
-      { path: config.jwks_file as string, what: 'JWKS file', checkIntervalMs: cooldownMs, parse: parseJwksFile },
-      { clock, logger },
-    );
-    resolveKey = (header, token) => file.current()(header, token);
-    sourceError = () => file.status().lastLoadError;
-  }
-  const source = config.jwks_url ?? (config.jwks_file as string);
-
-  let keyError: string | null = null;
-  let lastLoggedAt = Number.NEGATIVE_INFINITY;
-  let suppressed = 0;
-  const reportKeysUnavailable = (error: unknown): void => {
-    keyError = reasonChain(error);
-    const now = clock.now();
-    // One line per cooldown: with the identity provider down, every request would log otherwise.
-    if (now - lastLoggedAt < cooldownMs) {
-      suppressed += 1;
-      return;
-    }
-    logger.error({ jwks: source, reason: keyError, suppressed }, 'Cannot get the JWT signing keys; JWTs are rejected until this is fixed');
-    lastLoggedAt = now;
-    suppressed = 0;
-  };
-
-  const getKey: JWTVerifyGetKey = async (header, token) => {
-    try {
-      const key = await resolveKey(header, token);
-      keyError = null;
-      return key;
-    } catch (error) {
-      if (TOKEN_SIDE_KEY_ERRORS.has(codeOf(error))) throw error;
-      throw new KeysUnavailable(error);
-    }
-  };
+  const keys = keySource(config, { ...deps, cooldownMs });
+  const failures = keyFailureLog(keys.source, { clock, logger, cooldownMs });
+  const getKey = keyGetter(keys.resolveKey, failures);
 
   return {
     async verify(token) {
@@ -131,11 +95,13 @@ export function createJwtVerifier(config: JwtVerifierConfig, deps: JwtVerifierDe
         requiredClaims: ['exp', 'sub'],
       };
       try {
-        const { payload } = await jwtVerify<JWTPayload>(token, getKey, options).catch((error: unknown) => verifyWithEachKey(error, token, options));
+        const { payload } = await jwtVerify<JWTPayload>(token, getKey, options).catch(
+          (error: unknown) => verifyWithEachKey(error, token, options),
+        );
         return payload;
       } catch (error) {
         if (codeOf(error) === KEYS_UNAVAILABLE) {
-          reportKeysUnavailable((error as Error).cause);
+          failures.report((error as Error).cause);
           throw keysUnavailable(retryAfter);
         }
         const rejection = rejectionOf(error, algorithms);
@@ -147,8 +113,101 @@ export function createJwtVerifier(config: JwtVerifierConfig, deps: JwtVerifierDe
       }
     },
     status() {
-      return { source: config.jwks_url !== undefined ? 'url' : 'file', lastKeyError: sourceError() ?? keyError };
+      return { source: config.jwks_url !== undefined ? 'url' : 'file', lastKeyError: keys.sourceError() ?? failures.last() };
     },
+  };
+}
+
+/**
+ * The configured algorithms; throws unless the configuration names one key source, an issuer and an
+ * audience, and asymmetric algorithms only.
+ */
+function checkedAlgorithms(config: JwtVerifierConfig): string[] {
+  if ((config.jwks_url === undefined) === (config.jwks_file === undefined)) {
+    throw new Error('JWT verification needs exactly one of jwks_url and jwks_file');
+  }
+  if (config.jwt_issuer === undefined || config.jwt_audience === undefined) {
+    throw new Error('JWT verification needs jwt_issuer and jwt_audience');
+  }
+  const symmetric = config.jwt_algorithms.filter((alg) => !ASYMMETRIC.has(alg));
+  if (config.jwt_algorithms.length === 0 || symmetric.length > 0) {
+    throw new Error(`jwt_algorithms must list asymmetric algorithms only${symmetric.length > 0 ? ` (not ${symmetric.join(', ')})` : ''}`);
+  }
+  return [...config.jwt_algorithms];
+}
+
+interface KeySource {
+  /** The JWKS URL or file, as logged. */
+  source: string;
+  resolveKey: JWTVerifyGetKey;
+  /** Why the file's keys could not be loaded the last time, else null (a URL reports through its fetches). */
+  sourceError: () => string | null;
+}
+
+/** The signing keys of the JWKS URL (fetched and cached by jose) or of the JWKS file (re-read when it changes). */
+function keySource(config: JwtVerifierConfig, deps: JwtVerifierDeps & { cooldownMs: number }): KeySource {
+  if (config.jwks_url !== undefined) {
+    const resolveKey = createRemoteJWKSet(new URL(config.jwks_url), {
+      cacheMaxAge: config.jwks_cache_seconds * 1000,
+      cooldownDuration: deps.cooldownMs,
+      timeoutDuration: deps.jwksTimeoutMs ?? 5000,
+    });
+    return { source: config.jwks_url, resolveKey, sourceError: () => null };
+  }
+  const path = config.jwks_file as string;
+  const file = createReloadingFile(
+    { path, what: 'JWKS file', checkIntervalMs: deps.cooldownMs, parse: parseJwksFile },
+    { clock: deps.clock, logger: deps.logger },
+  );
+  return { source: path, resolveKey: (header, token) => file.current()(header, token), sourceError: () => file.status().lastLoadError };
+}
+
+interface KeyFailureLog {
+  /** The key source failed: remembered for status(), and logged. */
+  report(error: unknown): void;
+  /** The keys were had again. */
+  clear(): void;
+  last(): string | null;
+}
+
+function keyFailureLog(source: string, deps: { clock: Clock; logger: Logger; cooldownMs: number }): KeyFailureLog {
+  let keyError: string | null = null;
+  let lastLoggedAt = Number.NEGATIVE_INFINITY;
+  let suppressed = 0;
+  return {
+    report(error) {
+      keyError = reasonChain(error);
+      const now = deps.clock.now();
+      // One line per cooldown: with the identity provider down, every request would log otherwise.
+      if (now - lastLoggedAt < deps.cooldownMs) {
+        suppressed += 1;
+        return;
+      }
+      deps.logger.error(
+        { jwks: source, reason: keyError, suppressed },
+        'Cannot get the JWT signing keys; JWTs are rejected until this is fixed',
+      );
+      lastLoggedAt = now;
+      suppressed = 0;
+    },
+    clear() {
+      keyError = null;
+    },
+    last: () => keyError,
+  };
+}
+
+/** The key for a token, where a failure of the key source (not of the token) becomes KeysUnavailable. */
+function keyGetter(resolveKey: JWTVerifyGetKey, failures: KeyFailureLog): JWTVerifyGetKey {
+  return async (header, token) => {
+    try {
+      const key = await resolveKey(header, token);
+      failures.clear();
+      return key;
+    } catch (error) {
+      if (TOKEN_SIDE_KEY_ERRORS.has(codeOf(error))) throw error;
+      throw new KeysUnavailable(error);
+    }
   };
 }
 

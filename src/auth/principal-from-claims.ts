@@ -1,7 +1,7 @@
 // Turns the claims of a verified JWT into a Principal. The claim names are configurable (identity
 // providers differ); the values are strict, and a 401 names the claim that is wrong.
 import type { JWTPayload } from 'jose';
-import { ROLES, type Principal, type Role } from '../domain/principal.js';
+import { ROLES, type Principal, type Role } from '../access/principal.js';
 import { invalidToken } from './unauthenticated.js';
 
 export interface ClaimNames {

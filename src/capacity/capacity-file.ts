@@ -3,7 +3,7 @@
 // caller (the ConfigMap source) logs the error and keeps the last valid budget in force.
 import { Ajv, type ErrorObject } from 'ajv';
 import { LineCounter, parseDocument } from 'yaml';
-import type { CapacityBudget } from '../query/ports.js';
+import type { CapacityBudget } from '../domain/capacity-budget.js';
 import { CapacityFileSchema, LABEL_VALUE_PATTERN, NAMESPACE_PATTERN, POOL_ID_PATTERN, type CapacityFile } from './capacity-schema.js';
 
 /** ConfigMaps hold at most 1 MiB; a larger text is refused before it is parsed. */
@@ -47,7 +47,9 @@ export function parseCapacityFileWithWarnings(text: string, source: string): { b
 }
 
 function invalid(source: string, problems: string[]): CapacityFileError {
-  const shown = problems.length > MAX_PROBLEMS ? [...problems.slice(0, MAX_PROBLEMS), `and ${problems.length - MAX_PROBLEMS} more problems`] : problems;
+  const shown = problems.length > MAX_PROBLEMS
+    ? [...problems.slice(0, MAX_PROBLEMS), `and ${problems.length - MAX_PROBLEMS} more problems`]
+    : problems;
   return new CapacityFileError(source, shown);
 }
 
@@ -80,7 +82,9 @@ function readDocument(text: string, source: string): Record<string, unknown> {
       }),
     );
   }
-  if (doc.contents === null) throw invalid(source, ['the file is empty: it must hold a mapping with at least organization_id and allocated_gpu_hours']);
+  if (doc.contents === null) {
+    throw invalid(source, ['the file is empty: it must hold a mapping with at least organization_id and allocated_gpu_hours']);
+  }
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
@@ -88,7 +92,8 @@ function readDocument(text: string, source: string): Record<string, unknown> {
     const message = (error as Error).message;
     throw invalid(source, [
       /alias count/i.test(message)
-        ? `YAML aliases expand too much (more than ${MAX_ALIAS_COUNT} alias uses, weighed by size): refused as a resource exhaustion attempt`
+        ? `YAML aliases expand too much (more than ${MAX_ALIAS_COUNT} alias ` +
+          `uses, weighed by size): refused as a resource exhaustion attempt`
         : `cannot read the YAML document: ${message}`,
     ]);
   }
@@ -98,7 +103,13 @@ function readDocument(text: string, source: string): Record<string, unknown> {
 
 // No coercion: a quoted "100" where a number belongs is an error, not a number. useDefaults fills
 // period, pools, initiatives and namespaces. verbose adds the failing value and schema to each error.
-const validate = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: true, verbose: true }).compile(CapacityFileSchema);
+const validate = new Ajv({
+  allErrors: true,
+  useDefaults: true,
+  coerceTypes: false,
+  strict: true,
+  verbose: true,
+}).compile(CapacityFileSchema);
 
 function schemaProblems(file: Record<string, unknown>): string[] {
   if (validate(file)) return [];
@@ -117,8 +128,10 @@ const TYPE_NAMES: Record<string, string> = {
 
 const PATTERN_WORDS: Record<string, string> = {
   [POOL_ID_PATTERN]: 'letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)',
-  [LABEL_VALUE_PATTERN]: 'a Kubernetes label value: letters, digits, "-", "_" or "." (at most 63, starting and ending with a letter or digit)',
-  [NAMESPACE_PATTERN]: 'a Kubernetes namespace name: lowercase letters, digits and "-" (at most 63, starting and ending with a letter or digit)',
+  [LABEL_VALUE_PATTERN]: 'a Kubernetes label value: letters, digits, "-", "_" or ' +
+    '"." (at most 63, starting and ending with a letter or digit)',
+  [NAMESPACE_PATTERN]: 'a Kubernetes namespace name: lowercase letters, digits and ' +
+    '"-" (at most 63, starting and ending with a letter or digit)',
 };
 
 function describeError(error: ErrorObject): string {
@@ -149,7 +162,8 @@ function describeError(error: ErrorObject): string {
         ? `"${path}" must not be empty`
         : `"${path}" must be at least ${(error.params as { limit: number }).limit} characters${got}`;
     case 'maxLength':
-      return `"${path}" must be at most ${(error.params as { limit: number }).limit} characters, got ${String(data).length}: ${quote(data)}`;
+      return `"${path}" must be at most ${(error.params as { limit: number }).limit} ` +
+        `characters, got ${String(data).length}: ${quote(data)}`;
     case 'pattern': {
       const pattern = (error.params as { pattern: string }).pattern;
       return `"${path}" must be ${PATTERN_WORDS[pattern] ?? `a string matching ${pattern}`}${got}`;
@@ -188,8 +202,20 @@ function join(path: string, key: string): string {
  */
 function crossItemProblems(file: Record<string, unknown>): string[] {
   return [
-    ...ownershipProblems(file.pools, { list: 'pools', id: 'pool_id', members: 'instance_types', member: 'an instance type', owner: 'pool' }),
-    ...ownershipProblems(file.initiatives, { list: 'initiatives', id: 'initiative_id', members: 'namespaces', member: 'a namespace', owner: 'initiative' }),
+    ...ownershipProblems(file.pools, {
+      list: 'pools',
+      id: 'pool_id',
+      members: 'instance_types',
+      member: 'an instance type',
+      owner: 'pool',
+    }),
+    ...ownershipProblems(file.initiatives, {
+      list: 'initiatives',
+      id: 'initiative_id',
+      members: 'namespaces',
+      member: 'a namespace',
+      owner: 'initiative',
+    }),
   ];
 }
 
@@ -208,7 +234,8 @@ function ownershipProblems(items: unknown, keys: { list: string; id: string; mem
     if (typeof id === 'string') {
       const first = indexOfId.get(id);
       if (first === undefined) indexOfId.set(id, index);
-      else problems.push(`"${keys.list}[${index}].${keys.id}" must be unique: ${quote(id)} is already the ${keys.id} of ${keys.list}[${first}]`);
+      else problems.push(`"${keys.list}[${index}].${keys.id}" must be unique: ` +
+        `${quote(id)} is already the ${keys.id} of ${keys.list}[${first}]`);
     }
     const members: unknown = item[keys.members];
     if (!Array.isArray(members)) return;
@@ -216,7 +243,8 @@ function ownershipProblems(items: unknown, keys: { list: string; id: string; mem
       if (typeof member !== 'string') continue;
       const owner = ownerOf.get(member);
       if (owner === undefined) ownerOf.set(member, index);
-      else problems.push(`"${keys.list}[${index}].${keys.members}" lists ${quote(member)}, already listed by ${name(owner)}: ${keys.member} belongs to one ${keys.owner} only`);
+      else problems.push(`"${keys.list}[${index}].${keys.members}" lists ${quote(member)}, already ` +
+        `listed by ${name(owner)}: ${keys.member} belongs to one ${keys.owner} only`);
     }
   });
   return problems;
@@ -250,7 +278,8 @@ function overcommitWarnings(budget: CapacityBudget): string[] {
     // A relative tolerance, so 0.1 + 0.2 against 0.3 is not reported.
     if (sum - total > 1e-9 * Math.max(1, total)) {
       warnings.push(
-        `The ${list} allocate ${round(sum)} GPU-hours in total, more than the organization's allocated_gpu_hours ${round(total)} (overcommitted by ${round(sum - total)})`,
+        `The ${list} allocate ${round(sum)} GPU-hours in total, more than the organization's ` +
+          `allocated_gpu_hours ${round(total)} (overcommitted by ${round(sum - total)})`,
       );
     }
   }

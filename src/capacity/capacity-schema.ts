@@ -3,7 +3,7 @@
 // What JSON Schema cannot say (ids unique across items, an instance type in one pool only, a namespace
 // under one initiative only, names defaulting to ids) is checked by capacity-file.ts.
 import { Type, type Static, type TUnsafe } from '@sinclair/typebox';
-import type { BudgetPeriod } from '../query/ports.js';
+import type { BudgetPeriod } from '../domain/capacity-budget.js';
 
 export const BUDGET_PERIODS = ['month', 'quarter', 'year', 'total'] as const satisfies readonly BudgetPeriod[];
 
@@ -20,7 +20,8 @@ const Period: TUnsafe<BudgetPeriod> = Type.Unsafe<BudgetPeriod>({
   enum: [...BUDGET_PERIODS],
   default: 'month',
   description:
-    'Budget period: GPU-hours used are counted from the start of the current calendar month, quarter or year (UTC), or since ever (`total`).',
+    'Budget period: GPU-hours used are counted from the start of the ' +
+      'current calendar month, quarter or year (UTC), or since ever (`total`).',
 });
 
 const GpuHours = (description: string) => Type.Number({ minimum: 0, description });
@@ -28,21 +29,36 @@ const DisplayName = (description: string) => Type.Optional(Type.String({ minLeng
 
 export const CapacityPoolSchema = Type.Object(
   {
-    pool_id: Type.String({ pattern: POOL_ID_PATTERN, description: 'Id of the pool, unique in the file (the API\'s `pool_id`). Letters, digits, `.`, `_`, `-`; at most 63 characters, starting with a letter or digit.' }),
+    pool_id: Type.String({
+      pattern: POOL_ID_PATTERN,
+      description: 'Id of the pool, unique in the file (the API\'s `pool_id`). Letters, ' +
+        'digits, `.`, `_`, `-`; at most 63 characters, starting with a letter or digit.',
+    }),
     name: DisplayName('Display name of the pool. Default: `pool_id`.'),
     allocated_gpu_hours: GpuHours('GPU-hours allocated to the pool per period.'),
-    instance_types: Type.Array(Type.String({ pattern: LABEL_VALUE_PATTERN, description: 'An instance type, as in the node label `node.kubernetes.io/instance-type` (or the GPU product label when that is absent).' }), {
-      minItems: 1,
-      uniqueItems: true,
-      description: 'Instance types whose GPU-hours count against the pool. An instance type belongs to at most one pool of the file.',
-    }),
+    instance_types: Type.Array(
+      Type.String({
+        pattern: LABEL_VALUE_PATTERN,
+        description: 'An instance type, as in the node label `node.kubernetes.io/instance-type` ' +
+          '(or the GPU product label when that is absent).',
+      }),
+      {
+        minItems: 1,
+        uniqueItems: true,
+        description: 'Instance types whose GPU-hours count against the pool. An instance type belongs to at most one pool of the file.',
+      },
+    ),
   },
   { additionalProperties: false, description: 'A capacity pool: GPU-hours of a set of instance types.' },
 );
 
 export const CapacityInitiativeSchema = Type.Object(
   {
-    initiative_id: Type.String({ pattern: LABEL_VALUE_PATTERN, description: 'Id of the initiative (team), unique in the file: the value of the initiative label (`gpucap.io/initiative` unless configured otherwise), or the namespace name when a workload carries no such label. At most 63 characters.' }),
+    initiative_id: Type.String({
+      pattern: LABEL_VALUE_PATTERN,
+      description: 'Id of the initiative (team), unique in the file: the value of the initiative label (`gpucap.io/initiative` ' +
+        'unless configured otherwise), or the namespace name when a workload carries no such label. At most 63 characters.',
+    }),
     name: DisplayName('Display name of the initiative. Default: `initiative_id`.'),
     allocated_gpu_hours: GpuHours('GPU-hours allocated to the initiative per period.'),
     namespaces: Type.Optional(
@@ -58,19 +74,25 @@ export const CapacityInitiativeSchema = Type.Object(
 
 export const CapacityFileSchema = Type.Object(
   {
-    organization_id: Type.String({ minLength: 1, maxLength: 128, description: 'Organization the budget belongs to (the `org_id` of its callers). One file per organization.' }),
+    organization_id: Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description: 'Organization the budget belongs to (the `org_id` of its callers). One file per organization.',
+    }),
     period: Type.Optional(Period),
     allocated_gpu_hours: GpuHours('GPU-hours allocated to the whole organization per period.'),
     pools: Type.Optional(
       Type.Array(CapacityPoolSchema, {
         default: [],
-        description: 'Capacity pools, by instance type. Their allocations may add up to more than the organization\'s (overcommit). Default: none.',
+        description: 'Capacity pools, by instance type. Their allocations may add ' +
+          'up to more than the organization\'s (overcommit). Default: none.',
       }),
     ),
     initiatives: Type.Optional(
       Type.Array(CapacityInitiativeSchema, {
         default: [],
-        description: 'Initiatives (teams) with a budget of their own. Their allocations may add up to more than the organization\'s (overcommit). Default: none.',
+        description: 'Initiatives (teams) with a budget of their own. Their allocations ' +
+          'may add up to more than the organization\'s (overcommit). Default: none.',
       }),
     ),
   },
@@ -78,7 +100,9 @@ export const CapacityFileSchema = Type.Object(
     additionalProperties: false,
     title: 'gpu-capacity-api capacity.yaml',
     description:
-      'GPU-hour budget of one organization, read by gpu-capacity-api from the key `capacity.yaml` of ConfigMaps labelled `gpucap.io/capacity=true` in its namespace. Unknown keys are errors. Checked by the service beyond this schema: `pool_id` and `initiative_id` are unique, an instance type is listed in one pool only, a namespace under one initiative only.',
+      'GPU-hour budget of one organization, read by gpu-capacity-api from the key `capacity.yaml` of ConfigMaps labelled ' +
+        '`gpucap.io/capacity=true` in its namespace. Unknown keys are errors. Checked by the service beyond this schema: ' +
+        '`pool_id` and `initiative_id` are unique, an instance type is listed in one pool only, a namespace under one initiative only.',
   },
 );
 

@@ -2,9 +2,10 @@
 // organization's capacity.yaml; an edit that does not parse is rejected, logged once and reported,
 // while that ConfigMap's last valid version stays in force. A deleted ConfigMap takes its budget with
 // it. Two ConfigMaps claiming one organization: the first by name wins, the other is reported.
-import type { BudgetSource, CapacityBudget } from '../query/ports.js';
-import type { NamespaceInitiatives } from '../workloads/mapping-context.js';
-import type { WholeEvent } from '../workloads/workload-sink.js';
+import type { BudgetSource } from '../query/ports.js';
+import type { CapacityBudget } from '../domain/capacity-budget.js';
+import type { NamespaceInitiatives } from '../domain/namespace-initiatives.js';
+import type { WholeEvent } from '../k8s/objects/resource-event.js';
 import { parseCapacityFileWithWarnings } from './capacity-file.js';
 
 export interface ConfigMap {
@@ -84,7 +85,14 @@ export class ConfigMapBudgets implements BudgetSource, NamespaceInitiatives {
   problems(): CapacityProblem[] {
     const rejected: CapacityProblem[] = [];
     for (const [configMap, entry] of this.#entries) {
-      if (entry.problem !== null) rejected.push({ configMap, reason: entry.problem.reason, problem: entry.problem.text, ...(entry.resourceVersion === undefined ? {} : { resourceVersion: entry.resourceVersion }) });
+      if (entry.problem !== null) {
+        rejected.push({
+          configMap,
+          reason: entry.problem.reason,
+          problem: entry.problem.text,
+          ...(entry.resourceVersion === undefined ? {} : { resourceVersion: entry.resourceVersion }),
+        });
+      }
     }
     return [...rejected, ...this.#conflicts].sort((a, b) => a.configMap.localeCompare(b.configMap));
   }
@@ -116,7 +124,9 @@ export class ConfigMapBudgets implements BudgetSource, NamespaceInitiatives {
       try {
         const parsed = parseCapacityFileWithWarnings(text, source);
         budget = parsed.budget;
-        for (const warning of parsed.warnings) this.#logger.warn({ configMap: name, warning }, 'capacity ConfigMap accepted with a warning');
+        for (const warning of parsed.warnings) {
+          this.#logger.warn({ configMap: name, warning }, 'capacity ConfigMap accepted with a warning');
+        }
       } catch (error) {
         problem = { reason: 'invalid', text: (error as Error).message };
       }
@@ -124,7 +134,12 @@ export class ConfigMapBudgets implements BudgetSource, NamespaceInitiatives {
     this.#entries.set(name, { budget, problem, resourceVersion });
     if (problem !== null) {
       this.#logger.warn(
-        { configMap: name, resourceVersion, problem: problem.text, keeping: budget === undefined ? 'nothing (no valid version yet)' : 'the last valid version' },
+        {
+          configMap: name,
+          resourceVersion,
+          problem: problem.text,
+          keeping: budget === undefined ? 'nothing (no valid version yet)' : 'the last valid version',
+        },
         'capacity ConfigMap rejected',
       );
     } else {
@@ -146,13 +161,22 @@ export class ConfigMapBudgets implements BudgetSource, NamespaceInitiatives {
       if (budget === undefined) continue;
       const holder = byOrganization.get(budget.organizationId);
       if (holder !== undefined) {
-        conflicts.push({ configMap: name, reason: 'duplicate_organization', problem: `ConfigMap ${name}: organization "${budget.organizationId}" is already budgeted by ConfigMap ${holder.configMap}; this one is ignored` });
+        conflicts.push({
+          configMap: name,
+          reason: 'duplicate_organization',
+          problem: `ConfigMap ${name}: organization "${budget.organizationId}" is ` +
+            `already budgeted by ConfigMap ${holder.configMap}; this one is ignored`,
+        });
         continue;
       }
       byOrganization.set(budget.organizationId, { budget, configMap: name });
     }
     const known = new Set(this.#conflicts.map((c) => c.problem));
-    for (const conflict of conflicts) if (!known.has(conflict.problem)) this.#logger.warn({ configMap: conflict.configMap, problem: conflict.problem }, 'capacity ConfigMap rejected');
+    for (const conflict of conflicts) {
+      if (!known.has(conflict.problem)) {
+        this.#logger.warn({ configMap: conflict.configMap, problem: conflict.problem }, 'capacity ConfigMap rejected');
+      }
+    }
     this.#byOrganization = byOrganization;
     this.#conflicts = conflicts;
     const mapping = new Map<string, string>();

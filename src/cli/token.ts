@@ -5,7 +5,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Document, isMap, isSeq, parseDocument, stringify } from 'yaml';
-import { ROLES, type Role } from '../domain/principal.js';
+import { ROLES, type Role } from '../access/principal.js';
 import { parseIsoInstant } from '../domain/time.js';
 import { API_TOKEN_ID_PATTERN, parseApiTokenFile, type ApiTokenRecordInput } from '../auth/api-token-file.js';
 import { mintDevJwt, writeAtomically } from '../auth/dev-jwt.js';
@@ -93,7 +93,9 @@ export function parseTokenArgs(argv: readonly string[], options: { cwd?: string 
 
   const apiToken = given.has('api-token');
   for (const name of apiToken ? JWT_ONLY : API_TOKEN_ONLY) {
-    if (given.has(name)) throw new UsageError(apiToken ? `--${name} applies to JWTs, not to --api-token` : `--${name} applies only with --api-token`);
+    if (given.has(name)) {
+      throw new UsageError(apiToken ? `--${name} applies to JWTs, not to --api-token` : `--${name} applies only with --api-token`);
+    }
   }
   const text = (name: string): string | undefined => given.get(name) as string | undefined;
   const role = parseRole(text('role'));
@@ -110,7 +112,16 @@ export function parseTokenArgs(argv: readonly string[], options: { cwd?: string 
       throw new UsageError(`--expires must be a date (2027-06-30) or a date-time with offset (2027-06-30T12:00:00Z), got "${expires}"`);
     }
     const append = text('append');
-    return { kind: 'api-token', id, role, organizationId, initiatives, expiresAt, description: text('description') ?? null, append: append === undefined ? null : resolve(cwd, append) };
+    return {
+      kind: 'api-token',
+      id,
+      role,
+      organizationId,
+      initiatives,
+      expiresAt,
+      description: text('description') ?? null,
+      append: append === undefined ? null : resolve(cwd, append),
+    };
   }
   return {
     kind: 'jwt',
@@ -148,7 +159,9 @@ function parseInitiatives(value: string | undefined): string[] {
 function parseTtl(value: string): number {
   const match = /^(\d{1,7})([smhd])$/.exec(value);
   const seconds = match ? Number(match[1]) * (UNIT_SECONDS[match[2] as string] as number) : 0;
-  if (seconds <= 0 || seconds > MAX_TTL_SECONDS) throw new UsageError(`--ttl must be a duration like 30m, 8h or 7d (at most 30d), got "${value}"`);
+  if (seconds <= 0 || seconds > MAX_TTL_SECONDS) {
+    throw new UsageError(`--ttl must be a duration like 30m, 8h or 7d (at most 30d), got "${value}"`);
+  }
   return seconds;
 }
 
@@ -225,7 +238,8 @@ export async function runTokenCli(argv: readonly string[], io: CliIo): Promise<n
       const minted = await mintDevJwt({ ...command, now: io.now() });
       io.stdout(`${minted.token}\n`);
       const env = Object.entries(minted.env).map(([name, value]) => `${name}=${value}`).join(' ');
-      io.stderr(`${command.role} token for ${command.subject} in ${command.organizationId}, signed with key ${minted.kid}.\nThe service accepts it with:\n  ${env}\n`);
+      io.stderr(`${command.role} token for ${command.subject} in ${command.organizationId}, ` +
+        `signed with key ${minted.kid}.\nThe service accepts it with:\n  ${env}\n`);
       return 0;
     }
     const created = createApiToken(command, { now: io.now() });

@@ -17,7 +17,11 @@ function isServiceLink(name: string, env: Env): boolean {
   // Service names contain underscores too, so try every split into <prefix>_<suffix>.
   for (let at = name.indexOf('_'); at > 0; at = name.indexOf('_', at + 1)) {
     const prefix = name.slice(0, at);
-    if (SERVICE_LINK_SUFFIX.test(name.slice(at + 1)) && env[`${prefix}_SERVICE_HOST`] !== undefined && env[`${prefix}_SERVICE_PORT`] !== undefined) {
+    if (
+      SERVICE_LINK_SUFFIX.test(name.slice(at + 1)) &&
+      env[`${prefix}_SERVICE_HOST`] !== undefined &&
+      env[`${prefix}_SERVICE_PORT`] !== undefined
+    ) {
       return true;
     }
   }
@@ -130,7 +134,8 @@ function describe(error: ErrorObject, sourceOf: Map<string, Source>, file: strin
   const extra = (error.params as { additionalProperty?: string }).additionalProperty;
   const [, key = extra ?? '', index, field] = error.instancePath.split('/');
   const inItem = field ?? (index !== undefined ? extra : undefined);
-  const where = `${keyName(key, sourceOf, file)}${index !== undefined ? ` (item ${index}${inItem !== undefined ? `, ${inItem}` : ''})` : ''}`;
+  const inList = index !== undefined ? ` (item ${index}${inItem !== undefined ? `, ${inItem}` : ''})` : '';
+  const where = `${keyName(key, sourceOf, file)}${inList}`;
   if (error.keyword === 'additionalProperties') return `${where}: unknown setting`;
   const item = index !== undefined ? (values[key] as unknown[] | undefined)?.[Number(index)] : values[key];
   const raw = field !== undefined ? (item as Record<string, unknown> | undefined)?.[field] : item;
@@ -159,13 +164,15 @@ function crossKeyProblems(values: Record<string, unknown>, name: (key: string) =
   if (jwtOn && values.jwt_issuer === undefined) problems.push(`${name('jwt_issuer')}: required when JWT verification is on`);
   if (jwtOn && values.jwt_audience === undefined) problems.push(`${name('jwt_audience')}: required when JWT verification is on`);
   if (!jwtOn && values.api_tokens_file === undefined) {
-    problems.push(`No credential source: set ${name('jwks_url')}, ${name('jwks_file')} or ${name('api_tokens_file')}, or every request would be rejected`);
+    problems.push(`No credential source: set ${name('jwks_url')}, ${name('jwks_file')} or ` +
+      `${name('api_tokens_file')}, or every request would be rejected`);
   }
   problems.push(...remoteClusterProblems(values, name));
   const interval = typeof values.scrape_interval_seconds === 'number' ? values.scrape_interval_seconds : 15;
   const timeout = values.scrape_timeout_seconds;
   if (typeof timeout === 'number' && timeout >= interval) {
-    problems.push(`${name('scrape_timeout_seconds')}: must be shorter than ${name('scrape_interval_seconds')} (${interval}), got ${timeout}`);
+    problems.push(`${name('scrape_timeout_seconds')}: must be shorter than ` +
+      `${name('scrape_interval_seconds')} (${interval}), got ${timeout}`);
   }
   const bucket = values.telemetry_summary_seconds;
   if (typeof bucket === 'number' && 3600 % bucket !== 0) {
@@ -192,14 +199,18 @@ function remoteClusterProblems(values: Record<string, unknown>, name: (key: stri
   const entries = Array.isArray(values.remote_clusters) ? (values.remote_clusters as { file?: unknown; cluster_id?: unknown }[]) : [];
   if (entries.length === 0) return [];
   const problems: string[] = [];
-  if (values.remote_kubeconfig_dir === undefined) problems.push(`${name('remote_clusters')}: needs ${name('remote_kubeconfig_dir')}, the folder of those files`);
+  if (values.remote_kubeconfig_dir === undefined) {
+    problems.push(`${name('remote_clusters')}: needs ${name('remote_kubeconfig_dir')}, the folder of those files`);
+  }
   const files = new Set<unknown>();
   const ids = new Set<unknown>(values.home_cluster_enabled === false ? [] : [values.cluster_id ?? 'local']);
   entries.forEach((entry, index) => {
     if (files.has(entry.file)) problems.push(`${name('remote_clusters')} (item ${index}): file "${String(entry.file)}" is listed twice`);
     files.add(entry.file);
     if (entry.cluster_id === undefined) return;
-    if (ids.has(entry.cluster_id)) problems.push(`${name('remote_clusters')} (item ${index}): cluster_id "${String(entry.cluster_id)}" is already used`);
+    if (ids.has(entry.cluster_id)) {
+      problems.push(`${name('remote_clusters')} (item ${index}): cluster_id "${String(entry.cluster_id)}" is already used`);
+    }
     ids.add(entry.cluster_id);
   });
   return problems;

@@ -18,7 +18,14 @@ export interface GpuUsage {
   gpuErrors: number;
 }
 
-export const USAGE_FIELDS = ['utilSeconds', 'utilWeighted', 'idleSeconds', 'powerSeconds', 'energyDj', 'gpuErrors'] as const satisfies readonly (keyof GpuUsage)[];
+export const USAGE_FIELDS = [
+  'utilSeconds',
+  'utilWeighted',
+  'idleSeconds',
+  'powerSeconds',
+  'energyDj',
+  'gpuErrors',
+] as const satisfies readonly (keyof GpuUsage)[];
 
 export function emptyUsage(): GpuUsage {
   return { utilSeconds: 0, utilWeighted: 0, idleSeconds: 0, powerSeconds: 0, energyDj: 0, gpuErrors: 0 };

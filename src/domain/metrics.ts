@@ -20,7 +20,15 @@ export interface MetricSummary extends Partial<Record<PercentileKey, number | nu
 
 export const EMPTY_SUMMARY: MetricSummary = Object.freeze({ avg: null, min: null, max: null, current: null });
 
-export const RANKING_SORT_KEYS = ['gpu_utilization', 'memory_utilization', 'power_usage', 'gpu_hours', 'idle_gpu_hours', 'gpu_efficiency', 'queue_seconds'] as const;
+export const RANKING_SORT_KEYS = [
+  'gpu_utilization',
+  'memory_utilization',
+  'power_usage',
+  'gpu_hours',
+  'idle_gpu_hours',
+  'gpu_efficiency',
+  'queue_seconds',
+] as const;
 export type RankingSortKey = (typeof RANKING_SORT_KEYS)[number];
 /** The keys ranked by a last-hour telemetry average; the others come from the index. */
 export type RankedMetricName = Exclude<RankingSortKey, 'gpu_hours' | 'idle_gpu_hours' | 'gpu_efficiency' | 'queue_seconds'>;

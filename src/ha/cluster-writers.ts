@@ -9,7 +9,7 @@
 // recorded for another Kubernetes cluster, and it then stays standby (docs/scaling.md, "Fleet identity").
 import type { WatchedResource } from '../domain/cluster-status.js';
 import type { Clock } from '../domain/clock.js';
-import type { ResourceEvent } from '../workloads/workload-sink.js';
+import type { ResourceEvent } from '../k8s/objects/resource-event.js';
 import type { ClusterIdentity, ClusterIdentityConflict, LeaseHolder, WriteSession, WriterLeases, WriterTargets } from './ports.js';
 
 export type WriterRole = 'writer' | 'standby' | 'database-unavailable';
@@ -66,7 +66,8 @@ interface Loop {
 }
 
 const KUBE_SYSTEM = 'kube-system';
-const WAITING_FOR_IDENTITY = 'Waiting for the first list of namespaces: the write lock is tried once the kube-system namespace UID is known';
+const WAITING_FOR_IDENTITY = 'Waiting for the first list of namespaces: the write ' +
+  'lock is tried once the kube-system namespace UID is known';
 
 const JITTER = 0.2;
 const DEFAULT_MAX_BACKOFF_MS = 5_000;
@@ -193,7 +194,10 @@ export class ClusterWriters {
       loop.session = session;
       loop.status.takeovers += 1;
       this.#become(loop, 'writer', session.epoch, null);
-      logger.info({ cluster: clusterId, epoch: session.epoch, instance: this.#options.instanceId }, 'Took the write lock of the cluster: writing it');
+      logger.info(
+        { cluster: clusterId, epoch: session.epoch, instance: this.#options.instanceId },
+        'Took the write lock of the cluster: writing it',
+      );
       this.#targets.becomeWriter(clusterId, session);
       const lost = await this.#hold(clusterId, session, signal);
       if (signal.aborted) return; // detach() writes the last changes, then releases
@@ -248,7 +252,10 @@ export class ClusterWriters {
     else return;
     if (uid !== null && uid !== status.kubeSystemUid) {
       if (status.kubeSystemUid !== null) {
-        this.#options.logger.warn({ cluster: status.clusterId, kubeSystemUid: uid, previousKubeSystemUid: status.kubeSystemUid }, 'The kube-system namespace of the watched cluster has a new UID: the next takeover checks the new one');
+        this.#options.logger.warn(
+          { cluster: status.clusterId, kubeSystemUid: uid, previousKubeSystemUid: status.kubeSystemUid },
+          'The kube-system namespace of the watched cluster has a new UID: the next takeover checks the new one',
+        );
       }
       status.identity = 'known';
       status.kubeSystemUid = uid;
@@ -256,7 +263,8 @@ export class ClusterWriters {
       status.identity = 'not-visible';
       this.#options.logger.warn(
         { cluster: status.clusterId },
-        'No kube-system namespace in the cluster\'s namespaces: its write lock is taken without checking that the database\'s cluster id belongs to this Kubernetes cluster',
+        'No kube-system namespace in the cluster\'s namespaces: its write lock is taken ' +
+          'without checking that the database\'s cluster id belongs to this Kubernetes cluster',
       );
     }
     if (status.identity !== 'waiting' && status.lastError === WAITING_FOR_IDENTITY) status.lastError = null;
@@ -275,7 +283,12 @@ export class ClusterWriters {
     this.#become(loop, 'standby', null, conflict);
     if (previous?.recordedKubeSystemUid === conflict.recordedKubeSystemUid && previous.kubeSystemUid === conflict.kubeSystemUid) return;
     this.#options.logger.error(
-      { cluster: status.clusterId, kubeSystemUid: conflict.kubeSystemUid, recordedKubeSystemUid: conflict.recordedKubeSystemUid, instance: this.#options.instanceId },
+      {
+        cluster: status.clusterId,
+        kubeSystemUid: conflict.kubeSystemUid,
+        recordedKubeSystemUid: conflict.recordedKubeSystemUid,
+        instance: this.#options.instanceId,
+      },
       conflict.message,
     );
   }
@@ -284,7 +297,10 @@ export class ClusterWriters {
     const status = loop.status;
     if (status.identityConflict === null) return;
     status.identityConflict = null;
-    this.#options.logger.info({ cluster: status.clusterId, kubeSystemUid: status.kubeSystemUid }, 'The database no longer refuses this replica the cluster id: trying its write lock again');
+    this.#options.logger.info(
+      { cluster: status.clusterId, kubeSystemUid: status.kubeSystemUid },
+      'The database no longer refuses this replica the cluster id: trying its write lock again',
+    );
   }
 
   #become(loop: Loop, role: WriterRole, epoch: number | null, error: unknown): void {

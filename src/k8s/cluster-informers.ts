@@ -11,10 +11,17 @@ import type { K8sLogger, ReflectedObject } from './kube-object.js';
 import { Reflector, type ReflectorEvent, type ReflectorOptions } from './reflector.js';
 
 /** Where one cluster's events go; `namespace` is set when the collection is watched in one namespace only. */
-export type ClusterEventHandler = (resource: WatchedResource, event: ReflectorEvent<ReflectedObject>, namespace: string | undefined) => void;
+export type ClusterEventHandler = (
+  resource: WatchedResource,
+  event: ReflectorEvent<ReflectedObject>,
+  namespace: string | undefined,
+) => void;
 
 /** Reflector settings shared by every cluster; tests shorten the timeouts. */
-export type ReflectorTuning = Pick<ReflectorOptions<ReflectedObject>, 'pageSize' | 'random' | 'watchTimeoutSeconds' | 'stallTimeoutMs' | 'listTimeoutMs' | 'backoff'>;
+export type ReflectorTuning = Pick<
+  ReflectorOptions<ReflectedObject>,
+  'pageSize' | 'random' | 'watchTimeoutSeconds' | 'stallTimeoutMs' | 'listTimeoutMs' | 'backoff'
+>;
 
 export interface ClusterInformersOptions {
   clusterId: string;
@@ -117,7 +124,14 @@ export class ClusterInformers {
   deadLoops(): { loop: string; message: string }[] {
     const dead = this.#informers.flatMap((informer) => {
       const ended = informer.reflector.status().loopEnded;
-      return ended === undefined ? [] : [{ loop: informer.namespace === undefined ? informer.resource : `${informer.resource} in ${informer.namespace}`, message: ended.message }];
+      return ended === undefined
+        ? []
+        : [
+          {
+            loop: informer.namespace === undefined ? informer.resource : `${informer.resource} in ${informer.namespace}`,
+            message: ended.message,
+          },
+        ];
     });
     if (this.#starterEnded !== undefined) dead.push({ loop: 'start of the Jobs and Pods informers', message: this.#starterEnded });
     return dead;
@@ -143,7 +157,10 @@ export class ClusterInformers {
     }
     if (signal.aborted) return;
     if (!first.every((i) => i.reflector.synced)) {
-      this.#options.logger.warn({ cluster: this.#options.clusterId, waitedMs: dependencyWaitMs }, 'Namespaces or Nodes not synced yet: starting Jobs and Pods anyway');
+      this.#options.logger.warn(
+        { cluster: this.#options.clusterId, waitedMs: dependencyWaitMs },
+        'Namespaces or Nodes not synced yet: starting Jobs and Pods anyway',
+      );
     }
     for (const informer of rest) this.#startOne(informer);
   }

@@ -74,7 +74,9 @@ export function homeKubeconfig(options: HomeKubeconfigOptions): LoadedKubeconfig
   const userFile = join(options.home ?? homedir(), '.kube', 'config');
   if (exists(userFile)) return fromFile(userFile);
   throw new KubeconfigError(
-    'No kubeconfig for the home cluster: set GPUCAP_KUBECONFIG, run in a pod with a service account token, set $KUBECONFIG or create ~/.kube/config (or, to run without it, set GPUCAP_HOME_CLUSTER_ENABLED=false and GPUCAP_CAPACITY_CONFIGMAPS_ENABLED=false: remote clusters only, no budgets)',
+    'No kubeconfig for the home cluster: set GPUCAP_KUBECONFIG, run in a pod with a service account token, ' +
+      'set $KUBECONFIG or create ~/.kube/config (or, to run without it, set GPUCAP_HOME_CLUSTER_ENABLED=false ' +
+      'and GPUCAP_CAPACITY_CONFIGMAPS_ENABLED=false: remote clusters only, no budgets)',
   );
 }
 
@@ -88,7 +90,12 @@ function inClusterConfig(host: string, port: string): KubeConfig {
   const scheme = ['80', '8080', '8001'].includes(port) ? 'http' : 'https';
   const server = `${scheme}://${isIPv6(host) ? `[${host}]` : host}:${port}`;
   const clusters = kubeConfig.clusters.map((cluster) => ({ ...cluster, server }));
-  kubeConfig.loadFromOptions({ clusters, users: kubeConfig.users, contexts: kubeConfig.contexts, currentContext: kubeConfig.currentContext });
+  kubeConfig.loadFromOptions({
+    clusters,
+    users: kubeConfig.users,
+    contexts: kubeConfig.contexts,
+    currentContext: kubeConfig.currentContext,
+  });
   return kubeConfig;
 }
 
@@ -98,13 +105,17 @@ function checked(kubeConfig: KubeConfig, origin: string): LoadedKubeconfig {
   const context = kubeConfig.getContextObject(contextName);
   if (context === null) throw new KubeconfigError(`Kubeconfig "${origin}": current-context "${contextName}" is not among its contexts`);
   const cluster = kubeConfig.getCluster(context.cluster);
-  if (cluster === null) throw new KubeconfigError(`Kubeconfig "${origin}": context "${contextName}" names cluster "${context.cluster}", which it does not define`);
+  if (cluster === null) {
+    throw new KubeconfigError(`Kubeconfig "${origin}": context "${contextName}" names ` +
+      `cluster "${context.cluster}", which it does not define`);
+  }
   if (!/^https?:\/\/[^/\s]+/.test(cluster.server ?? '')) {
     throw new KubeconfigError(`Kubeconfig "${origin}": cluster "${cluster.name}" needs a server URL (https://host:port), got "${cluster.server ?? ''}"`);
   }
   // client-node refuses every request to a plain-http server unless TLS checks are explicitly off.
   if (cluster.server.startsWith('http:') && cluster.skipTLSVerify !== true) {
-    throw new KubeconfigError(`Kubeconfig "${origin}": cluster "${cluster.name}" uses plain http ("${cluster.server}"), which the client refuses unless insecure-skip-tls-verify is true`);
+    throw new KubeconfigError(`Kubeconfig "${origin}": cluster "${cluster.name}" uses plain http ` +
+      `("${cluster.server}"), which the client refuses unless insecure-skip-tls-verify is true`);
   }
   if (context.user !== undefined && context.user !== '' && kubeConfig.getUser(context.user) === null) {
     throw new KubeconfigError(`Kubeconfig "${origin}": context "${contextName}" names user "${context.user}", which it does not define`);

@@ -111,7 +111,8 @@ export class Reflector<T extends ReflectedObject> {
     this.backoff = new Backoff({ baseMs: 1000, maxMs: 30_000, factor: 2, jitter: 'equal', ...options.backoff, random: this.random });
     const range = options.watchTimeoutSeconds;
     if (range !== undefined && !(range.min > 0 && range.max >= range.min)) {
-      throw new Error(`Cannot create reflector for "${options.path}": watchTimeoutSeconds needs 0 < min <= max, got ${range.min}–${range.max}`);
+      throw new Error(`Cannot create reflector for "${options.path}": ` +
+        `watchTimeoutSeconds needs 0 < min <= max, got ${range.min}–${range.max}`);
     }
     this.log = {
       debug: (obj, msg) => options.logger.debug({ ...options.logContext, path: options.path, ...obj }, msg),
@@ -216,7 +217,9 @@ export class Reflector<T extends ReflectedObject> {
       delay: this.options.delay,
       signal: local.signal,
       lastActivity: () => lastPage,
-      onIdle: (idle) => local.abort(new KubeRequestError('KUBE_STALLED', `LIST of "${this.options.path}" got no page for ${idle} ms (limit ${listTimeoutMs} ms)`)),
+      onIdle: (idle) => local.abort(
+        new KubeRequestError('KUBE_STALLED', `LIST of "${this.options.path}" got no page for ${idle} ms (limit ${listTimeoutMs} ms)`),
+      ),
     });
     const paged = this.options.pages === true;
     const items: T[] = [];
@@ -235,7 +238,11 @@ export class Reflector<T extends ReflectedObject> {
         },
       });
       if (signal.aborted) return;
-      this.emit(paged ? { type: 'SYNC', items: [], resourceVersion: result.resourceVersion, paged } : { type: 'SYNC', items, resourceVersion: result.resourceVersion });
+      this.emit(
+        paged
+          ? { type: 'SYNC', items: [], resourceVersion: result.resourceVersion, paged }
+          : { type: 'SYNC', items, resourceVersion: result.resourceVersion },
+      );
       this.rv = result.resourceVersion;
       if (this.lists > 0) this.relists += 1;
       this.lists += 1;
@@ -311,7 +318,12 @@ export class Reflector<T extends ReflectedObject> {
   private record(error: unknown): Error & Partial<KubeRequestError> {
     const err: Error & Partial<KubeRequestError> = error instanceof Error ? error : new Error(String(error));
     const { code, statusCode } = err;
-    this.lastError = { message: err.message, code: typeof code === 'string' ? code : undefined, statusCode: typeof statusCode === 'number' ? statusCode : undefined, at: this.options.clock.now() };
+    this.lastError = {
+      message: err.message,
+      code: typeof code === 'string' ? code : undefined,
+      statusCode: typeof statusCode === 'number' ? statusCode : undefined,
+      at: this.options.clock.now(),
+    };
     return err;
   }
 

@@ -101,7 +101,9 @@ export class RemoteClusters {
     for (const [file, known] of [...this.#known]) {
       if (files.has(file) || rejected.has(file)) continue;
       await this.#forget(file);
-      if (known.clusterId !== undefined) logger.info({ file, cluster: known.clusterId }, 'Remote kubeconfig removed: cluster no longer watched');
+      if (known.clusterId !== undefined) {
+        logger.info({ file, cluster: known.clusterId }, 'Remote kubeconfig removed: cluster no longer watched');
+      }
     }
     for (const [file, text] of files) {
       const known = this.#known.get(file);
@@ -144,7 +146,8 @@ export class RemoteClusters {
       }
       if (size === null) continue;
       if (size > MAX_FILE_BYTES) {
-        rejected.set(name, `Remote kubeconfig "${path}" is ${size} bytes, more than the ${MAX_FILE_BYTES} a kubeconfig can reasonably be: ignored`);
+        rejected.set(name, `Remote kubeconfig "${path}" is ${size} bytes, more than ` +
+          `the ${MAX_FILE_BYTES} a kubeconfig can reasonably be: ignored`);
         continue;
       }
       try {
@@ -165,11 +168,13 @@ export class RemoteClusters {
       const id = setting?.cluster_id ?? loaded.contextName;
       if (!CLUSTER_ID.test(id)) {
         throw new KubeconfigError(
-          `Remote kubeconfig "${file}": its context name "${id}" is not a valid cluster id (letters, digits, ".", "_", "-", at most 63): set cluster_id for it in GPUCAP_REMOTE_CLUSTERS`,
+          `Remote kubeconfig "${file}": its context name "${id}" is not a valid cluster id ` +
+            `(letters, digits, ".", "_", "-", at most 63): set cluster_id for it in GPUCAP_REMOTE_CLUSTERS`,
         );
       }
       if (reservedIds.includes(id) || this.#manager.has(id)) {
-        throw new KubeconfigError(`Remote kubeconfig "${file}": cluster id "${id}" is already watched: set another cluster_id for it in GPUCAP_REMOTE_CLUSTERS`);
+        throw new KubeconfigError(`Remote kubeconfig "${file}": cluster id "${id}" is already ` +
+          `watched: set another cluster_id for it in GPUCAP_REMOTE_CLUSTERS`);
       }
       this.#manager.add({ id, kubeConfig: loaded.kubeConfig, origin: loaded.origin, organizationId: setting?.organization_id });
       this.#known.set(file, { text, clusterId: id });
@@ -178,7 +183,9 @@ export class RemoteClusters {
       if (!(error instanceof KubeconfigError)) throw error;
       const repeated = this.#problems.get(file) === error.message;
       this.#setProblem(file, error.message);
-      if (!repeated) logger.error({ file, err: { message: error.message, code: error.code } }, 'Remote kubeconfig rejected: its cluster is not watched');
+      if (!repeated) {
+        logger.error({ file, err: { message: error.message, code: error.code } }, 'Remote kubeconfig rejected: its cluster is not watched');
+      }
     }
   }
 

@@ -34,12 +34,17 @@ export async function openServicePortForward(options: ServiceForwardOptions): Pr
   const kubeConfig = options.kubeConfig ?? loadKubeConfig();
   if (options.context !== undefined) {
     if (kubeConfig.getContextObject(options.context) === null) {
-      throw new Error(`The kubeconfig has no context "${options.context}" (contexts: ${kubeConfig.getContexts().map((c) => c.name).join(', ') || 'none'})`);
+      throw new Error(`The kubeconfig has no context "${options.context}" (contexts: ` +
+        `${kubeConfig.getContexts().map((c) => c.name).join(', ') || 'none'})`);
     }
     kubeConfig.setCurrentContext(options.context);
   }
   const core = kubeConfig.makeApiClient(CoreV1Api);
-  const service = await findService(core, options.namespace ?? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace, options.namespace !== undefined);
+  const service = await findService(
+    core,
+    options.namespace ?? kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace,
+    options.namespace !== undefined,
+  );
   const namespace = service.metadata?.namespace ?? 'default';
   const pod = await readyPod(core, service, namespace);
   const port = apiPort(service, pod);
@@ -70,7 +75,10 @@ export async function openServicePortForward(options: ServiceForwardOptions): Pr
 function loadKubeConfig(): KubeConfig {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromDefault();
-  if (kubeConfig.getCurrentCluster() === null) throw new Error('No Kubernetes cluster: the kubeconfig ($KUBECONFIG or ~/.kube/config) has no current context; pass --context, or --url to skip the discovery');
+  if (kubeConfig.getCurrentCluster() === null) {
+    throw new Error('No Kubernetes cluster: the kubeconfig ($KUBECONFIG or ~/.kube/config) ' +
+      'has no current context; pass --context, or --url to skip the discovery');
+  }
   return kubeConfig;
 }
 
@@ -81,10 +89,15 @@ function loadKubeConfig(): KubeConfig {
 async function findService(core: CoreV1Api, namespace: string | undefined, asked: boolean): Promise<V1Service> {
   const where = asked || namespace !== undefined ? `namespace "${namespace}"` : 'any namespace';
   const list = await kubeCall(`Cannot list the services of ${where}`, () =>
-    namespace !== undefined ? core.listNamespacedService({ namespace, labelSelector: SERVICE_SELECTOR }) : core.listServiceForAllNamespaces({ labelSelector: SERVICE_SELECTOR }));
+    namespace !== undefined
+      ? core.listNamespacedService({ namespace, labelSelector: SERVICE_SELECTOR })
+      : core.listServiceForAllNamespaces({ labelSelector: SERVICE_SELECTOR }));
   const services = list.items;
   if (services.length === 0 && namespace !== undefined && !asked) return findService(core, undefined, false);
-  if (services.length === 0) throw new Error(`No gpu-capacity-api service (label ${SERVICE_SELECTOR}) in ${where}; pass --namespace, or --url to skip the discovery`);
+  if (services.length === 0) {
+    throw new Error(`No gpu-capacity-api service (label ${SERVICE_SELECTOR}) in ` +
+      `${where}; pass --namespace, or --url to skip the discovery`);
+  }
   if (services.length > 1) {
     const names = services.map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`).join(', ');
     throw new Error(`More than one gpu-capacity-api service (${names}): pass --namespace (and --context) to choose`);
@@ -96,9 +109,16 @@ async function readyPod(core: CoreV1Api, service: V1Service, namespace: string):
   const selector = Object.entries(service.spec?.selector ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
   const name = `${namespace}/${service.metadata?.name}`;
   if (selector === '') throw new Error(`Service ${name} selects no pods (it has no selector)`);
-  const pods = (await kubeCall(`Cannot list the pods of service ${name}`, () => core.listNamespacedPod({ namespace, labelSelector: selector }))).items;
-  const ready = pods.filter((p) => p.metadata?.deletionTimestamp === undefined && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
-  if (ready.length === 0) throw new Error(`No ready pod behind service ${name} (${pods.length} pod(s): kubectl get pods -n ${namespace} -l ${selector})`);
+  const pods = (await kubeCall(
+    `Cannot list the pods of service ${name}`,
+    () => core.listNamespacedPod({ namespace, labelSelector: selector }),
+  )).items;
+  const ready = pods.filter(
+    (p) => p.metadata?.deletionTimestamp === undefined && p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+  );
+  if (ready.length === 0) {
+    throw new Error(`No ready pod behind service ${name} (${pods.length} pod(s): kubectl get pods -n ${namespace} -l ${selector})`);
+  }
   return ready[0] as V1Pod;
 }
 

@@ -5,6 +5,7 @@
 // decoder (decode/): on the main thread or on a worker of its own. A line that is not JSON is
 // skipped, as Watch skips it.
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Clock } from '../domain/clock.js';
 import type { FieldSelection } from '../domain/field-selection.js';
@@ -79,23 +80,15 @@ export async function watchOnce(kubeConfig: KubeConfig, options: WatchStreamOpti
   const onEvent = ({ type, object }: DecodedEvent): void => {
     if (settled) return;
     lastActivity = options.clock.now();
-    if (type === 'ERROR') {
-      const status = (object ?? {}) as { code?: unknown; message?: unknown };
-      const code = typeof status.code === 'number' ? status.code : undefined;
-      const error = new KubeRequestError('KUBE_WATCH_ERROR', `${what} got an ERROR event: ${String(status.message ?? 'no message')}`, code);
-      return settle(code === 410 ? { kind: 'expired', error } : { kind: 'failed', error });
-    }
-    if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED' && type !== 'BOOKMARK') return;
+    if (type === 'ERROR') return settle(errorEventOutcome(what, object));
+    if (!isWatchEventType(type)) return;
     try {
       options.onEvent(type, object as ReflectedObject);
     } catch (error) {
       settle({ kind: 'failed', error: error instanceof Error ? error : new Error(String(error)) });
     }
   };
-  const onFailure = (err: unknown): void => {
-    const error = err instanceof Error ? err : new Error(String(err));
-    settle(statusCodeOf(err) === 410 ? { kind: 'expired', error } : { kind: 'failed', error });
-  };
+  const onFailure = (err: unknown): void => settle(failureOutcome(err));
 
   void (async () => {
     try {
@@ -105,22 +98,7 @@ export async function watchOnce(kubeConfig: KubeConfig, options: WatchStreamOpti
       if (settled) return res.destroy();
       (res.socket as Socket | null)?.setKeepAlive(true, KEEP_ALIVE_MS);
       options.onOpen?.();
-      const stream = (options.decoder ?? INLINE_DECODER).events(options.fields, {
-        onEvents: (events) => {
-          for (const event of events) onEvent(event);
-        },
-        onEnded: () => settle({ kind: 'ended' }),
-        onError: onFailure,
-        onDrain: () => res.resume(),
-      });
-      local.signal.addEventListener('abort', () => stream.close(), { once: true });
-      res.on('data', (chunk: Buffer) => {
-        if (!stream.push(chunk)) res.pause();
-      });
-      // The stream ends once the decoder has delivered every line it had (at once, when decoded inline).
-      res.on('end', () => stream.end());
-      res.on('error', onFailure);
-      res.on('close', () => stream.end());
+      decodeWatch(res, options, { onEvent, onEnded: () => settle({ kind: 'ended' }), onFailure, signal: local.signal });
     } catch (error) {
       onFailure(error);
     }
@@ -132,10 +110,56 @@ export async function watchOnce(kubeConfig: KubeConfig, options: WatchStreamOpti
     delay: options.delay,
     signal: local.signal,
     lastActivity: () => lastActivity,
-    onIdle: (idle) => settle({ kind: 'stalled', error: new KubeRequestError('KUBE_STALLED', `${what} was silent for ${idle} ms (limit ${options.stallTimeoutMs} ms)`) }),
+    onIdle: (idle) => settle({
+      kind: 'stalled',
+      error: new KubeRequestError('KUBE_STALLED', `${what} was silent for ${idle} ms (limit ${options.stallTimeoutMs} ms)`),
+    }),
   });
 
   const result = await outcome;
   options.signal.removeEventListener('abort', onStop);
   return result;
+}
+
+const WATCH_EVENT_TYPES: ReadonlySet<string> = new Set<WatchEventType>(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
+
+function isWatchEventType(type: string): type is WatchEventType {
+  return WATCH_EVENT_TYPES.has(type);
+}
+
+/** What an ERROR event (a Status object) ends the watch with: 410 means the version expired. */
+function errorEventOutcome(what: string, object: unknown): WatchOutcome {
+  const status = (object ?? {}) as { code?: unknown; message?: unknown };
+  const code = typeof status.code === 'number' ? status.code : undefined;
+  const error = new KubeRequestError('KUBE_WATCH_ERROR', `${what} got an ERROR event: ${String(status.message ?? 'no message')}`, code);
+  return code === 410 ? { kind: 'expired', error } : { kind: 'failed', error };
+}
+
+function failureOutcome(err: unknown): WatchOutcome {
+  const error = err instanceof Error ? err : new Error(String(err));
+  return statusCodeOf(err) === 410 ? { kind: 'expired', error } : { kind: 'failed', error };
+}
+
+/** Feeds the response to the decoder, reading no faster than it decodes, and hands on each event it delivers. */
+function decodeWatch(
+  res: IncomingMessage,
+  options: WatchStreamOptions,
+  handlers: { onEvent: (event: DecodedEvent) => void; onEnded: () => void; onFailure: (error: unknown) => void; signal: AbortSignal },
+): void {
+  const stream = (options.decoder ?? INLINE_DECODER).events(options.fields, {
+    onEvents: (events) => {
+      for (const event of events) handlers.onEvent(event);
+    },
+    onEnded: handlers.onEnded,
+    onError: handlers.onFailure,
+    onDrain: () => res.resume(),
+  });
+  handlers.signal.addEventListener('abort', () => stream.close(), { once: true });
+  res.on('data', (chunk: Buffer) => {
+    if (!stream.push(chunk)) res.pause();
+  });
+  // The stream ends once the decoder has delivered every line it had (at once, when decoded inline).
+  res.on('end', () => stream.end());
+  res.on('error', handlers.onFailure);
+  res.on('close', () => stream.end());
 }

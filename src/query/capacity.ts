@@ -3,21 +3,17 @@
 // visible to team callers with their allocation, but an organization-wide pool `used` would reveal
 // other teams' consumption, exactly per instance type for a single-type pool. The forecasts read the
 // trailing week with the same filter, so they cover the same workloads as `used`.
-import { canSeeInitiative, type Scope } from '../domain/principal.js';
-import { scopedFilter } from './access.js';
-import { BURN_WINDOW_DAYS, DAY_MS, forecast, type Forecast } from './budget-forecast.js';
-import { periodEnd, periodStart } from './budget-period.js';
-import type { BudgetPeriod, BudgetSource, UsageBreakdown, WorkloadIndex } from './ports.js';
+import { burnWindowStart } from '../capacity/budget-forecast.js';
+import { figuresAt, type CapacityFigures } from '../capacity/budget-figures.js';
+import { periodEnd, periodStart } from '../capacity/budget-period.js';
+import type { BudgetPeriod } from '../domain/capacity-budget.js';
+import { canSeeInitiative, type Scope } from '../access/principal.js';
+import { scopedFilter } from '../access/scoped-filter.js';
+import type { BudgetSource, UsageBreakdown, WorkloadIndex } from './ports.js';
 
 export interface CapacityRequest {
   initiativeId?: string;
   poolId?: string;
-}
-
-export interface CapacityFigures extends Forecast {
-  allocated: number;
-  used: number;
-  remaining: number;
 }
 
 export interface CapacityResult {
@@ -41,7 +37,7 @@ export async function capacity(
   const from = periodStart(period, now);
   const [usage, trailing, currentActiveGpus] = await Promise.all([
     deps.index.usage(filter, { from, to: now }),
-    deps.index.usage(filter, { from: now - BURN_WINDOW_DAYS * DAY_MS, to: now }),
+    deps.index.usage(filter, { from: burnWindowStart(now), to: now }),
     deps.index.activeGpus(filter),
   ]);
   const figures = figuresAt({ budgeted: budget !== undefined, now, periodEnd: periodEnd(period, now) });
@@ -73,15 +69,6 @@ export async function capacity(
       ...figures(i.allocatedGpuHours, usage.byInitiative.get(i.initiativeId) ?? 0, trailing.byInitiative.get(i.initiativeId) ?? 0),
     })),
   };
-}
-
-function figuresAt(at: { budgeted: boolean; now: number; periodEnd: number | null }) {
-  return (allocated: number, used: number, usedInBurnWindow: number): CapacityFigures => ({
-    allocated,
-    used,
-    remaining: allocated - used,
-    ...forecast({ ...at, allocated, used, usedInBurnWindow }),
-  });
 }
 
 function ofInstanceTypes(usage: UsageBreakdown, instanceTypes: readonly string[]): number {

@@ -27,7 +27,13 @@ export function decodeCursor(token: string, digest: string): Keyset | CursorProb
   }
   if (!Array.isArray(parsed) || parsed.length !== 4) return 'malformed';
   const [version, submittedAt, workloadId, tokenDigest] = parsed as unknown[];
-  if (version !== VERSION || !Number.isSafeInteger(submittedAt) || typeof workloadId !== 'string' || workloadId === '' || typeof tokenDigest !== 'string') {
+  if (
+    version !== VERSION ||
+    !Number.isSafeInteger(submittedAt) ||
+    typeof workloadId !== 'string' ||
+    workloadId === '' ||
+    typeof tokenDigest !== 'string'
+  ) {
     return 'malformed';
   }
   if (tokenDigest !== digest) return 'other_filters';

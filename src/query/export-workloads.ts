@@ -3,7 +3,7 @@
 // JSON would give it. The first page is read before anything is sent, so a bad filter or token, or a
 // result over the cap, is an ordinary error response.
 import { validationError } from '../domain/errors.js';
-import type { Scope } from '../domain/principal.js';
+import type { Scope } from '../access/principal.js';
 import type { WorkloadRecord } from '../domain/workload.js';
 import { listWorkloads, type ListWorkloadsRequest } from './list-workloads.js';
 import type { WorkloadIndex } from './ports.js';
@@ -38,7 +38,8 @@ export async function exportWorkloads(
     throw validationError([{
       location: 'header',
       field: 'Accept',
-      message: `text/csv holds at most ${maxRows.toLocaleString('en-US')} workloads and ${first.totalCount.toLocaleString('en-US')} match: ` +
+      message: `text/csv holds at most ${maxRows.toLocaleString('en-US')} ` +
+        `workloads and ${first.totalCount.toLocaleString('en-US')} match: ` +
         'narrow start_date and end_date or the other filters, or page with limit and X-Next-Token',
     }]);
   }

@@ -1,7 +1,7 @@
 // GET /v1/workloads/{id}: a workload outside the caller's organization or teams is NOT_FOUND, so
 // its existence is not revealed (DECISIONS "Authentication and roles").
 import { ApiError } from '../domain/errors.js';
-import { canSeeInitiative, type Scope } from '../domain/principal.js';
+import { canSeeInitiative, type Scope } from '../access/principal.js';
 import type { WorkloadView } from '../domain/workload.js';
 import type { WorkloadIndex } from './ports.js';
 

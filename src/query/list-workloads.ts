@@ -1,8 +1,8 @@
 // GET /v1/workloads: keyset pages in the order submitted_at DESC, workload_id DESC.
 import { ApiError, validationError } from '../domain/errors.js';
-import type { Scope } from '../domain/principal.js';
+import type { Scope } from '../access/principal.js';
 import type { WorkloadRecord, WorkloadStatus } from '../domain/workload.js';
-import { requireOrganization, scopedFilter } from './access.js';
+import { requireOrganization, scopedFilter } from '../access/scoped-filter.js';
 import { decodeCursor, encodeCursor, filterDigest } from './cursor.js';
 import type { WorkloadIndex } from './ports.js';
 

@@ -1,8 +1,9 @@
 // What the read side needs from the rest of the service. Each port is owned here, by its consumer;
 // the SQLite index, the telemetry rings and the capacity ConfigMaps implement them. Every read is
 // async so a heavy query can move off the event loop (worker thread) without changing callers.
+import type { CapacityBudget } from '../domain/capacity-budget.js';
 import type { UsageFigures } from '../domain/gpu-usage.js';
-import type { Scope } from '../domain/principal.js';
+import type { Scope } from '../access/principal.js';
 import type { TrendInterval } from '../domain/trend-interval.js';
 import type { WorkloadRecord, WorkloadStatus, WorkloadView } from '../domain/workload.js';
 import type { MetricName, MetricSummary, RankedMetricName } from '../domain/metrics.js';
@@ -127,14 +128,21 @@ export interface WorkloadIndex {
   get(workloadId: string, now: number): Promise<WorkloadView | undefined>;
   stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult>;
   /** Nearest-rank percentiles of queue time over every workload of the filter, overall and per group. */
-  queuePercentiles(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; percentiles: readonly Percentile[] }, now: number): Promise<QueuePercentiles>;
+  queuePercentiles(
+    filter: WorkloadFilter,
+    options: { groupBy: StatsGroupKey | null; percentiles: readonly Percentile[] },
+    now: number,
+  ): Promise<QueuePercentiles>;
   /** The series of the filter's window, and the statistics it adds up to, from one read. */
   trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendsResult>;
   rankByGpuHours(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<GpuHoursRanking>;
   /** Workloads by their wait from submission to start, pending ones up to `now`. */
   rankByQueue(filter: WorkloadFilter, options: { order: 'asc' | 'desc'; limit: number; now: number }): Promise<QueueRanking>;
   /** Workloads by their lifetime usage; only those with a utilization sample are ranked. */
-  rankByUsage(filter: WorkloadFilter, options: { sortBy: UsageSortKey; order: 'asc' | 'desc'; limit: number; now: number }): Promise<UsageRanking>;
+  rankByUsage(
+    filter: WorkloadFilter,
+    options: { sortBy: UsageSortKey; order: 'asc' | 'desc'; limit: number; now: number },
+  ): Promise<UsageRanking>;
   /** Name and initiative of those of `workloadIds` that match the filter (for rankings built elsewhere). */
   describe(workloadIds: readonly string[], filter: WorkloadFilter): Promise<Map<string, { name: string; initiativeId: string }>>;
   /** GPU-hours of pod time inside [from, to), running pods counted up to `to`. `from` null: since ever. */
@@ -161,16 +169,6 @@ export interface TelemetryReader {
   }): Promise<Record<MetricName, MetricSummary>>;
   /** Workloads with samples of `metric` in the last hour before `now`: their mean and current value. */
   lastHour(metric: RankedMetricName, now: number): Promise<Map<string, { avg: number; current: number }>>;
-}
-
-export type BudgetPeriod = 'month' | 'quarter' | 'year' | 'total';
-
-export interface CapacityBudget {
-  organizationId: string;
-  period: BudgetPeriod;
-  allocatedGpuHours: number;
-  pools: { poolId: string; name: string; allocatedGpuHours: number; instanceTypes: string[] }[];
-  initiatives: { initiativeId: string; name: string; allocatedGpuHours: number; namespaces: string[] }[];
 }
 
 /** Budgets from capacity ConfigMaps (filled by the capacity source; none until then). */

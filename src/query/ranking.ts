@@ -1,10 +1,10 @@
 // GET /v1/workloads/metrics: workloads ranked by a metric over the last hour, by GPU-hours, by their
 // lifetime idle GPU-hours or GPU efficiency, or by their wait from submission to start.
 // Workloads without samples in the last hour have no value to rank by and are left out.
-import type { Scope } from '../domain/principal.js';
+import type { Scope } from '../access/principal.js';
 import type { RankedMetricName, RankingSortKey } from '../domain/metrics.js';
 import type { WorkloadStatus } from '../domain/workload.js';
-import { scopedFilter } from './access.js';
+import { scopedFilter } from '../access/scoped-filter.js';
 import type { TelemetryReader, UsageSortKey, WorkloadIndex } from './ports.js';
 
 export interface RankingRequest {
@@ -51,14 +51,22 @@ export async function rankWorkloads(
     return fromIndex(sortBy, await deps.index.rankByQueue(filter, options), (e) => ({ metric: sortBy, total: e.queueSeconds }));
   }
   if (sortBy === 'idle_gpu_hours' || sortBy === 'gpu_efficiency') {
-    return fromIndex(sortBy, await deps.index.rankByUsage(filter, { ...options, sortBy }), (e) => ({ metric: sortBy, value: e.value, coverage: e.coverage }));
+    return fromIndex(sortBy, await deps.index.rankByUsage(filter, { ...options, sortBy }), (e) => ({
+      metric: sortBy,
+      value: e.value,
+      coverage: e.coverage,
+    }));
   }
   const values = await deps.telemetry.lastHour(sortBy, now);
-  const visible = values.size === 0 ? new Map<string, { name: string; initiativeId: string }>() : await deps.index.describe([...values.keys()], filter);
+  const visible = values.size === 0
+    ? new Map<string, { name: string; initiativeId: string }>()
+    : await deps.index.describe([...values.keys()], filter);
   const ranked: (RankedBase & { avg: number; current: number })[] = [];
   for (const [workloadId, about] of visible) {
     const value = values.get(workloadId);
-    if (value !== undefined) ranked.push({ workloadId, name: about.name, initiativeId: about.initiativeId, avg: value.avg, current: value.current });
+    if (value !== undefined) {
+      ranked.push({ workloadId, name: about.name, initiativeId: about.initiativeId, avg: value.avg, current: value.current });
+    }
   }
   const sign = request.order === 'asc' ? 1 : -1;
   // Ties go to the smaller workload_id in both orders, as in the GPU-hours ranking.
@@ -66,7 +74,14 @@ export async function rankWorkloads(
   const scopeAverage = ranked.length === 0 ? null : ranked.reduce((sum, r) => sum + r.avg, 0) / ranked.length;
   return {
     sortBy,
-    entries: ranked.slice(0, request.limit).map((r) => ({ workloadId: r.workloadId, name: r.name, initiativeId: r.initiativeId, metric: sortBy, avg: r.avg, current: r.current })),
+    entries: ranked.slice(0, request.limit).map((r) => ({
+      workloadId: r.workloadId,
+      name: r.name,
+      initiativeId: r.initiativeId,
+      metric: sortBy,
+      avg: r.avg,
+      current: r.current,
+    })),
     totalCount: ranked.length,
     scopeAverage,
   };

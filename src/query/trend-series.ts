@@ -15,7 +15,13 @@ export function seriesLength(interval: TrendInterval, window: Window): number {
 export function checkSeriesLength(interval: TrendInterval, window: Window): void {
   const max = MAX_SERIES_INTERVALS[interval];
   if (seriesLength(interval, window) <= max) return;
-  throw validationError([{ location: 'query', field: 'interval', message: `gives more than ${max} intervals of one ${interval} over this time range; choose a longer interval or a shorter range` }]);
+  throw validationError([
+    {
+      location: 'query',
+      field: 'interval',
+      message: `gives more than ${max} intervals of one ${interval} over this time range; choose a longer interval or a shorter range`,
+    },
+  ]);
 }
 
 /** Every interval the window touches, in order, those without a workload at zero. */
@@ -24,7 +30,21 @@ export function fillSeries(entries: readonly TrendEntry[], interval: TrendInterv
   const series: TrendEntry[] = [];
   for (let n = intervalOf(interval, window.from), last = intervalOf(interval, window.to - 1); n <= last; n++) {
     const start = intervalStart(interval, n);
-    series.push(byStart.get(start) ?? { start, key: null, workloadCount: 0, gpuHours: 0, averageDurationSeconds: 0, successRate: 0, averageQueueSeconds: 0, ...usageFigures(emptyUsage(), 0) });
+    series.push(byStart.get(start) ?? emptyEntry(start));
   }
   return series;
+}
+
+/** An interval without a workload: every figure at zero. */
+function emptyEntry(start: number): TrendEntry {
+  return {
+    start,
+    key: null,
+    workloadCount: 0,
+    gpuHours: 0,
+    averageDurationSeconds: 0,
+    successRate: 0,
+    averageQueueSeconds: 0,
+    ...usageFigures(emptyUsage(), 0),
+  };
 }

@@ -1,5 +1,5 @@
 // GET /v1/workloads/{id}/metrics: summaries over a window of the workload's GPUs (DECISIONS "Metrics").
-import type { Scope } from '../domain/principal.js';
+import type { Scope } from '../access/principal.js';
 import { METRIC_NAMES, type MetricName, type MetricSummary, type MetricsTimeRange } from '../domain/metrics.js';
 import type { Percentile } from '../domain/percentiles.js';
 import { getVisibleWorkload } from './get-workload.js';
@@ -39,7 +39,13 @@ export async function workloadMetrics(
     range === 'job_lifetime'
       ? { from: workload.startedAt ?? workload.submittedAt, to: workload.completedAt ?? now }
       : { from: now - RANGE_HOURS[range] * HOUR_MS, to: now };
-  const summaries = await deps.telemetry.summarize({ workload, window, lifetime, metrics: names, ...(percentiles.length > 0 ? { percentiles } : {}) });
+  const summaries = await deps.telemetry.summarize({
+    workload,
+    window,
+    lifetime,
+    metrics: names,
+    ...(percentiles.length > 0 ? { percentiles } : {}),
+  });
   const metrics: Partial<Record<MetricName, MetricSummary>> = {};
   for (const name of names) metrics[name] = summaries[name];
   return { workloadId: workload.workloadId, timeRange: request.timeRange, metrics, percentiles };

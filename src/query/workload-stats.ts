@@ -1,8 +1,8 @@
 // GET /v1/workloads/stats: a workload is in the range when its submitted_at is (DECISIONS "Statistics").
 import { validationError } from '../domain/errors.js';
-import type { Scope } from '../domain/principal.js';
+import type { Scope } from '../access/principal.js';
 import type { TrendInterval } from '../domain/trend-interval.js';
-import { scopedFilter } from './access.js';
+import { scopedFilter } from '../access/scoped-filter.js';
 import { percentileKey, type Percentile, type PercentileKey } from '../domain/percentiles.js';
 import type { QueuePercentiles, StatsFigures, StatsGroupKey, StatsResult, TrendEntry, WorkloadIndex } from './ports.js';
 import { checkSeriesLength, fillSeries } from './trend-series.js';
@@ -32,7 +32,12 @@ export interface WorkloadStatsResult {
   series?: TrendEntry[];
 }
 
-export async function workloadStats(index: WorkloadIndex, scope: Scope, request: WorkloadStatsRequest, now: number): Promise<WorkloadStatsResult> {
+export async function workloadStats(
+  index: WorkloadIndex,
+  scope: Scope,
+  request: WorkloadStatsRequest,
+  now: number,
+): Promise<WorkloadStatsResult> {
   const timeRange = request.timeRange ?? DEFAULT_STATS_TIME_RANGE;
   const window = resolveWindow(timeRange, request, now);
   const { interval } = request;
@@ -42,7 +47,9 @@ export async function workloadStats(index: WorkloadIndex, scope: Scope, request:
   const percentiles = request.queuePercentiles ?? [];
   // With an interval, the series' read gives the statistics too (the sums of its entries).
   const [read, queue] = await Promise.all([
-    interval === undefined ? index.stats(filter, groupBy, now).then((stats) => ({ stats, series: undefined })) : index.trends(filter, { groupBy, interval }, now),
+    interval === undefined
+      ? index.stats(filter, groupBy, now).then((stats) => ({ stats, series: undefined }))
+      : index.trends(filter, { groupBy, interval }, now),
     percentiles.length === 0 ? undefined : index.queuePercentiles(filter, { groupBy, percentiles }, now),
   ]);
   const result = queue === undefined ? read.stats : withQueuePercentiles(read.stats, queue, percentiles);
@@ -51,7 +58,11 @@ export async function workloadStats(index: WorkloadIndex, scope: Scope, request:
 }
 
 /** The statistics with each figure's percentiles; both reads count the same workloads, so every group has them. */
-function withQueuePercentiles(figures: StatsResult, queue: QueuePercentiles, percentiles: readonly Percentile[]): Omit<WorkloadStatsResult, 'timeRange' | 'window'> {
+function withQueuePercentiles(
+  figures: StatsResult,
+  queue: QueuePercentiles,
+  percentiles: readonly Percentile[],
+): Omit<WorkloadStatsResult, 'timeRange' | 'window'> {
   const keyed = (values: readonly (number | null)[]): QueuePercentileFigures =>
     Object.fromEntries(percentiles.map((p, i) => [percentileKey(p), values[i] ?? null]));
   const byGroup = new Map(queue.groups.map((group) => [group.key, group.values]));
@@ -64,14 +75,18 @@ function withQueuePercentiles(figures: StatsResult, queue: QueuePercentiles, per
 function resolveWindow(timeRange: StatsTimeRange, request: WorkloadStatsRequest, now: number): Window {
   if (timeRange !== 'custom') {
     const stray = request.startDate !== undefined ? 'start_date' : request.endDate !== undefined ? 'end_date' : null;
-    if (stray) throw validationError([{ location: 'query', field: stray, message: `only applies to time_range=custom, not "${timeRange}"` }]);
+    if (stray) {
+      throw validationError([{ location: 'query', field: stray, message: `only applies to time_range=custom, not "${timeRange}"` }]);
+    }
     return statsWindow(timeRange, now);
   }
   if (request.startDate === undefined) {
     throw validationError([{ location: 'query', field: 'start_date', message: 'is required when time_range is custom' }]);
   }
   if (request.endDate === undefined && request.startDate > now) {
-    throw validationError([{ location: 'query', field: 'start_date', message: 'must not be in the future when end_date is omitted (the range ends now)' }]);
+    throw validationError([
+      { location: 'query', field: 'start_date', message: 'must not be in the future when end_date is omitted (the range ends now)' },
+    ]);
   }
   const to = request.endDate ?? now + 1;
   if (to <= request.startDate) throw validationError([{ location: 'query', field: 'end_date', message: 'must be after start_date' }]);

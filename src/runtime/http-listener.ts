@@ -97,7 +97,12 @@ type ClientError = Error & { code?: string; reason?: unknown };
  * later on it can be trusted to start at a request boundary. The listener of `clientError` owns the
  * socket, so every path ends it.
  */
-function answerClientError(error: ClientError, socket: Duplex, responseOwed: boolean, timeouts: { headersTimeoutMs: number; requestTimeoutMs: number }): void {
+function answerClientError(
+  error: ClientError,
+  socket: Duplex,
+  responseOwed: boolean,
+  timeouts: { headersTimeoutMs: number; requestTimeoutMs: number },
+): void {
   // A reset peer reads nothing. `writable` is false once the socket has ended, so a second error on a
   // connection already answered (Node keeps feeding it what the client still sends) is never answered
   // twice. And while an earlier request on it still owes its response, an answer now would be read
@@ -112,13 +117,23 @@ function answerClientError(error: ClientError, socket: Duplex, responseOwed: boo
   socket.end(envelopeResponse(code, message), () => socket.destroy());
 }
 
-function describeClientError(error: ClientError, timeouts: { headersTimeoutMs: number; requestTimeoutMs: number }): { code: ErrorCode; message: string } {
+function describeClientError(
+  error: ClientError,
+  timeouts: { headersTimeoutMs: number; requestTimeoutMs: number },
+): { code: ErrorCode; message: string } {
   if (error.code === 'HPE_HEADER_OVERFLOW') {
-    return { code: 'REQUEST_TOO_LARGE', message: `The request line and headers exceed ${MAX_HEADER_BYTES} bytes together; shorten the query string or the headers` };
+    return {
+      code: 'REQUEST_TOO_LARGE',
+      message: `The request line and headers exceed ${MAX_HEADER_BYTES} bytes together; shorten the query string or the headers`,
+    };
   }
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
     const seconds = (ms: number) => `${ms / 1000} s`;
-    return { code: 'REQUEST_TIMEOUT', message: `The request did not arrive in time: headers are due within ${seconds(timeouts.headersTimeoutMs)}, the whole request within ${seconds(timeouts.requestTimeoutMs)}` };
+    return {
+      code: 'REQUEST_TIMEOUT',
+      message: `The request did not arrive in time: headers are due within ` +
+        `${seconds(timeouts.headersTimeoutMs)}, the whole request within ${seconds(timeouts.requestTimeoutMs)}`,
+    };
   }
   // llhttp's reason is a fixed phrase ("Invalid header value char") that never quotes the request.
   const reason = error.code?.startsWith('HPE_') && typeof error.reason === 'string' ? `: ${error.reason}` : '';

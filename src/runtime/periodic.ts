@@ -13,7 +13,11 @@ export interface Periodic {
   stop(): Promise<void>;
 }
 
-export function runPeriodically(intervalMs: number, run: (signal: AbortSignal) => void | Promise<void>, options: { delay?: Delay; onError: (error: unknown) => void }): Periodic {
+export function runPeriodically(
+  intervalMs: number,
+  run: (signal: AbortSignal) => void | Promise<void>,
+  options: { delay?: Delay; onError: (error: unknown) => void },
+): Periodic {
   const delay = options.delay ?? realDelay;
   const controller = new AbortController();
   const loop = (async () => {

@@ -4,7 +4,7 @@ import { ConfigMapBudgets, type ConfigMap } from '../capacity/configmap-budgets.
 import type { ReflectorTuning } from '../k8s/cluster-informers.js';
 import { ConfigMapWatch } from '../k8s/configmap-watch.js';
 import type { LoadedKubeconfig } from '../k8s/kubeconfig.js';
-import type { WholeEvent } from '../workloads/workload-sink.js';
+import type { WholeEvent } from '../k8s/objects/resource-event.js';
 import type { ServiceContext } from './service-context.js';
 
 export interface CapacityRuntime {

@@ -17,8 +17,8 @@ import { availableCpus } from '../runtime/cpu-budget.js';
 import { runPeriodically } from '../runtime/periodic.js';
 import type { IndexBackend } from '../store/index-backend.js';
 import type { GpuTelemetry } from '../telemetry/gpu-telemetry.js';
-import { ClusterIndexers } from '../workloads/cluster-indexers.js';
-import type { LabelKeys } from '../workloads/mapping-context.js';
+import { ClusterIndexers } from '../workloads/indexing/cluster-indexers.js';
+import type { LabelKeys } from '../workloads/attribution/label-keys.js';
 import { readFields } from '../workloads/read-fields.js';
 import type { ServiceContext } from './service-context.js';
 

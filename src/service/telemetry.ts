@@ -9,14 +9,14 @@ import type { ClusterWriters } from '../ha/cluster-writers.js';
 import type { TelemetryReader } from '../query/ports.js';
 import { runPeriodically } from '../runtime/periodic.js';
 import type { TelemetryStorage } from '../store/index-backend.js';
-import { BucketAccumulator } from '../telemetry/bucket-accumulator.js';
-import { rawSlotsFor } from '../telemetry/gpu-rings.js';
+import { BucketAccumulator } from '../telemetry/sinks/bucket-accumulator.js';
+import { rawSlotsFor } from '../telemetry/rings/gpu-rings.js';
 import { GpuTelemetry, type GpuTelemetryOptions } from '../telemetry/gpu-telemetry.js';
-import { createHttpScrape } from '../telemetry/http-scrape.js';
-import { LifetimeAccumulators } from '../telemetry/lifetime.js';
-import { Sampler, type ExporterStatus } from '../telemetry/sampler.js';
-import { SharedTelemetryReader } from '../telemetry/shared-telemetry.js';
-import { SummaryFlusher } from '../telemetry/summary-flusher.js';
+import { createHttpScrape } from '../telemetry/scrape/http-scrape.js';
+import { LifetimeAccumulators } from '../telemetry/sinks/lifetime.js';
+import { Sampler, type ExporterStatus } from '../telemetry/scrape/sampler.js';
+import { SharedTelemetryReader } from '../telemetry/summaries/shared-telemetry.js';
+import { SummaryFlusher } from '../telemetry/sinks/summary-flusher.js';
 import type { ServiceContext } from './service-context.js';
 
 // A finished workload's lifetime totals leave memory this long after its last sample (read back from SQLite).

@@ -6,22 +6,22 @@ import { METRIC_NAMES, type MetricName, type MetricSummary, type RankedMetricNam
 import type { Percentile } from '../domain/percentiles.js';
 import type { LifetimeTotals } from '../domain/telemetry.js';
 import type { TelemetryReader } from '../query/ports.js';
-import type { Pod } from '../workloads/k8s-types.js';
-import type { ResourceEvent } from '../workloads/workload-sink.js';
-import { readDcgmPayload } from './dcgm-readings.js';
-import type { ExporterDiscovery, ExporterTarget } from './exporter-target.js';
-import { parseSelectors } from './exporter-target.js';
-import { GpuFleet, resolutionFor } from './gpu-fleet.js';
-import type { BucketAccumulator } from './bucket-accumulator.js';
-import type { LifetimeAccumulators } from './lifetime.js';
-import { summarizeTotals } from './lifetime.js';
-import { decodeMetric, encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from './metric-codec.js';
-import { takeHistograms } from './percentile-histogram.js';
-import { PodDirectory } from './pod-directory.js';
-import type { IngestResult } from './sampler.js';
-import { addPercentiles } from './window-percentiles.js';
-import { WindowSummary } from './window-summary.js';
-import { XidWatch } from './xid-watch.js';
+import type { Pod } from '../k8s/objects/k8s-types.js';
+import type { ResourceEvent } from '../k8s/objects/resource-event.js';
+import { readDcgmPayload } from './scrape/dcgm-readings.js';
+import type { ExporterDiscovery, ExporterTarget } from './scrape/exporter-target.js';
+import { parseSelectors } from './scrape/exporter-target.js';
+import { GpuFleet, resolutionFor } from './rings/gpu-fleet.js';
+import type { BucketAccumulator } from './sinks/bucket-accumulator.js';
+import type { LifetimeAccumulators } from './sinks/lifetime.js';
+import { summarizeTotals } from './sinks/lifetime.js';
+import { decodeMetric, encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from './rings/metric-codec.js';
+import { takeHistograms } from './summaries/percentile-histogram.js';
+import { PodDirectory } from './scrape/pod-directory.js';
+import type { IngestResult } from './scrape/sampler.js';
+import { addPercentiles } from './summaries/window-percentiles.js';
+import { WindowSummary } from './summaries/window-summary.js';
+import { XidWatch } from './scrape/xid-watch.js';
 
 const HOUR_SECONDS = 3600;
 /** A GPU silent this long is forgotten, as the fleet forgets it (its next XID value is a baseline). */
@@ -122,10 +122,17 @@ export class GpuTelemetry implements TelemetryReader {
       const mig = reading.migInstance !== undefined;
       if ('buckets' in samples) {
         const xidError = this.#xids.observe(reading.key, reading.xid, at);
-        if (workloadId !== undefined) samples.buckets.add({ workloadId, clusterId: target.clusterId, gpuKey: reading.key, at, values: decoded, mig, xidError });
+        if (workloadId !== undefined) {
+          samples.buckets.add({ workloadId, clusterId: target.clusterId, gpuKey: reading.key, at, values: decoded, mig, xidError });
+        }
         continue;
       }
-      const identity = { key: reading.key, clusterId: target.clusterId, hostname: reading.hostname ?? target.node, modelName: reading.modelName };
+      const identity = {
+        key: reading.key,
+        clusterId: target.clusterId,
+        hostname: reading.hostname ?? target.node,
+        modelName: reading.modelName,
+      };
       const key = this.#fleet.record(identity, { time, stored, workloadId });
       if (key === null) continue;
       const xidError = this.#xids.observe(key, reading.xid, at);
@@ -140,7 +147,15 @@ export class GpuTelemetry implements TelemetryReader {
     this.#xids.forgetBefore(at - XID_MEMORY_MS);
   }
 
-  stats(): { gpus: number; attributedGpus: number; workloads: number; ringBytes: number; ringReservedBytes: number; exporters: number; gpuPods: number } {
+  stats(): {
+    gpus: number;
+    attributedGpus: number;
+    workloads: number;
+    ringBytes: number;
+    ringReservedBytes: number;
+    exporters: number;
+    gpuPods: number;
+  } {
     let exporters = 0;
     let gpuPods = 0;
     for (const directory of this.#directories.values()) {
@@ -157,7 +172,9 @@ export class GpuTelemetry implements TelemetryReader {
     if (lifetime) {
       const totals = 'lifetime' in samples ? samples.lifetime.totals(workloadId) : undefined;
       const summaries = summarizeTotals(totals, metrics);
-      return percentiles.length === 0 ? summaries : this.#lifetimePercentiles(workloadId, toSeconds(window.from), totals, summaries, { metrics, percentiles });
+      return percentiles.length === 0
+        ? summaries
+        : this.#lifetimePercentiles(workloadId, toSeconds(window.from), totals, summaries, { metrics, percentiles });
     }
     const summary = new WindowSummary();
     const seconds = { from: toSeconds(window.from), to: toSeconds(window.to) };

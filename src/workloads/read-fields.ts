@@ -1,14 +1,15 @@
 // The fields of each watched kind that anything downstream reads: the facts projection and the
 // mappers, the telemetry flow's pod directory (podIP, exporter labels), the Namespace and Node
-// context (slim.ts) and the writer election (the kube-system Namespace's uid). The watch decoder keeps
-// these and drops the rest (k8s-types.ts names the same fields as types). Labels are kept whole: they
-// are small, and the exporter selectors and the attribution keys both read them. Of the annotations,
-// which can be large (kubectl's last-applied-configuration), only the submitted-by key is kept.
+// context (caches/slim.ts) and the writer election (the kube-system Namespace's uid). The watch decoder keeps
+// these and drops the rest (src/k8s/objects/k8s-types.ts names the same fields as types). Labels
+// are kept whole: they are small, and the exporter selectors and the attribution keys both read them.
+// Of the annotations, which can be large (kubectl's last-applied-configuration), only the submitted-by
+// key is kept.
 // test/workloads/read-fields.test.ts checks that the projection of a selected object equals that of
 // the whole one.
 import type { WatchedResource } from '../domain/cluster-status.js';
 import type { FieldSelection } from '../domain/field-selection.js';
-import type { LabelKeys } from './mapping-context.js';
+import type { LabelKeys } from './attribution/label-keys.js';
 
 function objectMeta(keys: Readonly<LabelKeys>): FieldSelection {
   return {
@@ -28,7 +29,7 @@ function objectMeta(keys: Readonly<LabelKeys>): FieldSelection {
 const CONTAINER: FieldSelection = { name: true, restartPolicy: true, resources: { requests: true, limits: true } };
 const POD_SPEC: FieldSelection = { nodeName: true, initContainers: CONTAINER, containers: CONTAINER };
 // The reasons (a container's, the pod's, a condition's) say why a workload failed
-// (pod-failure-evidence.ts, job-failure-evidence.ts).
+// (failure/pod-failure-evidence.ts, failure/job-failure-evidence.ts).
 const TERMINATED: FieldSelection = { terminated: { exitCode: true, reason: true, startedAt: true, finishedAt: true } };
 const CONTAINER_STATUS: FieldSelection = { name: true, state: TERMINATED, lastState: TERMINATED };
 const CONDITION: FieldSelection = { type: true, status: true, reason: true, lastTransitionTime: true };

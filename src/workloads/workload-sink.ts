@@ -1,5 +1,5 @@
 // The ports the indexer needs, owned here so that src/workloads/ imports no store and no client:
-// the SQLite store satisfies WorkloadSink structurally, the Reflector's events fit ResourceEvent.
+// the SQLite store satisfies WorkloadSink structurally.
 import type { PodGpuInterval, WorkloadRecord } from '../domain/workload.js';
 
 /** Where the indexer writes rows and intervals, and reads what it must reconcile after a relist. */
@@ -24,20 +24,6 @@ export interface WorkloadSink {
   /** Pending and running rows of one cluster. */
   listUnfinished(clusterId: string): WorkloadRecord[];
 }
-
-/**
- * One change of a watched collection: the full list after a (re)list, or one object's change. A
- * LIST may come page by page: PAGE events, then a SYNC with `paged` whose snapshot is those pages
- * (snapshot-pages.ts gathers them).
- */
-export type ResourceEvent<T> =
-  /** `namespace`: the snapshot covers that namespace only (namespaced watches); objects elsewhere are untouched. */
-  | { type: 'SYNC'; items: readonly T[]; resourceVersion?: string; namespace?: string; paged?: boolean }
-  | { type: 'PAGE'; items: readonly T[]; first: boolean; namespace?: string }
-  | { type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: T; resourceVersion?: string };
-
-/** A change, or a snapshot whole: what the caches take once a LIST's pages are gathered. */
-export type WholeEvent<T> = Exclude<ResourceEvent<T>, { type: 'PAGE' }>;
 
 /** The part of a pino logger the indexer uses. */
 export interface IndexerLogger {

@@ -4,9 +4,10 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { indexWriterCheck, samplerCheck } from '../../src/admin/liveness-checks.js';
-import { Sampler } from '../../src/telemetry/sampler.js';
-import { ClusterIndexers } from '../../src/workloads/cluster-indexers.js';
-import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS } from '../../src/workloads/mapping-context.js';
+import { Sampler } from '../../src/telemetry/scrape/sampler.js';
+import { ClusterIndexers } from '../../src/workloads/indexing/cluster-indexers.js';
+import { DEFAULT_LABEL_KEYS } from '../../src/workloads/attribution/label-keys.js';
+import { DEFAULT_GPU_RESOURCES } from '../../src/k8s/objects/gpu-request.js';
 import { failIndexWrites } from '../support/backend.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { openTestIndex, type TestIndex } from '../support/test-index.js';

@@ -2,7 +2,7 @@
 // trailing week spans November and December while `used` restarts with the month.
 import { expect } from 'chai';
 import sinon from 'sinon';
-import type { CapacityBudget } from '../../src/query/ports.js';
+import type { CapacityBudget } from '../../src/domain/capacity-budget.js';
 import { noBudgets } from '../../src/query/empty-sources.js';
 import type { JsonBody } from '../support/service-harness.js';
 import { startTestService, type TestService } from '../support/service-harness.js';

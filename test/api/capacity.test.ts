@@ -1,7 +1,7 @@
 // Capacity with a budget: the period clips usage, pool_id narrows pools, an unknown pool is 404.
 import { expect } from 'chai';
 import sinon from 'sinon';
-import type { CapacityBudget } from '../../src/query/ports.js';
+import type { CapacityBudget } from '../../src/domain/capacity-budget.js';
 import { noBudgets } from '../../src/query/empty-sources.js';
 import { startTestService, type JsonBody, type TestService } from '../support/service-harness.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import sinon from 'sinon';
 import { noBudgets } from '../../src/query/empty-sources.js';
 import { exportWorkloads } from '../../src/query/export-workloads.js';
-import type { CapacityBudget } from '../../src/query/ports.js';
+import type { CapacityBudget } from '../../src/domain/capacity-budget.js';
 import { startTestService, type JsonBody, type RequestOptions, type TestService } from '../support/service-harness.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 

@@ -13,7 +13,7 @@ import sinon from 'sinon';
 import { generateApiToken } from '../../src/auth/token-format.js';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import { noBudgets, noTelemetry } from '../../src/query/empty-sources.js';
-import type { CapacityBudget } from '../../src/query/ports.js';
+import type { CapacityBudget } from '../../src/domain/capacity-budget.js';
 import { startTestService, type Caller, type TestService } from '../support/service-harness.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { NO_USAGE_TOTALS } from '../support/no-usage.js';

@@ -10,7 +10,7 @@ import {
   parseCapacityFile,
   parseCapacityFileWithWarnings,
 } from '../../src/capacity/capacity-file.js';
-import type { CapacityBudget } from '../../src/query/ports.js';
+import type { CapacityBudget } from '../../src/domain/capacity-budget.js';
 import { CAPACITY_SCHEMA_ID, CAPACITY_SCHEMA_PATH, renderCapacitySchema } from '../../scripts/capacity-schema.js';
 
 const SOURCE = 'ConfigMap gpu-system/capacity-acme';

@@ -20,7 +20,7 @@ import { RemoteClusters } from '../../src/k8s/remote-clusters.js';
 import { startService, type RunningService } from '../../src/service/start-service.js';
 import { Disposables, type Dispose } from '../../src/runtime/disposables.js';
 import { ReadPool } from '../../src/store/sqlite/read-pool.js';
-import { Sampler } from '../../src/telemetry/sampler.js';
+import { Sampler } from '../../src/telemetry/scrape/sampler.js';
 import { otherSessions, sqliteOnly, TEST_BACKEND, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
 import { freePorts } from '../support/free-port.js';
 import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';

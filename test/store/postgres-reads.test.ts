@@ -8,7 +8,7 @@
 // aggregates (postgres-reads-seed.ts computes them as SQLite does, to the last bit).
 import { expect } from 'chai';
 import pg from 'pg';
-import type { Scope } from '../../src/domain/principal.js';
+import type { Scope } from '../../src/access/principal.js';
 import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.js';
 import type { Keyset, ListPage, StatsGroupKey, UsageBreakdown, WorkloadFilter, WorkloadIndex } from '../../src/query/ports.js';
 import { IndexBusyError } from '../../src/query/ports.js';

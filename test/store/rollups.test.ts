@@ -3,7 +3,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import { emptyUsage, usageFigures } from '../../src/domain/gpu-usage.js';
 import { mulberry32 } from '../../sim/random.js';
-import type { Scope } from '../../src/domain/principal.js';
+import type { Scope } from '../../src/access/principal.js';
 import { WORKLOAD_STATUSES } from '../../src/domain/workload.js';
 import type { StatsGroupKey, UsageBreakdown, WorkloadFilter } from '../../src/query/ports.js';
 import { openDatabase, type Database } from '../../src/store/sqlite/database.js';

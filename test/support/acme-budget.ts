@@ -1,6 +1,6 @@
 // A monthly budget of acme with one pool and two teams, for tests of what reads budgets (capacity
 // gauges, kubectl gpucap capacity).
-import type { CapacityBudget } from '../../src/query/ports.js';
+import type { CapacityBudget } from '../../src/domain/capacity-budget.js';
 
 export const ACME_BUDGET: CapacityBudget = {
   organizationId: 'acme',

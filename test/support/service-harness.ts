@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import { systemClock } from '../../src/domain/clock.js';
-import type { Role } from '../../src/domain/principal.js';
+import type { Role } from '../../src/access/principal.js';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service/start-service.js';
 import { testIndexLocation, type TestIndexLocation } from './backend.js';

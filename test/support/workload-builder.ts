@@ -1,6 +1,6 @@
 // Builds valid index rows for tests and benchmarks; override only what a test is about.
 import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.js';
-import { failureReasonOf } from '../../src/workloads/failure-reason.js';
+import { failureReasonOf } from '../../src/workloads/failure/failure-reason.js';
 
 let sequence = 0;
 

@@ -2,7 +2,7 @@
 // ended, and what happens to a sample that comes after its bucket was taken out.
 import { expect } from 'chai';
 import { emptyUsage, type GpuUsage } from '../../src/domain/gpu-usage.js';
-import { BucketAccumulator, type BucketSample } from '../../src/telemetry/bucket-accumulator.js';
+import { BucketAccumulator, type BucketSample } from '../../src/telemetry/sinks/bucket-accumulator.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 26, 8, 0, 0);

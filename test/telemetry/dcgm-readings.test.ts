@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { isDcgmValue, readDcgmPayload, type GpuReading } from '../../src/telemetry/dcgm-readings.js';
-import { METRIC_SLOT } from '../../src/telemetry/metric-codec.js';
+import { isDcgmValue, readDcgmPayload, type GpuReading } from '../../src/telemetry/scrape/dcgm-readings.js';
+import { METRIC_SLOT } from '../../src/telemetry/rings/metric-codec.js';
 import { readExporterCapture as fixture } from '../fixtures/exporters/exporter-fixtures.js';
 
 

@@ -5,12 +5,12 @@ import { renderDcgmMetrics } from '../../sim/dcgm-exporter/render.js';
 import type { SimNodeGpus } from '../../sim/dcgm-exporter/types.js';
 import type { WorkloadView } from '../../src/domain/workload.js';
 import { emptyUsage, type GpuUsage } from '../../src/domain/gpu-usage.js';
-import { BucketAccumulator } from '../../src/telemetry/bucket-accumulator.js';
+import { BucketAccumulator } from '../../src/telemetry/sinks/bucket-accumulator.js';
 import { GpuTelemetry } from '../../src/telemetry/gpu-telemetry.js';
-import { rawSlotsFor } from '../../src/telemetry/gpu-rings.js';
-import { LifetimeAccumulators } from '../../src/telemetry/lifetime.js';
+import { rawSlotsFor } from '../../src/telemetry/rings/gpu-rings.js';
+import { LifetimeAccumulators } from '../../src/telemetry/sinks/lifetime.js';
 import type { LifetimeRepository, LifetimeSave } from '../../src/domain/telemetry.js';
-import type { Pod } from '../../src/workloads/k8s-types.js';
+import type { Pod } from '../../src/k8s/objects/k8s-types.js';
 import { FixedClock } from '../support/fixed-clock.js';
 
 const NOW = Date.parse('2026-11-20T12:00:00Z');

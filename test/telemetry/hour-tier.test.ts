@@ -4,9 +4,9 @@
 // reading written out plainly.
 import { expect } from 'chai';
 import { METRIC_NAMES, type MetricName } from '../../src/domain/metrics.js';
-import { GpuRings, rawSlotsFor } from '../../src/telemetry/gpu-rings.js';
-import { encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../src/telemetry/metric-codec.js';
-import { WindowSummary } from '../../src/telemetry/window-summary.js';
+import { GpuRings, rawSlotsFor } from '../../src/telemetry/rings/gpu-rings.js';
+import { encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../src/telemetry/rings/metric-codec.js';
+import { WindowSummary } from '../../src/telemetry/summaries/window-summary.js';
 import { fleetAndModel } from './ring-model.js';
 
 // T0 is an hour boundary far from 0.

@@ -3,8 +3,8 @@
 // passes without samples, across workload switches, ring overwrites and pruning.
 import { expect } from 'chai';
 import { METRIC_NAMES, type MetricName } from '../../src/domain/metrics.js';
-import { rawSlotsFor } from '../../src/telemetry/gpu-rings.js';
-import { encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../src/telemetry/metric-codec.js';
+import { rawSlotsFor } from '../../src/telemetry/rings/gpu-rings.js';
+import { encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../src/telemetry/rings/metric-codec.js';
 import { fleetAndModel } from './ring-model.js';
 
 const T0 = 1_764_003_600;

@@ -5,8 +5,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { nearestRank, PERCENTILES } from '../../src/domain/percentiles.js';
-import { METRIC_COUNT } from '../../src/telemetry/metric-codec.js';
-import { PercentileHistograms, takeHistograms } from '../../src/telemetry/percentile-histogram.js';
+import { METRIC_COUNT } from '../../src/telemetry/rings/metric-codec.js';
+import { PercentileHistograms, takeHistograms } from '../../src/telemetry/summaries/percentile-histogram.js';
 
 /** The nearest-rank percentile by sorting: the value at rank ⌈p × n / 100⌉ (1-based). */
 function bySorting(values: readonly number[], percentile: number): number {

@@ -7,8 +7,8 @@
 // avg/min/max over every sample taken; current = mean over GPUs of each GPU's latest (newest bucket's
 // last value). Values are stored units; the summary is in reported units, as the API gives it.
 import { METRIC_NAMES, type MetricSummary } from '../../src/domain/metrics.js';
-import { GpuFleet } from '../../src/telemetry/gpu-fleet.js';
-import { decodeMetric, METRIC_COUNT, MISSING } from '../../src/telemetry/metric-codec.js';
+import { GpuFleet } from '../../src/telemetry/rings/gpu-fleet.js';
+import { decodeMetric, METRIC_COUNT, MISSING } from '../../src/telemetry/rings/metric-codec.js';
 
 interface Sample {
   time: number;

@@ -5,10 +5,10 @@
 import { expect } from 'chai';
 import { METRIC_NAMES, type MetricName } from '../../src/domain/metrics.js';
 import { PERCENTILES } from '../../src/domain/percentiles.js';
-import { GpuFleet } from '../../src/telemetry/gpu-fleet.js';
-import { rawSlotsFor, type Resolution } from '../../src/telemetry/gpu-rings.js';
-import { decodeMetric, encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../src/telemetry/metric-codec.js';
-import { takeHistograms } from '../../src/telemetry/percentile-histogram.js';
+import { GpuFleet } from '../../src/telemetry/rings/gpu-fleet.js';
+import { rawSlotsFor, type Resolution } from '../../src/telemetry/rings/gpu-rings.js';
+import { decodeMetric, encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../src/telemetry/rings/metric-codec.js';
+import { takeHistograms } from '../../src/telemetry/summaries/percentile-histogram.js';
 import { fleetAndModel } from './ring-model.js';
 
 // T0 is an hour boundary far from 0.

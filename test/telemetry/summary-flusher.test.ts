@@ -6,9 +6,9 @@ import pg from 'pg';
 import sinon from 'sinon';
 import type { WorkloadView } from '../../src/domain/workload.js';
 import { PostgresGpuSummaries } from '../../src/store/postgres/gpu-summaries.js';
-import { BucketAccumulator } from '../../src/telemetry/bucket-accumulator.js';
-import { SharedTelemetryReader } from '../../src/telemetry/shared-telemetry.js';
-import { SummaryFlusher } from '../../src/telemetry/summary-flusher.js';
+import { BucketAccumulator } from '../../src/telemetry/sinks/bucket-accumulator.js';
+import { SharedTelemetryReader } from '../../src/telemetry/summaries/shared-telemetry.js';
+import { SummaryFlusher } from '../../src/telemetry/sinks/summary-flusher.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
 

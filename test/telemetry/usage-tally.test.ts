@@ -2,8 +2,8 @@
 // the rings' integer units, and idle time judged per GPU and clock minute as each minute closes.
 import { expect } from 'chai';
 import { emptyUsage, type GpuUsage } from '../../src/domain/gpu-usage.js';
-import { METRIC_COUNT, METRIC_SLOT } from '../../src/telemetry/metric-codec.js';
-import { addSampleUsage, checkUsageRules, IdleMinutes, type IdleMinute } from '../../src/telemetry/usage-tally.js';
+import { METRIC_COUNT, METRIC_SLOT } from '../../src/telemetry/rings/metric-codec.js';
+import { addSampleUsage, checkUsageRules, IdleMinutes, type IdleMinute } from '../../src/telemetry/sinks/usage-tally.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 26, 8, 0, 0);

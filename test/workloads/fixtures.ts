@@ -1,11 +1,13 @@
 // Small builders of plain Kubernetes objects for the mapper tables. Each starts from a minimal valid
 // object and takes only what a test row changes.
 import type { WorkloadRecord } from '../../src/domain/workload.js';
-import type { Container, ContainerStatus, Job, Namespace, Node, ObjectMeta, Pod, PodSpec, ResourceList } from '../../src/workloads/k8s-types.js';
-import { FactsProjection } from '../../src/workloads/facts-projection.js';
-import type { JobFacts } from '../../src/workloads/job-facts.js';
-import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type MappingContext } from '../../src/workloads/mapping-context.js';
-import type { PodFacts } from '../../src/workloads/pod-facts.js';
+import type { Container, ContainerStatus, Job, Namespace, Node, ObjectMeta, Pod, PodSpec, ResourceList } from '../../src/k8s/objects/k8s-types.js';
+import { FactsProjection } from '../../src/workloads/facts/facts-projection.js';
+import type { JobFacts } from '../../src/workloads/facts/job-facts.js';
+import type { MappingContext } from '../../src/workloads/mapping/mapping-context.js';
+import { DEFAULT_LABEL_KEYS } from '../../src/workloads/attribution/label-keys.js';
+import { DEFAULT_GPU_RESOURCES } from '../../src/k8s/objects/gpu-request.js';
+import type { PodFacts } from '../../src/workloads/facts/pod-facts.js';
 
 export const T0 = '2026-11-20T10:00:00Z';
 export const ms = (iso: string): number => Date.parse(iso);

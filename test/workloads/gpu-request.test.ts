@@ -1,7 +1,7 @@
 // Effective GPU request of a pod spec: max(largest init container, app containers + sidecars).
 import { expect } from 'chai';
-import { effectiveGpuRequest, isGpuResource, parseGpuQuantity } from '../../src/workloads/gpu-request.js';
-import type { PodSpec } from '../../src/workloads/k8s-types.js';
+import { effectiveGpuRequest, isGpuResource, parseGpuQuantity } from '../../src/k8s/objects/gpu-request.js';
+import type { PodSpec } from '../../src/k8s/objects/k8s-types.js';
 import { aContainer, gpuContainer } from './fixtures.js';
 
 const sidecar = (n: number): ReturnType<typeof aContainer> => aContainer({ limits: { 'nvidia.com/gpu': n }, restartPolicy: 'Always' });

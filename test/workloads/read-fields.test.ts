@@ -4,13 +4,14 @@
 import { expect } from 'chai';
 import { selectFields } from '../../src/domain/field-selection.js';
 import type { FieldSelection } from '../../src/domain/field-selection.js';
-import { FactsProjection } from '../../src/workloads/facts-projection.js';
-import type { Job, Pod } from '../../src/workloads/k8s-types.js';
-import { DEFAULT_GPU_RESOURCES, DEFAULT_LABEL_KEYS, type LabelKeys } from '../../src/workloads/mapping-context.js';
-import { podFailureEvidence } from '../../src/workloads/pod-failure-evidence.js';
+import { FactsProjection } from '../../src/workloads/facts/facts-projection.js';
+import type { Job, Pod } from '../../src/k8s/objects/k8s-types.js';
+import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../src/workloads/attribution/label-keys.js';
+import { DEFAULT_GPU_RESOURCES } from '../../src/k8s/objects/gpu-request.js';
+import { podFailureEvidence } from '../../src/workloads/failure/pod-failure-evidence.js';
 import { readFields } from '../../src/workloads/read-fields.js';
-import { contextSlimmer } from '../../src/workloads/slim.js';
-import { PodDirectory } from '../../src/telemetry/pod-directory.js';
+import { contextSlimmer } from '../../src/workloads/caches/slim.js';
+import { PodDirectory } from '../../src/telemetry/scrape/pod-directory.js';
 import { aGpuJob, aGpuPod, anExporterPod, finished, running } from '../../sim/kube-api/objects.js';
 
 const KEYS: LabelKeys = { ...DEFAULT_LABEL_KEYS, submittedBy: 'example.com/owner' };

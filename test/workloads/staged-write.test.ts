@@ -5,7 +5,7 @@
 // store: only the cutting is under test here (the writes themselves: test/store/postgres-writes).
 import { expect } from 'chai';
 import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.js';
-import { StagedWrite } from '../../src/workloads/staged-write.js';
+import { StagedWrite } from '../../src/workloads/indexing/staged-write.js';
 import type { WorkloadSink } from '../../src/workloads/workload-sink.js';
 import { aWorkload } from '../support/workload-builder.js';
 

@@ -39,7 +39,8 @@ const PAGE = 'index.html';
 
 export class ConsoleAssetsMissingError extends Error {
   constructor(dir: string, what: string) {
-    super(`The web console is not built at ${dir} (${what}): run \`npm run build\`, or set GPUCAP_CONSOLE_ASSETS_DIR to the folder it wrote`);
+    super(`The web console is not built at ${dir} (${what}): run ` +
+      `\`npm run build\`, or set GPUCAP_CONSOLE_ASSETS_DIR to the folder it wrote`);
     this.name = 'ConsoleAssetsMissingError';
   }
 }
@@ -60,5 +61,11 @@ export function loadConsoleAssets(dir: string): ConsoleAssets {
 function asset(body: Buffer, name: string, contentType: string): ConsoleAsset {
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
   const gzip = COMPRESSIBLE.has(extname(name)) ? gzipSync(body, { level: 9 }) : undefined;
-  return { body, ...(gzip !== undefined && gzip.length < body.length ? { gzip } : {}), contentType, etag, immutable: HASHED_NAME.test(name) };
+  return {
+    body,
+    ...(gzip !== undefined && gzip.length < body.length ? { gzip } : {}),
+    contentType,
+    etag,
+    immutable: HASHED_NAME.test(name),
+  };
 }

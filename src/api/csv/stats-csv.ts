@@ -12,11 +12,19 @@ type PresentedStats = ReturnType<typeof presentStats>;
 const FIGURES = ['workload_count', 'gpu_hours', 'average_duration_seconds', 'success_rate', 'average_queue_seconds'] as const;
 const USAGE = ['idle_gpu_hours', 'gpu_efficiency', 'utilization_coverage', 'energy_kwh', 'energy_coverage'] as const;
 
-export function statsCsv(stats: PresentedStats, options: { groupBy: StatsGroupKey | undefined; interval: boolean; organizationId: string; now: number }): CsvTable {
+export function statsCsv(
+  stats: PresentedStats,
+  options: { groupBy: StatsGroupKey | undefined; interval: boolean; organizationId: string; now: number },
+): CsvTable {
   const { summary } = stats;
   const percentiles = Object.keys(summary).filter((key) => /^p\d+_queue_seconds$/.test(key));
   const columns = [
-    'row', ...(options.interval ? ['start'] : []), ...(options.groupBy === undefined ? [] : [options.groupBy]), ...FIGURES, ...percentiles, ...USAGE,
+    'row',
+    ...(options.interval ? ['start'] : []),
+    ...(options.groupBy === undefined ? [] : [options.groupBy]),
+    ...FIGURES,
+    ...percentiles,
+    ...USAGE,
   ];
   const rows: Record<string, unknown>[] = [
     {

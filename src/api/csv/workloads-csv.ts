@@ -30,6 +30,9 @@ export function workloadsCsv(exported: WorkloadExport, organizationId: string, n
     filename: csvFilename('workloads', organizationId, now),
     columns: COLUMNS,
     records: records(),
-    headers: { 'X-Total-Count': String(exported.totalCount), ...(exported.nextToken === null ? {} : { 'X-Next-Token': exported.nextToken }) },
+    headers: {
+      'X-Total-Count': String(exported.totalCount),
+      ...(exported.nextToken === null ? {} : { 'X-Next-Token': exported.nextToken }),
+    },
   };
 }

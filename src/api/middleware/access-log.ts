@@ -16,7 +16,14 @@ export function accessLog(logger: Logger, observe: RequestObserver) {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       observe({ route: ctx.state.route, method: ctx.method, status: ctx.status, seconds });
       ctx.state.log.info(
-        { method: ctx.method, path: ctx.path, route: ctx.state.route, status: ctx.status, ms: Math.round(seconds * 1e4) / 10, principal: ctx.state.principal?.id },
+        {
+          method: ctx.method,
+          path: ctx.path,
+          route: ctx.state.route,
+          status: ctx.status,
+          ms: Math.round(seconds * 1e4) / 10,
+          principal: ctx.state.principal?.id,
+        },
         'request',
       );
     }

@@ -2,7 +2,7 @@
 // missing X-Organization-Id is a VALIDATION_ERROR, another organization than the token's is FORBIDDEN.
 import type { Next } from 'koa';
 import { ApiError, validationError } from '../../domain/errors.js';
-import type { Principal } from '../../domain/principal.js';
+import type { Principal } from '../../access/principal.js';
 import type { ApiContext } from '../context.js';
 
 export interface Authenticate {

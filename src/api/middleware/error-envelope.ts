@@ -46,7 +46,9 @@ function asApiError(error: unknown): ApiError | undefined {
   }
   if (error instanceof IndexBusyError) {
     // Retry-After takes whole seconds; rounding down could invite a retry before the pause is over.
-    return new ApiError('UNAVAILABLE', error.message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) } });
+    return new ApiError('UNAVAILABLE', error.message, {
+      headers: { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))) },
+    });
   }
   return undefined;
 }
@@ -56,7 +58,12 @@ function fillBodylessError(ctx: ApiContext): void {
     respond(ctx, new ApiError('NOT_FOUND', `No endpoint at ${ctx.path}`));
   } else if (ctx.status === 405 || ctx.status === 501) {
     const allow = String(ctx.response.get('Allow') || 'GET, HEAD');
-    respond(ctx, new ApiError('METHOD_NOT_ALLOWED', `Method ${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`, { headers: { Allow: allow } }));
+    respond(
+      ctx,
+      new ApiError('METHOD_NOT_ALLOWED', `Method ${ctx.method} is not allowed on ${ctx.path}; allowed: ${allow}`, {
+        headers: { Allow: allow },
+      }),
+    );
   }
 }
 

@@ -7,7 +7,9 @@ import type { ApiContext } from '../context.js';
 export function requireReady(readiness: IndexReadiness) {
   return async function requireReadyMiddleware(_ctx: ApiContext, next: Next): Promise<void> {
     if (!readiness.isReady()) {
-      throw new ApiError('UNAVAILABLE', 'The workload index is still synchronizing with the clusters; retry shortly', { headers: { 'Retry-After': '5' } });
+      throw new ApiError('UNAVAILABLE', 'The workload index is still synchronizing with the clusters; retry shortly', {
+        headers: { 'Retry-After': '5' },
+      });
     }
     await next();
   };

@@ -1,5 +1,5 @@
 // GET /v1/capacity.
-import { scopeOf } from '../../domain/principal.js';
+import { scopeOf } from '../../access/principal.js';
 import { capacity } from '../../query/capacity.js';
 import { principalOf } from '../context.js';
 import { capacityCsv } from '../csv/capacity-csv.js';
@@ -31,6 +31,11 @@ export const capacityEndpoint = defineEndpoint({
 });
 
 async function presentedCapacity({ ctx, query, deps }: EndpointRequest<typeof CapacityQuery>) {
-  const result = await capacity(deps, scopeOf(principalOf(ctx)), { initiativeId: query.initiative_id, poolId: query.pool_id }, deps.clock.now());
+  const result = await capacity(
+    deps,
+    scopeOf(principalOf(ctx)),
+    { initiativeId: query.initiative_id, poolId: query.pool_id },
+    deps.clock.now(),
+  );
   return presentCapacity(result);
 }

@@ -16,7 +16,8 @@ export const healthEndpoint = defineEndpoint({
   summary: 'Health',
   description:
     'No authentication. 200 `healthy` while the service answers from its index, also while a cluster, the exporters or the budgets fail ' +
-    '(that source\'s entry in `checks` is then `degraded`), and while a stopping replica drains its last requests; 503 `unhealthy` until the index has synced once.',
+    '(that source\'s entry in `checks` is then `degraded`), and while a stopping ' +
+    'replica drains its last requests; 503 `unhealthy` until the index has synced once.',
   authenticated: false,
   query: NoQuery,
   response: Envelope(Health),

@@ -1,7 +1,7 @@
 // GET /v1/workloads/{workload_id}/metrics and GET /v1/workloads/metrics (ranking).
 import type { MetricName } from '../../domain/metrics.js';
 import type { Percentile } from '../../domain/percentiles.js';
-import { scopeOf } from '../../domain/principal.js';
+import { scopeOf } from '../../access/principal.js';
 import { rankWorkloads } from '../../query/ranking.js';
 import { workloadMetrics } from '../../query/workload-metrics.js';
 import { principalOf } from '../context.js';
@@ -55,7 +55,8 @@ export const rankingEndpoint = defineEndpoint({
   summary: 'Workloads ranked by a metric',
   description:
     'Metrics rank by their average over the last hour, with current; workloads without samples in that hour are not ranked. ' +
-    'gpu_hours ranks every workload in scope by total GPU-hours ({"total": n}); queue_seconds (an addition) by its wait from submission to start, ' +
+    'gpu_hours ranks every workload in scope by total GPU-hours ({"total": n}); ' +
+    'queue_seconds (an addition) by its wait from submission to start, ' +
     'pending ones up to now ({"total": whole seconds}). scope_average is keyed by sort_by. ' +
     'metadata.total_count counts every ranked workload in scope, not only the returned ones.',
   authenticated: true,

@@ -1,5 +1,5 @@
 // GET /v1/workloads/stats.
-import { scopeOf } from '../../domain/principal.js';
+import { scopeOf } from '../../access/principal.js';
 import { workloadStats } from '../../query/workload-stats.js';
 import { principalOf } from '../context.js';
 import { statsCsv } from '../csv/stats-csv.js';
@@ -28,7 +28,12 @@ export const workloadStatsEndpoint = defineEndpoint({
   },
   async csv(request) {
     const { ctx, query, deps } = request;
-    const options = { groupBy: query.group_by, interval: query.interval !== undefined, organizationId: principalOf(ctx).organizationId, now: deps.clock.now() };
+    const options = {
+      groupBy: query.group_by,
+      interval: query.interval !== undefined,
+      organizationId: principalOf(ctx).organizationId,
+      now: deps.clock.now(),
+    };
     return statsCsv(await presentedStats(request), options);
   },
 });
@@ -37,7 +42,15 @@ async function presentedStats({ ctx, query, deps }: EndpointRequest<typeof Workl
   const result = await workloadStats(
     deps.index,
     scopeOf(principalOf(ctx)),
-    { timeRange: query.time_range, startDate: instant(query.start_date), endDate: instant(query.end_date), groupBy: query.group_by, initiativeId: query.initiative_id, interval: query.interval, queuePercentiles: parsePercentiles(query.queue_percentiles) },
+    {
+      timeRange: query.time_range,
+      startDate: instant(query.start_date),
+      endDate: instant(query.end_date),
+      groupBy: query.group_by,
+      initiativeId: query.initiative_id,
+      interval: query.interval,
+      queuePercentiles: parsePercentiles(query.queue_percentiles),
+    },
     deps.clock.now(),
   );
   return presentStats(result, query.group_by);

@@ -1,7 +1,7 @@
 // GET /v1/workloads and GET /v1/workloads/{workload_id}.
 import { Type } from '@sinclair/typebox';
 import { parseIsoInstant } from '../../domain/time.js';
-import { scopeOf } from '../../domain/principal.js';
+import { scopeOf } from '../../access/principal.js';
 import { getVisibleWorkload } from '../../query/get-workload.js';
 import { exportWorkloads } from '../../query/export-workloads.js';
 import { listWorkloads } from '../../query/list-workloads.js';

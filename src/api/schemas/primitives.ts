@@ -2,7 +2,10 @@
 // validation errors can list the allowed values and the OpenAPI document stays readable.
 import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
-export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string; default?: T[number] } = {}): TUnsafe<T[number]> {
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string; default?: T[number] } = {},
+): TUnsafe<T[number]> {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
@@ -38,6 +41,9 @@ export const InstantParam = (description: string) =>
 
 export const IdParam = (description: string) => Type.String({ minLength: 1, maxLength: 253, description });
 
-export const Timestamp = (description: string) => Type.String({ format: 'date-time', description: `${description} ISO 8601, UTC, with \`Z\`.` });
+export const Timestamp = (description: string) => Type.String({
+  format: 'date-time',
+  description: `${description} ISO 8601, UTC, with \`Z\`.`,
+});
 
 export const WORKLOAD_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';

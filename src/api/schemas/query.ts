@@ -16,7 +16,9 @@ export const METRIC_LIST_PATTERN = `^${metricName}(,${metricName})*$`;
 // Ascending, each at most once: each value may only be followed by larger ones, a regular language, so
 // the pattern states the whole rule (no lookahead, which JSON Schema tools do not all support) and
 // the OpenAPI document stays exactly what is accepted. `50,95,99`; not `99,50` nor `95,95`.
-export const PERCENTILE_LIST_PATTERN = `^(${PERCENTILES.map((p, i) => `${p}${PERCENTILES.slice(i + 1).map((q) => `(,${q})?`).join('')}`).join('|')})$`;
+/** A list that starts at `p` (the i-th percentile): then each larger one at most once, in order. */
+const startingAt = (p: number, i: number): string => `${p}${PERCENTILES.slice(i + 1).map((q) => `(,${q})?`).join('')}`;
+export const PERCENTILE_LIST_PATTERN = `^(${PERCENTILES.map(startingAt).join('|')})$`;
 // The cursor's own alphabet (base64url) and bound; what it encodes is checked when it is decoded.
 export const NEXT_TOKEN_PATTERN = '^[A-Za-z0-9_-]{1,512}$';
 const Status = StringEnum(WORKLOAD_STATUSES, { description: 'Workload status.' });
@@ -46,22 +48,30 @@ export type ListWorkloadsQuery = Static<typeof ListWorkloadsQuery>;
 
 export const WorkloadStatsQuery = Type.Object(
   {
-    time_range: Type.Optional(StringEnum(STATS_TIME_RANGES, { description: 'Default `last_30_days`. Calendar ranges start at 00:00 UTC (weeks on Monday).' })),
+    time_range: Type.Optional(
+      StringEnum(STATS_TIME_RANGES, { description: 'Default `last_30_days`. Calendar ranges start at 00:00 UTC (weeks on Monday).' }),
+    ),
     start_date: Type.Optional(InstantParam('Start of a `custom` range (inclusive); required with `custom`, refused with other ranges.')),
     end_date: Type.Optional(
-      InstantParam('End of a `custom` range (exclusive), after start_date; default now (start_date must then not be in the future); refused with other ranges.'),
+      InstantParam('End of a `custom` range (exclusive), after start_date; default now ' +
+        '(start_date must then not be in the future); refused with other ranges.'),
     ),
     group_by: Type.Optional(StringEnum(STATS_GROUP_KEYS, { description: 'Fill `grouped`; omitted: `grouped` is `[]`.' })),
     initiative_id: Type.Optional(IdParam('Only this initiative.')),
     interval: Type.Optional(
-      StringEnum(TREND_INTERVALS, { description: 'Addition: adds `series`, the figures per UTC hour, day or ISO week (from Monday) of submission; per group with group_by. At most 744 hours (31 days), 1,000 days or 1,000 weeks.' }),
+      StringEnum(TREND_INTERVALS, {
+        description: 'Addition: adds `series`, the figures per UTC hour, day or ISO week (from Monday) of ' +
+          'submission; per group with group_by. At most 744 hours (31 days), 1,000 days or 1,000 weeks.',
+      }),
     ),
     queue_percentiles: Type.Optional(
       Type.String({
         pattern: PERCENTILE_LIST_PATTERN,
         description:
-          `Addition: comma-separated percentiles, ascending, each once, no spaces (of ${PERCENTILES.join(', ')}): adds \`pNN_queue_seconds\` to the summary and each group, ` +
-          'the exact nearest-rank percentile of the workloads\' queue_seconds, read from every workload of the range (docs/api.md gives its cost). Omitted: none.',
+          `Addition: comma-separated percentiles, ascending, each once, no spaces (of ${PERCENTILES.join(', ')}): ` +
+          'adds `pNN_queue_seconds` to the summary and each group, ' +
+          'the exact nearest-rank percentile of the workloads\' queue_seconds, read from every workload of the range ' +
+          '(docs/api.md gives its cost). Omitted: none.',
       }),
     ),
   },
@@ -71,9 +81,16 @@ export type WorkloadStatsQuery = Static<typeof WorkloadStatsQuery>;
 
 export const WorkloadMetricsQuery = Type.Object(
   {
-    time_range: StringEnum(METRICS_TIME_RANGES, { default: 'last_1h', description: '`job_lifetime` spans started_at to completed_at (or now).' }),
+    time_range: StringEnum(METRICS_TIME_RANGES, {
+      default: 'last_1h',
+      description: '`job_lifetime` spans started_at to completed_at (or now).',
+    }),
     metrics: Type.Optional(
-      Type.String({ pattern: METRIC_LIST_PATTERN, maxLength: 200, description: `Comma-separated metric names, no spaces (${METRIC_NAMES.join(', ')}); omitted: all five.` }),
+      Type.String({
+        pattern: METRIC_LIST_PATTERN,
+        maxLength: 200,
+        description: `Comma-separated metric names, no spaces (${METRIC_NAMES.join(', ')}); omitted: all five.`,
+      }),
     ),
     percentiles: Type.Optional(
       Type.String({
@@ -92,7 +109,11 @@ export type WorkloadMetricsQuery = Static<typeof WorkloadMetricsQuery>;
 
 export const RankingQuery = Type.Object(
   {
-    sort_by: StringEnum(RANKING_SORT_KEYS, { default: 'gpu_utilization', description: 'Metrics rank by their last-hour average; `gpu_hours` by total; `queue_seconds` (an addition) by the wait from submission to start, pending ones up to now.' }),
+    sort_by: StringEnum(RANKING_SORT_KEYS, {
+      default: 'gpu_utilization',
+      description: 'Metrics rank by their last-hour average; `gpu_hours` by total; `queue_seconds` ' +
+        '(an addition) by the wait from submission to start, pending ones up to now.',
+    }),
     order: StringEnum(['asc', 'desc'] as const, { default: 'desc' }),
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Number of entries.' }),
     initiative_id: Type.Optional(IdParam('Only this initiative.')),

@@ -16,9 +16,16 @@ const listItemFields = {
   name: Type.String(),
   status: StringEnum(WORKLOAD_STATUSES),
   submitted_by: Type.String({ description: '`unknown` when the object names no submitter.' }),
-  initiative_id: Type.String({ description: 'gpucap.io/initiative label of the object, else of its namespace, else the initiative whose namespaces list it in the organization\'s capacity budget, else the namespace name.' }),
+  initiative_id: Type.String({
+    description: 'gpucap.io/initiative label of the object, else of its namespace, else the initiative ' +
+      'whose namespaces list it in the organization\'s capacity budget, else the namespace name.',
+  }),
   instance_type: Type.String({ description: '`unknown` before the workload is scheduled on a labelled node.' }),
-  gpu_count: Type.Integer({ minimum: 0, description: 'GPUs requested (nvidia.com/gpu and MIG resources; per pod: max(largest init container, sum of containers)); Jobs: per-pod request × parallelism.' }),
+  gpu_count: Type.Integer({
+    minimum: 0,
+    description: 'GPUs requested (nvidia.com/gpu and MIG resources; per pod: max(largest ' +
+      'init container, sum of containers)); Jobs: per-pod request × parallelism.',
+  }),
   submitted_at: Timestamp('Creation time of the object.'),
   started_at: Nullable(Timestamp('When the first pod started; null until then.')),
 };
@@ -28,7 +35,8 @@ const listItemFields = {
 const FailureReasonValue = Type.Unsafe<FailureReason | null>({
   type: ['string', 'null'],
   enum: [...FAILURE_REASONS, null],
-  description: 'Addition: why it failed or was cancelled; null for every other status (and, in statistics, for the group of workloads without one).',
+  description: 'Addition: why it failed or was cancelled; null for every other ' +
+    'status (and, in statistics, for the group of workloads without one).',
 });
 
 export const WorkloadListItem = Type.Object(listItemFields, { ...closed, $id: 'WorkloadListItem' });
@@ -39,11 +47,18 @@ export const Workload = Type.Object(
     completed_at: Nullable(Timestamp('Completion, failure or cancellation time; null until terminal.')),
     duration_seconds: Type.Integer({ minimum: 0, description: '(completed_at or now) − started_at; 0 before start.' }),
     gpu_hours_used: Type.Number({ minimum: 0, description: 'Σ over pods of GPUs × running seconds / 3600, current while running.' }),
-    exit_code: Nullable(Type.Integer({ description: 'First non-zero container exit code of the last terminated pod, else 0; null until terminal.' })),
-    is_managed: Type.Boolean({ description: 'gpucap.io/managed label when present, else true for Kueue-queued objects (kueue.x-k8s.io/queue-name), else false.' }),
+    exit_code: Nullable(
+      Type.Integer({ description: 'First non-zero container exit code of the last terminated pod, else 0; null until terminal.' }),
+    ),
+    is_managed: Type.Boolean({
+      description: 'gpucap.io/managed label when present, else true for Kueue-queued objects (kueue.x-k8s.io/queue-name), else false.',
+    }),
     cluster_id: Type.String({ description: 'The cluster\'s configured id (`local` for the home cluster by default).' }),
     namespace: Type.String({ description: 'Kubernetes namespace of the Job or Pod.' }),
-    queue_seconds: Type.Integer({ minimum: 0, description: 'Addition: (started_at, else completed_at for one that ended unstarted, else now) − submitted_at.' }),
+    queue_seconds: Type.Integer({
+      minimum: 0,
+      description: 'Addition: (started_at, else completed_at for one that ended unstarted, else now) − submitted_at.',
+    }),
     failure_reason: FailureReasonValue,
     ...usageFields(''),
   },
@@ -53,12 +68,33 @@ export const Workload = Type.Object(
 // Additions (docs/api.md "GPU usage"): what the GPUs did, from the samples attributed to the
 // workloads; sums are named `total_…` in the statistics' summary, as its other sums are.
 function usageFields(sum: '' | 'total_') {
-  const coverage = (what: string) => Type.Number({ minimum: 0, maximum: 1, description: `Addition: GPU-time with a ${what} sample / GPU-time (gpu_hours), capped at 1.` });
+  const coverage = (what: string) => Type.Number({
+    minimum: 0,
+    maximum: 1,
+    description: `Addition: GPU-time with a ${what} sample / GPU-time (gpu_hours), capped at 1.`,
+  });
   return {
-    [`${sum}idle_gpu_hours`]: Nullable(Type.Number({ minimum: 0, description: 'Addition: GPU-hours of the one-minute buckets whose mean gpu_utilization was below idle_threshold_percent; null without a utilization sample.' })),
-    gpu_efficiency: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Addition: gpu_utilization weighted by GPU-time, as a share; null without a utilization sample.' })),
+    [`${sum}idle_gpu_hours`]: Nullable(
+      Type.Number({
+        minimum: 0,
+        description: 'Addition: GPU-hours of the one-minute buckets whose mean gpu_utilization ' +
+          'was below idle_threshold_percent; null without a utilization sample.',
+      }),
+    ),
+    gpu_efficiency: Nullable(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description: 'Addition: gpu_utilization weighted by GPU-time, as a share; null without a utilization sample.',
+      }),
+    ),
     utilization_coverage: coverage('utilization'),
-    [`${sum}energy_kwh`]: Nullable(Type.Number({ minimum: 0, description: 'Addition: ∫ power_usage over the GPUs and their time, in kWh; null without a power sample (always for MIG slices).' })),
+    [`${sum}energy_kwh`]: Nullable(
+      Type.Number({
+        minimum: 0,
+        description: 'Addition: ∫ power_usage over the GPUs and their time, in kWh; null without a power sample (always for MIG slices).',
+      }),
+    ),
     energy_coverage: coverage('power'),
   };
 }
@@ -70,7 +106,8 @@ const StatsFigures = {
   success_rate: Type.Number({ minimum: 0, maximum: 1, description: 'completed / (completed + failed); 0 when none.' }),
   average_queue_seconds: Type.Number({
     minimum: 0,
-    description: 'Addition: mean wait from submitted_at to started_at of every workload counted (to completed_at if it ended unstarted, to now while pending); 0 when none.',
+    description: 'Addition: mean wait from submitted_at to started_at of every workload ' +
+      'counted (to completed_at if it ended unstarted, to now while pending); 0 when none.',
   }),
 };
 
@@ -81,7 +118,8 @@ const queuePercentileFields = (nullable: boolean) =>
     PERCENTILES.map((p) => {
       const value = Type.Integer({
         minimum: 0,
-        description: `Addition, present when \`queue_percentiles\` names ${p}: the nearest-rank ${p}th percentile of queue_seconds over the workloads counted (one of their queue_seconds)${nullable ? '; null when none' : ''}.`,
+        description: `Addition, present when \`queue_percentiles\` names ${p}: the nearest-rank ${p}th percentile of ` +
+          `queue_seconds over the workloads counted (one of their queue_seconds)${nullable ? '; null when none' : ''}.`,
       });
       return [`${percentileKey(p)}_queue_seconds`, Type.Optional(nullable ? Nullable(value) : value)];
     }),
@@ -115,7 +153,12 @@ export const WorkloadStats = Type.Object(
           ...queuePercentileFields(false),
           ...usageFields(''),
         },
-        { ...closed, minProperties: GROUP_FIELD_COUNT, maxProperties: GROUP_FIELD_COUNT + PERCENTILES.length, description: 'The group_by field plus the figures; sorted by gpu_hours descending.' },
+        {
+          ...closed,
+          minProperties: GROUP_FIELD_COUNT,
+          maxProperties: GROUP_FIELD_COUNT + PERCENTILES.length,
+          description: 'The group_by field plus the figures; sorted by gpu_hours descending.',
+        },
       ),
     ),
     series: Type.Optional(
@@ -130,9 +173,15 @@ export const WorkloadStats = Type.Object(
             ...StatsFigures,
             ...usageFields(''),
           },
-          { ...closed, description: 'The figures of the workloads submitted in the interval (and the group); with group_by, one per non-empty pair.' },
+          {
+            ...closed,
+            description: 'The figures of the workloads submitted in the interval (and the group); with group_by, one per non-empty pair.',
+          },
         ),
-        { description: 'Addition, present with `interval`: by start, then as `grouped`. Without group_by every interval of the range appears, empty ones at 0; Σ series = summary.' },
+        {
+          description: 'Addition, present with `interval`: by start, then as `grouped`. Without ' +
+            'group_by every interval of the range appears, empty ones at 0; Σ series = summary.',
+        },
       ),
     ),
   },
@@ -142,7 +191,12 @@ export const WorkloadStats = Type.Object(
 const MetricValue = Nullable(Type.Number());
 // Present only when asked for (`percentiles`), so an answer without them is the contract's four fields.
 const percentileFields = Object.fromEntries(
-  PERCENTILES.map((p) => [percentileKey(p), Type.Optional(Nullable(Type.Number({ description: `Addition, present when \`percentiles\` names ${p}: the nearest-rank ${p}th percentile.` })))]),
+  PERCENTILES.map((p) => [
+    percentileKey(p),
+    Type.Optional(
+      Nullable(Type.Number({ description: `Addition, present when \`percentiles\` names ${p}: the nearest-rank ${p}th percentile.` })),
+    ),
+  ]),
 );
 export const MetricSummary = Type.Object(
   { avg: MetricValue, min: MetricValue, max: MetricValue, current: MetricValue, ...percentileFields },
@@ -180,12 +234,19 @@ export const RankedWorkloads = Type.Object(
             RANKING_SORT_KEYS.map((k) => [
               k,
               Type.Optional(
-                k === 'idle_gpu_hours' || k === 'gpu_efficiency' ? RankedUsage[k] : k === 'gpu_hours' ? RankedTotal : k === 'queue_seconds' ? RankedQueue : RankedValue,
+                k === 'idle_gpu_hours' || k === 'gpu_efficiency'
+                  ? RankedUsage[k]
+                  : k === 'gpu_hours' ? RankedTotal : k === 'queue_seconds' ? RankedQueue : RankedValue,
               ),
             ]),
           ),
         },
-        { ...closed, minProperties: 4, maxProperties: 4, description: 'Holds the sort_by metric only: {avg, current}, or {total} for gpu_hours and queue_seconds.' },
+        {
+          ...closed,
+          minProperties: 4,
+          maxProperties: 4,
+          description: 'Holds the sort_by metric only: {avg, current}, or {total} for gpu_hours and queue_seconds.',
+        },
       ),
     ),
     scope_average: Type.Object(Object.fromEntries(RANKING_SORT_KEYS.map((k) => [k, Type.Optional(Nullable(Type.Number()))])), {
@@ -201,9 +262,12 @@ export const RankedWorkloads = Type.Object(
 // Additions to the contract (docs/api.md "Capacity"): where each budget is heading at its recent pace.
 const Forecast = {
   burn_rate_gpu_hours_per_day: Type.Number({ minimum: 0, description: 'GPU-hours used in the trailing 7 days, per day.' }),
-  projected_used_gpu_hours_at_period_end: Nullable(Type.Number({ minimum: 0, description: 'used + burn rate × days left in the period; null for the `total` period.' })),
+  projected_used_gpu_hours_at_period_end: Nullable(
+    Type.Number({ minimum: 0, description: 'used + burn rate × days left in the period; null for the `total` period.' }),
+  ),
   projected_exhaustion_at: Nullable(
-    Timestamp('When remaining reaches 0 at the burn rate; the time of reading when already spent; null when not expected within the period, or without a budget.'),
+    Timestamp('When remaining reaches 0 at the burn rate; the time of reading when ' +
+      'already spent; null when not expected within the period, or without a budget.'),
   ),
 };
 const Budget = {
@@ -225,7 +289,9 @@ export const Capacity = Type.Object(
       },
       closed,
     ),
-    pools: Type.Array(Type.Object({ pool_id: Type.String(), name: Type.String(), ...Budget, instance_types: Type.Array(Type.String()) }, closed)),
+    pools: Type.Array(
+      Type.Object({ pool_id: Type.String(), name: Type.String(), ...Budget, instance_types: Type.Array(Type.String()) }, closed),
+    ),
     initiatives: Type.Array(Type.Object({ initiative_id: Type.String(), name: Type.String(), ...Budget }, closed)),
   },
   { ...closed, $id: 'Capacity' },
@@ -243,10 +309,14 @@ export const HealthCheck = Type.Object(
 
 export const Health = Type.Object(
   {
-    status: StringEnum(['healthy', 'unhealthy'] as const, { description: '`healthy` whenever the service answers from its index, even while a source fails.' }),
+    status: StringEnum(['healthy', 'unhealthy'] as const, {
+      description: '`healthy` whenever the service answers from its index, even while a source fails.',
+    }),
     version: Type.String(),
     timestamp: Timestamp('When the check ran.'),
-    checks: Type.Array(HealthCheck, { description: 'One entry per source, in this order: the index, each cluster, the exporters, the budgets.' }),
+    checks: Type.Array(HealthCheck, {
+      description: 'One entry per source, in this order: the index, each cluster, the exporters, the budgets.',
+    }),
   },
   { ...closed, $id: 'Health' },
 );

@@ -36,7 +36,11 @@ export class ApiClient {
     let response: Response;
     try {
       response = await fetch(url, {
-        headers: { Accept: accept, Authorization: `Bearer ${this.#credentials.token}`, 'X-Organization-Id': this.#credentials.organizationId },
+        headers: {
+          Accept: accept,
+          Authorization: `Bearer ${this.#credentials.token}`,
+          'X-Organization-Id': this.#credentials.organizationId,
+        },
       });
     } catch (error) {
       const cause = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
@@ -56,7 +60,10 @@ function refused(status: number, text: string): CliError {
     // Not the API's envelope (a proxy's page): its status says what there is to say.
   }
   const code = body.error?.code ?? `HTTP ${status}`;
-  const lines = [`Error: ${body.error?.message ?? `the service answered HTTP ${status}`} (${code}${body.request_id ? `, request ${body.request_id}` : ''})`];
+  const lines = [
+    `Error: ${body.error?.message ?? `the service answered HTTP ${status}`} ` +
+      `(${code}${body.request_id ? `, request ${body.request_id}` : ''})`,
+  ];
   for (const detail of body.error?.details ?? []) lines.push(`  ${detail.field ?? detail.location ?? ''}: ${detail.message ?? ''}`);
   return new CliError(lines.join('\n'), status >= 500 ? 2 : 1);
 }

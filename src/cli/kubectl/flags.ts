@@ -67,10 +67,15 @@ export function parseCommandLine(args: readonly string[]): CommandLine {
   const command = name as Command;
   const takesArgument = command === 'workload' || command === 'metrics';
   if (takesArgument && argument === undefined) throw usageError(`kubectl gpucap ${command} needs a workload ID`);
-  if ((!takesArgument && argument !== undefined) || extra.length > 0) throw usageError(`Unexpected argument "${takesArgument ? extra[0] : argument}" for ${command}`);
+  if ((!takesArgument && argument !== undefined) || extra.length > 0) {
+    throw usageError(`Unexpected argument "${takesArgument ? extra[0] : argument}" for ${command}`);
+  }
   const allowed = new Set([...COMMON_FLAGS, ...COMMAND_FLAGS[command]]);
   const stray = Object.keys(parsed.values).filter((flag) => !allowed.has(flag));
-  if (stray.length > 0) throw usageError(`--${stray[0]} is not a flag of ${command} (its flags: ${COMMAND_FLAGS[command].map((f) => `--${f}`).join(', ') || 'none'})`);
+  if (stray.length > 0) {
+    throw usageError(`--${stray[0]} is not a flag of ${command} (its flags: ` +
+      `${COMMAND_FLAGS[command].map((f) => `--${f}`).join(', ') || 'none'})`);
+  }
   return { command, argument, flags: parsed.values };
 }
 

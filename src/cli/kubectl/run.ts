@@ -51,7 +51,9 @@ export async function run(args: readonly string[], context: RunContext): Promise
     const format = outputFormat(line.flags.output);
     const credentials = resolveCredentials({ token: line.flags.token, org: line.flags.org }, context.env);
     const show = viewOf(line, context.now);
-    connection = line.flags.url !== undefined ? { url: checkedUrl(line.flags.url), close: async () => undefined } : await context.connect({ context: line.flags.context, namespace: line.flags.namespace });
+    connection = line.flags.url !== undefined
+      ? { url: checkedUrl(line.flags.url), close: async () => undefined }
+      : await context.connect({ context: line.flags.context, namespace: line.flags.namespace });
     const client = new ApiClient(connection.url, credentials);
     if (line.command === 'top' && line.flags.watch) {
       await watch(() => show(client), format, context, positiveInteger('interval', line.flags.interval, 3600) ?? 5);
@@ -127,7 +129,12 @@ const defaultSleep = (ms: number, signal?: AbortSignal) =>
   });
 
 /** Refreshes the view every `seconds` until the signal aborts; a table starts each refresh on a cleared screen. */
-async function watch(show: () => Promise<View<unknown>>, format: ReturnType<typeof outputFormat>, context: RunContext, seconds: number): Promise<void> {
+async function watch(
+  show: () => Promise<View<unknown>>,
+  format: ReturnType<typeof outputFormat>,
+  context: RunContext,
+  seconds: number,
+): Promise<void> {
   const sleep = context.sleep ?? defaultSleep;
   const clear = format === 'table' || format === 'wide' ? '\u001b[H\u001b[2J' : '';
   while (!context.signal?.aborted) {

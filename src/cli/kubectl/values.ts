@@ -10,12 +10,15 @@ export function instantFlag(flag: string, value: string | undefined, now: number
   const duration = DURATION.exec(value);
   if (duration !== null) return new Date(now - Number(duration[1]) * (UNIT_MS[duration[2] ?? 's'] ?? 0)).toISOString();
   if (/^\d{4}-\d{2}-\d{2}(T.+)?$/.test(value)) return value;
-  throw usageError(`--${flag} must be a duration back from now (90m, 24h, 7d) or a date (2026-11-01, 2026-11-01T09:00:00Z), not "${value}"`);
+  throw usageError(`--${flag} must be a duration back from now (90m, 24h, 7d) ` +
+    `or a date (2026-11-01, 2026-11-01T09:00:00Z), not "${value}"`);
 }
 
 export function positiveInteger(flag: string, value: string | undefined, max: number): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) throw usageError(`--${flag} must be a whole number from 1 to ${max}, not "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > max) {
+    throw usageError(`--${flag} must be a whole number from 1 to ${max}, not "${value}"`);
+  }
   return Number(value);
 }
 

@@ -127,7 +127,10 @@ export class DecodeThread implements ObjectDecoder {
 
   #spawn(): Worker {
     const entry = workerEntry(import.meta.url, 'decode-worker');
-    const worker = new Worker(entry.filename, { ...entry.options, workerData: { niceness: this.#options.niceness ?? 0 } satisfies DecodeWorkerData });
+    const worker = new Worker(entry.filename, {
+      ...entry.options,
+      workerData: { niceness: this.#options.niceness ?? 0 } satisfies DecodeWorkerData,
+    });
     this.#worker = worker;
     this.#options.onWorker?.(worker);
     worker.on('message', (reply: DecodeReply) => this.#receive(reply));
@@ -135,7 +138,10 @@ export class DecodeThread implements ObjectDecoder {
       if (this.#worker !== worker) return;
       this.#worker = null;
       this.#restarts += 1;
-      this.#options.logger?.warn({ err: error, streams: this.#streams.size, lists: this.#lists.size }, 'The watch decoder thread stopped: its streams and LISTs fail and are retried');
+      this.#options.logger?.warn(
+        { err: error, streams: this.#streams.size, lists: this.#lists.size },
+        'The watch decoder thread stopped: its streams and LISTs fail and are retried',
+      );
       this.#failAll(error);
     };
     worker.on('error', lost);

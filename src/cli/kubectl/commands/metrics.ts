@@ -22,7 +22,10 @@ const UNIT: Record<string, (v: number | null) => string> = {
 };
 
 export async function metricsView(client: ApiClient, id: string, range: string): Promise<View<Row>> {
-  const body: { data: { metrics: Record<string, Summary> } } = await client.get(`/v1/workloads/${encodeURIComponent(id)}/metrics`, { time_range: range });
+  const body: { data: { metrics: Record<string, Summary> } } = await client.get(
+    `/v1/workloads/${encodeURIComponent(id)}/metrics`,
+    { time_range: range },
+  );
   const rows = Object.entries(body.data.metrics).map(([metric, s]) => ({ metric, avg: s.avg, min: s.min, max: s.max, current: s.current }));
   const cell = (pick: (r: Row) => number | null) => (r: Row) => (UNIT[r.metric] ?? percent)(pick(r));
   return {
@@ -35,6 +38,12 @@ export async function metricsView(client: ApiClient, id: string, range: string):
       { header: 'MAX', cell: cell((r) => r.max), align: 'right' },
       { header: 'CURRENT', cell: cell((r) => r.current), align: 'right' },
     ],
-    fields: [['metric', (r) => r.metric], ['avg', (r) => r.avg], ['min', (r) => r.min], ['max', (r) => r.max], ['current', (r) => r.current]],
+    fields: [
+      ['metric', (r) => r.metric],
+      ['avg', (r) => r.avg],
+      ['min', (r) => r.min],
+      ['max', (r) => r.max],
+      ['current', (r) => r.current],
+    ],
   };
 }

@@ -55,6 +55,16 @@ export async function workloadsView(client: ApiClient, options: WorkloadsOptions
       { header: 'STARTED', cell: (w) => age(w.started_at, now), align: 'right' },
       { header: 'WORKLOAD ID', cell: (w) => w.workload_id, wide: true },
     ],
-    fields: fieldsOf<WorkloadItem>(['workload_id', 'name', 'status', 'submitted_by', 'initiative_id', 'instance_type', 'gpu_count', 'submitted_at', 'started_at']),
+    fields: fieldsOf<WorkloadItem>([
+      'workload_id',
+      'name',
+      'status',
+      'submitted_by',
+      'initiative_id',
+      'instance_type',
+      'gpu_count',
+      'submitted_at',
+      'started_at',
+    ]),
   };
 }

@@ -10,7 +10,9 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 export function outputFormat(value: string | undefined): OutputFormat {
   const format = value ?? 'table';
-  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) throw usageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not "${format}"`);
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
+    throw usageError(`--output must be one of ${OUTPUT_FORMATS.join(', ')}, not "${format}"`);
+  }
   return format as OutputFormat;
 }
 
@@ -29,8 +31,10 @@ export function render<Row>(view: View<Row>, format: OutputFormat, width?: numbe
       return `${JSON.stringify(view.data, null, 2)}\n`;
     case 'yaml':
       return stringify(view.data);
-    case 'csv':
-      return csvRecord(view.fields.map(([name]) => name)) + view.rows.map((row) => csvRecord(view.fields.map(([, value]) => value(row)))).join('');
+    case 'csv': {
+      const record = (row: Row): string => csvRecord(view.fields.map(([, value]) => value(row)));
+      return csvRecord(view.fields.map(([name]) => name)) + view.rows.map(record).join('');
+    }
     default:
       return renderTable(view.rows, view.columns, { wide: format === 'wide', width });
   }

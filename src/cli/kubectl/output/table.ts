@@ -16,7 +16,11 @@ export interface Column<Row> {
 const GAP = '   ';
 export const TABLE_WIDTH = 100;
 
-export function renderTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[], options: { wide: boolean; width?: number }): string {
+export function renderTable<Row>(
+  rows: readonly Row[],
+  columns: readonly Column<Row>[],
+  options: { wide: boolean; width?: number },
+): string {
   const shown = columns.filter((c) => options.wide || !c.wide);
   const cells = rows.map((row) => shown.map((c) => c.cell(row)));
   const widths = shown.map((c, i) => Math.max(c.header.length, ...cells.map((r) => length(r[i] ?? ''))));

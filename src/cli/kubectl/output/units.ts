@@ -2,19 +2,27 @@
 // durations and ages as kubectl writes them (45s, 12m, 3h5m, 2d4h), and "-" where there is nothing.
 const NONE = '-';
 
-export const gpuHours = (value: number | null | undefined): string => (value === null || value === undefined ? NONE : `${value.toFixed(1)} GPU-h`);
-export const percent = (value: number | null | undefined, digits = 1): string => (value === null || value === undefined ? NONE : `${value.toFixed(digits)} %`);
-export const share = (value: number | null | undefined): string => (value === null || value === undefined ? NONE : percent(value * 100, 0));
-export const watts = (value: number | null | undefined): string => (value === null || value === undefined ? NONE : `${value.toFixed(0)} W`);
-export const celsius = (value: number | null | undefined): string => (value === null || value === undefined ? NONE : `${value.toFixed(0)} °C`);
-export const kwh = (value: number | null | undefined): string => (value === null || value === undefined ? NONE : `${value.toFixed(2)} kWh`);
-export const text = (value: string | number | boolean | null | undefined): string => (value === null || value === undefined || value === '' ? NONE : String(value));
+const missing = (value: unknown): value is null | undefined => value === null || value === undefined;
+
+export const gpuHours = (value: number | null | undefined): string => (missing(value) ? NONE : `${value.toFixed(1)} GPU-h`);
+export const percent = (value: number | null | undefined, digits = 1): string => (missing(value) ? NONE : `${value.toFixed(digits)} %`);
+export const share = (value: number | null | undefined): string => (missing(value) ? NONE : percent(value * 100, 0));
+export const watts = (value: number | null | undefined): string => (missing(value) ? NONE : `${value.toFixed(0)} W`);
+export const celsius = (value: number | null | undefined): string => (missing(value) ? NONE : `${value.toFixed(0)} °C`);
+export const kwh = (value: number | null | undefined): string => (missing(value) ? NONE : `${value.toFixed(2)} kWh`);
+export const text = (value: string | number | boolean | null | undefined): string =>
+  missing(value) || value === '' ? NONE : String(value);
 
 /** A duration in whole seconds, in its two largest units. */
 export function duration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return NONE;
   const s = Math.max(0, Math.floor(seconds));
-  const parts: [number, string][] = [[Math.floor(s / 86_400), 'd'], [Math.floor((s % 86_400) / 3600), 'h'], [Math.floor((s % 3600) / 60), 'm'], [s % 60, 's']];
+  const parts: [number, string][] = [
+    [Math.floor(s / 86_400), 'd'],
+    [Math.floor((s % 86_400) / 3600), 'h'],
+    [Math.floor((s % 3600) / 60), 'm'],
+    [s % 60, 's'],
+  ];
   const first = parts.findIndex(([n]) => n > 0);
   if (first < 0) return '0s';
   return parts.slice(first, first + 2).filter(([n], i) => i === 0 || n > 0).map(([n, u]) => `${n}${u}`).join('');

@@ -1,0 +1,45 @@
+// A batch/v1 Job whose pod template requests GPUs → its workload row, with its pods' GPU intervals.
+// The caller passes the Job's pods (context.pods) and the node its first pod runs on (context.node,
+// see firstPodNodeName).
+import type { JobFacts } from '../facts/job-facts.js';
+import { jobFailureEvidence } from '../failure/job-failure-evidence.js';
+import { jobState } from './job-status.js';
+import type { MappingContext } from './mapping-context.js';
+import { workloadRecord, type MappedWorkload } from './mapped-workload.js';
+import { podInterval } from './map-pod.js';
+import type { PodFacts } from '../facts/pod-facts.js';
+
+/** The node of the Job's earliest-created pod that is scheduled; null when none is. */
+export function firstPodNodeName(pods: readonly PodFacts[]): string | null {
+  let first: { node: string; at: number } | null = null;
+  for (const pod of pods) {
+    const node = pod.nodeName;
+    if (node === undefined || node === '') continue;
+    const at = pod.createdAt ?? Number.POSITIVE_INFINITY;
+    if (first === null || at < first.at) first = { node, at };
+  }
+  return first?.node ?? null;
+}
+
+/**
+ * The workload of a Job; null when its pod template requests no GPU or it has no uid.
+ * gpu_count = per-pod request × spec.parallelism (default 1).
+ */
+export function mapJob(job: JobFacts, context: MappingContext): MappedWorkload | null {
+  if (job.uid === '' || job.gpusPerPod === 0) return null;
+  const pods = context.pods ?? [];
+  const state = jobState(job, { pods, deleted: context.deleted, observedAt: context.observedAt });
+  return {
+    workload: workloadRecord(job, {
+      kind: 'Job',
+      gpuCount: job.gpusPerPod * job.parallelism,
+      state,
+      context,
+      failureEvidence: jobFailureEvidence(job, state, pods),
+    }),
+    intervals: pods.map((pod) =>
+      // A deleted Job takes its unfinished pods with it: they end at the Job's deletion at the latest.
+      podInterval(pod, { workloadId: job.uid, deleted: context.deleted, observedAt: context.observedAt }),
+    ),
+  };
+}

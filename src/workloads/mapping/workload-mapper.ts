@@ -1,0 +1,70 @@
+// The pure mappers (map-job.ts, map-pod.ts) applied to cached objects: it supplies what a mapping
+// reads beyond the object itself, the labels of its Namespace and Node and the cluster's attribution
+// settings, so that the indexer only decides what to map and when.
+import type { PodGpuInterval } from '../../domain/workload.js';
+import type { JobFacts } from '../facts/job-facts.js';
+import type { LabelCache } from '../caches/label-cache.js';
+import { firstPodNodeName, mapJob } from './map-job.js';
+import { mapPod, podInterval } from './map-pod.js';
+import type { MappingContext } from './mapping-context.js';
+import type { NamespaceInitiatives } from '../../domain/namespace-initiatives.js';
+import type { LabelKeys } from '../attribution/label-keys.js';
+import type { MappedWorkload } from './mapped-workload.js';
+import type { PodFacts } from '../facts/pod-facts.js';
+
+export interface WorkloadMapperOptions {
+  clusterId: string;
+  clusterOrganizationId?: string;
+  defaultOrganizationId: string;
+  keys: Readonly<LabelKeys>;
+  gpuResources: readonly string[];
+  namespaceInitiatives?: NamespaceInitiatives;
+}
+
+/** When the object was deleted, if the mapping should treat it as deleted (see facts/deletion.ts). */
+type Deleted = { at: number } | undefined;
+
+export class WorkloadMapper {
+  readonly #namespaces: LabelCache;
+  readonly #nodes: LabelCache;
+  readonly #options: WorkloadMapperOptions;
+
+  constructor(labels: { namespaces: LabelCache; nodes: LabelCache }, options: WorkloadMapperOptions) {
+    this.#namespaces = labels.namespaces;
+    this.#nodes = labels.nodes;
+    this.#options = options;
+  }
+
+  /** A Job's workload from the Job and its cached pods; null when it requests no GPU. */
+  job(job: JobFacts, options: { pods: readonly PodFacts[]; deleted?: Deleted }): MappedWorkload | null {
+    const { pods, deleted } = options;
+    const context = this.#context(job.namespace, firstPodNodeName(pods), job.observedAt, deleted);
+    return mapJob(job, { ...context, pods });
+  }
+
+  /** A standalone Pod's workload; null when it requests no GPU (not a workload). */
+  standalone(pod: PodFacts, deleted?: Deleted): MappedWorkload | null {
+    return mapPod(pod, this.#context(pod.namespace, pod.nodeName, pod.observedAt, deleted));
+  }
+
+  /** The GPU interval of a Job's pod on its own, for when the Job itself is not known. */
+  podInterval(pod: PodFacts, options: { workloadId: string; observedAt?: number; deleted?: Deleted }): PodGpuInterval {
+    return podInterval(pod, options);
+  }
+
+  #context(namespace: string | undefined, nodeName: string | null | undefined, observedAt: number, deleted: Deleted): MappingContext {
+    const { clusterId, clusterOrganizationId, defaultOrganizationId, keys, gpuResources, namespaceInitiatives } = this.#options;
+    return {
+      clusterId,
+      clusterOrganizationId,
+      defaultOrganizationId,
+      namespace: this.#namespaces.get(namespace),
+      node: this.#nodes.get(nodeName),
+      deleted,
+      observedAt,
+      keys,
+      gpuResources,
+      ...(namespaceInitiatives === undefined ? {} : { namespaceInitiatives }),
+    };
+  }
+}
