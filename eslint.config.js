@@ -66,14 +66,6 @@ export default defineConfig(
     },
   },
   {
-    // Removed when the store and the composition root are renovated (issue 36).
-    files: ['src/store/**/*.ts', 'src/main.ts', 'src/gpucap.ts'],
-    rules: {
-      'max-lines-per-function': 'off',
-      'max-len': 'off',
-    },
-  },
-  {
     files: ['test/**/*.ts'],
     rules: {
       'no-restricted-syntax': ['error', ...exclusiveTests],

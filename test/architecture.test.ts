@@ -88,10 +88,11 @@ const inFolder = (path: string, folder: string): boolean => path.startsWith(`${f
 const describeRef = (ref: ImportRef): string => `${ref.file}:${ref.line} imports '${ref.specifier}' (${ref.target})`;
 
 /** Violations: imports made by files in `folder` for which `allowed` is false. */
-function importsFrom(folder: string, allowed: (ref: ImportRef) => boolean): ArchitectureRule['check'] {
+function importsFrom(folder: string, allowed: (ref: ImportRef) => boolean, options: { except?: readonly string[] } = {}): ArchitectureRule['check'] {
+  const excepted = (file: string) => (options.except ?? []).some((path) => file === path || inFolder(file, path));
   return (modules) =>
     modules
-      .filter((module) => inFolder(module.file, folder))
+      .filter((module) => inFolder(module.file, folder) && !excepted(module.file))
       .flatMap((module) => module.imports.filter((ref) => !allowed(ref)).map(describeRef));
 }
 
@@ -147,14 +148,11 @@ const flowImportsOnlyLeaves = (flow: string, extraFiles: readonly string[] = [])
 /** Folders whose files may decide or carry what a role may see (src/access/), besides src/main.ts. */
 const ACCESS_IMPORTERS = ['src/access', 'src/query', 'src/api', 'src/auth', 'src/cli', 'src/store', ...FLOW_FOLDERS];
 
-/**
- * Circles of imports known and left to the store's renovation (issue 36), each by the exact set of
- * files that import each other. The write protocol (write-protocol.ts) takes SeedWriter's type from
- * backend.ts, which starts the write thread that speaks the protocol.
- */
-const ALLOWED_CIRCLES: readonly (readonly string[])[] = [
-  ['src/store/backend.ts', 'src/store/sqlite/checkpointer.ts', 'src/store/sqlite/write-protocol.ts', 'src/store/sqlite/write-thread.ts'],
-];
+/** Circles of imports allowed, each by the exact set of files that import each other: none. */
+const ALLOWED_CIRCLES: readonly (readonly string[])[] = [];
+
+/** The store's modules that pick a driver, and the backend's parts that name both drivers' types. */
+const STORE_CHOOSER = ['src/store/backend.ts', 'src/store/index-backend.ts'];
 
 /** A group of files that import each other, as its shortest circle (`file:line` of each import in turn) and the rest. */
 function describeTangle(modules: readonly SourceModule[], tangle: readonly string[]): string {
@@ -182,19 +180,31 @@ export const architectureRules: readonly ArchitectureRule[] = [
   {
     // runtime/worker-entry.ts (how a worker thread starts, from source or compiled) and
     // runtime/thread-priority.ts (renicing a thread) are leaf modules that the index's workers and the
-    // watch decoder share.
-    title: 'src/store/ imports only src/domain, src/query/ports.ts, src/runtime/{worker-entry,thread-priority}.ts and itself',
-    check: importsFrom('src/store', srcImportWithin(['src/domain', 'src/store'], ['src/query/ports.ts', 'src/runtime/worker-entry.ts', 'src/runtime/thread-priority.ts'])),
-  },
-
-  {
-    // The SQL builders and row reducers both backends run: pure text and data, so that neither
-    // backend's driver nor the other backend's code can leak into the other through them.
-    title: 'src/store/common/ imports only src/domain, src/query/ports.ts and itself, and no package',
+    // watch decoder share. The store narrows reads to a caller's scope (src/access/).
+    title: 'src/store/ imports only src/domain, src/access, src/query/ports.ts, src/runtime/{worker-entry,thread-priority}.ts and itself',
     check: importsFrom(
-      'src/store/common',
-      (ref) => srcImportWithin(['src/domain', 'src/store/common'], ['src/query/ports.ts'])(ref) && isRelative(ref),
+      'src/store',
+      srcImportWithin(['src/domain', 'src/access', 'src/store'], ['src/query/ports.ts', 'src/runtime/worker-entry.ts', 'src/runtime/thread-priority.ts']),
     ),
+  },
+  {
+    // The store by concern: the reads, the writer, the SQL of statistics and rankings, rows and
+    // rollups are written once, over the dialect and the executor; the backends are drivers of them.
+    title: 'the store\'s shared rooms (everything but src/store/sqlite/ and src/store/postgres/) import no driver and no package',
+    check: importsFrom(
+      'src/store',
+      (ref) => !(isRelative(ref) && (inFolder(ref.target, 'src/store/sqlite') || inFolder(ref.target, 'src/store/postgres'))) && isRelative(ref),
+      { except: ['src/store/sqlite', 'src/store/postgres', ...STORE_CHOOSER] },
+    ),
+  },
+  {
+    title: 'src/store/sqlite/ and src/store/postgres/ do not import each other',
+    check: (modules) =>
+      modules.flatMap((module) => {
+        const other = inFolder(module.file, 'src/store/sqlite') ? 'src/store/postgres' : inFolder(module.file, 'src/store/postgres') ? 'src/store/sqlite' : null;
+        if (other === null) return [];
+        return module.imports.filter((ref) => isRelative(ref) && inFolder(ref.target, other)).map(describeRef);
+      }),
   },
   {
     // The API's error contract: its codes are HTTP statuses and its errors carry response headers.
@@ -203,26 +213,32 @@ export const architectureRules: readonly ArchitectureRule[] = [
     check: importsFrom('src/store', (ref) => ref.target !== 'src/domain/errors.ts'),
   },
   {
-    // The rollup math both backends share (issue 17): pure numbers, no driver, no SQL text.
-    title: 'src/store/rollups/ imports only src/domain and itself, and no package',
-    check: importsFrom('src/store/rollups', (ref) => srcImportWithin(['src/domain', 'src/store/rollups'])(ref) && isRelative(ref)),
+    // The rollup math both backends share (issue 17): pure numbers, no driver; the queue columns'
+    // SQL that migrations wrote is rendered by the dialect.
+    title: 'src/store/rollups/ imports only src/domain, src/store/sql/dialect.ts and itself, and no package',
+    check: importsFrom(
+      'src/store/rollups',
+      (ref) => srcImportWithin(['src/domain', 'src/store/rollups'], ['src/store/sql/dialect.ts'])(ref) && isRelative(ref),
+    ),
   },
   {
-    // `gpucap migrate` reads one backend and writes the other, so it may import both (src/store/ may
-    // import itself), but their drivers only through them: no package here but Node's built-ins.
-    title: 'src/store/transfer/ imports only src/domain, src/query/ports.ts and src/store, and only node: built-ins',
+    // `gpucap migrate` reads one backend and writes the other, so it may import both, but their
+    // drivers only through them: no package here but Node's built-ins.
+    title: 'src/cli/migrate/ imports only src/domain, src/config, src/query/ports.ts, src/store and itself, and only node: built-ins',
     check: importsFrom(
-      'src/store/transfer',
-      (ref) => srcImportWithin(['src/domain', 'src/store'], ['src/query/ports.ts'])(ref) && (isRelative(ref) || ref.target.startsWith('node:')),
+      'src/cli/migrate',
+      (ref) =>
+        srcImportWithin(['src/domain', 'src/config', 'src/store', 'src/cli/migrate'], ['src/query/ports.ts'])(ref) &&
+        (isRelative(ref) || ref.target.startsWith('node:')),
     ),
   },
   {
     // An operator's tool beside the service, not a part of it: the service never copies an index.
-    title: 'only src/gpucap.ts imports src/store/transfer/ (from outside it)',
+    title: 'only src/cli/gpucap.ts imports src/cli/migrate/ (from outside it)',
     check: (modules) =>
       modules
-        .filter((module) => module.file !== 'src/gpucap.ts' && !inFolder(module.file, 'src/store/transfer'))
-        .flatMap((module) => module.imports.filter((ref) => isRelative(ref) && inFolder(ref.target, 'src/store/transfer')).map(describeRef)),
+        .filter((module) => module.file !== 'src/cli/gpucap.ts' && !inFolder(module.file, 'src/cli/migrate'))
+        .flatMap((module) => module.imports.filter((ref) => isRelative(ref) && inFolder(ref.target, 'src/cli/migrate')).map(describeRef)),
   },
   {
     title: 'there are no circles of imports under src/ (type imports included)',
@@ -450,9 +466,14 @@ describe('architecture (STYLE.md layering)', () => {
         good: module('src/store/reads.ts', '../query/ports.js', '../domain/workload.js', './sql.js', 'better-sqlite3'),
       },
       {
-        rule: 'src/store/common/',
-        bad: module('src/store/common/workload-sql.ts', '../sqlite/workload-sql.js'),
-        good: module('src/store/common/workload-sql.ts', './dialect.js', '../../query/ports.js', '../../domain/workload.js'),
+        rule: 'the store\'s shared rooms',
+        bad: module('src/store/statistics/stats-queries.ts', '../sqlite/statement-cache.js'),
+        good: module('src/store/statistics/stats-queries.ts', '../sql/dialect.js', '../../query/ports.js', '../../domain/workload.js'),
+      },
+      {
+        rule: 'src/store/sqlite/ and src/store/postgres/',
+        bad: module('src/store/postgres/write-driver.ts', '../sqlite/statement-cache.js'),
+        good: module('src/store/postgres/write-driver.ts', './connection.js', '../writes/write-driver.js', 'pg'),
       },
       {
         rule: 'src/store/ does not import the API error contract',
@@ -506,18 +527,18 @@ describe('architecture (STYLE.md layering)', () => {
       },
       {
         rule: 'src/store/rollups/',
-        bad: module('src/store/rollups/deltas.ts', '../sqlite/workload-sql.js'),
-        good: module('src/store/rollups/deltas.ts', './figures.js', '../../domain/workload.js'),
+        bad: module('src/store/rollups/deltas.ts', '../sqlite/statement-cache.js'),
+        good: module('src/store/rollups/deltas.ts', './figures.js', '../sql/dialect.js', '../../domain/workload.js'),
       },
       {
-        rule: 'src/store/transfer/ imports only',
-        bad: module('src/store/transfer/source.ts', 'better-sqlite3'),
-        good: module('src/store/transfer/source.ts', '../sqlite/database.js', '../postgres/partitions.js', './errors.js', 'node:fs'),
+        rule: 'src/cli/migrate/ imports only',
+        bad: module('src/cli/migrate/source.ts', 'better-sqlite3'),
+        good: module('src/cli/migrate/source.ts', '../../store/sqlite/database.js', '../../store/postgres/partitions.js', './errors.js', 'node:fs'),
       },
       {
-        rule: 'only src/gpucap.ts imports src/store/transfer/',
-        bad: module('src/main.ts', './store/transfer/migrate-index.js'),
-        good: module('src/gpucap.ts', './store/transfer/migrate-index.js'),
+        rule: 'only src/cli/gpucap.ts imports src/cli/migrate/',
+        bad: module('src/main.ts', './cli/migrate/migrate-index.js'),
+        good: module('src/cli/gpucap.ts', './migrate/migrate-index.js'),
       },
       {
         rule: 'src/workloads/',

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { PodGpuInterval, WorkloadRecord, WorkloadStatus } from '../../src/domain/workload.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
-import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations.js';
+import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations/migrate.js';
 import type { FailureReason } from '../../src/domain/failure-reason.js';
 import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
 import { sqliteWriter } from '../../src/store/sqlite/connection-ports.js';

@@ -4,7 +4,7 @@
 // schema, so that a rerun starts the server on it instead of loading again (10M rows take a while).
 //
 // Loading goes around the writer on purpose, as `gpucap migrate` does: every column as arrays through
-// unnest in chunks (src/store/transfer/chunk-writer.ts, the migrator's own writes), the GPU aggregates
+// unnest in chunks (src/cli/migrate/chunk-writer.ts, the migrator's own writes), the GPU aggregates
 // computed here from the pods as the writer's REFRESH_AGGREGATES does (whole GPU-ms summed, then
 // divided), and the rollups rebuilt from the rows at the end (rollup-rebuild.ts). The database that
 // holds the rows is a template: a run that writes (ingest) works on a copy (CREATE DATABASE … TEMPLATE,
@@ -16,14 +16,14 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.js';
-import { toRow } from '../../src/store/common/row-mapping.js';
+import { toRow } from '../../src/store/rows/row-mapping.js';
 import { connectMaintenance } from '../../src/store/postgres/connection.js';
-import { migrate } from '../../src/store/postgres/migrate.js';
-import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { migrate } from '../../src/store/postgres/migrations/migrate.js';
+import { MIGRATIONS } from '../../src/store/postgres/migrations/schema.js';
 import { ensurePartitions } from '../../src/store/postgres/partitions.js';
 import { rebuildRollups } from '../../src/store/postgres/rollup-rebuild.js';
-import { chunkWriter } from '../../src/store/transfer/chunk-writer.js';
-import type { SourcePod, SourceWorkload } from '../../src/store/transfer/source.js';
+import { chunkWriter } from '../../src/cli/migrate/chunk-writer.js';
+import type { SourcePod, SourceWorkload } from '../../src/cli/migrate/source.js';
 import { cleanUpOnExit, forgetCleanup, readEnvFile, signal } from '../../test/support/exit-cleanup.js';
 import { databaseUrl } from '../../test/support/postgres-database.js';
 import { POSTGRES_INSTALL_HINT } from '../../test/support/postgres.js';

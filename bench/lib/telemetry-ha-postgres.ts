@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { GpuBucketRow, GpuSummaryStore } from '../../src/domain/telemetry.js';
 import { PostgresGpuSummaries } from '../../src/store/postgres/gpu-summaries.js';
-import { migrate } from '../../src/store/postgres/migrate.js';
+import { migrate } from '../../src/store/postgres/migrations/migrate.js';
 import { SharedTelemetryReader } from '../../src/telemetry/summaries/shared-telemetry.js';
 import { databaseUrl } from '../../test/support/postgres-database.js';
 import { POSTGRES_INSTALL_HINT, startPostgres, type PostgresServer } from '../../test/support/postgres.js';

@@ -9,7 +9,7 @@ import type { StatusReportingAuthenticator } from '../auth/authenticator.js';
 import type { BudgetSource, WorkloadIndex } from '../query/ports.js';
 import { EventLoopLag } from '../runtime/event-loop-lag.js';
 import { listen, type Listener } from '../runtime/http-listener.js';
-import type { RetentionJob } from '../store/retention.js';
+import type { RetentionJob } from '../store/retention/retention-job.js';
 import type { CapacityRuntime } from './capacity.js';
 import type { WatchedClusters } from './clusters-and-writers.js';
 import type { ServiceContext } from './service-context.js';

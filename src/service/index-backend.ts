@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { databaseLocation, instanceIdOf } from '../config/schema.js';
 import { openBackend } from '../store/backend.js';
 import { type BackendLocation, type IndexBackend } from '../store/index-backend.js';
-import { RetentionJob } from '../store/retention.js';
+import { RetentionJob } from '../store/retention/retention-job.js';
 import type { ServiceContext } from './service-context.js';
 
 const RETENTION_INTERVAL_MS = 3_600_000;

@@ -10,7 +10,7 @@ import type { FinishedWorkloadPurger, SeedWriter } from './ports.js';
 import type { PostgresLeases } from './postgres/lease.js';
 import type { SessionWrites } from './postgres/writers.js';
 import type { SqliteLeases } from './sqlite/lease.js';
-import type { ReadPool } from './sqlite/read-pool.js';
+import type { ReadPool } from './sqlite/threads/read-pool.js';
 
 export type BackendLocation =
   | { kind: 'sqlite'; path: string }

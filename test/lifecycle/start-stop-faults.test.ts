@@ -19,7 +19,7 @@ import { ClusterManager } from '../../src/k8s/cluster-manager.js';
 import { RemoteClusters } from '../../src/k8s/remote-clusters.js';
 import { startService, type RunningService } from '../../src/service/start-service.js';
 import { Disposables, type Dispose } from '../../src/runtime/disposables.js';
-import { ReadPool } from '../../src/store/sqlite/read-pool.js';
+import { ReadPool } from '../../src/store/sqlite/threads/read-pool.js';
 import { Sampler } from '../../src/telemetry/scrape/sampler.js';
 import { otherSessions, sqliteOnly, TEST_BACKEND, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
 import { freePorts } from '../support/free-port.js';

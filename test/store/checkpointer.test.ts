@@ -2,7 +2,7 @@
 // write-ahead log back into the file on its own thread, and one that stops is started again.
 import { expect } from 'chai';
 import type { Worker } from 'node:worker_threads';
-import { Checkpointer } from '../../src/store/sqlite/checkpointer.js';
+import { Checkpointer } from '../../src/store/sqlite/threads/checkpointer.js';
 import { sqliteOnly } from '../support/backend.js';
 import { waitFor } from '../support/wait-for.js';
 import { aWorkload } from '../support/workload-builder.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { mulberry32 } from '../../sim/random.js';
-import { planDays, type DayPlan } from '../../src/store/common/day-window.js';
+import { planDays, type DayPlan } from '../../src/store/statistics/day-window.js';
 import { at, HOUR_MS } from './temp-store.js';
 
 const DAY = 24 * HOUR_MS;

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { emptyUsage, type GpuUsage } from '../../src/domain/gpu-usage.js';
 import type { LifetimeSave, LifetimeTotals } from '../../src/domain/telemetry.js';
-import { LifetimesOnWriteThread } from '../../src/store/sqlite/lifetimes-on-write-thread.js';
+import { AsyncLifetimes } from '../../src/store/sqlite/async-lifetimes.js';
 
 const totals = (sum: number): LifetimeTotals => ({ gpu_utilization: { count: 1, sum, min: sum, max: sum, current: sum } });
 const idle = (idleSeconds: number): GpuUsage => ({ ...emptyUsage(), idleSeconds });
@@ -19,7 +19,7 @@ interface Sent {
 function setUp() {
   const sent: Sent[] = [];
   const errors: object[] = [];
-  const lifetimes = new LifetimesOnWriteThread({
+  const lifetimes = new AsyncLifetimes({
     stored: { loadLifetime: () => totals(0) },
     writes: {
       saveLifetimes: (entries) =>

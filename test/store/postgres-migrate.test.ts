@@ -1,11 +1,11 @@
-// The PostgreSQL migrator (src/store/postgres/migrate.ts) against a real server: an empty database
+// The PostgreSQL migrator (src/store/postgres/migrations/migrate.ts) against a real server: an empty database
 // gets the whole schema and this month's partitions; a second run, or a second replica at the same
 // moment, changes nothing; a newer schema is refused unless it stays compatible with this build.
 import { expect } from 'chai';
 import pg from 'pg';
 import { openDatabase } from '../../src/store/sqlite/database.js';
-import { migrate, schemaVersion } from '../../src/store/postgres/migrate.js';
-import { LATEST_VERSION, MIGRATIONS, type Migration } from '../../src/store/postgres/migrations.js';
+import { migrate, schemaVersion } from '../../src/store/postgres/migrations/migrate.js';
+import { LATEST_VERSION, MIGRATIONS, type Migration } from '../../src/store/postgres/migrations/schema.js';
 import { listPartitions } from '../../src/store/postgres/partitions.js';
 import { rollupFillSql, rollupRebuildSql } from '../../src/store/postgres/rollup-rebuild.js';
 import { QUEUE_VALUES, ROLLUPS } from '../../src/store/rollups/definitions.js';
@@ -14,7 +14,7 @@ import { freshDatabase, sharedPostgres, type TestDatabase } from '../support/pos
 const NOW = Date.UTC(2026, 10, 17, 12); // 2026-11-17
 /** What the newest migration asks of the builds that run on it (v7: the rollups' queue figures, which writers must keep). */
 const COMPATIBLE_SINCE = 11;
-/** The rollups of the schemas before version 10 added the initiatives' (migration-v10.ts) and 11 the submitters' weekly one (migration-v11.ts). */
+/** The rollups of the schemas before version 10 added the initiatives' (migrations/v10-initiative-rollups.ts) and 11 the submitters' weekly one (migrations/v11-weekly-submitter-rollups.ts). */
 const rollupsBeforeV10 = ROLLUPS.filter((r) => r.table !== 'stats_daily_initiative' && r.table !== 'stats_weekly_submitter');
 
 describe('PostgreSQL migrations', function () {

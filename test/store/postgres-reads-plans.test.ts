@@ -1,4 +1,4 @@
-// The plans PostgreSQL chooses for the reads of src/store/postgres/workload-index.ts, at a realistic size
+// The plans PostgreSQL chooses for the reads of src/store/reads/workload-index.ts, at a realistic size
 // (50k workloads over five months, with their pods), from the SQL the index really runs: recorded from
 // its pool and explained with the same values (EXPLAIN (FORMAT JSON)). The twin of SQLite's EXPLAIN
 // QUERY PLAN checks in list.test.ts, stats.test.ts and usage.test.ts.
@@ -6,12 +6,12 @@ import { expect } from 'chai';
 import pg from 'pg';
 import type { WorkloadFilter } from '../../src/query/ports.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
-import { MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { MIGRATIONS } from '../../src/store/postgres/migrations/schema.js';
 import { postgresIndex } from '../../src/store/postgres/read-index.js';
 import type { SqlWorkloadIndex } from '../../src/store/reads/workload-index.js';
-import { POSTGRES } from '../../src/store/common/dialect.js';
-import { finishedGpuHoursSql } from '../../src/store/common/ranking-queries.js';
-import { horizonSql } from '../../src/store/common/rollup-sql.js';
+import { POSTGRES } from '../../src/store/sql/dialect.js';
+import { finishedGpuHoursSql } from '../../src/store/rankings/gpu-hours-ranking.js';
+import { horizonSql } from '../../src/store/sql/rollup-sql.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
 import { generate, GENERATED_NOW, seedPostgres } from './postgres-reads-seed.js';
 import { at, HOUR_MS } from './temp-store.js';

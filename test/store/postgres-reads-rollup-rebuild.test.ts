@@ -1,5 +1,5 @@
 // The rollup rebuild of PostgreSQL (src/store/postgres/rollup-rebuild.ts) against the rollups that the
-// writer keeps per batch (src/store/rollups/ deltas, src/store/postgres/workload-writer.ts): after a
+// writer keeps per batch (src/store/rollups/ deltas, src/store/writes/workload-writer.ts): after a
 // seeded history of writes and retention deletes, recomputing every table from the rows must give what
 // the deltas added up to, to the last bit. The rebuild seeds the read tests (postgres-reads-seed.ts);
 // this shows it is the writer's twin.

@@ -1,14 +1,14 @@
 // Rows straight into PostgreSQL's workloads and workload_pods, for the read tests: what the SQLite
 // store holds after upserting the same records and intervals once each (temp-store.ts), without a
 // writer. The GPU aggregates are computed here as SQLite's REFRESH_AGGREGATES computes them
-// (src/store/sqlite/workload-store.ts), to the last bit, and the rollups are then rebuilt from the
+// (src/store/writes/workload-writer.ts), to the last bit, and the rollups are then rebuilt from the
 // rows (src/store/postgres/rollup-rebuild.ts).
 import type pg from 'pg';
 import { mulberry32 } from '../../sim/random.js';
 import type { PodGpuInterval, WorkloadRecord, WorkloadStatus } from '../../src/domain/workload.js';
 import { ensurePartitions } from '../../src/store/postgres/partitions.js';
 import { rebuildRollups } from '../../src/store/postgres/rollup-rebuild.js';
-import { RECORD_COLUMNS, toRow, type GpuAggregates } from '../../src/store/common/row-mapping.js';
+import { RECORD_COLUMNS, toRow, type GpuAggregates } from '../../src/store/rows/row-mapping.js';
 import { at, HOUR_MS } from './temp-store.js';
 
 /**

@@ -1,7 +1,7 @@
-// PostgreSQL's read side (src/store/postgres/workload-index.ts) against SQLite's on the same rows: every
+// PostgreSQL's read side (src/store/reads/workload-index.ts) against SQLite's on the same rows: every
 // WorkloadIndex method, over a matrix of filters, scopes, cursors (every page walked), groupings,
 // orders, times of reading and windows, must give deep-equal answers. Both run the shared builders
-// (src/store/common/), one rendered for each engine, so this is where the dialect is proved.
+// (src/store/'s builders), one rendered for each engine, so this is where the dialect is proved.
 //
 // Floating-point figures are compared exactly, not within a tolerance: every sum is taken in whole
 // GPU-ms and ms (exact in any order below 2^53), and the per-row GPU-hours come from the same

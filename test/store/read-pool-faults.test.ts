@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { ApiError } from '../../src/domain/errors.js';
 import { IndexBusyError } from '../../src/query/ports.js';
-import { ReadPool } from '../../src/store/sqlite/read-pool.js';
+import { ReadPool } from '../../src/store/sqlite/threads/read-pool.js';
 import { waitFor } from '../support/wait-for.js';
 import { aWorkload } from '../support/workload-builder.js';
 import { at, inOrg, openTempStore, tempDir, type TempStore } from './temp-store.js';

@@ -4,7 +4,7 @@
 // workers on shutdown.
 import { expect } from 'chai';
 import type { WorkloadFilter } from '../../src/query/ports.js';
-import { ReadPool } from '../../src/store/sqlite/read-pool.js';
+import { ReadPool } from '../../src/store/sqlite/threads/read-pool.js';
 import { sqliteOnly } from '../support/backend.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';

@@ -6,7 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import type { Keyset, WorkloadFilter, WorkloadIndex } from '../../src/query/ports.js';
 import { IndexBusyError } from '../../src/query/ports.js';
-import { ReadPool } from '../../src/store/sqlite/read-pool.js';
+import { ReadPool } from '../../src/store/sqlite/threads/read-pool.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { at, HOUR_MS, inOrg, openTempStore, type TempStore } from './temp-store.js';
 import { sqliteOnly } from '../support/backend.js';

@@ -1,6 +1,6 @@
 // A StatementCache that remembers the SQL it was asked for, so that tests can EXPLAIN the real texts.
 import type { Statement } from 'better-sqlite3';
-import { StatementCache } from '../../src/store/sqlite/workload-sql.js';
+import { StatementCache } from '../../src/store/sqlite/statement-cache.js';
 
 export class RecordingStatements extends StatementCache {
   readonly texts: string[] = [];

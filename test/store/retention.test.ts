@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { RetentionJob, type RetentionLogger, type RetentionOptions, type SetTimer } from '../../src/store/retention.js';
+import { RetentionJob, type RetentionLogger, type RetentionOptions, type SetTimer } from '../../src/store/retention/retention-job.js';
 import { sqliteOnly } from '../support/backend.js';
 import { openTestIndex } from '../support/test-index.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';

@@ -18,7 +18,7 @@ describe('store/rollups definitions', () => {
 
   const columnsOf = (table: string) => db.pragma(`table_info(${table})`) as ColumnInfo[];
 
-  it('name every rollup table of the SQLite schema, and no other (usage keeps its own, by triggers: migration-v6.ts)', () => {
+  it('name every rollup table of the SQLite schema, and no other (usage keeps its own, by triggers: migrations/v06-usage.ts)', () => {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND (name GLOB 'stats_*' OR name GLOB 'workload_*') ORDER BY name").pluck().all();
     const notRollups = [
       'workload_gpu_lifetime', 'workload_pods', 'workload_usage', 'stats_daily_usage', 'stats_daily_usage_submitter', 'stats_daily_usage_initiative',

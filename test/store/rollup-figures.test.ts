@@ -1,5 +1,5 @@
 // figures() against the SQL it twins: each row is inserted into a file of schema v2 under its own
-// organization, then migration v3 backfills the rollups with figures() of migration-v3.ts (v5 its
+// organization, then migration v3 backfills the rollups with figures() of migrations/v03-rollups.ts (v5 its
 // own with the same figures, v11 the weekly one from the daily), so each rollup row holds exactly one
 // row's figures.
 import BetterSqlite3 from 'better-sqlite3';
@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { ROLLUPS, type RollupSource } from '../../src/store/rollups/definitions.js';
 import { anchorDayOf, DAY_MS, dayOf, figures, rollupKey, sqliteRound } from '../../src/store/rollups/figures.js';
-import { migrate, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { migrate, MIGRATIONS } from '../../src/store/sqlite/migrations/migrate.js';
 import { refillFailureReasons } from './rollup-history.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261127);

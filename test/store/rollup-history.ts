@@ -11,9 +11,9 @@ import type { FailureReason } from '../../src/domain/failure-reason.js';
 import type { PodGpuInterval, WorkloadRecord, WorkloadStatus } from '../../src/domain/workload.js';
 import { ROLLUPS } from '../../src/store/rollups/definitions.js';
 import type { Database } from '../../src/store/sqlite/database.js';
-import { migrate, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
-import { V5 } from '../../src/store/sqlite/migration-v5.js';
-import { V7 } from '../../src/store/sqlite/migration-v7.js';
+import { migrate, MIGRATIONS } from '../../src/store/sqlite/migrations/migrate.js';
+import { V5 } from '../../src/store/sqlite/migrations/v05-failure-reasons.js';
+import { V7 } from '../../src/store/sqlite/migrations/v07-queue-rollups.js';
 import type { IndexWriter } from '../../src/store/ports.js';
 import { at, HOUR_MS } from './temp-store.js';
 
@@ -168,7 +168,7 @@ export function rollupContents(db: Database): Record<string, unknown[]> {
 /**
  * The rollups recomputed from scratch over the rows of `db`: the rows inserted into a fresh file of
  * schema v2 (whose count triggers fill workload_counts), then migration v3's backfill, a GROUP BY
- * over the rows with the figures SQL of migration-v3.ts. As rollupContents reads them.
+ * over the rows with the figures SQL of migrations/v03-rollups.ts. As rollupContents reads them.
  */
 /**
  * Sets the rows' failure reasons in a file just migrated (to v5 or later), whose backfill derived them

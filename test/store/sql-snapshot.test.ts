@@ -1,5 +1,5 @@
 // The SQLite SQL of every read, byte for byte, against texts recorded from the code before the read
-// builders were shared with PostgreSQL (src/store/common/). Every statement the SQLite read functions
+// builders were shared with PostgreSQL. Every statement the SQLite read functions
 // prepare and run is recorded with its parameters, over a matrix of filters, pages, groupings, orders
 // and windows, so a change of the text, even of whitespace, shows here; the EXPLAIN QUERY PLAN tests
 // (list, stats, usage) then say whether a plan would have moved.
@@ -11,14 +11,14 @@ import type { Statement } from 'better-sqlite3';
 import { expect } from 'chai';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import type { Keyset, StatsGroupKey, WorkloadFilter } from '../../src/query/ports.js';
-import { SQLITE } from '../../src/store/common/dialect.js';
-import { rawStatsQuery } from '../../src/store/common/stats-queries.js';
-import { rollupStatsQuery } from '../../src/store/common/stats-rollup.js';
-import { countQuery } from '../../src/store/common/workload-reads.js';
+import { SQLITE } from '../../src/store/sql/dialect.js';
+import { rawStatsQuery } from '../../src/store/statistics/stats-queries.js';
+import { rollupStatsQuery } from '../../src/store/statistics/stats-rollup.js';
+import { countQuery } from '../../src/store/reads/list-queries.js';
 import type { SqlWorkloadIndex } from '../../src/store/reads/workload-index.js';
 import type { SqlQuery } from '../../src/store/sql/executor.js';
 import { sqliteIndex } from '../../src/store/sqlite/connection-ports.js';
-import { rawGpuSecondsSql, StatementCache, whereOf } from '../../src/store/sqlite/workload-sql.js';
+import { rawGpuSecondsSql, StatementCache, whereOf } from '../../src/store/sqlite/statement-cache.js';
 import { listUnfinished } from '../../src/store/sqlite/unfinished.js';
 import { at, HOUR_MS, ORG, openTempStore, type TempStore } from './temp-store.js';
 import { sqliteOnly } from '../support/backend.js';

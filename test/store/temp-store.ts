@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { systemClock, type Clock } from '../../src/domain/clock.js';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import { listUnfinished } from '../../src/store/sqlite/unfinished.js';
-import { StatementCache } from '../../src/store/sqlite/workload-sql.js';
+import { StatementCache } from '../../src/store/sqlite/statement-cache.js';
 import type { Scope } from '../../src/access/principal.js';
 import type { WorkloadFilter } from '../../src/query/ports.js';
 import { openDatabase, type Database } from '../../src/store/sqlite/database.js';

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import pg from 'pg';
-import { MIGRATE_USAGE, runGpucap, USAGE } from '../../src/gpucap.js';
+import { MIGRATE_USAGE, runGpucap, USAGE } from '../../src/cli/gpucap.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
 import { history, write } from './rollup-history.js';

@@ -1,4 +1,4 @@
-// `gpucap migrate` (src/store/transfer/) from a real SQLite file into a real PostgreSQL: a seeded history
+// `gpucap migrate` (src/cli/migrate/) from a real SQLite file into a real PostgreSQL: a seeded history
 // copied row for row and checked; a run cut after its second chunk and resumed; the checks catching a
 // row changed by hand; a live writer refusing the copy; the delta of a cut-over; and the PostgreSQL
 // read side answering like the SQLite store afterwards.
@@ -13,15 +13,15 @@ import type { WorkloadFilter } from '../../src/query/ports.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
 import { postgresIndex } from '../../src/store/postgres/read-index.js';
 import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
-import { USAGE_ROLLUPS } from '../../src/store/common/usage-columns.js';
-import { LATEST_VERSION, migrate as migrateSqlite, MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { USAGE_ROLLUPS } from '../../src/store/usage/usage-columns.js';
+import { LATEST_VERSION, migrate as migrateSqlite, MIGRATIONS } from '../../src/store/sqlite/migrations/migrate.js';
 import { sqliteWriter } from '../../src/store/sqlite/connection-ports.js';
-import { checkIndex } from '../../src/store/transfer/check-index.js';
-import { chunkWriter } from '../../src/store/transfer/chunk-writer.js';
-import { migrateIndex, type MigrateIndexOptions } from '../../src/store/transfer/migrate-index.js';
-import { SNAPSHOT_FILE } from '../../src/store/transfer/snapshot.js';
-import { openSource, WORKLOAD_COLUMNS } from '../../src/store/transfer/source.js';
-import type { Verification } from '../../src/store/transfer/verify-index.js';
+import { checkIndex } from '../../src/cli/migrate/check-index.js';
+import { chunkWriter } from '../../src/cli/migrate/chunk-writer.js';
+import { migrateIndex, type MigrateIndexOptions } from '../../src/cli/migrate/migrate-index.js';
+import { SNAPSHOT_FILE } from '../../src/cli/migrate/snapshot.js';
+import { openSource, WORKLOAD_COLUMNS } from '../../src/cli/migrate/source.js';
+import type { Verification } from '../../src/cli/migrate/verify-index.js';
 import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
 import { rejectionOf } from '../support/rejection.js';
 import { aWorkload } from '../support/workload-builder.js';

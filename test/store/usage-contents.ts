@@ -1,8 +1,8 @@
 // What the property tests check of usage (schema v6), on either backend: each usage rollup against a
 // GROUP BY over workload_usage, each usage row's keys against its workloads row, and gpu_error given
-// wherever it is due (src/store/common/gpu-error-reason.ts).
+// wherever it is due (src/store/rows/gpu-error.ts).
 import { FAILURE_REASONS } from '../../src/domain/failure-reason.js';
-import { USAGE_ROLLUPS, usageKeySql } from '../../src/store/common/usage-columns.js';
+import { USAGE_ROLLUPS, usageKeySql } from '../../src/store/usage/usage-columns.js';
 
 const VALUES = ['util_seconds', 'util_weighted', 'idle_seconds', 'power_seconds', 'energy_dj'];
 const OUTRANKED = FAILURE_REASONS.slice(FAILURE_REASONS.indexOf('gpu_error') + 1).map((r) => `'${r}'`).join(', ');

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import { systemClock } from '../../src/domain/clock.js';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
-import { POSTGRES, SQLITE } from '../../src/store/common/dialect.js';
-import { usageOverallQuery } from '../../src/store/common/usage-ranking-queries.js';
-import { rawGpuSecondsSql } from '../../src/store/common/workload-sql.js';
-import { usageQueries } from '../../src/store/common/usage-queries.js';
+import { POSTGRES, SQLITE } from '../../src/store/sql/dialect.js';
+import { usageOverallQuery } from '../../src/store/rankings/usage-ranking.js';
+import { rawGpuSecondsSql } from '../../src/store/sql/workload-sql.js';
+import { usageQueries } from '../../src/store/usage/usage-queries.js';
 import { sqliteIndex } from '../../src/store/sqlite/connection-ports.js';
 import { sqliteOnly } from '../support/backend.js';
 import { openTestIndex, type TestIndex } from '../support/test-index.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { mulberry32 } from '../../sim/random.js';
 import { weekStartDay } from '../../src/domain/trend-interval.js';
-import { planWeeks, type WeekPlan } from '../../src/store/common/week-window.js';
+import { planWeeks, type WeekPlan } from '../../src/store/statistics/week-window.js';
 import { at } from './temp-store.js';
 
 const DAY_MS = 86_400_000;

@@ -1,10 +1,10 @@
-// What a write makes of a stored row (src/store/common/write-rules.ts, applied by the PostgreSQL
+// What a write makes of a stored row (src/store/rows/write-rules.ts, applied by the PostgreSQL
 // writer): a finished row is never reopened by an older event, but a newer finished view of it lands,
 // as it does in SQLite. Then the same history through a cluster's writer on the test backend.
 import { expect } from 'chai';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
-import { toRow } from '../../src/store/common/row-mapping.js';
-import { mergeWorkload } from '../../src/store/common/write-rules.js';
+import { toRow } from '../../src/store/rows/row-mapping.js';
+import { mergeWorkload } from '../../src/store/rows/write-rules.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { openTestIndex, type TestIndex } from '../support/test-index.js';
 import { aWorkload } from '../support/workload-builder.js';

@@ -8,8 +8,8 @@ import type { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import type { LifetimeTotals } from '../../src/domain/telemetry.js';
 import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
-import { LifetimesOnWriteThread } from '../../src/store/sqlite/lifetimes-on-write-thread.js';
-import { SqliteWriteThread } from '../../src/store/sqlite/write-thread.js';
+import { AsyncLifetimes } from '../../src/store/sqlite/async-lifetimes.js';
+import { SqliteWriteThread } from '../../src/store/sqlite/threads/write-thread.js';
 import { sqliteOnly } from '../support/backend.js';
 import { threadsAtNiceness } from '../support/thread-niceness.js';
 import { waitFor } from '../support/wait-for.js';
@@ -171,7 +171,7 @@ sqliteOnly.describe('write thread', function () {
     it('reads a saved total back at once, before the worker has committed it, and from the file after', async () => {
       const thread = await SqliteWriteThread.open({ dbPath: t.path, clock });
       const stored = new SqliteLifetimeStore(t.db);
-      const lifetimes = new LifetimesOnWriteThread({ stored, writes: thread, logger: { error() {} } });
+      const lifetimes = new AsyncLifetimes({ stored, writes: thread, logger: { error() {} } });
       try {
         await thread.writer.upsertWorkloads([aWorkload({ workloadId: 'w-1' })]);
         lifetimes.saveLifetimes([{ workloadId: 'w-1', totals: totals(40) }]);
@@ -190,7 +190,7 @@ sqliteOnly.describe('write thread', function () {
       const thread = await SqliteWriteThread.open({ dbPath: t.path, clock });
       const writes = { saveLifetimes: (entries: Parameters<SqliteWriteThread['saveLifetimes']>[0]) => (fail ? Promise.reject(new Error('disk full')) : thread.saveLifetimes(entries)) };
       const stored = new SqliteLifetimeStore(t.db);
-      const lifetimes = new LifetimesOnWriteThread({ stored, writes, logger: { error: (fields) => errors.push(fields) } });
+      const lifetimes = new AsyncLifetimes({ stored, writes, logger: { error: (fields) => errors.push(fields) } });
       try {
         await thread.writer.upsertWorkloads([aWorkload({ workloadId: 'w-1' }), aWorkload({ workloadId: 'w-2' })]);
         lifetimes.saveLifetimes([{ workloadId: 'w-1', totals: totals(10) }]);

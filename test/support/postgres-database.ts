@@ -6,7 +6,7 @@
 // The rule of startPostgresOrSkip applies: without PG_BIN a developer's run skips the test, and a CI
 // run fails it.
 import pg from 'pg';
-import { migrate } from '../../src/store/postgres/migrate.js';
+import { migrate } from '../../src/store/postgres/migrations/migrate.js';
 import { startPostgresOrSkip, type PostgresServer } from './postgres.js';
 
 const TEMPLATE = 'gpucap_template';

@@ -58,7 +58,7 @@ const NUMERIC_ARRAY = 1231;
  * bigint columns (times in epoch ms, counts, days, GPU-day sums) and COUNT(*) come back as JS numbers,
  * as better-sqlite3 gives them, so that rows read the same on both backends. pg returns strings by
  * default because a bigint may exceed 2^53; ours stay far below it (epoch ms ~2^41; rollup figures are
- * integers < 2^53 by construction, src/store/sqlite/migration-v3.ts), and a value that does not is
+ * integers < 2^53 by construction, src/store/sqlite/migrations/v03-rollups.ts), and a value that does not is
  * refused rather than rounded. float8 stays pg's parseFloat.
  */
 function parseInt8(text: string): number {

@@ -11,7 +11,7 @@
 // 500). A read whose prepared statements went stale (a migration changed what they return) runs once
 // more, under new names.
 import type pg from 'pg';
-import type { SqlParams } from '../common/dialect.js';
+import type { SqlParams } from '../sql/dialect.js';
 import type { PlanHints, ReadExecutor, SqlQuery, SqlReader } from '../sql/executor.js';
 import { asIndexBusy } from './errors.js';
 import { PreparedStatements } from './prepared-statements.js';

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { systemClock, type Clock } from '../../domain/clock.js';
 import { METRIC_NAMES, type MetricName } from '../../domain/metrics.js';
 import type { GpuBucketFigures, GpuBucketRow, GpuSummaryStore, GpuWindowTotals, LifetimeTotals } from '../../domain/telemetry.js';
-import { USAGE_FIGURES, USAGE_KEYS, USAGE_VALUES } from '../common/usage-columns.js';
+import { USAGE_FIGURES, USAGE_KEYS, USAGE_VALUES } from '../usage/usage-columns.js';
 import type { WorkloadWriter } from '../writes/workload-writer.js';
 import { asIndexBusy } from './errors.js';
 import { inTransaction } from './transaction.js';
@@ -19,7 +19,7 @@ const SLOTS = METRIC_NAMES.map((_, i) => i + 1);
 // A bucket already stored for a workload is left alone (DO NOTHING), and only the rows this statement
 // inserted reach the lifetime totals, whose last_minute guard also refuses anything not newer: a
 // retried flush, or a deposed writer's late one, adds nothing twice.
-// Usage (migration-v6.ts) is added with the bucket's rows, once like them: to workload_usage, which
+// Usage (migrations/v06-usage.ts) is added with the bucket's rows, once like them: to workload_usage, which
 // takes a new row's keys from its workloads row when there is one (the row writers move it later
 // otherwise, usage-writes.ts), and at those keys to the rollup. Rows come sorted by workload_id, so
 // usage rows are locked in that order, then rollup rows in key order.

@@ -253,98 +253,126 @@ class ClusterLock<Sink extends object> {
   }
 
   async #session(client: pg.Client, key: number, epoch: number): Promise<Sink & LeaseSession> {
-    const clusterId = this.#clusterId;
-    let lose: (reason: Error) => void = () => undefined;
-    let gone: Error | null = null;
-    const lost = new Promise<Error>((resolve) => (lose = resolve));
-    const end = (reason: Error) => {
-      if (gone !== null) return;
-      gone = reason;
-      lose(reason);
-      // Ending the connection ends the backend, and the lock with it.
-      void client.end().catch(() => undefined);
-    };
-    client.on('error', (error: Error) => end(error));
-    client.on('end', () => end(new Error('Connection terminated')));
-    // The lease runs from when its last renewal was sent, which is no later than the server's
-    // heartbeat_at: a heartbeat still unanswered when the lease runs out ends the session, before any
-    // standby may judge it stale. A heartbeat waits behind a write, and each statement of a write on a
-    // dead network waits out pg's query_timeout: without this bound a cut-off writer went on calling
-    // itself the writer for three timeouts, well after a standby had taken over. pg's client.end()
-    // destroys a socket with a query in flight, so everything queued on it fails at once.
-    const leaseMs = this.#options.leaseSeconds * 1000;
-    let renewalSentAt = performance.now(); // TAKE set the heartbeat just now
-    // One transaction at a time on the connection: a heartbeat never lands inside a write.
-    let queue: Promise<unknown> = Promise.resolve();
-    const exclusive = <T>(work: () => Promise<T>): Promise<T> => {
-      const run = queue.then(() => {
-        if (gone !== null) throw gone;
-        return work();
-      });
-      queue = run.catch(() => undefined);
-      return run;
-    };
-    /** Renews the lease (in the caller's transaction, if any); returns when it was sent. */
-    const fence = async (): Promise<number> => {
-      const sentAt = performance.now();
-      const result = await client.query(FENCE, [clusterId, epoch]);
-      if (result.rowCount !== 1) {
-        const fenced = new FencedOut(clusterId, epoch);
-        end(fenced);
-        throw fenced;
-      }
-      return sentAt;
-    };
+    const lock = new HeldLock(client, { clusterId: this.#clusterId, key, epoch, leaseSeconds: this.#options.leaseSeconds });
     const connection: FencedConnection = {
-      clusterId,
+      clusterId: this.#clusterId,
       epoch,
-      transaction: (work) =>
-        exclusive(async () => {
-          await client.query('BEGIN');
-          try {
-            const sentAt = await fence();
-            const result = await work(client);
-            await client.query('COMMIT');
-            // A write's fence renews the lease too, once it is committed.
-            renewalSentAt = sentAt;
-            return result;
-          } catch (error) {
-            await client.query('ROLLBACK').catch(() => undefined);
-            throw error;
-          }
-        }),
-      outside: (work) => exclusive(() => work(client)),
+      transaction: (work) => lock.transaction(work),
+      outside: (work) => lock.exclusive(() => work(client)),
     };
     const session: LeaseSession = {
       epoch,
-      lost,
-      heartbeat: async () => {
-        let timer: NodeJS.Timeout | undefined;
-        const expired = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            const expiry = new LeaseExpired(clusterId, epoch, this.#options.leaseSeconds);
-            end(expiry);
-            reject(expiry);
-          }, Math.max(0, renewalSentAt + leaseMs - performance.now()));
-        });
-        try {
-          renewalSentAt = await Promise.race([exclusive(fence), expired]);
-        } finally {
-          clearTimeout(timer);
-        }
-      },
-      markSnapshotWritten: () =>
-        exclusive(async () => {
-          await client.query(SNAPSHOT, [clusterId, epoch]);
-        }),
-      release: () =>
-        exclusive(async () => {
-          await client.query(RELEASE, [clusterId, epoch]);
-          await client.query(UNLOCK, [key]);
-          end(new Error('released'));
-        }),
-      abandon: (reason) => end(reason),
+      lost: lock.lost,
+      heartbeat: () => lock.heartbeat(),
+      markSnapshotWritten: () => lock.markSnapshotWritten(),
+      release: () => lock.release(),
+      abandon: (reason) => lock.end(reason),
     };
     return Object.assign(await this.#writer(connection), session);
+  }
+}
+
+/**
+ * The lock held on its connection: one transaction at a time on it (a heartbeat never lands inside a
+ * write), every one fenced by the epoch, and the lease bounded. The lease runs from when its last
+ * renewal was sent, which is no later than the server's heartbeat_at: a heartbeat still unanswered
+ * when the lease runs out ends the session, before any standby may judge it stale. A heartbeat waits
+ * behind a write, and each statement of a write on a dead network waits out pg's query_timeout:
+ * without this bound a cut-off writer went on calling itself the writer for three timeouts, well
+ * after a standby had taken over. pg's client.end() destroys a socket with a query in flight, so
+ * everything queued on it fails at once.
+ */
+class HeldLock {
+  readonly lost: Promise<Error>;
+  readonly #client: pg.Client;
+  readonly #held: { clusterId: string; key: number; epoch: number; leaseSeconds: number };
+  #lose: (reason: Error) => void = () => undefined;
+  #gone: Error | null = null;
+  #renewalSentAt = performance.now(); // TAKE set the heartbeat just now
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(client: pg.Client, held: { clusterId: string; key: number; epoch: number; leaseSeconds: number }) {
+    this.#client = client;
+    this.#held = held;
+    this.lost = new Promise<Error>((resolve) => (this.#lose = resolve));
+    client.on('error', (error: Error) => this.end(error));
+    client.on('end', () => this.end(new Error('Connection terminated')));
+  }
+
+  /** Ends the session once: the connection's end ends the backend, and the lock with it. */
+  end(reason: Error): void {
+    if (this.#gone !== null) return;
+    this.#gone = reason;
+    this.#lose(reason);
+    void this.#client.end().catch(() => undefined);
+  }
+
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(() => {
+      if (this.#gone !== null) throw this.#gone;
+      return work();
+    });
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  transaction<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+    return this.exclusive(async () => {
+      await this.#client.query('BEGIN');
+      try {
+        const sentAt = await this.#fence();
+        const result = await work(this.#client);
+        await this.#client.query('COMMIT');
+        // A write's fence renews the lease too, once it is committed.
+        this.#renewalSentAt = sentAt;
+        return result;
+      } catch (error) {
+        await this.#client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async heartbeat(): Promise<void> {
+    const { clusterId, epoch, leaseSeconds } = this.#held;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const expiry = new LeaseExpired(clusterId, epoch, leaseSeconds);
+        this.end(expiry);
+        reject(expiry);
+      }, Math.max(0, this.#renewalSentAt + leaseSeconds * 1000 - performance.now()));
+    });
+    try {
+      this.#renewalSentAt = await Promise.race([this.exclusive(() => this.#fence()), expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  markSnapshotWritten(): Promise<void> {
+    return this.exclusive(async () => {
+      await this.#client.query(SNAPSHOT, [this.#held.clusterId, this.#held.epoch]);
+    });
+  }
+
+  release(): Promise<void> {
+    return this.exclusive(async () => {
+      await this.#client.query(RELEASE, [this.#held.clusterId, this.#held.epoch]);
+      await this.#client.query(UNLOCK, [this.#held.key]);
+      this.end(new Error('released'));
+    });
+  }
+
+  /** Renews the lease (in the caller's transaction, if any); returns when it was sent. */
+  async #fence(): Promise<number> {
+    const sentAt = performance.now();
+    const result = await this.#client.query(FENCE, [this.#held.clusterId, this.#held.epoch]);
+    if (result.rowCount !== 1) {
+      const fenced = new FencedOut(this.#held.clusterId, this.#held.epoch);
+      this.end(fenced);
+      throw fenced;
+    }
+    return sentAt;
   }
 }

@@ -7,7 +7,7 @@ import { forwardingSeedWriter, type SeedWriter } from '../ports.js';
 import { connectMaintenance, createReadPool } from './connection.js';
 import { PostgresGpuSummaries } from './gpu-summaries.js';
 import { PostgresLeases } from './lease.js';
-import { migrate } from './migrate.js';
+import { migrate } from './migrations/migrate.js';
 import { postgresIndex } from './read-index.js';
 import { poolWriter, sessionWriter, type SessionWrites } from './writers.js';
 

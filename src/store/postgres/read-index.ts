@@ -1,6 +1,6 @@
 // The read port on PostgreSQL: the store's one read implementation over the read pool's executor.
 import type pg from 'pg';
-import { POSTGRES } from '../common/dialect.js';
+import { POSTGRES } from '../sql/dialect.js';
 import { SqlWorkloadIndex } from '../reads/workload-index.js';
 import { PostgresReadExecutor, type PostgresReadOptions } from './executor.js';
 

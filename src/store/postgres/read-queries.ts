@@ -1,4 +1,4 @@
-// Running the shared read builders (src/store/common/) on PostgreSQL: their `@name` parameters become
+// Running the store's shared read builders on PostgreSQL: their `@name` parameters become
 // pg's `$n` (named-params.ts), each with its type written out, and a read of several statements runs
 // in one REPEATABLE READ READ ONLY transaction, the snapshot SQLite's read worker gives its reads.
 // The reads that gain from it run as named statements on generic plans (prepared-statements.ts).
@@ -10,7 +10,7 @@
 // doubles, could no longer use an index. The builders' values are closed: text, whole numbers (times
 // in epoch ms, counts, signs, days, limits) and lists of text.
 import type pg from 'pg';
-import type { SqlParams, SqlValue } from '../common/dialect.js';
+import type { SqlParams, SqlValue } from '../sql/dialect.js';
 import { toPositional } from './named-params.js';
 import { isStaleStatement, type PreparedStatements } from './prepared-statements.js';
 

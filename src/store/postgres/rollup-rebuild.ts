@@ -1,16 +1,16 @@
 // Recomputes the rollup tables from the rows, in one transaction: PostgreSQL's twin of the backfill of
-// SQLite's schema v3 (src/store/sqlite/migration-v3.ts). For `gpucap migrate`, which copies rows and
+// SQLite's schema v3 (src/store/sqlite/migrations/v03-rollups.ts). For `gpucap migrate`, which copies rows and
 // then needs their rollups, and for tests that insert rows straight into the tables. Readers never see
 // the tables empty: the old rows stay visible to them until the new ones commit.
 //
-// The figures are migration-v3.ts's figures() and src/store/rollups/figures.ts's, in PostgreSQL's SQL:
+// The figures are migrations/v03-rollups.ts's figures() and src/store/rollups/figures.ts's, in PostgreSQL's SQL:
 // integers in bigint, GPU-ms and ms in doubles, never numeric (a SUM of a bigint is numeric, and is
 // cast back by the INSERT into the rollup's bigint or float8 column, exactly: every sum is an integer
 // below 2^53).
 import { ROLLUPS, type RollupDefinition, type RollupKeyColumn, type RollupValueColumn } from '../rollups/definitions.js';
-import { DAY_MS } from '../common/rollup-sql.js';
-import { USAGE_ROLLUPS, USAGE_VALUES, usageKeySql } from '../common/usage-columns.js';
-import { weekStartSql } from '../common/week-sql.js';
+import { DAY_MS } from '../sql/rollup-sql.js';
+import { USAGE_ROLLUPS, USAGE_VALUES, usageKeySql } from '../usage/usage-columns.js';
+import { weekStartSql } from '../statistics/week-sql.js';
 import { SCHEMA_LOCK_SQL } from './locks.js';
 import { inTransaction, type Queryable } from './transaction.js';
 
@@ -56,7 +56,7 @@ const figuresAt = (day: string): Record<RollupValueColumn, string> => ({
   waiting_days: `CASE WHEN COALESCE(started_at, completed_at) IS NULL THEN ${day} ELSE 0 END`,
 });
 
-/** The statements that rebuild every rollup table, usage's included (migration-v6.ts). */
+/** The statements that rebuild every rollup table, usage's included (migrations/v06-usage.ts). */
 export function rollupRebuildSql(): string[] {
   return [...ROLLUPS.flatMap((rollup) => [`DELETE FROM ${rollup.table}`, rollupFillSql(rollup)]), ...USAGE_REBUILD];
 }

@@ -1,9 +1,9 @@
-// The writes of workload_usage and its rollups (usage-columns.ts) on PostgreSQL (migration-v6.ts), as
+// The writes of workload_usage and its rollups (usage-columns.ts) on PostgreSQL (migrations/v06-usage.ts), as
 // SQLite's triggers do them: the bucket writer adds (gpu-summaries.ts), the row writers move a
 // workload's usage with its keys, retention takes it out. Each statement locks usage rows in
 // workload_id order and then rollup rows in key order.
 import type pg from 'pg';
-import { USAGE_KEYS, USAGE_ROLLUPS, USAGE_VALUES, usageKeySql } from '../common/usage-columns.js';
+import { USAGE_KEYS, USAGE_ROLLUPS, USAGE_VALUES, usageKeySql } from '../usage/usage-columns.js';
 import { dayOf } from '../rollups/figures.js';
 import type { UsageKeySource } from '../rollups/usage-keys.js';
 

@@ -4,9 +4,9 @@
 // step is one statement per table over arrays (unnest), rows in their month's partition: a pod lives
 // in its workload's month (it carries the workload's submitted_at), found through the key tables.
 import type pg from 'pg';
-import { POSTGRES } from '../common/dialect.js';
-import { AGGREGATE_COLUMNS, RECORD_COLUMNS, type GpuAggregates } from '../common/row-mapping.js';
-import type { PodRow } from '../common/write-rules.js';
+import { POSTGRES } from '../sql/dialect.js';
+import { AGGREGATE_COLUMNS, RECORD_COLUMNS, type GpuAggregates } from '../rows/row-mapping.js';
+import type { PodRow } from '../rows/write-rules.js';
 import { ROLLUP_SOURCE_COLUMNS, type RollupSource } from '../rollups/definitions.js';
 import type { RollupDelta } from '../rollups/deltas.js';
 import type { ExpiredBatch, PodWrite, RowWrite, StoredRow, WriteDriver, WriteTransaction } from '../writes/write-driver.js';

@@ -4,7 +4,7 @@
 import type pg from 'pg';
 import type { Clock } from '../../domain/clock.js';
 import type { WorkloadRecord } from '../../domain/workload.js';
-import { AGGREGATE_COLUMNS, RECORD_COLUMNS, toRecord } from '../common/row-mapping.js';
+import { AGGREGATE_COLUMNS, RECORD_COLUMNS, toRecord } from '../rows/row-mapping.js';
 import { boundWriter, type ClusterWrites } from '../ports.js';
 import type { StoredRow } from '../writes/write-driver.js';
 import { WorkloadWriter } from '../writes/workload-writer.js';

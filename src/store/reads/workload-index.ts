@@ -1,6 +1,6 @@
 // The read side of the index (query/'s WorkloadIndex), once for both backends: each read builds its
 // queries with the dialect, runs them on the executor and shapes the rows (the builders of
-// src/store/common/). A read of several statements runs on one snapshot. Where the engines differ in
+// sql/, statistics/, rankings/, usage/ and list-queries.ts). A read of several statements runs on one snapshot. Where the engines differ in
 // what is cheap, the dialect says so and the read takes the path that suits it: SQLite, in the
 // process, seeks key by key with short statements and counts a page apart (its texts are pinned by
 // test/store/sql-snapshot.test.ts); PostgreSQL, a round trip away, seeks every key in one statement,
@@ -11,20 +11,20 @@ import type {
   GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult, TeamCounts, TrendsResult,
   UsageBreakdown, UsageRanking, WorkloadFilter, WorkloadIndex,
 } from '../../query/ports.js';
-import type { SqlDialect, SqlParams } from '../common/dialect.js';
-import * as queueRanking from '../common/queue-ranking-queries.js';
-import * as ranking from '../common/ranking-queries.js';
-import * as usageRanking from '../common/usage-ranking-queries.js';
-import { toRecord, toView, type ViewRow, type WorkloadRow } from '../common/row-mapping.js';
+import type { SqlDialect, SqlParams } from '../sql/dialect.js';
+import * as queueRanking from '../rankings/queue-ranking.js';
+import * as ranking from '../rankings/gpu-hours-ranking.js';
+import * as usageRanking from '../rankings/usage-ranking.js';
+import { toRecord, toView, type ViewRow, type WorkloadRow } from '../rows/row-mapping.js';
 import {
   percentilesOfRanked, percentilesOfSorted, rankedWaitsQuery, sortedWaitsQuery, type PercentileOptions, type RankedWaitRow, type SortedWaitsRow,
-} from '../common/queue-percentile-queries.js';
-import { statsOfTrendRows, statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow } from '../common/stats-queries.js';
-import { usageBreakdown, usageQueries, type UsageRow, type UsageSource, type UsageWindow } from '../common/usage-queries.js';
+} from '../statistics/queue-percentiles.js';
+import { statsOfTrendRows, statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow } from '../statistics/stats-queries.js';
+import { usageBreakdown, usageQueries, type UsageRow, type UsageSource, type UsageWindow } from '../usage/usage-queries.js';
 import {
   activeGpusQuery, countQuery, describeQuery, listQuery, mergeTeamPages, teamActiveGpusSql, teamCountsOf, teamFilter, teamSeeksQuery,
   teamStatusCountsSql, teamsToSeek, viewSql, type TeamGpusRow, type TeamStatusRow,
-} from '../common/workload-reads.js';
+} from './list-queries.js';
 import type { ReadExecutor, SqlQuery, SqlReader } from '../sql/executor.js';
 import { rowsToRead, withCount } from './page-count.js';
 

@@ -1,8 +1,8 @@
 // The rollup tables of the index, as both backends declare them: SQLite's workload_counts (schema v1),
-// the three tables of schema v3 (migration-v3.ts) and the failure reasons' of v5 (migration-v5.ts),
-// with the queue columns v7 added to the daily ones (migration-v7.ts) and v8 to workload_totals (migration-v8.ts),
-// the initiatives' daily rollup of v10 (migration-v10.ts), the submitters' weekly one of v11
-// (migration-v11.ts), and PostgreSQL's twins of them. Names and column
+// the three tables of schema v3 (migrations/v03-rollups.ts) and the failure reasons' of v5 (migrations/v05-failure-reasons.ts),
+// with the queue columns v7 added to the daily ones (migrations/v07-queue-rollups.ts) and v8 to workload_totals (migrations/v08-queue-ranking.ts),
+// the initiatives' daily rollup of v10 (migrations/v10-initiative-rollups.ts), the submitters' weekly one of v11
+// (migrations/v11-weekly-submitter-rollups.ts), and PostgreSQL's twins of them. Names and column
 // order are SQLite's, word for word; test/store/rollup-definitions.test.ts reads them back from a
 // migrated file. Each rollup row is the sum of figures.ts over the workloads rows of its key.
 
@@ -68,7 +68,7 @@ export interface RollupDefinition {
   readonly period?: 'week';
 }
 
-/** The daily rollups' figures as schema v3 and v5 created them; v7 added the queue's (migration-v7.ts). */
+/** The daily rollups' figures as schema v3 and v5 created them; v7 added the queue's (migrations/v07-queue-rollups.ts). */
 export const DAILY_VALUES_V3: readonly RollupValueColumn[] = [
   'workloads', 'completed', 'failed', 'started', 'open_started', 'duration_base_ms', 'open_gpus', 'gpu_base_ms',
 ];

@@ -1,5 +1,5 @@
 // What one workloads row adds to each rollup: the exact twin, in JS numbers, of figures() in
-// migration-v3.ts, of the queue columns' fills in migration-v7.ts and migration-v8.ts (and of workload_counts' n = 1). test/store/rollup-figures.test.ts compares the two
+// migrations/v03-rollups.ts, of the queue columns' fills in migrations/v07-queue-rollups.ts and migrations/v08-queue-ranking.ts (and of workload_counts' n = 1). test/store/rollup-figures.test.ts compares the two
 // on the edge cases: negative times, .5 roundings, pods that started after the completion.
 //
 // Every figure is an integer-valued number (GPU-ms, ms, counts, days) far below 2^53, so adding and

@@ -3,7 +3,7 @@
 // worker's (src/store/sqlite/executor.ts), and PostgreSQL's pools and the writer's fenced connection
 // (src/store/postgres/executor.ts). A query is SQL text with `@name` parameters; a list travels as one
 // parameter (dialect.listValue), so that the text never depends on its length.
-import type { SqlParams } from '../common/dialect.js';
+import type { SqlParams } from './dialect.js';
 
 export interface SqlQuery {
   sql: string;

@@ -2,14 +2,14 @@
 // writer, over the connection's executor. A connection has one executor, which both share: a read
 // then never runs inside a write transaction of the same connection (executor.ts).
 import type { Clock } from '../../domain/clock.js';
-import { SQLITE } from '../common/dialect.js';
+import { SQLITE } from '../sql/dialect.js';
 import { SqlWorkloadIndex } from '../reads/workload-index.js';
 import { WorkloadWriter, type WorkloadWriterOptions } from '../writes/workload-writer.js';
 import type { Database } from './database.js';
 import { SqliteExecutor } from './executor.js';
 import { registerSortedWaits } from './sorted-waits.js';
 import { SqliteWriteDriver } from './write-driver.js';
-import { StatementCache } from './workload-sql.js';
+import { StatementCache } from './statement-cache.js';
 
 const executors = new WeakMap<Database, SqliteExecutor>();
 

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
-import { LATEST_VERSION, migrate, newerSchemaError, schemaVersion } from './migrations.js';
+import { LATEST_VERSION, migrate, newerSchemaError, schemaVersion } from './migrations/migrate.js';
 
 export type { Database } from 'better-sqlite3';
 

@@ -6,9 +6,9 @@
 // first. So each read, snapshot and transaction waits for the one before it to end. In a worker,
 // which runs one call at a time, nothing ever waits.
 import type { Statement } from 'better-sqlite3';
-import type { SqlParams } from '../common/dialect.js';
+import type { SqlParams } from '../sql/dialect.js';
 import type { ReadExecutor, SqlQuery, SqlReader } from '../sql/executor.js';
-import type { StatementCache } from './workload-sql.js';
+import type { StatementCache } from './statement-cache.js';
 
 /** A statement's parameters as better-sqlite3 takes them: none at all when there are none. */
 function bound(statement: Statement, params: SqlParams, method: 'all' | 'get' | 'run'): unknown {

@@ -1,5 +1,5 @@
 // The LifetimeRepository of the telemetry flow: each workload's GPU metric totals, in SQLite, and
-// what its GPUs did (workload_usage, added to; its triggers keep the daily rollup, migration-v6.ts).
+// what its GPUs did (workload_usage, added to; its triggers keep the daily rollup, migrations/v06-usage.ts).
 import type { Database, Statement } from 'better-sqlite3';
 import type { GpuUsage } from '../../domain/gpu-usage.js';
 import { METRIC_NAMES, type MetricName } from '../../domain/metrics.js';

@@ -9,10 +9,10 @@ import { executorOf, sqliteIndex, sqliteWriter } from './connection-ports.js';
 import { openDatabase, type Database } from './database.js';
 import { SqliteLeases } from './lease.js';
 import { lifetimeSaves, SqliteLifetimeStore } from './lifetime-store.js';
-import { LifetimesOnWriteThread } from './lifetimes-on-write-thread.js';
-import { ReadPool } from './read-pool.js';
+import { AsyncLifetimes } from './async-lifetimes.js';
+import { ReadPool } from './threads/read-pool.js';
 import { listUnfinished } from './unfinished.js';
-import { SqliteWriteThread } from './write-thread.js';
+import { SqliteWriteThread } from './threads/write-thread.js';
 
 export async function openSqlite(path: string, options: BackendOptions): Promise<IndexBackend> {
   // Worker threads each hold their own connection; an in-memory index has no file for them.
@@ -62,7 +62,7 @@ export async function openSqlite(path: string, options: BackendOptions): Promise
     purger: writer,
     telemetry: {
       kind: 'local',
-      lifetimes: new LifetimesOnWriteThread({ stored, writes: { saveLifetimes }, logger: options.logger.child({ component: 'lifetimes' }) }),
+      lifetimes: new AsyncLifetimes({ stored, writes: { saveLifetimes }, logger: options.logger.child({ component: 'lifetimes' }) }),
     },
     seed: writer,
     close: closeAll,

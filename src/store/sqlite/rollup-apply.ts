@@ -1,11 +1,11 @@
 // The rollups (src/store/rollups/) as SQLite's writer keeps them, per transaction, since schema v4
 // dropped their triggers: the writer works out what its rows' change adds to each rollup
 // (workload-writer.ts), and this adds it, in statements of many rows. Where a row's usage is counted
-// moves with the row's keys: its triggers (migration-v6.ts) move the usage rollup.
+// moves with the row's keys: its triggers (migrations/v06-usage.ts) move the usage rollup.
 import { ROLLUPS, type RollupDefinition, type RollupTable } from '../rollups/definitions.js';
 import type { RollupDelta } from '../rollups/deltas.js';
 import { DAY_MS } from '../rollups/figures.js';
-import type { StatementCache } from './workload-sql.js';
+import type { StatementCache } from './statement-cache.js';
 
 
 /**
@@ -25,7 +25,7 @@ function applyRollupSql(rollup: RollupDefinition, count: number): string {
 const ROWS_PER_STATEMENT = 32;
 
 // The usage of these workloads (a JSON array of ids) at their rows' keys: its triggers move its rollup
-// (migration-v6.ts). Only rows whose keys a write changed, or that it created, are named.
+// (migrations/v06-usage.ts). Only rows whose keys a write changed, or that it created, are named.
 const PLACE_USAGE = `
   UPDATE workload_usage SET (organization_id, day, initiative_id, submitted_by, instance_type, failure_reason) = (
     SELECT w.organization_id, w.submitted_at / ${DAY_MS} - (w.submitted_at % ${DAY_MS} < 0), w.initiative_id, w.submitted_by, w.instance_type,

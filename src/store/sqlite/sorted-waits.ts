@@ -1,8 +1,8 @@
-// The aggregate behind SQLite's queue percentiles (src/store/common/queue-percentile-queries.ts):
+// The aggregate behind SQLite's queue percentiles (src/store/statistics/queue-percentiles.ts):
 // each group's waits gathered and sorted in the connection, so that a month of waits never becomes
 // row objects.
 import type { Database } from './database.js';
-import { SORTED_WAITS } from '../common/queue-percentile-queries.js';
+import { SORTED_WAITS } from '../statistics/queue-percentiles.js';
 
 /** Declares SORTED_WAITS on the connection; the read queries of queue percentiles call it. */
 export function registerSortedWaits(db: Database): void {

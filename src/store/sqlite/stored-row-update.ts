@@ -5,7 +5,7 @@
 // one through it rewrote every index of workloads, where most updates change a status and its times,
 // or only the resourceVersion. Families rather than single columns keep the texts, each a
 // prepared statement, to 32, built once.
-import { AGGREGATE_COLUMNS, RECORD_COLUMNS, type WorkloadRow } from '../common/row-mapping.js';
+import { AGGREGATE_COLUMNS, RECORD_COLUMNS, type WorkloadRow } from '../rows/row-mapping.js';
 
 /** The indexed columns of workloads, in families that change together (schema: migrations.ts and later). */
 const INDEXED_FAMILIES: readonly (readonly (keyof WorkloadRow)[])[] = [

@@ -2,9 +2,9 @@
 // write, the write lock taken before the rows are read, so that what is read before a write is what
 // the write changes. Each statement is short and prepared once: a row or a pod at a time, in the
 // process, costs microseconds. Lists of ids travel as one JSON array, so the SQL text stays the same.
-import { SQLITE } from '../common/dialect.js';
-import { AGGREGATE_COLUMNS, RECORD_COLUMNS, type GpuAggregates } from '../common/row-mapping.js';
-import type { PodRow } from '../common/write-rules.js';
+import { SQLITE } from '../sql/dialect.js';
+import { AGGREGATE_COLUMNS, RECORD_COLUMNS, type GpuAggregates } from '../rows/row-mapping.js';
+import type { PodRow } from '../rows/write-rules.js';
 import { ROLLUP_SOURCE_COLUMNS, type RollupSource } from '../rollups/definitions.js';
 import type { RollupDelta } from '../rollups/deltas.js';
 import type { ExpiredBatch, PodWrite, RowWrite, StoredRow, WriteDriver, WriteTransaction } from '../writes/write-driver.js';
@@ -13,7 +13,7 @@ import { SqliteExecutor, SqliteReader } from './executor.js';
 import { AGGREGATES_OF_PODS } from './gpu-aggregates.js';
 import { SqliteRollups } from './rollup-apply.js';
 import { storedRowUpdateSql } from './stored-row-update.js';
-import type { StatementCache } from './workload-sql.js';
+import type { StatementCache } from './statement-cache.js';
 
 const STORED_ROWS = `
   SELECT ${[...RECORD_COLUMNS, ...AGGREGATE_COLUMNS].join(', ')} FROM workloads

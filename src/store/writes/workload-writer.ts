@@ -1,6 +1,6 @@
 // The one writer of the index, for both backends (the driver: write-driver.ts). Every call is one
 // transaction that reads the stored rows and pods it may change, decides in code what to write (the
-// merge rules and the plan, common/write-rules.ts and write-plan.ts), writes the pods, then each row
+// merge rules and the plan, rows/write-rules.ts and write-plan.ts), writes the pods, then each row
 // once with the GPU aggregates of its pods, and adds what the rows' change makes to the rollups
 // (src/store/rollups/) and to where their usage is counted. Because the rollup deltas come from the
 // stored rows, a retried or replayed call finds the rows as it would leave them and adds nothing:
@@ -8,9 +8,9 @@
 // lags the dead one's changes nothing it should not (docs/workloads.md, "Write rules").
 import type { Clock } from '../../domain/clock.js';
 import type { PodGpuInterval, WorkloadRecord } from '../../domain/workload.js';
-import { markGpuErrors, mayBeGpuError } from '../common/gpu-error-reason.js';
-import type { GpuAggregates } from '../common/row-mapping.js';
-import { planWrite, workloadsMet, type WritePlan } from '../common/write-plan.js';
+import { markGpuErrors, mayBeGpuError } from '../rows/gpu-error.js';
+import type { GpuAggregates } from '../rows/row-mapping.js';
+import { planWrite, workloadsMet, type WritePlan } from '../rows/write-plan.js';
 import type { FinishedWorkloadPurger, IndexWriter } from '../ports.js';
 import { ROLLUP_SOURCE_COLUMNS } from '../rollups/definitions.js';
 import { rollupDeltas } from '../rollups/deltas.js';
@@ -81,7 +81,7 @@ export class WorkloadWriter implements IndexWriter, FinishedWorkloadPurger {
 
   /**
    * After a save brought new XID errors for these workloads: rewrites those of their rows already
-   * failed with a reason gpu_error outranks (common/gpu-error-reason.ts). Returns the rows written.
+   * failed with a reason gpu_error outranks (rows/gpu-error.ts). Returns the rows written.
    */
   async escalateGpuErrors(workloadIds: readonly string[]): Promise<number> {
     if (workloadIds.length === 0) return 0;

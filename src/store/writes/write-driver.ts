@@ -6,9 +6,9 @@
 // per table over arrays, each row in its month's partition, locked in id order.
 import type { RollupSource } from '../rollups/definitions.js';
 import type { RollupDelta } from '../rollups/deltas.js';
-import type { SqlDialect } from '../common/dialect.js';
-import type { GpuAggregates, WorkloadRow } from '../common/row-mapping.js';
-import type { PodRow } from '../common/write-rules.js';
+import type { SqlDialect } from '../sql/dialect.js';
+import type { GpuAggregates, WorkloadRow } from '../rows/row-mapping.js';
+import type { PodRow } from '../rows/write-rules.js';
 import type { SqlReader } from '../sql/executor.js';
 
 /** A workloads row as stored: its record and its GPU aggregates. */
