@@ -2,7 +2,7 @@
 // (bench/data/generate-workloads.ts, 1M; --quick: 10k) in SQLite and in PostgreSQL, the real service on
 // each in turn, and the same HTTP scenarios as bench/workloads-api.ts plus /v1/capacity: p50 and p99
 // per endpoint per backend, the ratio PostgreSQL ÷ SQLite, and the CPU each request costs the service
-// and the database server. Then the write path on each backend (bench/lib/backend-ingest.ts), and
+// and the database server. Then the write path on each backend (bench/lib/kube-sim/backend-ingest.ts), and
 // PostgreSQL alone at fleet scale (10M rows; --quick: 20k) for the lists and statistics.
 // Prints figures, writes bench/results/backends[.quick].json, and a full run rewrites the tables of
 // docs/performance.md between the backends markers. It never asserts speed.
@@ -12,14 +12,14 @@ import { join } from 'node:path';
 import type { Scope } from '../src/domain/principal.js';
 import { BENCH_NOW, CACHE_DIR, GENERATOR_VERSION, SEED, benchPopulation, ensureWorkloadsDb } from './data/generate-workloads.js';
 import type { ClusterShape } from './data/generate-cluster.js';
-import { measureIngest, type IngestResult, type IngestSettings } from './lib/backend-ingest.js';
-import { describeEnvironment, REPO_DIR, writeResults } from './lib/environment.js';
-import { fixed, isEntryPoint, round } from './lib/format.js';
-import { sequentialRun } from './lib/load.js';
-import { ensurePostgresDataset, type PostgresDataset } from './lib/postgres-dataset.js';
-import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service-process.js';
+import { measureIngest, type IngestResult, type IngestSettings } from './lib/kube-sim/backend-ingest.js';
+import { describeEnvironment, REPO_DIR, writeResults } from './lib/report/environment.js';
+import { fixed, isEntryPoint, round } from './lib/report/format.js';
+import { sequentialRun } from './lib/measure/load.js';
+import { ensurePostgresDataset, type PostgresDataset } from './lib/postgres/dataset.js';
+import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service/service-process.js';
 import { POSTGRES_INSTALL_HINT } from '../test/support/postgres.js';
-import { replaceBetween } from './lib/targets.js';
+import { replaceBetween } from './lib/report/targets.js';
 import {
   buildScenarios, errorsOf, gatherCursors, headersOf, measure, sampleIds, type BenchOutcome, type Kind, type Scenario, type ScenarioResult, type Settings,
 } from './workloads-api.js';

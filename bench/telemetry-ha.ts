@@ -10,19 +10,19 @@
 // Then the decision rule of the brief: B if its read p99s are within 1.5× docs/performance.md's
 // targets (metrics ≤ 10 ms, rankings ≤ 20 ms) and its flush costs under 5 % of a core; otherwise A.
 // Writes bench/results/telemetry-ha.json (.quick.json for --quick). Needs PostgreSQL (PG_BIN).
-// The simulation is in bench/lib/telemetry-ha-sim.ts, the database side in telemetry-ha-postgres.ts.
+// The simulation is in bench/lib/telemetry/ha-sim.ts, the database side in bench/lib/postgres/telemetry-ha.ts.
 import { execFileSync } from 'node:child_process';
 import { METRIC_NAMES, METRICS_TIME_RANGES, type MetricsTimeRange, type RankedMetricName } from '../src/domain/metrics.js';
 import type { WorkloadView } from '../src/domain/workload.js';
 import { PostgresGpuSummaries } from '../src/store/postgres/gpu-summaries.js';
 import { SharedTelemetryReader } from '../src/telemetry/shared-telemetry.js';
-import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
-import { fixed, isEntryPoint } from './lib/format.js';
-import { summarize, timeCalls, type LatencySummary } from './lib/load.js';
-import { CLUSTER_ID, GPUS_PER_NODE, planCluster } from './lib/telemetry-cluster.js';
-import type { DivergenceFigures, RankingFigures } from './lib/telemetry-ha-compare.js';
-import { backendCpu, extendBucketsBack, measureFleetScale, startBenchPostgres, tableBytes, timedStore, walBytes, type FleetScaleResult } from './lib/telemetry-ha-postgres.js';
-import { RANKED, SimClock, simulate, type SimResult, type SimSettings } from './lib/telemetry-ha-sim.js';
+import { summarize, timeCalls, type LatencySummary } from './lib/measure/load.js';
+import { backendCpu, extendBucketsBack, measureFleetScale, startBenchPostgres, tableBytes, timedStore, walBytes, type FleetScaleResult } from './lib/postgres/telemetry-ha.js';
+import { describeEnvironment, formatBytes, writeResults } from './lib/report/environment.js';
+import { fixed, isEntryPoint } from './lib/report/format.js';
+import { CLUSTER_ID, GPUS_PER_NODE, planCluster } from './lib/telemetry/cluster.js';
+import type { DivergenceFigures, RankingFigures } from './lib/telemetry/ha-compare.js';
+import { RANKED, SimClock, simulate, type SimResult, type SimSettings } from './lib/telemetry/ha-sim.js';
 import type { BenchOutcome } from './workloads-api.js';
 
 export const NAME = 'telemetry-ha';

@@ -8,7 +8,7 @@ import type { StatsGroupKey, WorkloadFilter } from '../../src/query/ports.js';
 import { openDatabase } from '../../src/store/sqlite/database.js';
 import { SqliteWorkloadStore } from '../../src/store/sqlite/workload-store.js';
 import { BENCH_NOW } from '../data/generate-workloads.js';
-import { timeIt } from '../lib/sql-profile.js';
+import { timeIt } from '../lib/measure/sql-profile.js';
 
 /** CPU time of this process so far (user + system), ms: less disturbed than wall time on a busy machine. */
 function cpuMs(): number {

@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDatabase, type Database } from '../../src/store/sqlite/database.js';
 import { BENCH_NOW, CACHE_DIR, ensureWorkloadsDb } from '../data/generate-workloads.js';
-import { timeIt } from '../lib/sql-profile.js';
+import { timeIt } from '../lib/measure/sql-profile.js';
 
 const DAY_MS = 86_400_000;
 const DIMENSIONS = ['initiative_id', 'submitted_by', 'instance_type'] as const;

@@ -3,7 +3,7 @@
 // scrapes; every replica answers /v1/workloads/{id}/metrics and the rankings from the buckets it
 // stored, so all three give the same bytes; and after the writer is killed the survivors still do.
 import { expect } from 'chai';
-import { parseMetrics, sumOf } from '../../bench/lib/prometheus-text.js';
+import { parseMetrics, sumOf } from '../../bench/lib/service/metrics-text.js';
 import { SimDcgmFleet } from '../../sim/dcgm-exporter/fleet.js';
 import type { SimExporterHandle } from '../../sim/dcgm-exporter/exporter.js';
 import { aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, dcgmValues, running } from '../support/sim-cluster.js';

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { SimDcgmFleet } from '../../sim/dcgm-exporter/fleet.js';
 import type { SimExporterHandle } from '../../sim/dcgm-exporter/exporter.js';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
-import { parseMetrics, sumOf } from '../../bench/lib/prometheus-text.js';
+import { parseMetrics, sumOf } from '../../bench/lib/service/metrics-text.js';
 import { TEST_BACKEND, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
 import { FAST_INFORMERS, dcgmValues, aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
