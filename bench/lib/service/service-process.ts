@@ -79,62 +79,24 @@ export interface ServiceOptions {
   heapProbe?: boolean;
 }
 
+// Preloaded into the service: they sit beside this file.
+const SHIFT_CLOCK = new URL('./shift-clock.ts', import.meta.url).href;
+const HEAP_PROBE = new URL('./heap-probe.ts', import.meta.url).href;
 
 export async function startServiceProcess(options: ServiceOptions): Promise<ServiceProcess> {
-  const callers = {
-    admin: { token: generateApiToken(), organizationId: options.organizationId },
-    lead: { token: generateApiToken(), organizationId: options.organizationId },
-  };
-  const tokensFile = join(options.workDir, 'tokens.json');
-  writeFileSync(
-    tokensFile,
-    JSON.stringify({
-      tokens: [
-        { id: 'bench-admin', sha256: hashApiToken(callers.admin.token), organization_id: options.organizationId, role: 'ORG_ADMIN' },
-        { id: 'bench-lead', sha256: hashApiToken(callers.lead.token), organization_id: options.organizationId, role: 'TEAM_LEAD', initiatives: [...options.leadInitiatives] },
-      ],
-    }),
-  );
+  const { callers, tokensFile } = writeTokensFile(options);
   const [apiPort, adminPort] = await freePorts(2);
-
-  // Settings of the developer's shell (GPUCAP_CONFIG, a stray GPUCAP_LISTEN) must not leak in.
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !name.startsWith('GPUCAP_')) env[name] = value;
-  Object.assign(env, {
-    GPUCAP_DB_PATH: options.dbPath,
-    GPUCAP_LISTEN: `127.0.0.1:${apiPort}`,
-    GPUCAP_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
-    GPUCAP_API_TOKENS_FILE: tokensFile,
-    GPUCAP_RATE_LIMIT_PER_SECOND: '0',
-    GPUCAP_LOG_LEVEL: 'warn',
-    GPUCAP_SHUTDOWN_GRACE_SECONDS: '1',
-    // Retention must not delete rows of the generated history while it is measured.
-    GPUCAP_RETENTION_DAYS: '36500',
-    // The home cluster is watched by default; a benchmark of a pre-generated index watches none.
-    GPUCAP_HOME_CLUSTER_ENABLED: 'false',
-    GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false',
-    BENCH_CLOCK_OFFSET_MS: String(options.clockAt === undefined ? 0 : options.clockAt - Date.now()),
-    ...options.env,
-    ...investigationEnv(),
-  });
+  const env = serviceEnv(options, { apiPort, adminPort, tokensFile });
   const heapFile = join(options.workDir, `heap-${apiPort}.json`);
   if (options.heapProbe === true) env['BENCH_HEAP_FILE'] = heapFile;
-  const shiftClock = new URL('./shift-clock.ts', import.meta.url).href;
-  const heapProbe = options.heapProbe === true ? ['--expose-gc', '--import', new URL('./heap-probe.ts', import.meta.url).href] : [];
+  const heapProbe = options.heapProbe === true ? ['--expose-gc', '--import', HEAP_PROBE] : [];
   const started = performance.now();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', '--import', shiftClock, ...heapProbe, 'src/main.ts'], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', '--import', SHIFT_CLOCK, ...heapProbe, 'src/main.ts'], {
     cwd: REPO_DIR,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const output: string[] = [];
-  const keep = (chunk: Buffer) => {
-    if (options.outputFile !== undefined) appendFileSync(options.outputFile, chunk);
-    output.push(chunk.toString('utf8'));
-    if (output.length > 200) output.splice(0, output.length - 200);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
+  const outputTail = keepOutput(child, options.outputFile);
   let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
   const exit = new Promise<void>((resolve) => {
     child.once('exit', (code, signal) => {
@@ -147,7 +109,6 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
 
   const url = `http://127.0.0.1:${apiPort}`;
   const adminUrl = `http://127.0.0.1:${adminPort}`;
-  const outputTail = () => output.join('').trim().split('\n').slice(-20).join('\n');
   try {
     const probe = options.waitFor === 'admin' ? `${adminUrl}/livez` : `${url}/v1/health`;
     await waitForOk(probe, () => exited, options.startTimeoutMs ?? 60_000);
@@ -176,6 +137,61 @@ export async function startServiceProcess(options: ServiceOptions): Promise<Serv
       await stopChild(child, exit);
     },
   };
+}
+
+/** An ORG_ADMIN and a TEAM_LEAD API token, and the tokens file the service reads them from. */
+function writeTokensFile(options: ServiceOptions): { callers: ServiceProcess['callers']; tokensFile: string } {
+  const callers = {
+    admin: { token: generateApiToken(), organizationId: options.organizationId },
+    lead: { token: generateApiToken(), organizationId: options.organizationId },
+  };
+  const tokensFile = join(options.workDir, 'tokens.json');
+  writeFileSync(
+    tokensFile,
+    JSON.stringify({
+      tokens: [
+        { id: 'bench-admin', sha256: hashApiToken(callers.admin.token), organization_id: options.organizationId, role: 'ORG_ADMIN' },
+        { id: 'bench-lead', sha256: hashApiToken(callers.lead.token), organization_id: options.organizationId, role: 'TEAM_LEAD', initiatives: [...options.leadInitiatives] },
+      ],
+    }),
+  );
+  return { callers, tokensFile };
+}
+
+function serviceEnv(options: ServiceOptions, at: { apiPort: number; adminPort: number; tokensFile: string }): Record<string, string> {
+  // Settings of the developer's shell (GPUCAP_CONFIG, a stray GPUCAP_LISTEN) must not leak in.
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined && !name.startsWith('GPUCAP_')) env[name] = value;
+  return Object.assign(env, {
+    GPUCAP_DB_PATH: options.dbPath,
+    GPUCAP_LISTEN: `127.0.0.1:${at.apiPort}`,
+    GPUCAP_ADMIN_LISTEN: `127.0.0.1:${at.adminPort}`,
+    GPUCAP_API_TOKENS_FILE: at.tokensFile,
+    GPUCAP_RATE_LIMIT_PER_SECOND: '0',
+    GPUCAP_LOG_LEVEL: 'warn',
+    GPUCAP_SHUTDOWN_GRACE_SECONDS: '1',
+    // Retention must not delete rows of the generated history while it is measured.
+    GPUCAP_RETENTION_DAYS: '36500',
+    // The home cluster is watched by default; a benchmark of a pre-generated index watches none.
+    GPUCAP_HOME_CLUSTER_ENABLED: 'false',
+    GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false',
+    BENCH_CLOCK_OFFSET_MS: String(options.clockAt === undefined ? 0 : options.clockAt - Date.now()),
+    ...options.env,
+    ...investigationEnv(),
+  });
+}
+
+/** Keeps the last 200 chunks the service prints (and all of it in `outputFile`); returns their last 20 lines on demand. */
+function keepOutput(child: ChildProcess, outputFile: string | undefined): () => string {
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    if (outputFile !== undefined) appendFileSync(outputFile, chunk);
+    output.push(chunk.toString('utf8'));
+    if (output.length > 200) output.splice(0, output.length - 200);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return () => output.join('').trim().split('\n').slice(-20).join('\n');
 }
 
 /** Signals the heap probe and waits (up to 120 s: a full collection of a big heap on a busy machine) for its answer. */
