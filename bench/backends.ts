@@ -19,9 +19,10 @@ import { sequentialRun } from './lib/measure/load.js';
 import { ensurePostgresDataset, type PostgresDataset } from './lib/postgres/dataset.js';
 import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service/service-process.js';
 import { POSTGRES_INSTALL_HINT } from '../test/support/postgres.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
 import { replaceBetween } from './lib/report/targets.js';
 import {
-  buildScenarios, errorsOf, gatherCursors, headersOf, measure, sampleIds, type BenchOutcome, type Kind, type Scenario, type ScenarioResult, type Settings,
+  buildScenarios, errorsOf, gatherCursors, headersOf, measure, sampleIds, type Kind, type Scenario, type ScenarioResult, type Settings,
 } from './workloads-api.js';
 
 export const NAME = 'backends';

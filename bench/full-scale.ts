@@ -28,7 +28,7 @@ import { scrape } from './lib/service/metrics-text.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service/service-process.js';
 import { startFullScaleFleet, type FullScaleFleet } from './lib/telemetry/full-scale-fleet.js';
 import { ORGANIZATION, fleetCounts, fleetSimSettings, writeFleetKubeconfigs } from './sync-ingest.js';
-import type { BenchOutcome } from './workloads-api.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
 
 export const NAME = 'full-scale';
 /** Issue 17: the whole process at most 1.5 GiB RSS with everything held at once. */

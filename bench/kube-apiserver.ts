@@ -28,7 +28,7 @@ import { kubeToken, serviceToken, single, sequence, summarizeRounds, timeRound, 
 import { describeEnvironment, formatBytes, REPO_DIR, writeResults } from './lib/report/environment.js';
 import { scrape, sumOf } from './lib/service/metrics-text.js';
 import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service/service-process.js';
-import type { BenchOutcome } from './workloads-api.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
 import { fixed, isEntryPoint, round } from './lib/report/format.js';
 
 export const NAME = 'kube-apiserver';

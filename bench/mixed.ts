@@ -26,7 +26,7 @@ import { driverFigures, startKubeSim, type KubeSim } from './lib/kube-sim/kube-s
 import { summarize, type LatencySummary } from './lib/measure/load.js';
 import { scrape, sumOf } from './lib/service/metrics-text.js';
 import { startServiceProcess, type ServiceProcess } from './lib/service/service-process.js';
-import type { BenchOutcome } from './workloads-api.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
 import { fixed, isEntryPoint } from './lib/report/format.js';
 
 export const NAME = 'mixed';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { parseExposition } from '../src/telemetry/exposition-parser.js';
 import { describeEnvironment, formatBytes, REPO_DIR, writeResults } from './lib/report/environment.js';
-import type { BenchOutcome } from './workloads-api.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
 import { fixed, isEntryPoint, round } from './lib/report/format.js';
 import { exporterCaptures } from '../test/fixtures/exporters/exporter-fixtures.js';
 

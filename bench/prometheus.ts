@@ -23,7 +23,7 @@ import { runWindow, type WindowResult } from './lib/prometheus/window.js';
 import { CLUSTER_ID, GPUS_PER_NODE, exporterPodOf, gpuPodOf, planCluster, workloadRecordsOf } from './lib/telemetry/cluster.js';
 import { startFleetProcess } from './lib/telemetry/fleet.js';
 import { startBenchService } from './lib/telemetry/service.js';
-import type { BenchOutcome } from './workloads-api.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
 import { isEntryPoint } from './lib/report/format.js';
 
 export const NAME = 'prometheus';

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { REPO_DIR } from './lib/report/environment.js';
 import { readSideBySide, readTargets, sideBySideMarkdown, targetsMarkdown, writeTargetsSection } from './lib/report/targets.js';
-import type { BenchOutcome } from './workloads-api.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
 import { BENCHES } from './registry.js';
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: string | null } {

@@ -21,7 +21,7 @@ import type { FleetCounts, KubeSimSettings } from './lib/kube-sim/kube-sim-proto
 import { scrape, sumOf } from './lib/service/metrics-text.js';
 import { startServiceProcess, type HeapFigures, type ProcessMemory, type ServiceProcess } from './lib/service/service-process.js';
 import { runSpotChecks } from './lib/kube-sim/spot-checks.js';
-import type { BenchOutcome } from './workloads-api.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
 import { fixed, isEntryPoint } from './lib/report/format.js';
 
 export type { StepResult } from './lib/kube-sim/ingest-step.js';

@@ -23,7 +23,7 @@ import { fixed, isEntryPoint } from './lib/report/format.js';
 import { CLUSTER_ID, GPUS_PER_NODE, planCluster } from './lib/telemetry/cluster.js';
 import type { DivergenceFigures, RankingFigures } from './lib/telemetry/ha-compare.js';
 import { RANKED, SimClock, simulate, type SimResult, type SimSettings } from './lib/telemetry/ha-sim.js';
-import type { BenchOutcome } from './workloads-api.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
 
 export const NAME = 'telemetry-ha';
 

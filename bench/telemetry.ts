@@ -16,7 +16,7 @@ import { describeEnvironment, formatBytes, writeResults } from './lib/report/env
 import { measureEndpoints, type EndpointResult, type EndpointSettings } from './lib/telemetry/endpoints.js';
 import { findGc, measureRingsInChild, type RingResult, type RingSettings } from './lib/telemetry/rings.js';
 import { measureTicks, type TickResult, type TickSettings } from './lib/telemetry/tick.js';
-import type { BenchOutcome } from './workloads-api.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
 import { isEntryPoint } from './lib/report/format.js';
 
 export const NAME = 'telemetry';

@@ -21,6 +21,7 @@ import { getJson, loadRun, sequentialRun, type LoadResult, type RunResult, type 
 import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service/service-process.js';
 import { SqlRecorder, profileOperation, type OperationProfile } from './lib/measure/sql-profile.js';
 import { fixed, isEntryPoint } from './lib/report/format.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
 
 export const NAME = 'workloads-api';
 const DAY_MS = 86_400_000;
@@ -116,15 +117,6 @@ export interface TargetCheck {
   measured: number;
   limit: number;
   met: boolean;
-}
-
-export interface BenchOutcome {
-  name: string;
-  resultsFile: string;
-  /** Non-2xx responses plus connection errors, over every run. */
-  requestErrors: number;
-  table: { header: string[]; rows: string[][] };
-  notes: string[];
 }
 
 export async function runWorkloadsApiBench(options: { quick: boolean; sizes?: number[]; scenarios?: string[]; log?: (line: string) => void }): Promise<BenchOutcome> {
