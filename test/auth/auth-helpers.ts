@@ -200,7 +200,3 @@ export async function startJwksServer(initial: JSONWebKeySet): Promise<JwksServe
     close: stop,
   };
 }
-
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

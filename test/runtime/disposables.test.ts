@@ -1,6 +1,6 @@
 // The undo list of the service's parts: newest first, one after the other, every step even after one
 // failed, and a rejection at the end that names each failure.
-import { setTimeout as delay } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { Disposables } from '../../src/runtime/disposables.js';
 
@@ -15,7 +15,7 @@ describe('runtime/disposables', () => {
     const parts = new Disposables(recordingLogger());
     parts.add('index', () => void log.push('index'));
     parts.add('loop', async () => {
-      await delay(20);
+      await sleep(20);
       log.push('loop');
     });
     parts.add('listener', () => void log.push('listener'));

@@ -1,6 +1,7 @@
 // The read pool against the main-thread store on the same real SQLite file, with real worker threads:
 // the same answers for every read of the WorkloadIndex port, every committed write visible to the
 // next read, the same errors, back-pressure, and a main thread that stays free while reads run.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import BetterSqlite3 from 'better-sqlite3';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
@@ -235,7 +236,7 @@ sqliteOnly.describe('read pool', function () {
         const started = performance.now();
         const reads = Promise.all(Array.from({ length: count }, () => read(pool)));
         // A write while the worker is busy: it commits at once, without waiting for the reads.
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await sleep(5);
         const busy = pool.status().busy;
         await t.store.upsertWorkloads([aWorkload({ workloadId: `written-during-${tag}`, submittedAt: NOW + count })]);
         const queuedAfterWrite = pool.status().queued;
