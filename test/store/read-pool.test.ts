@@ -8,6 +8,7 @@ import type { WorkloadRecord } from '../../src/domain/workload.js';
 import type { Keyset, WorkloadFilter, WorkloadIndex } from '../../src/query/ports.js';
 import { IndexBusyError } from '../../src/query/ports.js';
 import { ReadPool } from '../../src/store/sqlite/read-pool.js';
+import { rejectionOf } from '../support/rejection.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { at, HOUR_MS, inOrg, openTempStore, type TempStore } from './temp-store.js';
 import { sqliteOnly } from '../support/backend.js';
@@ -52,13 +53,6 @@ async function allPages(index: WorkloadIndex, filter: WorkloadFilter, limit: num
     if (!page.hasMore || last === undefined) return pages;
     after = { submittedAt: last.submittedAt, workloadId: last.workloadId };
   }
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
-  return promise.then(
-    () => expect.fail('expected the read to fail'),
-    (error: unknown) => error as Error,
-  );
 }
 
 sqliteOnly.describe('read pool', function () {
