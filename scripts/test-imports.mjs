@@ -1,14 +1,15 @@
 // The import graph of the test files, read with TypeScript's parser: for each module, the repository
 // modules it imports and the packages and node: built-ins it names, each marked when only its types
-// are imported (nothing of it runs then). scripts/backend-dependent-tests.mjs and scripts/test-legs.mjs
-// choose test files from it, so that which file runs where follows from the code, not from a list.
+// are imported (nothing of it runs then), and whether its code starts Node (process.execPath).
+// scripts/backend-dependent-tests.mjs and scripts/test-legs.mjs choose test files from it, so that
+// which file runs where follows from the code, not from a list.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
 
 /** @typedef {{ specifier: string; typeOnly: boolean }} ImportRef */
 /** @typedef {{ path: string; typeOnly: boolean }} ModuleEdge */
-/** @typedef {{ modules: ModuleEdge[]; packages: ImportRef[]; text: string }} ModuleImports */
+/** @typedef {{ modules: ModuleEdge[]; packages: ImportRef[]; readsExecPath: boolean }} ModuleImports */
 
 /** Every `*.test.ts` under `dir`, absolute, in the order the folders list them. @returns {string[]} */
 export function testFiles(dir) {
@@ -33,12 +34,18 @@ function onlyTypes(node) {
   return clause !== undefined && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((e) => e.isTypeOnly);
 }
 
-/** What `text` imports: static imports and re-exports, dynamic import(), require(), and import() types. @returns {ImportRef[]} */
-export function importsIn(text) {
+/**
+ * What a module's `text` imports (static imports and re-exports, dynamic import(), require(), import()
+ * types), and whether its code reads process.execPath: it starts Node, the runtime it runs on.
+ * @returns {{ imports: ImportRef[]; readsExecPath: boolean }}
+ */
+export function readModule(text) {
   const source = ts.createSourceFile('module.ts', text, ts.ScriptTarget.Latest, true);
   /** @type {ImportRef[]} */
   const found = [];
+  let readsExecPath = false;
   const visit = (node) => {
+    if (ts.isPropertyAccessExpression(node) && node.name.text === 'execPath' && ts.isIdentifier(node.expression) && node.expression.text === 'process') readsExecPath = true;
     if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
       found.push({ specifier: node.moduleSpecifier.text, typeOnly: onlyTypes(node) });
     } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
@@ -53,7 +60,7 @@ export function importsIn(text) {
     ts.forEachChild(node, visit);
   };
   visit(source);
-  return found;
+  return { imports: found, readsExecPath };
 }
 
 /** The repository module a relative specifier of `file` names (`.js` written for `.ts`), or null. */
@@ -69,10 +76,10 @@ export function importGraph(entries) {
   const pending = [...entries];
   for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
     if (graph.has(file)) continue;
-    const text = readFileSync(file, 'utf8');
+    const read = readModule(readFileSync(file, 'utf8'));
     /** @type {ModuleImports} */
-    const imports = { modules: [], packages: [], text };
-    for (const { specifier, typeOnly } of importsIn(text)) {
+    const imports = { modules: [], packages: [], readsExecPath: read.readsExecPath };
+    for (const { specifier, typeOnly } of read.imports) {
       if (!specifier.startsWith('.')) {
         imports.packages.push({ specifier: specifier.replace(/^node:/, ''), typeOnly });
         continue;

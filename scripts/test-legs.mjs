@@ -74,7 +74,7 @@ function legsOf(repo) {
   // Through every module, src/ included: the service's own use of the runtime is what is tested.
   const runtimeDependent = (file) => {
     const reached = reachable(graph, file, (edge) => !edge.typeOnly);
-    return [...reached].some((path) => values(path).some((name) => RUNTIME_DEPENDENT.has(name)) || (testSide(path) && (graph.get(path)?.text ?? '').includes('process.execPath')));
+    return [...reached].some((path) => values(path).some((name) => RUNTIME_DEPENDENT.has(name)) || (testSide(path) && graph.get(path)?.readsExecPath === true));
   };
 
   const suite = all.filter((file) => !separate(file));
