@@ -2,7 +2,7 @@
 // (bench/data/generate-workloads.ts, 1M; --quick: 10k) in SQLite and in PostgreSQL, the real service on
 // each in turn, and the same HTTP scenarios as bench/workloads-api.ts plus /v1/capacity: p50 and p99
 // per endpoint per backend, the ratio PostgreSQL ÷ SQLite, and the CPU each request costs the service
-// and the database server. Then the write path on each backend (bench/lib/backend-ingest.ts), and
+// and the database server. Then the write path on each backend (bench/lib/kube-sim/backend-ingest.ts), and
 // PostgreSQL alone at fleet scale (10M rows; --quick: 20k) for the lists and statistics.
 // Prints figures, writes bench/results/backends[.quick].json, and a full run rewrites the tables of
 // docs/performance.md between the backends markers. It never asserts speed.
@@ -12,16 +12,17 @@ import { join } from 'node:path';
 import type { Scope } from '../src/access/principal.js';
 import { BENCH_NOW, CACHE_DIR, GENERATOR_VERSION, SEED, benchPopulation, ensureWorkloadsDb } from './data/generate-workloads.js';
 import type { ClusterShape } from './data/generate-cluster.js';
-import { measureIngest, type IngestResult, type IngestSettings } from './lib/backend-ingest.js';
-import { describeEnvironment, REPO_DIR, writeResults } from './lib/environment.js';
-import { fixed, isEntryPoint, round } from './lib/format.js';
-import { sequentialRun } from './lib/load.js';
-import { ensurePostgresDataset, type PostgresDataset } from './lib/postgres-dataset.js';
-import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service-process.js';
-import { POSTGRES_INSTALL_HINT } from '../test/support/postgres.js';
-import { replaceBetween } from './lib/targets.js';
+import { measureIngest, type IngestResult, type IngestSettings } from './lib/kube-sim/backend-ingest.js';
+import { describeEnvironment, REPO_DIR, writeResults } from './lib/report/environment.js';
+import { fixed, isEntryPoint, round } from './lib/report/format.js';
+import { sequentialRun } from './lib/measure/load.js';
+import { ensurePostgresDataset, type PostgresDataset } from './lib/postgres/dataset.js';
+import { skippedWithoutPostgres } from './lib/postgres/required.js';
+import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service/service-process.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
+import { replaceBetween } from './lib/report/targets.js';
 import {
-  buildScenarios, errorsOf, gatherCursors, headersOf, measure, sampleIds, type BenchOutcome, type Kind, type Scenario, type ScenarioResult, type Settings,
+  buildScenarios, errorsOf, gatherCursors, headersOf, measure, sampleIds, type Kind, type Scenario, type ScenarioResult, type Settings,
 } from './workloads-api.js';
 
 export const NAME = 'backends';
@@ -115,15 +116,50 @@ export async function runBackendsBench(options: { quick: boolean; log?: (line: s
   log(`${NAME}: ${settings.rows.toLocaleString('en-US')} rows on SQLite and PostgreSQL, then ${settings.scaleRows.toLocaleString('en-US')} on PostgreSQL` +
     `${options.quick ? ' (quick)' : ''}; ${environment.machine.cores} × ${environment.machine.cpuModel}, load average ${environment.loadAverageAtStart.join(' ')}`);
   const suffix = options.quick ? '.quick' : '';
-  // The rule of the PostgreSQL tests (test/support/postgres.ts): CI must run it; a developer without
-  // PG_BIN gets a hint and the other benchmarks.
-  if ((process.env.PG_BIN ?? '') === '') {
-    if (process.env.CI) throw new Error(`The backends benchmark needs PostgreSQL, and CI must run it: ${POSTGRES_INSTALL_HINT}`);
-    log(`${NAME}: skipped: it needs a real PostgreSQL; run \`${POSTGRES_INSTALL_HINT}\` first`);
-    const resultsFile = writeResults(`${NAME}${suffix}`, { bench: NAME, ...environment, parameters: { quick: options.quick, skipped: 'PG_BIN is not set' } });
-    return { name: NAME, resultsFile, requestErrors: 0, table: { header: ['skipped'], rows: [] }, notes: [`skipped: PG_BIN is not set (${POSTGRES_INSTALL_HINT})`] };
-  }
+  const skipped = skippedWithoutPostgres(NAME, { quick: options.quick, environment, log });
+  if (skipped !== null) return skipped;
   const choices = scenarioChoices();
+  const { runs, ingest, datasets } = await measureBackends(settings, { choices, skipScale: options.skipScale === true }, log);
+
+  const targets = checkTargets(runs, ingest.postgres, settings);
+  const tables = markdownTables(runs, ingest, settings, environment.loadAverageAtStart);
+  const resultsFile = writeResults(`${NAME}${suffix}`, {
+    bench: NAME,
+    ...environment,
+    parameters: {
+      quick: options.quick,
+      ...settings,
+      organization: ORGANIZATION,
+      ...choices,
+      generator: { version: GENERATOR_VERSION, seed: SEED, benchNow: new Date(BENCH_NOW).toISOString() },
+      latencyFrom: 'sequential run (one keep-alive connection, client-side wall time per request)',
+      throughputFrom: `${settings.api.connections}-connection autocannon run`,
+      cpuFrom: 'a separate sequential pass: /proc CPU time of the service, and of the PostgreSQL server (postmaster and its processes), divided by the requests',
+    },
+    datasets,
+    targets,
+    runs,
+    ingest,
+    markdown: tables,
+  });
+  log(`${NAME}: results written to ${resultsFile}`);
+  if (!options.quick) writeDocTables(tables, log);
+  const requestErrors = runs.reduce((sum, r) => sum + r.scenarios.reduce((s, sc) => s + errorsOf(sc), 0), 0);
+  return {
+    name: NAME,
+    resultsFile,
+    requestErrors,
+    table: comparisonTable(runs, settings.rows),
+    notes: [
+      ...targets.map((t) => `PostgreSQL target ${t.target} at ${t.rows.toLocaleString('en-US')} rows (${t.scenario}): ${t.measured} → ${t.met ? 'met' : 'MISSED'}`),
+      ...(['sqlite', 'postgres'] as const).map((b) => `ingest ${b}: ${(ingest[b]?.steps ?? []).map((s) => `${s.targetRate} offered → ${s.sustainedRate} sustained`).join(', ')} ev/s`),
+    ],
+  };
+}
+
+/** Reads and ingest on SQLite, the same on PostgreSQL, then PostgreSQL's reads at fleet scale (unless skipped). */
+async function measureBackends(settings: BackendsSettings, options: { choices: ReturnType<typeof scenarioChoices>; skipScale: boolean }, log: (line: string) => void) {
+  const { choices } = options;
   const workDir = join(CACHE_DIR, `${NAME}-${process.pid}`);
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
@@ -146,31 +182,14 @@ export async function runBackendsBench(options: { quick: boolean; log?: (line: s
     ingest.sqlite = await measureIngest({ env: { GPUCAP_DB_PATH: sqlitePath }, workDir: join(workDir, 'ingest-sqlite'), databaseCpuSeconds: () => null }, settings.ingest, log);
     rmSync(sqlitePath, { force: true });
 
-    // PostgreSQL: the same rows, a copy of them per run (the service writes its lease, ingest its rows).
-    const pg = await ensurePostgresDataset(settings.rows, { log });
-    pgInfo = pg.info;
-    pgSettings = pg.settings;
-    try {
-      const reads = await pg.copy('reads');
-      try {
-        log(`  postgres, ${settings.rows.toLocaleString('en-US')} rows`);
-        runs.push(await readRun('postgres', settings, postgresEnv(reads.url), workDir, () => pg.cpuSeconds(), scenariosFor, log));
-      } finally {
-        await reads.drop();
-      }
-      const writes = await pg.copy('ingest');
-      try {
-        log('  postgres, ingest');
-        ingest.postgres = await measureIngest({ env: postgresEnv(writes.url), workDir: join(workDir, 'ingest-postgres'), databaseCpuSeconds: () => pg.cpuSeconds() }, settings.ingest, log);
-      } finally {
-        await writes.drop();
-      }
-    } finally {
-      await pg.stop();
-    }
+    const postgres = await measurePostgres(settings, { workDir, scenariosFor }, log);
+    runs.push(postgres.run);
+    ingest.postgres = postgres.ingest;
+    pgInfo = postgres.info;
+    pgSettings = postgres.settings;
 
     // PostgreSQL at fleet scale: reads only, straight on the cached rows.
-    if (options.skipScale !== true) {
+    if (!options.skipScale) {
       const big = await ensurePostgresDataset(settings.scaleRows, { log });
       try {
         log(`  postgres, ${settings.scaleRows.toLocaleString('en-US')} rows (lists and statistics)`);
@@ -183,46 +202,41 @@ export async function runBackendsBench(options: { quick: boolean; log?: (line: s
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
+  return { runs, ingest, datasets: { sqlite: { ...sqliteData.info, cached: sqliteData.cached }, postgres: pgInfo, postgresSettings: pgSettings } };
+}
 
-  const targets = checkTargets(runs, ingest.postgres, settings);
-  const tables = markdownTables(runs, ingest, settings, environment.loadAverageAtStart);
-  const resultsFile = writeResults(`${NAME}${suffix}`, {
-    bench: NAME,
-    ...environment,
-    parameters: {
-      quick: options.quick,
-      ...settings,
-      organization: ORGANIZATION,
-      ...choices,
-      generator: { version: GENERATOR_VERSION, seed: SEED, benchNow: new Date(BENCH_NOW).toISOString() },
-      latencyFrom: 'sequential run (one keep-alive connection, client-side wall time per request)',
-      throughputFrom: `${settings.api.connections}-connection autocannon run`,
-      cpuFrom: 'a separate sequential pass: /proc CPU time of the service, and of the PostgreSQL server (postmaster and its processes), divided by the requests',
-    },
-    datasets: { sqlite: { ...sqliteData.info, cached: sqliteData.cached }, postgres: pgInfo, postgresSettings: pgSettings },
-    targets,
-    runs,
-    ingest,
-    markdown: tables,
-  });
-  log(`${NAME}: results written to ${resultsFile}`);
-  if (!options.quick) {
-    const doc = join(REPO_DIR, 'docs', 'performance.md');
-    const text = replaceBetween(readFileSync(doc, 'utf8'), docMarkers.begin, docMarkers.end, tables);
-    if (text === null) log(`!!! ${doc} has no backends markers; tables not written`);
-    else writeFileSync(doc, text);
+/** PostgreSQL: the same rows, a copy of them per run (the service writes its lease, ingest its rows). */
+async function measurePostgres(settings: BackendsSettings, at: { workDir: string; scenariosFor: (cursors: string[]) => Scenario[] }, log: (line: string) => void) {
+  const pg = await ensurePostgresDataset(settings.rows, { log });
+  try {
+    let run: BackendRun;
+    const reads = await pg.copy('reads');
+    try {
+      log(`  postgres, ${settings.rows.toLocaleString('en-US')} rows`);
+      run = await readRun('postgres', settings, postgresEnv(reads.url), at.workDir, () => pg.cpuSeconds(), at.scenariosFor, log);
+    } finally {
+      await reads.drop();
+    }
+    let ingest: IngestResult;
+    const writes = await pg.copy('ingest');
+    try {
+      log('  postgres, ingest');
+      ingest = await measureIngest({ env: postgresEnv(writes.url), workDir: join(at.workDir, 'ingest-postgres'), databaseCpuSeconds: () => pg.cpuSeconds() }, settings.ingest, log);
+    } finally {
+      await writes.drop();
+    }
+    return { run, ingest, info: pg.info, settings: pg.settings };
+  } finally {
+    await pg.stop();
   }
-  const requestErrors = runs.reduce((sum, r) => sum + r.scenarios.reduce((s, sc) => s + errorsOf(sc), 0), 0);
-  return {
-    name: NAME,
-    resultsFile,
-    requestErrors,
-    table: comparisonTable(runs, settings.rows),
-    notes: [
-      ...targets.map((t) => `PostgreSQL target ${t.target} at ${t.rows.toLocaleString('en-US')} rows (${t.scenario}): ${t.measured} → ${t.met ? 'met' : 'MISSED'}`),
-      ...(['sqlite', 'postgres'] as const).map((b) => `ingest ${b}: ${(ingest[b]?.steps ?? []).map((s) => `${s.targetRate} offered → ${s.sustainedRate} sustained`).join(', ')} ev/s`),
-    ],
-  };
+}
+
+/** A full run's tables, between the backends markers of docs/performance.md. */
+function writeDocTables(tables: string, log: (line: string) => void): void {
+  const doc = join(REPO_DIR, 'docs', 'performance.md');
+  const text = replaceBetween(readFileSync(doc, 'utf8'), docMarkers.begin, docMarkers.end, tables);
+  if (text === null) log(`!!! ${doc} has no backends markers; tables not written`);
+  else writeFileSync(doc, text);
 }
 
 function postgresEnv(url: string): Record<string, string> {

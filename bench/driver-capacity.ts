@@ -1,4 +1,4 @@
-// How many pod events per second one simulated cluster's driver (bench/lib/kube-sim.ts) can offer on its
+// How many pod events per second one simulated cluster's driver (bench/lib/kube-sim/kube-sim.ts) can offer on its
 // own: the sync-ingest home cluster at full size in its child process, one pod watch read and dropped
 // by this process (a reader that costs next to nothing, where the service would parse), and churn at
 // each rate for a few seconds. Prints what the driver offered, its CPU and the watch backlog, which
@@ -7,8 +7,8 @@
 //   npx tsx bench/driver-capacity.ts [--rates 5000,10000,15000] [--seconds 5] [--clusters 4] [--profile DIR]
 import { request } from 'node:http';
 import { CLUSTER_SEED, REFERENCE_FLEET, shareOf } from './data/generate-cluster.js';
-import { isEntryPoint } from './lib/format.js';
-import { startKubeSim, type KubeSim } from './lib/kube-sim.js';
+import { startKubeSim, type KubeSim } from './lib/kube-sim/kube-sim.js';
+import { isEntryPoint } from './lib/report/format.js';
 
 /** Opens a watch of every pod from the current version and counts the bytes it receives. */
 async function drainPods(sim: KubeSim): Promise<{ bytes: () => number; close: () => void }> {

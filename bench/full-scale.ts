@@ -1,11 +1,11 @@
 // Benchmark "full-scale" of issue 17: the whole reference scale in ONE service process, measured rather
-// than summed from parts. The real service (child process, bench/lib/service-process.ts) at once
+// than summed from parts. The real service (child process, bench/lib/service/service-process.ts) at once
 //   - serves a copy of the 1M-row index (bench/data/generate-workloads.ts; --quick: 10k rows);
 //   - watches the reference fleet of simulated clusters, 150k pods + 15k Jobs on 1,250 nodes over 4
 //     clusters (the sync-ingest benchmark's fleet, each cluster in a child process; --quick: 5k pods
-//     over 2), every node also running a dcgm-exporter pod (bench/lib/full-scale-exporters.ts);
+//     over 2), every node also running a dcgm-exporter pod (bench/lib/telemetry/full-scale-exporters.ts);
 //   - scrapes those 1,250 exporters × 8 GPUs = 10,000 GPUs (--quick: 64 × 8) at the production interval,
-//     served by a child process (bench/lib/full-scale-fleet.ts), each GPU attributed to a pod the
+//     served by a child process (bench/lib/telemetry/full-scale-fleet.ts), each GPU attributed to a pod the
 //     simulated cluster runs on that node, so the telemetry lands on indexed workloads.
 // Measured from /proc of the service: RSS at /readyz 200, once every row is indexed, after each of
 // the first whole ticks over every exporter, and the peak (VmHWM); the service's own gauges (heap,
@@ -17,18 +17,18 @@ import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { QUICK_FLEET, REFERENCE_FLEET, type ClusterShape } from './data/generate-cluster.js';
 import { BENCH_NOW, CACHE_DIR, ensureWorkloadsDb } from './data/generate-workloads.js';
-import { benchCpuSeconds, cpuBetween, readCpu } from './lib/cpu-meters.js';
-import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
-import { isEntryPoint } from './lib/format.js';
-import { startFullScaleFleet, type FullScaleFleet } from './lib/full-scale-fleet.js';
-import { AnonymousPeak } from './lib/full-scale-peaks.js';
-import { countTicks, gaugesOf, waitForSync } from './lib/full-scale-phases.js';
-import { slabResidency, type SlabResidency } from './lib/full-scale-rings.js';
-import { startKubeSims, type KubeSim } from './lib/kube-sim.js';
-import { scrape } from './lib/prometheus-text.js';
-import { startServiceProcess, type ServiceProcess } from './lib/service-process.js';
+import { startKubeSims, type KubeSim } from './lib/kube-sim/kube-sim.js';
+import { benchCpuSeconds, cpuBetween, readCpu } from './lib/measure/cpu-meters.js';
+import { describeEnvironment, formatBytes, writeResults } from './lib/report/environment.js';
+import { isEntryPoint } from './lib/report/format.js';
+import { AnonymousPeak } from './lib/service/full-scale-peaks.js';
+import { countTicks, gaugesOf, waitForSync } from './lib/service/full-scale-phases.js';
+import { slabResidency, type SlabResidency } from './lib/service/full-scale-rings.js';
+import { scrape } from './lib/service/metrics-text.js';
+import { startServiceProcess, type ServiceProcess } from './lib/service/service-process.js';
+import { startFullScaleFleet, type FullScaleFleet } from './lib/telemetry/full-scale-fleet.js';
 import { ORGANIZATION, fleetCounts, fleetSimSettings, writeFleetKubeconfigs } from './sync-ingest.js';
-import type { BenchOutcome } from './workloads-api.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
 
 export const NAME = 'full-scale';
 /** Issue 17: the whole process at most 1.5 GiB RSS with everything held at once. */
@@ -213,7 +213,7 @@ export async function runFullScaleBench(options: FullScaleOptions): Promise<Benc
         dataset: { ...dataset.info, cached: dataset.cached },
         clockAt: new Date(BENCH_NOW).toISOString(),
         exporters: 'one dcgm-exporter pod per simulated node (namespace gpu-operator, label app=nvidia-dcgm-exporter), discovered by the service through its pod informers; every exporter reports gpusPerNode GPUs, whatever the node type, each held by a pod the cluster runs on that node (in the order generated, each taking its GPU request) or by none when the node runs too few',
-        memoryFrom: '/proc/<service pid>/status: VmRSS, RssAnon, RssFile, VmHWM (peak); heap from the service\'s own gpucap_nodejs_* gauges, then process.memoryUsage() after two forced full collections (bench/lib/heap-probe.ts)',
+        memoryFrom: '/proc/<service pid>/status: VmRSS, RssAnon, RssFile, VmHWM (peak); heap from the service\'s own gpucap_nodejs_* gauges, then process.memoryUsage() after two forced full collections (bench/lib/service/heap-probe.ts)',
       },
       fleet: { ...counts, clusters: sims.map((s) => ({ id: s.clusterName, pid: s.pid, pods: s.counts.pods, jobs: s.counts.jobs, nodes: s.counts.nodes })), startSeconds: round(simsSeconds) },
       exporters: { count: fleet.exporters, gpus: fleet.gpus, attributedGpus: fleet.attributedGpus, startupSeconds: round(fleet.startupMs / 1000), fleetRssBytes: fleet.rssBytes() },

@@ -3,13 +3,13 @@
 // run. Loads a cluster of bench/data/generate-cluster.ts (100,000 pods, 10,000 Jobs, 50 namespaces,
 // 1,250 nodes; --quick: 1,000 pods; --pods N), first through the API for a while (which measures the
 // create rate, ~100 pods/s here), then the rest straight into etcd as the API server itself stores
-// objects (apiserver-loader.ts).
+// objects (bench/lib/kube-apiserver/loader.ts).
 // Times the API server's LISTs first, while nothing watches it; then runs the service (child process)
 // against it until its index holds every workload, times the service's equivalent reads, and stops it.
 // The order keeps the service's watches short: this kube-apiserver build can panic after minutes of
 // watches with bookmarks (a reflect2 bug), and the LISTs must not be timed on a broken server.
 //
-// Each comparison: the same question to both, timed the same way (bench/lib/apiserver-timing.ts), and
+// Each comparison: the same question to both, timed the same way (bench/lib/kube-apiserver/timing.ts), and
 // the ratio kube-apiserver / service of p50 and of p99. The initiative label sits on namespaces, so the
 // LIST equivalent of "initiative X" is a LIST of X's namespace; the one initiative label on pods
 // (standalone pods relabelled "<initiative>-adhoc") is compared with a cluster-wide label selector.
@@ -21,15 +21,15 @@ import { join } from 'node:path';
 import { startEnvtest, type Envtest } from '../test/support/envtest/envtest.js';
 import { REFERENCE_FLEET, generateCluster, shareOf, type ClusterShape, type NamespaceInfo } from './data/generate-cluster.js';
 import { CACHE_DIR } from './data/generate-workloads.js';
-import { ApiServerClient } from './lib/apiserver-client.js';
-import { etcdUrlOf } from './lib/apiserver-etcd.js';
-import { ClusterLoader, type LoadedCluster, type NamespaceCounts } from './lib/apiserver-loader.js';
-import { kubeToken, serviceToken, single, sequence, summarizeRounds, timeRound, walk, type Endpoint, type Operation, type Round, type TimedRun, type TimingOptions } from './lib/apiserver-timing.js';
-import { describeEnvironment, formatBytes, REPO_DIR, writeResults } from './lib/environment.js';
-import { scrape, sumOf } from './lib/prometheus-text.js';
-import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service-process.js';
-import type { BenchOutcome } from './workloads-api.js';
-import { fixed, isEntryPoint, round } from './lib/format.js';
+import { ApiServerClient } from './lib/kube-apiserver/client.js';
+import { etcdUrlOf } from './lib/kube-apiserver/etcd.js';
+import { ClusterLoader, type LoadedCluster, type NamespaceCounts } from './lib/kube-apiserver/loader.js';
+import { kubeToken, serviceToken, single, sequence, summarizeRounds, timeRound, walk, type Endpoint, type Operation, type Round, type TimedRun, type TimingOptions } from './lib/kube-apiserver/timing.js';
+import { describeEnvironment, formatBytes, REPO_DIR, writeResults } from './lib/report/environment.js';
+import { scrape, sumOf } from './lib/service/metrics-text.js';
+import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service/service-process.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
+import { fixed, isEntryPoint, round } from './lib/report/format.js';
 
 export const NAME = 'kube-apiserver';
 const ORGANIZATION = 'acme';
@@ -280,7 +280,7 @@ export async function runKubeApiserverBench(options: KubeApiserverOptions): Prom
       /** CPU seconds etcd and the kube-apiserver used in each phase (the service's own is under service.sync). */
       envtestCpuSeconds: cpu.phases,
       service: { sync, memoryAtEnd: serviceMemory, outputTail: serviceOutput },
-      /** One line per (question, kube-apiserver form), for docs/performance.md (bench/lib/targets.ts reads it). */
+      /** One line per (question, kube-apiserver form), for docs/performance.md (bench/lib/report/targets.ts reads it). */
       pairs: results.flatMap((r) =>
         r.theirs.map((t) => ({
           name: `${r.name} — ${t.variant}`,

@@ -6,7 +6,7 @@
 //     ConfigMaps, so that the metrics, ranking and capacity endpoints answer from live telemetry and
 //     real budgets;
 //   - a churn cluster (bench/data/generate-cluster.ts) in a child process of its own that also drives
-//     its pods through create → start → finish → delete at the target rate (bench/lib/kube-sim.ts), so
+//     its pods through create → start → finish → delete at the target rate (bench/lib/kube-sim/kube-sim.ts), so
 //     that making and writing the events does not share this process's event loop with the clients.
 // Load: closed-loop clients on keep-alive connections cycle through a mix of every endpoint (list with
 // filters and as a TEAM_LEAD, get, stats with each group_by, per-workload metrics, both rankings, capacity,
@@ -20,14 +20,14 @@ import { CAPACITY_NAMESPACE, startDemoWorld, type DemoWorld } from '../sim/demo/
 import { mulberry32 } from '../sim/random.js';
 import { CLUSTER_SEED } from './data/generate-cluster.js';
 import { BENCH_NOW, CACHE_DIR, ensureWorkloadsDb } from './data/generate-workloads.js';
-import { benchCpuSeconds, cpuBetween, readCpu, saturatedOf } from './lib/cpu-meters.js';
-import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
-import { driverFigures, startKubeSim, type KubeSim } from './lib/kube-sim.js';
-import { summarize, type LatencySummary } from './lib/load.js';
-import { scrape, sumOf } from './lib/prometheus-text.js';
-import { startServiceProcess, type ServiceProcess } from './lib/service-process.js';
-import type { BenchOutcome } from './workloads-api.js';
-import { fixed, isEntryPoint } from './lib/format.js';
+import { benchCpuSeconds, cpuBetween, readCpu, saturatedOf } from './lib/measure/cpu-meters.js';
+import { describeEnvironment, formatBytes, writeResults } from './lib/report/environment.js';
+import { driverFigures, startKubeSim, type KubeSim } from './lib/kube-sim/kube-sim.js';
+import { summarize, type LatencySummary } from './lib/measure/load.js';
+import { scrape, sumOf } from './lib/service/metrics-text.js';
+import { startServiceProcess, type ServiceProcess } from './lib/service/service-process.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
+import { fixed, isEntryPoint } from './lib/report/format.js';
 
 export const NAME = 'mixed';
 const ORGANIZATION = 'acme';

@@ -1,4 +1,4 @@
-// Benchmark of the exposition parser (src/telemetry/scrape/exposition-parser.ts), in-process, against the npm
+// Benchmark of the exposition parser (src/telemetry/exposition-parser.ts), in-process, against the npm
 // package parse-prometheus-text-format on the same text. Payloads: a generated 8-GPU dcgm-exporter 4.x
 // scrape (labels in the exporter's order, HELP/TYPE per family, 6 of 8 GPUs attributed to pods), then
 // every exporter capture under test/fixtures/exporters. Per payload: warm-up of both parsers, then rounds that
@@ -10,9 +10,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { parseExposition } from '../src/telemetry/scrape/exposition-parser.js';
-import { describeEnvironment, formatBytes, REPO_DIR, writeResults } from './lib/environment.js';
-import type { BenchOutcome } from './workloads-api.js';
-import { fixed, isEntryPoint, round } from './lib/format.js';
+import { describeEnvironment, formatBytes, REPO_DIR, writeResults } from './lib/report/environment.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
+import { fixed, isEntryPoint, round } from './lib/report/format.js';
 import { exporterCaptures } from '../test/fixtures/exporters/exporter-fixtures.js';
 
 export const NAME = 'parse';

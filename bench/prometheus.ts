@@ -14,17 +14,17 @@
 // Prometheus binary can be had (bench/tools/ensure-prometheus.sh).
 import { loadavg } from 'node:os';
 import { relative } from 'node:path';
-import { REPO_DIR, describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
-import { startKubeStateMetrics } from './lib/prometheus-ksm.js';
-import { compareAnswers, measurePairs, type Answers, type PairResult, type PairSettings } from './lib/prometheus-latency.js';
-import { delta, per, readOurMemory, readPrometheusMemory, type OurMemory, type PrometheusMemory } from './lib/prometheus-memory.js';
-import { ensurePrometheusBinary, startPrometheus, type PrometheusServer } from './lib/prometheus-server.js';
-import { runWindow, type WindowResult } from './lib/prometheus-window.js';
-import { CLUSTER_ID, GPUS_PER_NODE, exporterPodOf, gpuPodOf, planCluster, workloadRecordsOf } from './lib/telemetry-cluster.js';
-import { startFleetProcess } from './lib/telemetry-fleet.js';
-import { startBenchService } from './lib/telemetry-service.js';
-import type { BenchOutcome } from './workloads-api.js';
-import { isEntryPoint } from './lib/format.js';
+import { REPO_DIR, describeEnvironment, formatBytes, writeResults } from './lib/report/environment.js';
+import { startKubeStateMetrics } from './lib/prometheus/kube-state-metrics.js';
+import { compareAnswers, measurePairs, type Answers, type PairResult, type PairSettings } from './lib/prometheus/latency.js';
+import { delta, per, readOurMemory, readPrometheusMemory, type OurMemory, type PrometheusMemory } from './lib/prometheus/memory.js';
+import { ensurePrometheusBinary, startPrometheus, type PrometheusServer } from './lib/prometheus/server.js';
+import { runWindow, type WindowResult } from './lib/prometheus/window.js';
+import { CLUSTER_ID, GPUS_PER_NODE, exporterPodOf, gpuPodOf, planCluster, workloadRecordsOf } from './lib/telemetry/cluster.js';
+import { startFleetProcess } from './lib/telemetry/fleet.js';
+import { startBenchService } from './lib/telemetry/service.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
+import { isEntryPoint } from './lib/report/format.js';
 
 export const NAME = 'prometheus';
 

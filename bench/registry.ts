@@ -9,7 +9,8 @@ import { runPrometheusBench } from './prometheus.js';
 import { runSyncIngestBench } from './sync-ingest.js';
 import { runTelemetryBench } from './telemetry.js';
 import { runTelemetryHaBench } from './telemetry-ha.js';
-import { runWorkloadsApiBench, type BenchOutcome } from './workloads-api.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
+import { runWorkloadsApiBench } from './workloads-api.js';
 
 export interface BenchDefinition {
   name: string;

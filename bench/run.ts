@@ -4,9 +4,9 @@
 // measure and report; they never fail on slowness. The exit code is non-zero only when a benchmark
 // crashed or a request failed (non-2xx or connection error), since figures over failed requests mean nothing.
 import { join } from 'node:path';
-import { REPO_DIR } from './lib/environment.js';
-import { readSideBySide, readTargets, sideBySideMarkdown, targetsMarkdown, writeTargetsSection } from './lib/targets.js';
-import type { BenchOutcome } from './workloads-api.js';
+import { REPO_DIR } from './lib/report/environment.js';
+import { readSideBySide, readTargets, sideBySideMarkdown, targetsMarkdown, writeTargetsSection } from './lib/report/targets.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
 import { BENCHES } from './registry.js';
 
 function parseArgs(argv: readonly string[]): { quick: boolean; only: string | null } {

@@ -15,7 +15,7 @@ import { listPages } from '../src/k8s/list-pages.js';
 import { startKubeApi } from '../sim/kube-api/server.js';
 import { KubeStore } from '../sim/kube-api/store.js';
 import { FULL_CLUSTER, generateCluster } from './data/generate-cluster.js';
-import { isEntryPoint } from './lib/format.js';
+import { isEntryPoint } from './lib/report/format.js';
 
 const cpuSeconds = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1e6;
 

@@ -1,30 +1,30 @@
 // Benchmark of the write path: the real service (child process) watching simulated Kubernetes APIs, each
-// cluster in a child process of its own (bench/lib/kube-sim.ts) that also drives its churn. First the
+// cluster in a child process of its own (bench/lib/kube-sim/kube-sim.ts) that also drives its churn. First the
 // initial sync of issue 7's reference fleet, 150k pods + 15k Jobs on 1,250 nodes over 4 clusters (one
 // home, three remote kubeconfigs; --quick: 5k + 500 over 2): time from spawn to /readyz 200 and to the
 // index holding every row, the service's peak RSS, and the heap it retains per pod after a full
-// collection. Then a sustained stream of pod lifecycle events (bench/lib/pod-churn.ts) at increasing
+// collection. Then a sustained stream of pod lifecycle events (bench/lib/kube-sim/pod-churn.ts) at increasing
 // rates, 10 s each, on the home cluster or, above one driver's rate, on as many clusters at once
-// (bench/lib/ingest-step.ts): what each driver offered, the rate the service absorbed (its
+// (bench/lib/kube-sim/ingest-step.ts): what each driver offered, the rate the service absorbed (its
 // gpucap_informer_events_total), how long it took to catch up, the lag from the change in the API to
-// GET /v1/workloads/{id} showing it (bench/lib/lag-probe.ts, in this process), and every process's CPU.
+// GET /v1/workloads/{id} showing it (bench/lib/service/lag-probe.ts, in this process), and every process's CPU.
 // Prints figures and writes bench/results/sync[.quick].json and ingest[.quick].json. It never asserts speed.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLUSTER_SEED, QUICK_FLEET, REFERENCE_FLEET, shareOf, type ClusterShape } from './data/generate-cluster.js';
 import { CACHE_DIR } from './data/generate-workloads.js';
-import { benchCpuSeconds, cpuBetween, readCpu, type CpuReading } from './lib/cpu-meters.js';
-import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
-import { adminHeaders, cpuMetersOf, runIngestStep, type StepResult } from './lib/ingest-step.js';
-import { startKubeSims, type KubeSim } from './lib/kube-sim.js';
-import type { FleetCounts, KubeSimSettings } from './lib/kube-sim-protocol.js';
-import { scrape, sumOf } from './lib/prometheus-text.js';
-import { startServiceProcess, type HeapFigures, type ProcessMemory, type ServiceProcess } from './lib/service-process.js';
-import { runSpotChecks } from './lib/spot-checks.js';
-import type { BenchOutcome } from './workloads-api.js';
-import { fixed, isEntryPoint } from './lib/format.js';
+import { benchCpuSeconds, cpuBetween, readCpu, type CpuReading } from './lib/measure/cpu-meters.js';
+import { describeEnvironment, formatBytes, writeResults } from './lib/report/environment.js';
+import { adminHeaders, cpuMetersOf, runIngestStep, type StepResult } from './lib/kube-sim/ingest-step.js';
+import { startKubeSims, type KubeSim } from './lib/kube-sim/kube-sim.js';
+import type { FleetCounts, KubeSimSettings } from './lib/kube-sim/kube-sim-protocol.js';
+import { scrape, sumOf } from './lib/service/metrics-text.js';
+import { startServiceProcess, type HeapFigures, type ProcessMemory, type ServiceProcess } from './lib/service/service-process.js';
+import { runSpotChecks } from './lib/kube-sim/spot-checks.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
+import { fixed, isEntryPoint } from './lib/report/format.js';
 
-export type { StepResult } from './lib/ingest-step.js';
+export type { StepResult } from './lib/kube-sim/ingest-step.js';
 
 export const NAME = 'sync-ingest';
 export const ORGANIZATION = 'acme';
@@ -188,11 +188,11 @@ export async function runSyncIngestBench(options: SyncIngestOptions): Promise<Be
       clusterIds: sims.map((s) => s.clusterName),
       homeClusterId: HOME_CLUSTER_ID,
       generator: { seed: CLUSTER_SEED, now: new Date(now).toISOString() },
-      drivers: 'each simulated cluster in a child process of its own (bench/lib/kube-sim-process.ts) that also churns its pods; a step above maxRatePerDriver churns on that many clusters at once, home cluster first, the rate split evenly',
+      drivers: 'each simulated cluster in a child process of its own (bench/lib/kube-sim/kube-sim-process.ts) that also churns its pods; a step above maxRatePerDriver churns on that many clusters at once, home cluster first, the rate split evenly',
       lagFrom: "change made in the simulated API (its child process, epoch ms) → first GET /v1/workloads/{id} response showing it (this process); polled every max(20 ms, 10 % of the age)",
       absorbedFrom: 'gpucap_informer_events_total{resource="pods"} of the churning clusters, scraped before and after each step',
       cpuFrom: 'utime + stime of /proc/<pid>/stat for the service and the simulated clusters, process.cpuUsage() for this process and for each driver over its own window',
-      retainedFrom: 'process.memoryUsage() after two forced full collections (bench/lib/heap-probe.ts): (heapUsed + external) synced minus the same service with no cluster, per pod',
+      retainedFrom: 'process.memoryUsage() after two forced full collections (bench/lib/service/heap-probe.ts): (heapUsed + external) synced minus the same service with no cluster, per pod',
     };
     const fleetFigures = {
       ...counts,

@@ -10,20 +10,21 @@
 // Then the decision rule of the brief: B if its read p99s are within 1.5× docs/performance.md's
 // targets (metrics ≤ 10 ms, rankings ≤ 20 ms) and its flush costs under 5 % of a core; otherwise A.
 // Writes bench/results/telemetry-ha.json (.quick.json for --quick). Needs PostgreSQL (PG_BIN).
-// The simulation is in bench/lib/telemetry-ha-sim.ts, the database side in telemetry-ha-postgres.ts.
+// The simulation is in bench/lib/telemetry/ha-sim.ts, the database side in bench/lib/postgres/telemetry-ha.ts.
 import { execFileSync } from 'node:child_process';
 import { METRIC_NAMES, METRICS_TIME_RANGES, type MetricsTimeRange, type RankedMetricName } from '../src/domain/metrics.js';
 import type { WorkloadView } from '../src/domain/workload.js';
 import { PostgresGpuSummaries } from '../src/store/postgres/gpu-summaries.js';
 import { SharedTelemetryReader } from '../src/telemetry/summaries/shared-telemetry.js';
-import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
-import { fixed, isEntryPoint } from './lib/format.js';
-import { summarize, timeCalls, type LatencySummary } from './lib/load.js';
-import { CLUSTER_ID, GPUS_PER_NODE, planCluster } from './lib/telemetry-cluster.js';
-import type { DivergenceFigures, RankingFigures } from './lib/telemetry-ha-compare.js';
-import { backendCpu, extendBucketsBack, measureFleetScale, startBenchPostgres, tableBytes, timedStore, walBytes, type FleetScaleResult } from './lib/telemetry-ha-postgres.js';
-import { RANKED, SimClock, simulate, type SimResult, type SimSettings } from './lib/telemetry-ha-sim.js';
-import type { BenchOutcome } from './workloads-api.js';
+import { summarize, timeCalls, type LatencySummary } from './lib/measure/load.js';
+import { skippedWithoutPostgres } from './lib/postgres/required.js';
+import { backendCpu, extendBucketsBack, measureFleetScale, startBenchPostgres, tableBytes, timedStore, walBytes, type FleetScaleResult } from './lib/postgres/telemetry-ha.js';
+import { describeEnvironment, formatBytes, writeResults } from './lib/report/environment.js';
+import { fixed, isEntryPoint } from './lib/report/format.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
+import { CLUSTER_ID, GPUS_PER_NODE, planCluster, type ClusterPlan, type PlannedWorkload } from './lib/telemetry/cluster.js';
+import type { DivergenceFigures, RankingFigures } from './lib/telemetry/ha-compare.js';
+import { RANKED, SimClock, simulate, type SimResult, type SimSettings } from './lib/telemetry/ha-sim.js';
 
 export const NAME = 'telemetry-ha';
 
@@ -77,76 +78,16 @@ export async function runTelemetryHaBench(options: { quick: boolean; log?: (line
   const bigJob = plan.bigJob;
   if (bigJob === undefined) throw new Error('telemetry-ha needs the big job: bigJobNodes must be above 0');
   log(`${NAME}: ${settings.nodes} exporters × ${GPUS_PER_NODE} GPUs, ${plan.workloads.length} workloads, ${settings.sim.hours} simulated hours${options.quick ? ' (quick)' : ''}; ${uptimeAtStart}`);
+  const skipped = skippedWithoutPostgres(NAME, { quick: options.quick, environment, log });
+  if (skipped !== null) return skipped;
 
   const postgres = await startBenchPostgres();
   const started = performance.now();
   try {
-    const db = await postgres.database('gpucap');
-    const writerPool = db.pool(1);
-    const clock = new SimClock(START_MS);
-    const timed = timedStore(new PostgresGpuSummaries({ primary: writerPool, readers: writerPool }), () => clock.now());
-    const widthMs = settings.sim.bucketSeconds * 1000;
-    const readerOf = () => {
-      const pool = db.pool(2);
-      return new SharedTelemetryReader(new PostgresGpuSummaries({ primary: pool, readers: pool }), { widthMs });
-    };
-    const readers: [SharedTelemetryReader, SharedTelemetryReader] = [readerOf(), readerOf()];
-    const serverCpu = await backendCpu(writerPool);
-    const sim = await simulate(plan, settings.sim, { store: timed.store, written: () => timed.times.written, readers, walBytes: () => walBytes(writerPool), serverCpuSeconds: serverCpu }, clock, log);
-    log(`  simulation: ${sim.seconds} s, ${sim.asks} asks of ${sim.askedWorkloads} workloads × 4 ranges + 3 rankings`);
-
-    // Bench scale, way B: sizes after the simulated hours, then a day of buckets for the reads.
-    const twoHours = await tableBytes(writerPool);
-    const rowsStored = timed.times.written.reduce((sum, w) => sum + w.rows, 0);
-    const copies = Math.round(24 / settings.sim.hours) - 1;
-    const copied = await extendBucketsBack(writerPool, settings.sim.hours * HOUR_MS, copies);
-    const day = await tableBytes(writerPool);
-    const now = sim.endMs;
-    const workload = { workloadId: bigJob.workloadId } as WorkloadView;
-    const hours: Record<MetricsTimeRange, number> = { last_1h: 1, last_6h: 6, last_24h: 24, job_lifetime: 0 };
-    const readMs = {} as Record<MetricsTimeRange, LatencySummary>;
-    for (const range of METRICS_TIME_RANGES) {
-      const lifetime = range === 'job_lifetime';
-      const request = { workload, window: { from: lifetime ? START_MS : now - hours[range] * HOUR_MS, to: now }, lifetime, metrics: METRIC_NAMES };
-      readMs[range] = await timeCalls(() => readers[0].summarize(request), settings.reads);
-    }
-    const rankingMs = {} as Record<RankedMetricName, LatencySummary>;
-    for (const metric of RANKED) rankingMs[metric] = await timeCalls(() => readers[0].lastHour(metric, now), settings.reads);
-    const refreshMs = await timeCalls(() => timed.store.refreshLastHour(CLUSTER_ID, Math.floor(now / widthMs) * widthMs), { runs: Math.min(30, settings.reads.runs), warmup: 2 });
-    log(`  B reads with 24 h of buckets (${(copied + rowsStored).toLocaleString('en-US')} rows): ${METRICS_TIME_RANGES.map((r) => `${r} p50 ${fixed(readMs[r].p50)} / p99 ${fixed(readMs[r].p99)} ms`).join(', ')}; ` +
-      `rankings ${RANKED.map((m) => `${m} p99 ${fixed(rankingMs[m].p99)} ms`).join(', ')}; last-hour refresh p50 ${fixed(refreshMs.p50)} ms`);
-
-    const fleetDb = await postgres.database('fleet');
-    const fleet = await measureFleetScale(fleetDb, settings.fleet, START_MS, log);
-    await fleetDb.close();
-    await db.close();
-
-    const flushes = sim.cost.flushes;
-    const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
-    const benchScale = {
-      workloads: plan.workloads.length,
-      rowsPerBucket: Math.round(rowsStored / Math.max(1, timed.times.written.length)),
-      rowsPerHour: Math.round(rowsStored / settings.sim.hours),
-      flushMs: summarize(flushes.flushMs),
-      writeMs: summarize(timed.times.writeMs),
-      refreshDuringSimMs: summarize(timed.times.refreshMs),
-      refreshWith24hMs: refreshMs,
-      clientCpuMsPerBucket: Math.round(mean(flushes.clientCpuMs) * 10) / 10,
-      serverCpuMsPerBucket: Math.round(mean(flushes.serverCpuMs) * 10) / 10,
-      walBytesPerBucket: Math.round(mean(flushes.walBytes)),
-      tableBytesAfterSim: twoHours,
-      tableBytesPerHourOfBuckets: Math.round((twoHours.workload_gpu_buckets ?? 0) / settings.sim.hours),
-      tableBytesWith24h: day,
-      rowsWith24h: copied + rowsStored,
-    };
+    const measured = await measureBothWays(postgres, settings, { plan, bigJob }, log);
+    const { sim, benchScale, fleet, readMs, rankingMs } = measured;
     const decision = decide(benchScale, fleet, readMs, rankingMs, settings.sim.bucketSeconds);
-    const freshness = {
-      statement: `a sample becomes visible when its bucket (${settings.sim.bucketSeconds} s) has ended, the grace (${settings.sim.graceMs / 1000} s: scrape timeout + 1 s) has passed and the writer's next flush (every ${settings.sim.flushEverySeconds} s) has run: ` +
-        `at most ${settings.sim.bucketSeconds} + ${settings.sim.graceMs / 1000} + ${settings.sim.flushEverySeconds} s after it was taken (plus the flush's own duration), at least ${settings.sim.graceMs / 1000} s`,
-      boundSeconds: settings.sim.bucketSeconds + settings.sim.graceMs / 1000 + settings.sim.flushEverySeconds,
-      measured: sim.delays,
-      stalenessAtAsks: sim.staleness,
-    };
+    const freshness = freshnessOf(settings.sim, sim);
     const uptimeAtEnd = loadAverage();
     const seconds = Math.round((performance.now() - started) / 100) / 10;
     const results = {
@@ -154,21 +95,11 @@ export async function runTelemetryHaBench(options: { quick: boolean; log?: (line
       ...environment,
       uptime: { atStart: uptimeAtStart, atEnd: uptimeAtEnd },
       parameters: { quick: options.quick, ...settings, rule: RULE, startMs: START_MS, exporters: settings.nodes, gpus: settings.nodes * GPUS_PER_NODE, workloads: plan.workloads.length, bigJob: { workloadId: bigJob.workloadId, gpus: bigJob.pods * GPUS_PER_NODE } },
-      A: {
-        twoReplicas: sim.twoReplicas,
-        restarted: sim.restarted,
-        cost: {
-          scrapesPerExporterPerMinute: { perReplica: 60 / settings.sim.intervalSeconds, twoReplicas: (2 * 60) / settings.sim.intervalSeconds },
-          cpuMsPerTickPerReplica: { r1: sim.cost.cpuMsPerTick.r1, r2: sim.cost.cpuMsPerTick.r2 },
-          ringBytesPerReplica: sim.cost.ringBytes.r1,
-          ringBytes: sim.cost.ringBytes,
-          telemetry: sim.cost.telemetryStats.r1,
-        },
-      },
+      A: wayAResults(sim, settings.sim),
       B: {
         readers: sim.shared.readers,
         vsRingsSameSamples: sim.shared.vsRings,
-        cost: { scrapesPerExporterPerMinute: 60 / settings.sim.intervalSeconds, writerCpuMsPerTick: sim.cost.cpuMsPerTick.writer, writerRingBytes: sim.cost.ringBytes.writer, lateSamples: sim.cost.lateSamples, flushCalls: flushes.calls, storingFlushes: flushes.storing },
+        cost: { scrapesPerExporterPerMinute: 60 / settings.sim.intervalSeconds, writerCpuMsPerTick: sim.cost.cpuMsPerTick.writer, writerRingBytes: sim.cost.ringBytes.writer, lateSamples: sim.cost.lateSamples, flushCalls: sim.cost.flushes.calls, storingFlushes: sim.cost.flushes.storing },
         benchScale,
         fleetScale: fleet,
         reads: { with24hOfBuckets: true, summarize512GpuJob: readMs, rankingLastHour: rankingMs },
@@ -185,6 +116,102 @@ export async function runTelemetryHaBench(options: { quick: boolean; log?: (line
   } finally {
     await postgres.server.stop();
   }
+}
+
+type BenchPostgres = Awaited<ReturnType<typeof startBenchPostgres>>;
+
+/** The simulated hours (ways A and B), then B's reads over a day of buckets and its flush at fleet scale. */
+async function measureBothWays(postgres: BenchPostgres, settings: Settings, cluster: { plan: ClusterPlan; bigJob: PlannedWorkload }, log: (line: string) => void) {
+  const db = await postgres.database('gpucap');
+  const writerPool = db.pool(1);
+  const clock = new SimClock(START_MS);
+  const timed = timedStore(new PostgresGpuSummaries({ primary: writerPool, readers: writerPool }), () => clock.now());
+  const widthMs = settings.sim.bucketSeconds * 1000;
+  const readerOf = () => {
+    const pool = db.pool(2);
+    return new SharedTelemetryReader(new PostgresGpuSummaries({ primary: pool, readers: pool }), { widthMs });
+  };
+  const readers: [SharedTelemetryReader, SharedTelemetryReader] = [readerOf(), readerOf()];
+  const serverCpu = await backendCpu(writerPool);
+  const sim = await simulate(cluster.plan, settings.sim, { store: timed.store, written: () => timed.times.written, readers, walBytes: () => walBytes(writerPool), serverCpuSeconds: serverCpu }, clock, log);
+  log(`  simulation: ${sim.seconds} s, ${sim.asks} asks of ${sim.askedWorkloads} workloads × 4 ranges + 3 rankings`);
+
+  // Bench scale, way B: sizes after the simulated hours, then a day of buckets for the reads.
+  const twoHours = await tableBytes(writerPool);
+  const rowsStored = timed.times.written.reduce((sum, w) => sum + w.rows, 0);
+  const copies = Math.round(24 / settings.sim.hours) - 1;
+  const copied = await extendBucketsBack(writerPool, settings.sim.hours * HOUR_MS, copies);
+  const day = await tableBytes(writerPool);
+  const now = sim.endMs;
+  const { readMs, rankingMs } = await timeReads(readers[0], { workloadId: cluster.bigJob.workloadId, now, runs: settings.reads });
+  const refreshMs = await timeCalls(() => timed.store.refreshLastHour(CLUSTER_ID, Math.floor(now / widthMs) * widthMs), { runs: Math.min(30, settings.reads.runs), warmup: 2 });
+  log(`  B reads with 24 h of buckets (${(copied + rowsStored).toLocaleString('en-US')} rows): ${METRICS_TIME_RANGES.map((r) => `${r} p50 ${fixed(readMs[r].p50)} / p99 ${fixed(readMs[r].p99)} ms`).join(', ')}; ` +
+    `rankings ${RANKED.map((m) => `${m} p99 ${fixed(rankingMs[m].p99)} ms`).join(', ')}; last-hour refresh p50 ${fixed(refreshMs.p50)} ms`);
+
+  const fleetDb = await postgres.database('fleet');
+  const fleet = await measureFleetScale(fleetDb, settings.fleet, START_MS, log);
+  await fleetDb.close();
+  await db.close();
+
+  const flushes = sim.cost.flushes;
+  const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / Math.max(1, values.length);
+  const benchScale = {
+    workloads: cluster.plan.workloads.length,
+    rowsPerBucket: Math.round(rowsStored / Math.max(1, timed.times.written.length)),
+    rowsPerHour: Math.round(rowsStored / settings.sim.hours),
+    flushMs: summarize(flushes.flushMs),
+    writeMs: summarize(timed.times.writeMs),
+    refreshDuringSimMs: summarize(timed.times.refreshMs),
+    refreshWith24hMs: refreshMs,
+    clientCpuMsPerBucket: Math.round(mean(flushes.clientCpuMs) * 10) / 10,
+    serverCpuMsPerBucket: Math.round(mean(flushes.serverCpuMs) * 10) / 10,
+    walBytesPerBucket: Math.round(mean(flushes.walBytes)),
+    tableBytesAfterSim: twoHours,
+    tableBytesPerHourOfBuckets: Math.round((twoHours.workload_gpu_buckets ?? 0) / settings.sim.hours),
+    tableBytesWith24h: day,
+    rowsWith24h: copied + rowsStored,
+  };
+  return { sim, benchScale, fleet, readMs, rankingMs };
+}
+
+/** The 512-GPU job's summaries over every range, and the last-hour rankings, as one reader answers them. */
+async function timeReads(reader: SharedTelemetryReader, at: { workloadId: string; now: number; runs: Settings['reads'] }) {
+  const { now } = at;
+  const workload = { workloadId: at.workloadId } as WorkloadView;
+  const hours: Record<MetricsTimeRange, number> = { last_1h: 1, last_6h: 6, last_24h: 24, job_lifetime: 0 };
+  const readMs = {} as Record<MetricsTimeRange, LatencySummary>;
+  for (const range of METRICS_TIME_RANGES) {
+    const lifetime = range === 'job_lifetime';
+    const request = { workload, window: { from: lifetime ? START_MS : now - hours[range] * HOUR_MS, to: now }, lifetime, metrics: METRIC_NAMES };
+    readMs[range] = await timeCalls(() => reader.summarize(request), at.runs);
+  }
+  const rankingMs = {} as Record<RankedMetricName, LatencySummary>;
+  for (const metric of RANKED) rankingMs[metric] = await timeCalls(() => reader.lastHour(metric, now), at.runs);
+  return { readMs, rankingMs };
+}
+
+function freshnessOf(sim: SimSettings, result: SimResult) {
+  return {
+    statement: `a sample becomes visible when its bucket (${sim.bucketSeconds} s) has ended, the grace (${sim.graceMs / 1000} s: scrape timeout + 1 s) has passed and the writer's next flush (every ${sim.flushEverySeconds} s) has run: ` +
+      `at most ${sim.bucketSeconds} + ${sim.graceMs / 1000} + ${sim.flushEverySeconds} s after it was taken (plus the flush's own duration), at least ${sim.graceMs / 1000} s`,
+    boundSeconds: sim.bucketSeconds + sim.graceMs / 1000 + sim.flushEverySeconds,
+    measured: result.delays,
+    stalenessAtAsks: result.staleness,
+  };
+}
+
+function wayAResults(sim: SimResult, settings: SimSettings) {
+  return {
+    twoReplicas: sim.twoReplicas,
+    restarted: sim.restarted,
+    cost: {
+      scrapesPerExporterPerMinute: { perReplica: 60 / settings.intervalSeconds, twoReplicas: (2 * 60) / settings.intervalSeconds },
+      cpuMsPerTickPerReplica: { r1: sim.cost.cpuMsPerTick.r1, r2: sim.cost.cpuMsPerTick.r2 },
+      ringBytesPerReplica: sim.cost.ringBytes.r1,
+      ringBytes: sim.cost.ringBytes,
+      telemetry: sim.cost.telemetryStats.r1,
+    },
+  };
 }
 
 interface BenchScale {

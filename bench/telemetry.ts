@@ -12,12 +12,12 @@
 // bench/results/rings.json (with the tick), metrics.json and ranking.json (.quick.json in quick mode),
 // one file for each of the three rows. Scrape failures, failed
 // requests and answers without data make the run fail, as in the other benchmarks.
-import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
-import { measureEndpoints, type EndpointResult, type EndpointSettings } from './lib/telemetry-endpoints.js';
-import { findGc, measureRingsInChild, type RingResult, type RingSettings } from './lib/telemetry-rings.js';
-import { measureTicks, type TickResult, type TickSettings } from './lib/telemetry-tick.js';
-import type { BenchOutcome } from './workloads-api.js';
-import { isEntryPoint } from './lib/format.js';
+import { describeEnvironment, formatBytes, writeResults } from './lib/report/environment.js';
+import { measureEndpoints, type EndpointResult, type EndpointSettings } from './lib/telemetry/endpoints.js';
+import { findGc, measureRingsInChild, type RingResult, type RingSettings } from './lib/telemetry/rings.js';
+import { measureTicks, type TickResult, type TickSettings } from './lib/telemetry/tick.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
+import { isEntryPoint } from './lib/report/format.js';
 
 export const NAME = 'telemetry';
 

@@ -16,11 +16,12 @@ import { openDatabase } from '../src/store/sqlite/database.js';
 import { sqliteIndex } from '../src/store/sqlite/connection-ports.js';
 import { mulberry32 } from '../sim/random.js';
 import { BENCH_NOW, CACHE_DIR, GENERATOR_VERSION, SEED, benchPopulation, ensureWorkloadsDb, type DatasetInfo } from './data/generate-workloads.js';
-import { describeEnvironment, formatBytes, writeResults } from './lib/environment.js';
-import { getJson, loadRun, sequentialRun, type LoadResult, type RunResult, type Target } from './lib/load.js';
-import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service-process.js';
-import { SqlRecorder, profileOperation, type OperationProfile } from './lib/sql-profile.js';
-import { fixed, isEntryPoint } from './lib/format.js';
+import { describeEnvironment, formatBytes, writeResults } from './lib/report/environment.js';
+import { getJson, loadRun, sequentialRun, type LoadResult, type RunResult, type Target } from './lib/measure/load.js';
+import { startServiceProcess, type ProcessMemory, type ServiceProcess } from './lib/service/service-process.js';
+import { SqlRecorder, profileOperation, type OperationProfile } from './lib/measure/sql-profile.js';
+import { fixed, isEntryPoint } from './lib/report/format.js';
+import type { BenchOutcome } from './lib/report/outcome.js';
 
 export const NAME = 'workloads-api';
 const DAY_MS = 86_400_000;
@@ -116,15 +117,6 @@ export interface TargetCheck {
   measured: number;
   limit: number;
   met: boolean;
-}
-
-export interface BenchOutcome {
-  name: string;
-  resultsFile: string;
-  /** Non-2xx responses plus connection errors, over every run. */
-  requestErrors: number;
-  table: { header: string[]; rows: string[][] };
-  notes: string[];
 }
 
 export async function runWorkloadsApiBench(options: { quick: boolean; sizes?: number[]; scenarios?: string[]; log?: (line: string) => void }): Promise<BenchOutcome> {

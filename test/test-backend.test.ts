@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { parseMetrics } from '../bench/lib/prometheus-text.js';
+import { parseMetrics } from '../bench/lib/service/metrics-text.js';
 import { systemClock } from '../src/domain/clock.js';
 import { SQLITE_ONLY, TEST_BACKEND } from './support/backend.js';
 import { startTestService } from './support/service-harness.js';

@@ -16,14 +16,14 @@ import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
 import { sqliteWriter } from '../../src/store/sqlite/connection-ports.js';
 import type { LifetimeSave } from '../../src/domain/telemetry.js';
 import { mulberry32 } from '../../sim/random.js';
-import { isEntryPoint } from '../lib/format.js';
+import { isEntryPoint } from '../lib/report/format.js';
 
 /** Bump when the distributions or the row shape change: cached files of another version are regenerated. */
 export const GENERATOR_VERSION = 5;
 export const SEED = 0x6c0ffee;
 /**
  * Every generated time is relative to this instant, so a file is the same whenever it is generated.
- * The benchmark runs the service with its clock shifted here (bench/lib/shift-clock.ts), so
+ * The benchmark runs the service with its clock shifted here (bench/lib/service/shift-clock.ts), so
  * `last_30_days` always covers the same rows however old the cached file is.
  */
 export const BENCH_NOW = Date.parse('2026-11-01T00:00:00Z');

@@ -11,6 +11,6 @@ source "$here/../lib.sh"
 need_debian_packages postgresql
 # The newest major version installed (Debian bookworm ships 15).
 bin="$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin -type d | sort -V | tail -n 1)"
-[ -n "$bin" ] && [ -x "$bin/postgres" ] || die "no PostgreSQL server binaries under /usr/lib/postgresql"
+if [ -z "$bin" ] || [ ! -x "$bin/postgres" ]; then die "no PostgreSQL server binaries under /usr/lib/postgresql"; fi
 "$bin/postgres" --version >/dev/null || die "$bin/postgres does not run"
 echo "$bin"

@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { Reflector } from '../../src/k8s/reflector.js';
 import { startService, type RunningService, type ServiceOptions } from '../../src/service/start-service.js';
 import { realDelay } from '../../src/runtime/periodic.js';
-import { parseMetrics, sumOf } from '../../bench/lib/prometheus-text.js';
+import { parseMetrics, sumOf } from '../../bench/lib/service/metrics-text.js';
 import { clusterWriterPrototype, failIndexWrites, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { FAST_INFORMERS, aGpuPod, aNamespace, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';

@@ -11,6 +11,7 @@ import { pino, type Logger } from 'pino';
 import type { AuthConfig } from '../../src/auth/authenticator.js';
 import { ApiError } from '../../src/domain/errors.js';
 import { loadConfig } from '../../src/config/load.js';
+import { rejectionOf as anyRejectionOf } from '../support/rejection.js';
 
 export const T0 = Date.parse('2026-11-22T10:00:00Z');
 export const T0_SECONDS = T0 / 1000;
@@ -104,13 +105,9 @@ export function bearer(token: string): string {
 
 /** The ApiError a rejected call produced; fails the test when the call succeeds or throws anything else. */
 export async function rejectionOf(promise: Promise<unknown>): Promise<ApiError> {
-  const outcome = await promise.then(
-    (value) => ({ resolved: true as const, value }),
-    (error: unknown) => ({ resolved: false as const, error }),
-  );
-  if (outcome.resolved) expect.fail(`expected a rejection, got ${JSON.stringify(outcome.value)}`);
-  expect(outcome.error).to.be.instanceOf(ApiError);
-  return outcome.error as ApiError;
+  const error = await anyRejectionOf(promise);
+  expect(error).to.be.instanceOf(ApiError);
+  return error as ApiError;
 }
 
 /** Asserts the 401 a client sees: code, status, message and the RFC 6750 challenge. */
@@ -199,8 +196,4 @@ export async function startJwksServer(initial: JSONWebKeySet): Promise<JwksServe
     },
     close: stop,
   };
-}
-
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { base64url, exportSPKI, SignJWT } from 'jose';
 import { expect } from 'chai';
 import { createAuthenticator, type StatusReportingAuthenticator } from '../../src/auth/authenticator.js';
@@ -7,7 +8,6 @@ import {
   bearer,
   captureLogger,
   claims,
-  delay,
   ERROR_LEVEL,
   expectInvalidToken,
   expectKeysUnavailable,
@@ -156,7 +156,7 @@ describe('JWT authentication against a JWKS URL', () => {
     await expectInvalidToken(auth.authenticate(bearer(rotated)), 'Token signing key is not known');
     expect(server.requests).to.equal(1);
 
-    await delay(300);
+    await sleep(300);
     const principal = await auth.authenticate(bearer(rotated));
     expect(principal.id).to.equal(`jwt:${ISSUER}:alice`);
     expect(server.requests).to.equal(2);
@@ -229,7 +229,7 @@ describe('JWT authentication against a JWKS URL', () => {
       const token = await signToken(rsaKey);
       await auth.authenticate(bearer(token));
       await server.down();
-      await delay(300);
+      await sleep(300);
       await expectKeysUnavailable(auth.authenticate(bearer(token)), '30');
     });
 
@@ -237,7 +237,7 @@ describe('JWT authentication against a JWKS URL', () => {
       auth = build({ jwks_cooldown_seconds: 0.2 });
       await auth.authenticate(bearer(await signToken(rsaKey)));
       await server.down();
-      await delay(300);
+      await sleep(300);
       const rotated = await makeKey('RS256');
       await expectKeysUnavailable(auth.authenticate(bearer(await signToken(rotated))), '1');
     });
@@ -253,7 +253,7 @@ describe('JWT authentication against a JWKS URL', () => {
     it('still answers 401 for an unknown kid when the server is healthy and the refetch succeeds', async () => {
       auth = build({ jwks_cooldown_seconds: 0.2 });
       await auth.authenticate(bearer(await signToken(rsaKey)));
-      await delay(300);
+      await sleep(300);
       const stranger = await makeKey('RS256', 'unknown-kid');
       await expectInvalidToken(auth.authenticate(bearer(await signToken(stranger))), 'Token signing key is not known');
       expect(server.requests).to.equal(2, 'the unknown kid caused a successful refetch');

@@ -1,10 +1,10 @@
-// The write-path benchmarks' simulated cluster in its child process (bench/lib/kube-sim.ts): it serves
+// The write-path benchmarks' simulated cluster in its child process (bench/lib/kube-sim/kube-sim.ts): it serves
 // the cluster it generated, churns at the rate it is asked for, streams its lag samples with times
 // comparable to this process's clock, and reports what it offered.
 import { readdirSync, readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { startKubeSim, type KubeSim } from '../../bench/lib/kube-sim.js';
-import { epochNow, type ChurnSample, type KubeSimSettings } from '../../bench/lib/kube-sim-protocol.js';
+import { startKubeSim, type KubeSim } from '../../bench/lib/kube-sim/kube-sim.js';
+import { epochNow, type ChurnSample, type KubeSimSettings } from '../../bench/lib/kube-sim/kube-sim-protocol.js';
 import { getJson, openWatch, type WatchStream } from '../sim/sim-client.js';
 
 const SETTINGS: KubeSimSettings = {
@@ -20,7 +20,7 @@ const SETTINGS: KubeSimSettings = {
   spotChecksPerKind: 2,
 };
 
-describe('bench/lib/kube-sim.ts: a simulated cluster and its churn driver in a child process', function () {
+describe('bench/lib/kube-sim/kube-sim.ts: a simulated cluster and its churn driver in a child process', function () {
   this.timeout(60_000);
   let sim: KubeSim;
   let watch: WatchStream | undefined;

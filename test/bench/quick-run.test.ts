@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { BENCHES } from '../../bench/registry.js';
-import { readTargets } from '../../bench/lib/targets.js';
+import { readTargets } from '../../bench/lib/report/targets.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 

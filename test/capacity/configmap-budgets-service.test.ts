@@ -2,7 +2,7 @@
 // broken (the last valid one stays in force), fixed, contested and deleted while the service runs.
 import { expect } from 'chai';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
-import { parseMetrics, sumOf } from '../../bench/lib/prometheus-text.js';
+import { parseMetrics, sumOf } from '../../bench/lib/service/metrics-text.js';
 import { startTestService, type JsonBody, type TestService } from '../support/service-harness.js';
 import { FAST_INFORMERS, aGpuNode, aGpuPod, aNamespace, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
 import { makeTempDir } from '../support/temp-dir.js';

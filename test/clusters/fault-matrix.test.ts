@@ -3,14 +3,12 @@
 // it is over the index must hold exactly what happened: nothing lost, nothing doubled (GPU-hours are
 // exact), every deletion turned into history, and the fault counted in /metrics.
 import { expect } from 'chai';
-import type { KubeObject } from '../../sim/kube-api/resources.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
-import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, finished, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
+import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, finished, running, startSimCluster, uidOf, type SimCluster } from '../support/sim-cluster.js';
 import { waitFor } from '../support/wait-for.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const HOUR = 3_600_000;
-const uid = (object: KubeObject): string => object.metadata.uid ?? '';
 
 interface Expected {
   status: string;
@@ -67,21 +65,21 @@ describe('fault matrix: the index converges after every Kubernetes API fault', f
     const done = store.create('pods', aGpuPod('ml', `done-${round}`, { gpus: 2, node: 'n1' }));
     store.patchStatus('pods', done.metadata, running(start));
     store.patchStatus('pods', done.metadata, finished(start, start + HOUR / 2, 0));
-    expected.set(uid(done), { status: 'completed', gpu_hours_used: 1 });
+    expected.set(uidOf(done), { status: 'completed', gpu_hours_used: 1 });
     const busy = store.create('pods', aGpuPod('ml', `busy-${round}`, { node: 'n1' }));
     store.patchStatus('pods', busy.metadata, running(start));
-    expected.set(uid(busy), { status: 'running' });
+    expected.set(uidOf(busy), { status: 'running' });
     const gone = store.create('pods', aGpuPod('ml', `gone-${round}`, { node: 'n1' }));
     store.patchStatus('pods', gone.metadata, running(start));
     store.delete('pods', gone.metadata);
-    if (!options.blind) expected.set(uid(gone), { status: 'cancelled' });
+    if (!options.blind) expected.set(uidOf(gone), { status: 'cancelled' });
     const job = store.create('jobs', aGpuJob('ml', `job-${round}`, 4));
     const pod = store.create('pods', aGpuPod('ml', `job-${round}-x`, { gpus: 4, node: 'n1', job }));
     store.patchStatus('pods', pod.metadata, finished(start, start + HOUR / 4, 3));
     const failedAt = new Date(start + HOUR / 4).toISOString();
     store.patchStatus('jobs', job.metadata, { startTime: new Date(start).toISOString(), failed: 1, conditions: [{ type: 'Failed', status: 'True', lastTransitionTime: failedAt }] });
-    expected.set(uid(job), { status: 'failed', gpu_hours_used: 1 });
-    return uid(gone);
+    expected.set(uidOf(job), { status: 'failed', gpu_hours_used: 1 });
+    return uidOf(gone);
   }
 
   /** Every expected workload reads back as expected, and the organization holds exactly that many. */

@@ -1,13 +1,10 @@
 // The whole service watching one (simulated) cluster: what a user sees through /v1 and the admin port
 // as Pods and Jobs are created, run, finish and are deleted.
 import { expect } from 'chai';
-import type { KubeObject } from '../../sim/kube-api/resources.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
-import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, finished, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
+import { FAST_INFORMERS, aGpuJob, aGpuNode, aGpuPod, aNamespace, finished, running, startSimCluster, uidOf, type SimCluster } from '../support/sim-cluster.js';
 import { waitFor } from '../support/wait-for.js';
 import { makeTempDir } from '../support/temp-dir.js';
-
-const uid = (object: KubeObject): string => object.metadata.uid ?? '';
 
 describe('service watching its home cluster', function () {
   this.timeout(30_000);
@@ -71,9 +68,9 @@ describe('service watching its home cluster', function () {
 
   it('shows a GPU pod created in the cluster, attributed from its namespace and node', async () => {
     const pod = sim.api.store.create('pods', aGpuPod('llm-train', 'probe', { gpus: 2, node: 'h100-1' }));
-    const found = await until('the pod in the index', uid(pod), () => true);
+    const found = await until('the pod in the index', uidOf(pod), () => true);
     expect(found).to.include({
-      workload_id: uid(pod),
+      workload_id: uidOf(pod),
       name: 'probe',
       status: 'pending',
       initiative_id: 'llm',
@@ -89,13 +86,13 @@ describe('service watching its home cluster', function () {
     // time the suite took to get here.
     const startedAt = Date.now() - 3_600_000;
     const pod = sim.api.store.create('pods', aGpuPod('llm-train', 'train-1', { node: 'h100-1' }));
-    await until('the pending pod', uid(pod), (w) => w.status === 'pending');
+    await until('the pending pod', uidOf(pod), (w) => w.status === 'pending');
     sim.api.store.patchStatus('pods', pod.metadata, running(startedAt));
-    const run = await until('the pod running', uid(pod), (w) => w.status === 'running');
+    const run = await until('the pod running', uidOf(pod), (w) => w.status === 'running');
     expect(run.started_at).to.equal(new Date(startedAt).toISOString());
     expect(run.gpu_hours_used as number).to.be.closeTo(1, 0.05);
     sim.api.store.patchStatus('pods', pod.metadata, finished(startedAt, startedAt + 1_800_000, 0));
-    const done = await until('the pod completed', uid(pod), (w) => w.status === 'completed');
+    const done = await until('the pod completed', uidOf(pod), (w) => w.status === 'completed');
     expect(done).to.include({ exit_code: 0, completed_at: new Date(startedAt + 1_800_000).toISOString(), gpu_hours_used: 0.5 });
   });
 
@@ -104,31 +101,31 @@ describe('service watching its home cluster', function () {
     const pod = sim.api.store.create('pods', aGpuPod('llm-train', 'sweep-abc', { gpus: 4, node: 'h100-1', job }));
     sim.api.store.patchStatus('pods', pod.metadata, running(startedAt));
     sim.api.store.patchStatus('jobs', job.metadata, { startTime: new Date(startedAt).toISOString(), active: 1 });
-    const run = await until('the Job running', uid(job), (w) => w.status === 'running');
+    const run = await until('the Job running', uidOf(job), (w) => w.status === 'running');
     expect(run).to.include({ name: 'sweep', gpu_count: 4, instance_type: 'p5.48xlarge' });
     sim.api.store.patchStatus('pods', pod.metadata, finished(startedAt, startedAt + 900_000, 137));
     const failedAt = new Date(startedAt + 900_000).toISOString();
     sim.api.store.patchStatus('jobs', job.metadata, { active: 0, failed: 1, conditions: [{ type: 'Failed', status: 'True', lastTransitionTime: failedAt }] });
-    const failed = await until('the Job failed', uid(job), (w) => w.status === 'failed');
+    const failed = await until('the Job failed', uidOf(job), (w) => w.status === 'failed');
     expect(failed).to.include({ exit_code: 137, completed_at: failedAt, gpu_hours_used: 1 });
     const list = await t.get('/v1/workloads?status=failed');
-    expect(list.body.data.workloads.map((w: { workload_id: string }) => w.workload_id)).to.include(uid(job));
-    expect(list.body.data.workloads.map((w: { workload_id: string }) => w.workload_id)).not.to.include(uid(pod));
+    expect(list.body.data.workloads.map((w: { workload_id: string }) => w.workload_id)).to.include(uidOf(job));
+    expect(list.body.data.workloads.map((w: { workload_id: string }) => w.workload_id)).not.to.include(uidOf(pod));
   });
 
   it('keeps a finished pod after Kubernetes deletes it, and cancels one deleted while running', async () => {
     const done = sim.api.store.create('pods', aGpuPod('llm-train', 'done', { node: 'h100-1' }));
     sim.api.store.patchStatus('pods', done.metadata, finished(startedAt, startedAt + 600_000, 0));
-    await until('the finished pod', uid(done), (w) => w.status === 'completed');
+    await until('the finished pod', uidOf(done), (w) => w.status === 'completed');
     const busy = sim.api.store.create('pods', aGpuPod('llm-train', 'busy', { node: 'h100-1' }));
     sim.api.store.patchStatus('pods', busy.metadata, running(startedAt));
-    await until('the running pod', uid(busy), (w) => w.status === 'running');
+    await until('the running pod', uidOf(busy), (w) => w.status === 'running');
 
     sim.api.store.delete('pods', done.metadata);
     sim.api.store.delete('pods', busy.metadata);
-    const cancelled = await until('the deleted running pod cancelled', uid(busy), (w) => w.status === 'cancelled');
+    const cancelled = await until('the deleted running pod cancelled', uidOf(busy), (w) => w.status === 'cancelled');
     expect(cancelled.completed_at).to.be.a('string');
-    expect(await workload(uid(done))).to.include({ status: 'completed', completed_at: new Date(startedAt + 600_000).toISOString() });
+    expect(await workload(uidOf(done))).to.include({ status: 'completed', completed_at: new Date(startedAt + 600_000).toISOString() });
   });
 
   it('exposes informer and indexer metrics on the admin port', async () => {

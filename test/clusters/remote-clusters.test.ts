@@ -6,11 +6,9 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
 import { startTestService, type JsonBody, type TestService } from '../support/service-harness.js';
-import { FAST_INFORMERS, aGpuPod, aNamespace, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
+import { FAST_INFORMERS, aGpuPod, aNamespace, startSimCluster, uidOf, type SimCluster } from '../support/sim-cluster.js';
 import { waitFor } from '../support/wait-for.js';
 import { makeTempDir } from '../support/temp-dir.js';
-
-const uid = (object: KubeObject): string => object.metadata.uid ?? '';
 
 async function readyz(t: TestService): Promise<{ status: number; body: JsonBody }> {
   const response = await fetch(`${t.adminUrl}/readyz`);
@@ -84,7 +82,7 @@ describe('service watching remote clusters from a kubeconfig folder', function (
       { name: 'remote-kubeconfigs', status: 'degraded' },
     ]);
     const westPod = west.api.store.list('pods')[0] as KubeObject;
-    const found = await waitFor(async () => (await t.get(`/v1/workloads/${uid(westPod)}`)).body?.data, { what: 'the west pod', timeoutMs: 10_000 });
+    const found = await waitFor(async () => (await t.get(`/v1/workloads/${uidOf(westPod)}`)).body?.data, { what: 'the west pod', timeoutMs: 10_000 });
     expect(found).to.include({ cluster_id: 'gpu-west', gpu_count: 8, initiative_id: 'research' });
   });
 
@@ -101,7 +99,7 @@ describe('service watching remote clusters from a kubeconfig folder', function (
   it('picks the down cluster up once its API server is back, and is healthy again', async () => {
     await labBack;
     const labPod = lab.api.store.list('pods')[0] as KubeObject;
-    const found = await waitFor(async () => (await t.get(`/v1/workloads/${uid(labPod)}`)).body?.data, { what: 'the lab pod after the lab came back', timeoutMs: 20_000 });
+    const found = await waitFor(async () => (await t.get(`/v1/workloads/${uidOf(labPod)}`)).body?.data, { what: 'the lab pod after the lab came back', timeoutMs: 20_000 });
     expect(found).to.include({ cluster_id: 'gpu-lab', name: 'lab-1' });
     rmSync(join(clustersDir, 'README'));
     const everyCheckOk = async () => (await t.get('/v1/health')).body.data.checks.every((c: { status: string }) => c.status === 'ok');
@@ -121,7 +119,7 @@ describe('service watching remote clusters from a kubeconfig folder', function (
         return condition?.failure?.includes('401') ? true : undefined;
       }, { what: 'gpu-extra failing with 401', timeoutMs: 10_000 });
       writeFileSync(join(clustersDir, 'extra.kubeconfig'), extra.api.kubeconfig());
-      const found = await waitFor(async () => (await t.get(`/v1/workloads/${uid(pod)}`)).body?.data, { what: 'the extra pod after the token was fixed', timeoutMs: 10_000 });
+      const found = await waitFor(async () => (await t.get(`/v1/workloads/${uidOf(pod)}`)).body?.data, { what: 'the extra pod after the token was fixed', timeoutMs: 10_000 });
       expect(found).to.include({ cluster_id: 'gpu-extra', gpu_count: 2 });
     } finally {
       rmSync(join(clustersDir, 'extra.kubeconfig'), { force: true });
@@ -133,7 +131,7 @@ describe('service watching remote clusters from a kubeconfig folder', function (
     rmSync(join(clustersDir, 'west.kubeconfig'));
     await waitFor(async () => ((await readyz(t)).body.conditions['cluster/gpu-west/pods'] === undefined ? true : undefined), { what: 'gpu-west gone from /readyz', timeoutMs: 10_000 });
     const westPod = west.api.store.list('pods')[0] as KubeObject;
-    expect((await t.get(`/v1/workloads/${uid(westPod)}`)).status).to.equal(200);
+    expect((await t.get(`/v1/workloads/${uidOf(westPod)}`)).status).to.equal(200);
     expect(await metricsText(t)).to.not.match(/cluster="gpu-west"/);
   });
 });

@@ -3,11 +3,9 @@
 import { expect } from 'chai';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
-import { FAST_INFORMERS, aGpuPod, aNamespace, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
+import { FAST_INFORMERS, aGpuPod, aNamespace, running, startSimCluster, uidOf, type SimCluster } from '../support/sim-cluster.js';
 import { waitFor } from '../support/wait-for.js';
 import { makeTempDir } from '../support/temp-dir.js';
-
-const uid = (object: KubeObject): string => object.metadata.uid ?? '';
 
 describe('service watching a list of namespaces', function () {
   this.timeout(30_000);
@@ -56,7 +54,7 @@ describe('service watching a list of namespaces', function () {
     sim.api.faults.dropWatches();
     sim.api.store.delete('pods', pods.ml.metadata);
     sim.api.faults.expireVersions();
-    await waitFor(async () => ((await t.get(`/v1/workloads/${uid(pods.ml)}`)).body.data.status === 'cancelled' ? true : undefined), { what: 'ml-1 cancelled', timeoutMs: 10_000 });
-    expect((await t.get(`/v1/workloads/${uid(pods.cv)}`)).body.data.status).to.equal('running');
+    await waitFor(async () => ((await t.get(`/v1/workloads/${uidOf(pods.ml)}`)).body.data.status === 'cancelled' ? true : undefined), { what: 'ml-1 cancelled', timeoutMs: 10_000 });
+    expect((await t.get(`/v1/workloads/${uidOf(pods.cv)}`)).body.data.status).to.equal('running');
   });
 });

@@ -4,7 +4,7 @@
 // that an operator creates, replaces, breaks, fixes and deletes, ignoring unlabelled ones.
 import { expect } from 'chai';
 import { KubeConfig } from '@kubernetes/client-node';
-import { parseMetrics, sumOf } from '../../bench/lib/prometheus-text.js';
+import { parseMetrics, sumOf } from '../../bench/lib/service/metrics-text.js';
 import { AdminClient, sendJson } from '../support/envtest/admin-client.js';
 import { startEnvtestOrSkip, type Envtest } from '../support/envtest/envtest.js';
 import { CAPACITY_KEY, capacityConfigMap } from '../support/envtest/objects.js';

@@ -3,6 +3,7 @@
 // lease, with manual time: standby, takeover, loss, an unreachable database, release, and the fleet
 // identity (the lock tried once the kube-system UID is known; a cluster id of another Kubernetes
 // cluster refused).
+import { setImmediate as settle } from 'node:timers/promises';
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import sinon from 'sinon';
@@ -13,8 +14,6 @@ import { SqliteLeases } from '../../src/store/sqlite/lease.js';
 import type { WorkloadSink } from '../../src/workloads/workload-sink.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { openTempStore, type TempStore } from '../store/temp-store.js';
-
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Delays that end only when the test says so. */
 function manualDelays() {

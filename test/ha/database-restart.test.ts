@@ -3,6 +3,7 @@
 // the client's timeout: a 200, or a 503 with Retry-After; never a hang, a socket error or a 500. Once
 // it is back, a replica must write the cluster again, and the index must hold what happened meanwhile.
 // Twice: a fast shutdown (sessions ended cleanly), then an immediate one (a crash; recovery at start).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { EventDriver, duplicateKeys, prepareCluster, rollupMismatches, truthMismatches } from '../support/event-driver.js';
 import { answerDifferences, comparedPaths, currentWriter, startHaRig, waitReady, type HaRig, type Replica } from '../support/replica-process.js';
@@ -15,7 +16,6 @@ const REQUESTS_PER_SECOND = 30;
 const CLIENT_TIMEOUT_MS = 5_000;
 const DOWN_MS = 5_000;
 const WRITER_BACK_LIMIT_MS = 15_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('ha: PostgreSQL restarts mid-stream', function () {
   this.timeout(240_000);

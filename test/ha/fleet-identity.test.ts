@@ -7,12 +7,11 @@
 // cluster, lets it take over. The lease-level cases are in test/store/postgres-lease.test.ts; this one
 // checks the wiring from the informers to the election and the reports.
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { aNamespace, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
 import { startHaRig, startReplica, waitReady, type HaRig, type Replica, type WriterStatus } from '../support/replica-process.js';
 import { waitFor } from '../support/wait-for.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type IdentityStatus = WriterStatus & { identity?: string; kubeSystemUid?: string | null; identityConflict?: { recordedKubeSystemUid: string; kubeSystemUid: string } | null };
 

@@ -11,6 +11,7 @@
 // says where each failed request waited, and which process's event loop stood still, and when.
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { EventDriver, prepareCluster } from '../support/event-driver.js';
 import { describeStalls, watchEventLoop, type EventLoopReport } from '../support/event-loop-watch.js';
@@ -29,7 +30,6 @@ const REPLICA_ENV = {
   // One line per request at info would cost the replicas more than the requests themselves.
   GPUCAP_LOG_LEVEL: 'warn',
 };
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** utime, stime (and with `children`, the reaped children's) of /proc/<pid>/stat, in seconds. */
 function cpuOf(pid: number, children = false): number {

@@ -2,15 +2,14 @@
 // one PostgreSQL follow one simulated cluster with simulated dcgm-exporters. Only the cluster's writer
 // scrapes; every replica answers /v1/workloads/{id}/metrics and the rankings from the buckets it
 // stored, so all three give the same bytes; and after the writer is killed the survivors still do.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { parseMetrics, sumOf } from '../../bench/lib/prometheus-text.js';
+import { parseMetrics, sumOf } from '../../bench/lib/service/metrics-text.js';
 import { SimDcgmFleet } from '../../sim/dcgm-exporter/fleet.js';
 import type { SimExporterHandle } from '../../sim/dcgm-exporter/exporter.js';
 import { aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, dcgmValues, running } from '../support/sim-cluster.js';
 import { answerDifferences, apiGet, currentWriter, startHaRig, waitReady, withoutRequestId, type HaRig, type Replica } from '../support/replica-process.js';
 import { waitFor } from '../support/wait-for.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const values = dcgmValues;
 

@@ -3,6 +3,7 @@
 // numbered request to its end; the event-loop watch sees a stall and says when it began.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { describeStalls, watchEventLoop } from '../support/event-loop-watch.js';
 import { LOAD_SEQUENCE_HEADER, startRoundRobinLb, type Backend, type RoundRobinLb } from '../support/round-robin-lb.js';
@@ -108,12 +109,12 @@ describe('fault-test traffic: the balancer process and the event-loop watch', fu
 
   it('reports a stall of the event loop, with when it began and how long it lasted', async () => {
     const watch = watchEventLoop({ stallMs: 300 });
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    await sleep(120);
     const before = Date.now();
     while (Date.now() - before < 700) {
       // Holds the event loop, as a long synchronous task or a garbage collection would.
     }
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    await sleep(120);
     const report = watch.stop();
     // The longest first; a busy machine may add stalls of its own, and make this one longer.
     const [stall] = report.stalls;

@@ -3,6 +3,7 @@
 // the cluster over within 20 s, and the index must end up holding exactly what the cluster did:
 // every workload, its status, times and GPU time, nothing lost, nothing twice, rollups that match the
 // rows, and the same answers from every replica.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { aGpuPod, finished, running } from '../support/sim-cluster.js';
 import { EventDriver, duplicateKeys, prepareCluster, rollupMismatches, truthMismatches } from '../support/event-driver.js';
@@ -11,7 +12,6 @@ import { waitFor } from '../support/wait-for.js';
 
 const EVENTS_PER_SECOND = 40;
 const TAKEOVER_LIMIT_MS = 20_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('ha: SIGKILL of the writer replica while events flow', function () {
   this.timeout(180_000);

@@ -5,6 +5,7 @@
 // went stale, which frees the lock. An audit trigger installed by this test (not by the product)
 // records which session wrote each row: the old writer must write nothing after the new epoch was
 // acquired. Healed, the old writer stands by, and the index holds the cluster's truth.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { EventDriver, duplicateKeys, prepareCluster, rollupMismatches, truthMismatches } from '../support/event-driver.js';
 import { answerDifferences, comparedPaths, currentWriter, startHaRig, waitReady, type HaRig, type Replica, type WriterStatus } from '../support/replica-process.js';
@@ -13,7 +14,6 @@ import { waitFor } from '../support/wait-for.js';
 
 const EVENTS_PER_SECOND = 40;
 const TAKEOVER_LIMIT_MS = 20_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // Every row written to workloads or workload_pods, with the session that wrote it and when.
 const AUDIT = `

@@ -5,6 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { generateApiToken, hashApiToken } from '../../src/auth/token-format.js';
@@ -56,7 +57,7 @@ async function listening(run: Run): Promise<{ api: string; admin: string }> {
     if (line) return JSON.parse(line) as { api: string; admin: string };
     if (run.child.exitCode !== null) throw new Error(`The process exited (${run.child.exitCode}) before listening: ${run.stderr.join('')}`);
     if (Date.now() > deadline) throw new Error(`No "listening" line within ${START_TIMEOUT_MS} ms: ${run.stdout.join('')}${run.stderr.join('')}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await sleep(50);
   }
 }
 

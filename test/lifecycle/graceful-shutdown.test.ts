@@ -3,7 +3,7 @@
 // in-flight requests finish within the grace period, and all closes.
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
-import { setTimeout as delay } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { pino } from 'pino';
 import sinon from 'sinon';
@@ -35,7 +35,7 @@ function slowList(t: TestService, ms: number): { reached: Promise<void> } {
   });
   sinon.stub(store, 'list').callsFake(async (...args) => {
     arrived();
-    await delay(ms);
+    await sleep(ms);
     return list(...args);
   });
   return { reached };

@@ -2,6 +2,7 @@
 // (fetch would refuse to send most of them): each still gets the service's JSON error envelope.
 import { expect } from 'chai';
 import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { listen, MAX_HEADER_BYTES, splitHostPort, type Listener, type ListenOptions } from '../../src/runtime/http-listener.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
 
@@ -28,7 +29,7 @@ function exchange(address: string, chunks: string[], pauseMs = 0): Promise<RawRe
       for (const chunk of chunks) {
         if (socket.destroyed) return;
         socket.write(Buffer.from(chunk, 'latin1'));
-        if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+        if (pauseMs > 0) await sleep(pauseMs);
       }
     })();
   });
@@ -70,7 +71,7 @@ describe('HTTP listener: requests the parser refuses', () => {
   const started: Listener[] = [];
   async function start(options: ListenOptions = {}): Promise<Listener> {
     const next = await listen(async (req, res) => {
-      if (req.url === '/slow') await new Promise((r) => setTimeout(r, 300));
+      if (req.url === '/slow') await sleep(300);
       res.setHeader('Content-Type', 'text/plain');
       res.end(`handled ${req.url}`);
     }, '127.0.0.1:0', options);

@@ -2,6 +2,7 @@ import { readdirSync } from 'node:fs';
 import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import type { Delay } from '../../sim/dcgm-exporter/faults.js';
@@ -382,7 +383,7 @@ async function waitFor(predicate: () => boolean, timeoutMs = 3000): Promise<void
   const deadline = performance.now() + timeoutMs;
   while (!predicate()) {
     if (performance.now() > deadline) throw new Error('Condition did not hold in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await sleep(5);
   }
 }
 

@@ -2,6 +2,8 @@
 // totals (they replace what is stored), and the usage of every failed save added into the next send
 // (it is added to what is stored): none lost, none sent twice once committed. The worker is stood in
 // for by saves the test answers one by one; write-thread.test.ts runs the real one.
+// settle(): lets the answers given reach the saver.
+import { setImmediate as settle } from 'node:timers/promises';
 import { expect } from 'chai';
 import { emptyUsage, type GpuUsage } from '../../src/domain/gpu-usage.js';
 import type { LifetimeSave, LifetimeTotals } from '../../src/domain/telemetry.js';
@@ -29,9 +31,6 @@ function setUp() {
   });
   return { sent, errors, lifetimes };
 }
-
-/** Lets the answers given reach the saver. */
-const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('lifetime saves through the write worker: additive usage', () => {
   it('adds a failed save\'s usage into the next send of its workload, and sends it no more once committed', async () => {

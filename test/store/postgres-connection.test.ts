@@ -1,6 +1,7 @@
 // The connections of the PostgreSQL backend (src/store/postgres/connection.ts), against a real server:
 // the session settings a role runs with, how values come back, and a broken idle connection of the
 // read pool that is logged instead of crashing the process.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import pg from 'pg';
 import { clientConfig, connectMaintenance, connectWriter, createReadPool, type ConnectionLogger } from '../../src/store/postgres/connection.js';
@@ -120,7 +121,7 @@ describe('PostgreSQL read pool, a connection checked out when the server ends it
       await client.query('BEGIN');
       await killer.query('SELECT pg_terminate_backend($1)', [held?.pid]);
       // Without a listener on the checked-out client, its 'error' event would end the mocha process here.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await sleep(500);
       expect(await client.query('SELECT 1').then(() => null, (error: unknown) => error)).to.be.instanceOf(Error);
       client.release(true);
       const { rows: [next] } = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');

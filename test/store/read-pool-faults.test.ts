@@ -8,19 +8,13 @@ import type { Worker } from 'node:worker_threads';
 import { ApiError } from '../../src/domain/errors.js';
 import { IndexBusyError } from '../../src/query/ports.js';
 import { ReadPool } from '../../src/store/sqlite/threads/read-pool.js';
+import { rejectionOf } from '../support/rejection.js';
 import { waitFor } from '../support/wait-for.js';
 import { aWorkload } from '../support/workload-builder.js';
 import { at, inOrg, openTempStore, tempDir, type TempStore } from './temp-store.js';
 import { sqliteOnly } from '../support/backend.js';
 
 const NOW = at('2026-11-20T12:00:00Z');
-
-async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
-  return promise.then(
-    () => expect.fail('expected the read to fail'),
-    (error: unknown) => error as Error,
-  );
-}
 
 // A read that keeps a worker busy for a while (tens of ms) on a tiny index: names for 200k ids.
 const MANY_IDS = Array.from({ length: 200_000 }, (_, i) => `id-${i}`);

@@ -1,12 +1,14 @@
 // The read pool against the main-thread store on the same real SQLite file, with real worker threads:
 // the same answers for every read of the WorkloadIndex port, every committed write visible to the
 // next read, the same errors, back-pressure, and a main thread that stays free while reads run.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import BetterSqlite3 from 'better-sqlite3';
 import type { WorkloadRecord } from '../../src/domain/workload.js';
 import type { Keyset, WorkloadFilter, WorkloadIndex } from '../../src/query/ports.js';
 import { IndexBusyError } from '../../src/query/ports.js';
 import { ReadPool } from '../../src/store/sqlite/threads/read-pool.js';
+import { rejectionOf } from '../support/rejection.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { at, HOUR_MS, inOrg, openTempStore, type TempStore } from './temp-store.js';
 import { sqliteOnly } from '../support/backend.js';
@@ -51,13 +53,6 @@ async function allPages(index: WorkloadIndex, filter: WorkloadFilter, limit: num
     if (!page.hasMore || last === undefined) return pages;
     after = { submittedAt: last.submittedAt, workloadId: last.workloadId };
   }
-}
-
-async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
-  return promise.then(
-    () => expect.fail('expected the read to fail'),
-    (error: unknown) => error as Error,
-  );
 }
 
 sqliteOnly.describe('read pool', function () {
@@ -235,7 +230,7 @@ sqliteOnly.describe('read pool', function () {
         const started = performance.now();
         const reads = Promise.all(Array.from({ length: count }, () => read(pool.index)));
         // A write while the worker is busy: it commits at once, without waiting for the reads.
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await sleep(5);
         const busy = pool.status().busy;
         await t.store.upsertWorkloads([aWorkload({ workloadId: `written-during-${tag}`, submittedAt: NOW + count })]);
         const queuedAfterWrite = pool.status().queued;

@@ -1,3 +1,5 @@
+// settle(): runs every promise continuation that is ready.
+import { setImmediate as settle } from 'node:timers/promises';
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { RetentionJob, type RetentionLogger, type RetentionOptions, type SetTimer } from '../../src/store/retention/retention-job.js';
@@ -29,9 +31,6 @@ function manualTimers() {
   };
   return { setTimer, live, delays, fireNext };
 }
-
-/** Runs every promise continuation that is ready. */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function fakeLogger() {
   return { info: sinon.spy(), error: sinon.spy() } satisfies RetentionLogger;

@@ -11,19 +11,13 @@ import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
 import { AsyncLifetimes } from '../../src/store/sqlite/async-lifetimes.js';
 import { SqliteWriteThread } from '../../src/store/sqlite/threads/write-thread.js';
 import { sqliteOnly } from '../support/backend.js';
+import { rejectionOf } from '../support/rejection.js';
 import { threadsAtNiceness } from '../support/thread-niceness.js';
 import { waitFor } from '../support/wait-for.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 import { at, HOUR_MS, openTempStore, type TempStore } from './temp-store.js';
 
 const NOW = at('2026-11-20T12:00:00Z');
-
-async function rejectionOf(promise: Promise<unknown>): Promise<Error> {
-  return promise.then(
-    () => expect.fail('expected the write to fail'),
-    (error: unknown) => error as Error,
-  );
-}
 
 /** Enough rows to keep the worker busy for a while (hundreds of ms). */
 const manyWorkloads = (count: number) => Array.from({ length: count }, (_, i) => aWorkload({ workloadId: `bulk-${i}`, submittedAt: NOW - HOUR_MS - i }));

@@ -15,6 +15,7 @@
 // any takeover: a replica that takes a cluster over writes what its caches hold, and an object that
 // finished and was deleted while no replica wrote is not among them (see the pending case of
 // test/ha/writer-kill.test.ts). Draining deletes them as soon as they finish.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
 import type { KubeStore } from '../../sim/kube-api/store.js';
 import { mulberry32 } from '../../sim/random.js';
@@ -144,7 +145,7 @@ export class EventDriver {
     while (this.#live.size > 0) {
       if (this.#failure !== null) throw this.#failure;
       if (Date.now() > deadline) throw new Error(`The event driver did not finish its ${this.#live.size} workloads within ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
     }
     this.stop();
   }

@@ -4,6 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FieldValues } from '../../sim/dcgm-exporter/types.js';
+import type { KubeObject } from '../../sim/kube-api/resources.js';
 import { startKubeApi, type KubeApi } from '../../sim/kube-api/server.js';
 export { aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, finished, running, type PodShape } from '../../sim/kube-api/objects.js';
 
@@ -20,6 +21,9 @@ export async function startSimCluster(dir: string, name: string, options: { book
   writeFileSync(kubeconfigPath, api.kubeconfig());
   return { api, kubeconfigPath, close: () => api.close() };
 }
+
+/** An object's uid: the id of the workload a Job or a bare pod becomes ('' for an object without one). */
+export const uidOf = (object: KubeObject): string => object.metadata.uid ?? '';
 
 /** Reflector settings that make recovery take milliseconds instead of seconds. */
 export const FAST_INFORMERS = {

@@ -1,8 +1,8 @@
 // The writer's buckets of shared telemetry: what each workload's row holds, when a bucket counts as
 // ended, and what happens to a sample that comes after its bucket was taken out.
 import { expect } from 'chai';
-import { emptyUsage, type GpuUsage } from '../../src/domain/gpu-usage.js';
 import { BucketAccumulator, type BucketSample } from '../../src/telemetry/sinks/bucket-accumulator.js';
+import { usageOf } from '../support/gpu-usage.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 26, 8, 0, 0);
@@ -16,7 +16,6 @@ const sample = (at: number, v: Float64Array, more: Partial<BucketSample> = {}): 
 });
 /** Utilization only. */
 const util = (percent: number) => values(percent, NaN, NaN, NaN, NaN);
-const usageOf = (partial: Partial<GpuUsage>): GpuUsage => ({ ...emptyUsage(), ...partial });
 /** Each taken bucket's start (s after T0) and the idle seconds of its job row. */
 const idleByBucket = (taken: ReturnType<BucketAccumulator['takeAll']>) =>
   taken.map((b) => [(b.bucketAt - T0) / 1000, b.rows.find((r) => r.workloadId === 'job')?.usage.idleSeconds]);

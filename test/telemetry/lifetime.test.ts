@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { emptyUsage, type GpuUsage } from '../../src/domain/gpu-usage.js';
+import type { GpuUsage } from '../../src/domain/gpu-usage.js';
 import { METRIC_NAMES } from '../../src/domain/metrics.js';
 import type { LifetimeRepository, LifetimeSave, LifetimeTotals } from '../../src/domain/telemetry.js';
 import { LifetimeAccumulators, summarizeTotals, type LifetimeAccumulatorsOptions } from '../../src/telemetry/sinks/lifetime.js';
@@ -9,6 +9,7 @@ import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { tempDir } from '../store/temp-store.js';
 import { sqliteOnly } from '../support/backend.js';
+import { usageOf } from '../support/gpu-usage.js';
 
 function values(utilization: number, power = NaN): Float64Array {
   const v = new Float64Array(METRIC_COUNT).fill(NaN);
@@ -123,8 +124,6 @@ class RecordingRepository implements LifetimeRepository {
     return Object.fromEntries((this.saves.at(-1) ?? []).map((e) => [e.workloadId, e.usage]));
   }
 }
-
-const usageOf = (partial: Partial<GpuUsage>): GpuUsage => ({ ...emptyUsage(), ...partial });
 
 describe('lifetime usage figures (what the GPUs did since the last save)', () => {
   let clock: FixedClock;

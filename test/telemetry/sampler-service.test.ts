@@ -5,14 +5,12 @@ import { expect } from 'chai';
 import { SimDcgmFleet } from '../../sim/dcgm-exporter/fleet.js';
 import type { SimExporterHandle } from '../../sim/dcgm-exporter/exporter.js';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
-import { parseMetrics, sumOf } from '../../bench/lib/prometheus-text.js';
+import { parseMetrics, sumOf } from '../../bench/lib/service/metrics-text.js';
 import { TEST_BACKEND, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
-import { FAST_INFORMERS, dcgmValues, aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
+import { FAST_INFORMERS, dcgmValues, aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, running, startSimCluster, uidOf, type SimCluster } from '../support/sim-cluster.js';
 import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
-
-const uid = (object: KubeObject): string => object.metadata.uid ?? '';
 
 const values = dcgmValues;
 
@@ -73,7 +71,7 @@ describe('telemetry: simulated exporters → sampler → /v1 metrics', function 
     // What every test below starts from: both pods indexed (a round trip each on PostgreSQL) and both
     // exporters scraped at least once.
     for (const workload of [job, solo]) {
-      await waitFor(async () => (await metricsOf(uid(workload), '?metrics=gpu_utilization'))?.data?.metrics?.gpu_utilization?.avg ?? undefined, {
+      await waitFor(async () => (await metricsOf(uidOf(workload), '?metrics=gpu_utilization'))?.data?.metrics?.gpu_utilization?.avg ?? undefined, {
         what: `the last hour of ${workload.metadata.name ?? 'a workload'}`,
         timeoutMs: 15_000,
       });
@@ -97,11 +95,11 @@ describe('telemetry: simulated exporters → sampler → /v1 metrics', function 
 
   it('answers the job\'s metrics over its two GPUs with the exporter\'s values', async () => {
     const body = await waitFor(async () => {
-      const found = await metricsOf(uid(job));
+      const found = await metricsOf(uidOf(job));
       return found?.data?.metrics?.gpu_utilization?.avg === null || found?.data === undefined ? undefined : found;
     }, { what: 'the job\'s metrics', timeoutMs: 15_000 });
     expect(body.data).to.deep.equal({
-      workload_id: uid(job),
+      workload_id: uidOf(job),
       time_range: 'last_1h',
       metrics: {
         gpu_utilization: { avg: 50, min: 40, max: 60, current: 50 },
@@ -111,7 +109,7 @@ describe('telemetry: simulated exporters → sampler → /v1 metrics', function 
         gpu_usage: { avg: 25, min: 20, max: 30, current: 25 },
       },
     });
-    const sixHours = await metricsOf(uid(job), '?time_range=last_24h&metrics=gpu_utilization,temperature');
+    const sixHours = await metricsOf(uidOf(job), '?time_range=last_24h&metrics=gpu_utilization,temperature');
     expect(sixHours.data.metrics).to.deep.equal({
       gpu_utilization: { avg: 50, min: 40, max: 60, current: 50 },
       temperature: { avg: 60, min: 50, max: 70, current: 60 },
@@ -121,13 +119,13 @@ describe('telemetry: simulated exporters → sampler → /v1 metrics', function 
   it('ranks the workloads by their last hour and leaves the unattributed GPU out', async () => {
     const ranking = (await service().get('/v1/workloads/metrics?sort_by=gpu_utilization')).body;
     expect(ranking.data.workloads).to.deep.equal([
-      { workload_id: uid(job), name: 'train', initiative_id: 'llm', gpu_utilization: { avg: 50, current: 50 } },
-      { workload_id: uid(solo), name: 'solo', initiative_id: 'llm', gpu_utilization: { avg: 10, current: 10 } },
+      { workload_id: uidOf(job), name: 'train', initiative_id: 'llm', gpu_utilization: { avg: 50, current: 50 } },
+      { workload_id: uidOf(solo), name: 'solo', initiative_id: 'llm', gpu_utilization: { avg: 10, current: 10 } },
     ]);
     expect(ranking.data.scope_average).to.deep.equal({ gpu_utilization: 30 });
     expect(ranking.metadata.total_count).to.equal(2);
     const ascending = (await service().get('/v1/workloads/metrics?sort_by=power_usage&order=asc&limit=1')).body;
-    expect(ascending.data.workloads).to.deep.equal([{ workload_id: uid(solo), name: 'solo', initiative_id: 'llm', power_usage: { avg: 100, current: 100 } }]);
+    expect(ascending.data.workloads).to.deep.equal([{ workload_id: uidOf(solo), name: 'solo', initiative_id: 'llm', power_usage: { avg: 100, current: 100 } }]);
     expect(ascending.metadata.total_count).to.equal(2);
   });
 
@@ -142,7 +140,7 @@ describe('telemetry: simulated exporters → sampler → /v1 metrics', function 
     expect(completed.data.workloads).to.deep.equal([]);
     const otherOrg = (await t.get('/v1/workloads/metrics', { as: t.callers.otherOrgAdmin })).body;
     expect(otherOrg.metadata.total_count).to.equal(0);
-    const hidden = await t.get(`/v1/workloads/${uid(job)}/metrics`, { as: t.callers.member });
+    const hidden = await t.get(`/v1/workloads/${uidOf(job)}/metrics`, { as: t.callers.member });
     expect(hidden.status).to.equal(404);
   });
 
@@ -181,7 +179,7 @@ describe('telemetry: simulated exporters → sampler → /v1 metrics', function 
       broken.setValues('GPU-d', values(recovered, 40, 100));
       broken.fault(null);
       await waitFor(async () => {
-        const found = await metricsOf(uid(solo));
+        const found = await metricsOf(uidOf(solo));
         return found?.data?.metrics?.gpu_utilization?.current === recovered ? true : undefined;
       }, { what: `the solo pod's current utilization to become ${recovered} after recovery`, timeoutMs: 10_000 });
     });
@@ -203,21 +201,21 @@ describe('telemetry: simulated exporters → sampler → /v1 metrics', function 
 
   // Rings are the process's own and start empty; shared summaries are the database's and outlive it.
   it('keeps job_lifetime across a restart, and the last hour where it is shared (PostgreSQL)', async () => {
-    const lifetime = await metricsOf(uid(job), '?time_range=job_lifetime&metrics=gpu_utilization,power_usage');
+    const lifetime = await metricsOf(uidOf(job), '?time_range=job_lifetime&metrics=gpu_utilization,power_usage');
     expect(lifetime.data.metrics.gpu_utilization).to.deep.include({ avg: 50, min: 40, max: 60 });
     await service().stop();
     t = undefined;
     await fleet.close(); // no exporter after the restart: every number below comes from the index
     t = await startTestService({ clock: 'system', informers: FAST_INFORMERS, env: env(), index });
     const after = await waitFor(async () => {
-      const found = await metricsOf(uid(job), '?time_range=job_lifetime&metrics=gpu_utilization,power_usage');
+      const found = await metricsOf(uidOf(job), '?time_range=job_lifetime&metrics=gpu_utilization,power_usage');
       return found?.data === undefined ? undefined : found;
     }, { what: 'the job after the restart', timeoutMs: 10_000 });
     expect(after.data.metrics).to.deep.equal({
       gpu_utilization: { avg: 50, min: 40, max: 60, current: 50 },
       power_usage: { avg: 350.4, min: 300.5, max: 400.3, current: 350.4 },
     });
-    const lastHour = await metricsOf(uid(job), '?metrics=gpu_utilization');
+    const lastHour = await metricsOf(uidOf(job), '?metrics=gpu_utilization');
     expect(lastHour.data.metrics.gpu_utilization).to.deep.equal(
       TEST_BACKEND === 'postgres' ? { avg: 50, min: 40, max: 60, current: 50 } : { avg: null, min: null, max: null, current: null },
     );

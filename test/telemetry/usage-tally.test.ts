@@ -1,9 +1,10 @@
 // The usage figures both telemetry paths share: per-sample seconds, weighted utilization and energy in
 // the rings' integer units, and idle time judged per GPU and clock minute as each minute closes.
 import { expect } from 'chai';
-import { emptyUsage, type GpuUsage } from '../../src/domain/gpu-usage.js';
+import { emptyUsage } from '../../src/domain/gpu-usage.js';
 import { METRIC_COUNT, METRIC_SLOT } from '../../src/telemetry/rings/metric-codec.js';
 import { addSampleUsage, checkUsageRules, IdleMinutes, type IdleMinute } from '../../src/telemetry/sinks/usage-tally.js';
+import { usageOf } from '../support/gpu-usage.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 26, 8, 0, 0);
@@ -36,8 +37,6 @@ function tally(rules = { intervalSeconds: 15, idleThresholdPercent: 5 }) {
     flush: (until: number) => minutes.closeEnded(until, onIdle),
   };
 }
-
-const usageOf = (partial: Partial<GpuUsage>): GpuUsage => ({ ...emptyUsage(), ...partial });
 
 describe('telemetry: GPU usage figures (idle, efficiency, energy)', () => {
   it('does not call a minute idle whose mean is the threshold itself (4 % and 6 %: 5.0 at 5), and does one just below', () => {
