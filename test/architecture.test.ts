@@ -136,11 +136,8 @@ const FLOW_FOLDERS = ['src/workloads', 'src/telemetry', 'src/capacity', 'src/ha'
  */
 const SHARED_LEAVES = { folders: ['src/domain', 'src/k8s/objects', 'src/access'], files: ['src/query/ports.ts', 'src/store/ports.ts'] };
 
-/**
- * The one import between flows left: the writer election (src/ha/) hands each cluster's writer the
- * indexer's sink. The store's writer port (src/store/ports.ts) replaces it (issue 36).
- */
-const HA_WORKLOAD_SINK = 'src/workloads/workload-sink.ts';
+/** The store's writer port is a leaf: types and the forwarding of its methods, over domain types only. */
+const STORE_PORTS = 'src/store/ports.ts';
 
 const flowImportsOnlyLeaves = (flow: string, extraFiles: readonly string[] = []): ((ref: ImportRef) => boolean) =>
   srcImportWithin([...SHARED_LEAVES.folders, flow], [...SHARED_LEAVES.files, ...extraFiles]);
@@ -222,6 +219,14 @@ export const architectureRules: readonly ArchitectureRule[] = [
     ),
   },
   {
+    // The flows import the writer port, so it brings nothing of the store with it.
+    title: 'src/store/ports.ts imports only src/domain, and no package',
+    check: (modules) =>
+      modules
+        .filter((module) => module.file === STORE_PORTS)
+        .flatMap((module) => module.imports.filter((ref) => !isRelative(ref) || !inFolder(ref.target, 'src/domain')).map(describeRef)),
+  },
+  {
     // `gpucap migrate` reads one backend and writes the other, so it may import both, but their
     // drivers only through them: no package here but Node's built-ins.
     title: 'src/cli/migrate/ imports only src/domain, src/config, src/query/ports.ts, src/store and itself, and only node: built-ins',
@@ -250,8 +255,7 @@ export const architectureRules: readonly ArchitectureRule[] = [
       modules.flatMap((module) => {
         const flow = FLOW_FOLDERS.find((folder) => inFolder(module.file, folder));
         if (flow === undefined) return [];
-        const exception = inFolder(module.file, 'src/ha') ? [HA_WORKLOAD_SINK] : [];
-        return module.imports.filter((ref) => !flowImportsOnlyLeaves(flow, exception)(ref)).map(describeRef);
+        return module.imports.filter((ref) => !flowImportsOnlyLeaves(flow)(ref)).map(describeRef);
       }),
   },
   {
@@ -286,8 +290,8 @@ export const architectureRules: readonly ArchitectureRule[] = [
         ),
   },
   {
-    title: 'src/ha/ imports only the shared leaves, src/workloads/workload-sink.ts and itself, and only node: built-ins',
-    check: importsFrom('src/ha', (ref) => flowImportsOnlyLeaves('src/ha', [HA_WORKLOAD_SINK])(ref) && (isRelative(ref) || ref.target.startsWith('node:'))),
+    title: 'src/ha/ imports only the shared leaves and itself, and only node: built-ins',
+    check: importsFrom('src/ha', (ref) => flowImportsOnlyLeaves('src/ha')(ref) && (isRelative(ref) || ref.target.startsWith('node:'))),
   },
   {
     // What each role may see: who the caller is (src/access/principal.ts) and the filters it may run
@@ -471,6 +475,11 @@ describe('architecture (STYLE.md layering)', () => {
         good: module('src/store/statistics/stats-queries.ts', '../sql/dialect.js', '../../query/ports.js', '../../domain/workload.js'),
       },
       {
+        rule: 'src/store/ports.ts imports only',
+        bad: module('src/store/ports.ts', './sqlite/executor.js'),
+        good: module('src/store/ports.ts', '../domain/workload.js'),
+      },
+      {
         rule: 'src/store/sqlite/ and src/store/postgres/',
         bad: module('src/store/postgres/write-driver.ts', '../sqlite/statement-cache.js'),
         good: module('src/store/postgres/write-driver.ts', './connection.js', '../writes/write-driver.js', 'pg'),
@@ -503,7 +512,7 @@ describe('architecture (STYLE.md layering)', () => {
       {
         rule: 'src/ha/',
         bad: module('src/ha/cluster-writers.ts', '../store/postgres/lease.js'),
-        good: module('src/ha/cluster-writers.ts', './ports.js', '../domain/clock.js', '../workloads/workload-sink.js'),
+        good: module('src/ha/cluster-writers.ts', './ports.js', '../domain/clock.js', '../store/ports.js'),
       },
       {
         rule: 'src/k8s/objects/',
@@ -580,10 +589,10 @@ describe('architecture (STYLE.md layering)', () => {
       });
     }
 
-    it('lets src/ha/ import the workload sink from src/workloads/, and nothing else of another flow', () => {
+    it('lets a flow import the store\'s writer port, and nothing of another flow', () => {
       const sideways = rule('the flow folders');
-      expect(sideways.check([module('src/ha/ports.ts', '../workloads/workload-sink.js')])).to.deep.equal([]);
-      expect(sideways.check([module('src/ha/ports.ts', '../workloads/indexing/indexer.js')])).to.have.length(1);
+      expect(sideways.check([module('src/ha/ports.ts', '../store/ports.js')])).to.deep.equal([]);
+      expect(sideways.check([module('src/ha/ports.ts', '../workloads/workload-sink.js')])).to.have.length(1);
       expect(sideways.check([module('src/telemetry/x.ts', '../workloads/workload-sink.js')])).to.have.length(1);
     });
 

@@ -1,11 +1,11 @@
 // Who writes which cluster. Every replica follows every cluster it watches (warm caches); only the
 // holder of a cluster's write lock writes its rows. The backend owns the lock (a PostgreSQL advisory
 // lock on the connection it writes with; SQLite grants it at once, one pod being the only writer),
-// and satisfies these ports structurally.
-import type { WorkloadSink } from '../workloads/workload-sink.js';
+// and satisfies these ports structurally; a session writes through the store's writer port.
+import type { ClusterWrites } from '../store/ports.js';
 
 /** The right to write one cluster, for as long as `lost` has not resolved. */
-export interface WriteSession extends WorkloadSink {
+export interface WriteSession extends ClusterWrites {
   /** Increases with every takeover of the cluster: a write of an older epoch is refused. */
   readonly epoch: number;
   /**
@@ -78,7 +78,7 @@ export interface WriterLeases {
 
 /** The indexers of this replica, which write a cluster only while told to. */
 export interface WriterTargets {
-  becomeWriter(clusterId: string, sink: WorkloadSink): void;
+  becomeWriter(clusterId: string, sink: ClusterWrites): void;
   standby(clusterId: string): void;
   /** Everything this replica's LISTs (and its takeover) led to is written. */
   snapshotsWritten(clusterId: string): boolean;

@@ -11,7 +11,7 @@ import { registerWriterMetrics } from '../../src/admin/writer-metrics.js';
 import { ClusterWriters, type ClusterWritersOptions } from '../../src/ha/cluster-writers.js';
 import type { ClusterIdentity, LeaseHolder, WriteSession, WriterLeases, WriterTargets } from '../../src/ha/ports.js';
 import { SqliteLeases } from '../../src/store/sqlite/lease.js';
-import type { WorkloadSink } from '../../src/workloads/workload-sink.js';
+import type { ClusterWrites } from '../../src/store/ports.js';
 import { FixedClock } from '../support/fixed-clock.js';
 import { openTempStore, type TempStore } from '../store/temp-store.js';
 
@@ -45,7 +45,7 @@ class SharedLock {
   /** The identity of every try, in order. */
   readonly tries: (string | null)[] = [];
 
-  leasesOf(instance: string, sink: WorkloadSink): WriterLeases {
+  leasesOf(instance: string, sink: ClusterWrites): WriterLeases {
     return {
       lease: (clusterId) => ({
         acquire: async (identity: ClusterIdentity) => {
