@@ -57,10 +57,10 @@ const QUICK: BackendsSettings = {
   rows: 10_000,
   scaleRows: 20_000,
   api: {
-    sizes: [10_000], connections: 4, warmupSeconds: 0.3, loadSeconds: 1,
-    sequential: { maxRequests: 60, maxSeconds: 1, minRequests: 10 }, cursorPages: 10, sampledIds: 100, sqlBudgetMs: 0,
+    sizes: [10_000], connections: 4, warmupSeconds: 0.2, loadSeconds: 0.4,
+    sequential: { maxRequests: 30, maxSeconds: 0.4, minRequests: 10 }, cursorPages: 10, sampledIds: 100, sqlBudgetMs: 0,
   },
-  cpuPass: { maxRequests: 30, maxSeconds: 1, minRequests: 10 },
+  cpuPass: { maxRequests: 20, maxSeconds: 0.4, minRequests: 10 },
   ingest: { shape: { pods: 1_000, jobs: 100, namespaces: 5, nodes: 16 }, rates: [1_000, 2_000], stepSeconds: 3, syncTimeoutSeconds: 120, catchUpTimeoutSeconds: 60 },
 };
 
