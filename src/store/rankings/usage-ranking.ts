@@ -73,8 +73,12 @@ export function teamTopsQuery(d: SqlDialect, filter: WorkloadFilter, options: Us
 }
 
 export function topParams(filter: WorkloadFilter, options: UsageRankingOptions): Record<string, string | number> {
-  const status = filter.status === undefined ? {} : { status: filter.status };
-  return { org: filter.scope.organizationId, limit: options.limit, now: options.now, ...status };
+  return {
+    org: filter.scope.organizationId,
+    limit: options.limit,
+    now: options.now,
+    ...(filter.status === undefined ? {} : { status: filter.status }),
+  };
 }
 
 /** How many workloads of the filter have a value, and the sums of their averages. */
