@@ -126,7 +126,9 @@ function parseMigrate(argv: readonly string[], cwd: string): GpucapCommand {
   }
   const chunk = text('chunk-rows') ?? '5000';
   const chunkRows = /^\d{1,6}$/.test(chunk) ? Number(chunk) : NaN;
-  if (!(chunkRows >= 1 && chunkRows <= MAX_CHUNK_ROWS)) throw new UsageError(`--chunk-rows must be a whole number from 1 to ${MAX_CHUNK_ROWS}, got "${chunk}"`);
+  if (!(chunkRows >= 1 && chunkRows <= MAX_CHUNK_ROWS)) {
+    throw new UsageError(`--chunk-rows must be a whole number from 1 to ${MAX_CHUNK_ROWS}, got "${chunk}"`);
+  }
 
   const snapshotDir = given.has('no-snapshot') ? null : resolve(cwd, text('snapshot-dir') ?? dirname(path));
   return {
@@ -190,10 +192,20 @@ export async function runGpucap(argv: readonly string[], io: GpucapIo): Promise<
       verification = await checkIndex(shared);
     } else {
       print(`gpucap migrate: sqlite:${command.from} to ${target}`);
-      const result = await migrateIndex({ ...shared, resume: command.resume, restart: command.restart, force: command.force, chunkRows: command.chunkRows });
+      const result = await migrateIndex({
+        ...shared,
+        resume: command.resume,
+        restart: command.restart,
+        force: command.force,
+        chunkRows: command.chunkRows,
+      });
       verification = result.verification;
       const seconds = ((io.clock.now() - started) / 1000).toFixed(1);
-      if (verification.ok) print(result.kind === 'finished' ? `Done: already migrated, checked in ${seconds} s` : `Done: ${result.kind} migration in ${seconds} s`);
+      if (verification.ok) {
+        print(result.kind === 'finished'
+          ? `Done: already migrated, checked in ${seconds} s`
+          : `Done: ${result.kind} migration in ${seconds} s`);
+      }
     }
     io.stdout(`${formatVerification(verification)}\n`);
     if (!verification.ok) print('Failed: the target does not match the source (see the checks marked MISMATCH)');

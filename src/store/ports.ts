@@ -42,7 +42,9 @@ export interface FinishedWorkloadPurger {
 export interface SeedWriter extends IndexWriter, FinishedWorkloadPurger {}
 
 /** The methods of IndexWriter, by name, for what forwards them (derived, never listed again). */
-export const INDEX_WRITER_METHODS = ['upsertWorkloads', 'upsertPodIntervals', 'writeWorkloads', 'closeOpenIntervals'] as const satisfies readonly (keyof IndexWriter)[];
+export const INDEX_WRITER_METHODS = [
+  'upsertWorkloads', 'upsertPodIntervals', 'writeWorkloads', 'closeOpenIntervals',
+] as const satisfies readonly (keyof IndexWriter)[];
 export type IndexWriterMethod = (typeof INDEX_WRITER_METHODS)[number];
 
 // A method added to the port and not listed above fails the type check here.
@@ -85,7 +87,10 @@ export function forwardingSeedWriter(call: (method: SeedWriterMethod, args: unkn
 }
 
 /** An object with a method per name, each calling `call` with its name and arguments as they are. */
-function forwarding<Method extends string>(methods: readonly Method[], call: (method: Method, args: unknown[]) => Promise<unknown>): object {
+function forwarding<Method extends string>(
+  methods: readonly Method[],
+  call: (method: Method, args: unknown[]) => Promise<unknown>,
+): object {
   const forwarded: Partial<Record<Method, (...args: unknown[]) => Promise<unknown>>> = {};
   for (const method of methods) forwarded[method] = (...args) => call(method, args);
   return forwarded;

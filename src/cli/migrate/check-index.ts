@@ -24,7 +24,12 @@ export async function checkIndex(options: CheckIndexOptions): Promise<Verificati
       throw new TransferRefused('The target database has no gpucap tables: nothing was migrated into it yet');
     }
     const source = prepareSource({
-      from: options.from, snapshotDir: options.snapshotDir, snapshotFile: VERIFY_SNAPSHOT_FILE, reuse: () => false, clock: options.clock, print: options.print,
+      from: options.from,
+      snapshotDir: options.snapshotDir,
+      snapshotFile: VERIFY_SNAPSHOT_FILE,
+      reuse: () => false,
+      clock: options.clock,
+      print: options.print,
     });
     try {
       options.print('verify: comparing the source and the target');

@@ -67,12 +67,19 @@ export async function readChains(client: Queryable): Promise<Chain[]> {
   );
   const chains = new Map<string, Chain>();
   for (const row of rows.filter((r) => r.phase === 'source' && r.last_key !== null)) {
-    chains.set(row.source_id, { sourceId: row.source_id, plan: JSON.parse(row.last_key as string) as ChainPlan, phases: new Map(), updatedAt: row.updated_ms, done: false });
+    chains.set(row.source_id, {
+      sourceId: row.source_id,
+      plan: JSON.parse(row.last_key as string) as ChainPlan,
+      phases: new Map(),
+      updatedAt: row.updated_ms,
+      done: false,
+    });
   }
   for (const row of rows) {
     const chain = chains.get(row.source_id);
     if (chain === undefined || !(PHASES as readonly string[]).includes(row.phase)) continue;
-    chain.phases.set(row.phase as Phase, { lastKey: row.last_key === null ? null : (JSON.parse(row.last_key) as unknown[]), rows: row.rows });
+    const lastKey = row.last_key === null ? null : (JSON.parse(row.last_key) as unknown[]);
+    chain.phases.set(row.phase as Phase, { lastKey, rows: row.rows });
     chain.updatedAt = Math.max(chain.updatedAt, row.updated_ms);
   }
   for (const chain of chains.values()) chain.done = chain.phases.get('verify')?.lastKey === null;
@@ -92,7 +99,13 @@ export async function startChain(client: Queryable, sourceId: string, plan: Chai
  * Records a chunk: the position after it (null: the phase is done) and the rows it copied. Run it in
  * the chunk's own transaction.
  */
-export async function saveProgress(client: Queryable, sourceId: string, phase: Phase, lastKey: unknown[] | null, rows: number): Promise<void> {
+export async function saveProgress(
+  client: Queryable,
+  sourceId: string,
+  phase: Phase,
+  lastKey: unknown[] | null,
+  rows: number,
+): Promise<void> {
   await client.query(
     `INSERT INTO gpucap_transfer (source_id, phase, last_key, rows) VALUES ($1, $2, $3, $4)
      ON CONFLICT (source_id, phase) DO UPDATE SET last_key = excluded.last_key, rows = gpucap_transfer.rows + excluded.rows,

@@ -15,8 +15,8 @@ export type WriteMode = 'insert' | 'replace';
 const WORKLOAD_TYPES: Record<(typeof WORKLOAD_COLUMNS)[number], string> = {
   workload_id: 'text', organization_id: 'text', cluster_id: 'text', namespace: 'text', name: 'text', kind: 'text', status: 'text',
   submitted_by: 'text', initiative_id: 'text', instance_type: 'text', gpu_count: 'int', submitted_at: 'bigint', started_at: 'bigint',
-  completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', failure_reason: 'text', gpu_seconds_closed: 'float8',
-  open_gpus: 'int', open_gpu_start_sum: 'float8', updated_at: 'bigint',
+  completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', failure_reason: 'text',
+  gpu_seconds_closed: 'float8', open_gpus: 'int', open_gpu_start_sum: 'float8', updated_at: 'bigint',
 };
 
 const unnest = (types: readonly string[]) => `SELECT * FROM unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`;
@@ -34,15 +34,20 @@ const DELETE_PODS_OF = 'DELETE FROM workload_pods WHERE workload_id = ANY($1::te
 const DELETE_MOVED = `DELETE FROM workloads w USING unnest($1::text[], $2::bigint[]) AS d (workload_id, submitted_at)
   WHERE w.workload_id = d.workload_id AND w.submitted_at <> d.submitted_at`;
 
-const POD_COLUMNS = ['pod_uid', 'workload_id', 'submitted_at', 'gpus', 'started_at', 'finished_at'] as const satisfies readonly (keyof SourcePod)[];
-const INSERT_PODS = `INSERT INTO workload_pods (${POD_COLUMNS.join(', ')}) ${unnest(['text', 'text', 'bigint', 'int', 'bigint', 'bigint'])}`;
+const POD_COLUMNS = [
+  'pod_uid', 'workload_id', 'submitted_at', 'gpus', 'started_at', 'finished_at',
+] as const satisfies readonly (keyof SourcePod)[];
+const POD_TYPES = ['text', 'text', 'bigint', 'int', 'bigint', 'bigint'];
+const INSERT_PODS = `INSERT INTO workload_pods (${POD_COLUMNS.join(', ')}) ${unnest(POD_TYPES)}`;
 const POD_CONFLICT: Record<WriteMode, string> = {
   insert: 'ON CONFLICT (pod_uid, submitted_at) DO NOTHING',
   replace: `ON CONFLICT (pod_uid, submitted_at) DO UPDATE SET
     workload_id = excluded.workload_id, gpus = excluded.gpus, started_at = excluded.started_at, finished_at = excluded.finished_at`,
 };
 
-const LIFETIME_COLUMNS = ['workload_id', 'metric', 'sample_count', 'sum', 'min', 'max', 'current'] as const satisfies readonly (keyof SourceLifetime)[];
+const LIFETIME_COLUMNS = [
+  'workload_id', 'metric', 'sample_count', 'sum', 'min', 'max', 'current',
+] as const satisfies readonly (keyof SourceLifetime)[];
 const INSERT_LIFETIMES = `INSERT INTO workload_gpu_lifetime (${LIFETIME_COLUMNS.join(', ')}, last_minute)
   SELECT *, $8::bigint FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::float8[])`;
 const LIFETIME_CONFLICT: Record<WriteMode, string> = {
@@ -60,7 +65,8 @@ const USAGE_CONFLICT: Record<WriteMode, string> = {
   replace: `ON CONFLICT (workload_id) DO UPDATE SET ${USAGE_FIGURES.map((f) => `${f} = excluded.${f}`).join(', ')}`,
 };
 
-const columns = <Row, Column extends keyof Row>(rows: readonly Row[], names: readonly Column[]) => names.map((name) => rows.map((row) => row[name]));
+const columns = <Row, Column extends keyof Row>(rows: readonly Row[], names: readonly Column[]) =>
+  names.map((name) => rows.map((row) => row[name]));
 
 async function writeWorkloads(client: Queryable, rows: readonly SourceWorkload[], mode: WriteMode): Promise<void> {
   if (mode === 'replace') {

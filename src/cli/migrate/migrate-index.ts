@@ -58,6 +58,9 @@ export interface MigrateIndexResult {
  */
 export const DELTA_MARGIN_MS = 10 * 60_000;
 
+const namedClusters = (clusters: readonly string[]) =>
+  `cluster${clusters.length === 1 ? '' : 's'} ${clusters.map((c) => `"${c}"`).join(', ')}`;
+
 export async function migrateIndex(options: MigrateIndexOptions): Promise<MigrateIndexResult> {
   const target = await openTarget(options.to, { logger: options.logger, now: options.clock.now() });
   let done = false;
@@ -85,11 +88,18 @@ export async function migrateIndex(options: MigrateIndexOptions): Promise<Migrat
   }
 }
 
-async function run(client: Queryable, source: SourceIndex, state: SourceState, chains: readonly Chain[], options: MigrateIndexOptions): Promise<MigrateIndexResult> {
+async function run(
+  client: Queryable,
+  source: SourceIndex,
+  state: SourceState,
+  chains: readonly Chain[],
+  options: MigrateIndexOptions,
+): Promise<MigrateIndexResult> {
   const plan = planRun(state, chains, options);
   const at = options.clock.now();
   if (plan.kind === 'finished') {
-    options.print(`Nothing to copy: the target holds a finished migration of this very source (${state.workloads.toLocaleString('en-US')} workloads); checking it`);
+    options.print('Nothing to copy: the target holds a finished migration of this very source ' +
+      `(${state.workloads.toLocaleString('en-US')} workloads); checking it`);
     return { kind: 'finished', verification: await verifyIndex(source, client, { at, clusters: state.clusters }) };
   }
   await refuseLiveWriters(client, state, options);
@@ -99,12 +109,12 @@ async function run(client: Queryable, source: SourceIndex, state: SourceState, c
     options.print(`Resuming the migration of ${state.workloads.toLocaleString('en-US')} workloads (${chain.plan.mode})`);
   } else {
     if (plan.kind === 'start' && plan.clear) {
-      options.print(`Restarting: deleting what the target holds of cluster${state.clusters.length === 1 ? '' : 's'} ${state.clusters.map((c) => `"${c}"`).join(', ')}`);
+      options.print(`Restarting: deleting what the target holds of ${namedClusters(state.clusters)}`);
       await deleteClusters(client, state.clusters);
       await dropChains(client, plan.drop);
     } else if (plan.kind === 'start' && (await holdsClusters(client, state.clusters))) {
       throw new TransferRefused(
-        `The target already holds workloads of cluster${state.clusters.length === 1 ? '' : 's'} ${state.clusters.map((c) => `"${c}"`).join(', ')} that no earlier migration recorded ` +
+        `The target already holds workloads of ${namedClusters(state.clusters)} that no earlier migration recorded ` +
           '(a replica on PostgreSQL wrote them, or the checkpoints were deleted); pass --restart to delete them and copy the source',
       );
     }
@@ -119,7 +129,10 @@ async function run(client: Queryable, source: SourceIndex, state: SourceState, c
       workloads: state.workloads,
       startedAt: at,
     });
-    if (since !== null) options.print(`Copying what changed since ${new Date(since).toISOString()} over the migration of ${plan.kind === 'delta' ? plan.base.plan.workloads.toLocaleString('en-US') : 0} workloads`);
+    if (since !== null) {
+      const copied = plan.kind === 'delta' ? plan.base.plan.workloads.toLocaleString('en-US') : 0;
+      options.print(`Copying what changed since ${new Date(since).toISOString()} over the migration of ${copied} workloads`);
+    }
   }
   const copy = new Copy(client, source, state, chain, options, at);
   for (const phase of ['partitions', 'workloads', 'pods', 'prune', 'lifetime', 'usage', 'rollups'] as const) {
@@ -180,7 +193,8 @@ class Copy {
     const months = this.#source.months();
     const created = await ensurePartitions(this.#client, months);
     await saveProgress(this.#client, this.#chain.sourceId, 'partitions', null, created.length);
-    this.#progress.note(`partitions: ${months.length} months with submissions, ${created.length} created, in ${this.#progress.seconds().toFixed(1)} s`);
+    const seconds = this.#progress.seconds().toFixed(1);
+    this.#progress.note(`partitions: ${months.length} months with submissions, ${created.length} created, in ${seconds} s`);
   }
 
   async workloads(): Promise<void> {
@@ -267,7 +281,12 @@ class Copy {
    */
   async #copy<Key extends unknown[], Row>(
     phase: Phase,
-    steps: { total: () => number; read: (after: Key | null, limit: number) => Row[]; keyOf: (row: Row) => Key; write: (rows: Row[]) => Promise<void> },
+    steps: {
+      total: () => number;
+      read: (after: Key | null, limit: number) => Row[];
+      keyOf: (row: Row) => Key;
+      write: (rows: Row[]) => Promise<void>;
+    },
   ): Promise<void> {
     const earlier = this.#chain.phases.get(phase);
     const limit = this.#options.chunkRows;

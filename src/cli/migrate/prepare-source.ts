@@ -38,7 +38,8 @@ export function prepareSource(options: PrepareOptions): PreparedSource {
     if (earlier !== null) {
       const state = earlier.state();
       if (options.reuse(state)) {
-        options.print(`snapshot: reading ${path} again, left by the run this one resumes (${state.workloads.toLocaleString('en-US')} workloads)`);
+        const workloads = state.workloads.toLocaleString('en-US');
+        options.print(`snapshot: reading ${path} again, left by the run this one resumes (${workloads} workloads)`);
         return prepared(earlier, state, path);
       }
       earlier.close();
@@ -50,7 +51,8 @@ export function prepareSource(options: PrepareOptions): PreparedSource {
   takeSnapshot(options.from, path);
   const index = openSource(path);
   const state = index.state();
-  options.print(`snapshot: ${state.workloads.toLocaleString('en-US')} workloads in ${((options.clock.now() - started) / 1000).toFixed(1)} s`);
+  const seconds = ((options.clock.now() - started) / 1000).toFixed(1);
+  options.print(`snapshot: ${state.workloads.toLocaleString('en-US')} workloads in ${seconds} s`);
   return prepared(index, state, path);
 }
 

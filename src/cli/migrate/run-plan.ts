@@ -35,17 +35,21 @@ export function planRun(state: SourceState, chains: readonly Chain[], flags: Run
   if (latest.sourceId === state.id) {
     if (latest.done) return { kind: 'finished', chain: latest };
     if (flags.resume) return { kind: 'continue', chain: latest };
-    throw new TransferRefused(`A migration from this source stopped ${where(latest)}; pass --resume to continue it, or --restart to start over`);
+    throw new TransferRefused(
+      `A migration from this source stopped ${where(latest)}; pass --resume to continue it, or --restart to start over`,
+    );
   }
   if (!latest.done) {
     throw new TransferRefused(
-      `The source changed since the migration that stopped ${where(latest)} (${describe(latest.plan)}; now: ${state.workloads} workloads, ` +
+      `The source changed since the migration that stopped ${where(latest)} ` +
+        `(${describe(latest.plan)}; now: ${state.workloads} workloads, ` +
         `changed until ${iso(state.maxUpdatedAt)}), so it cannot be resumed; pass --restart to start over`,
     );
   }
   if (!flags.resume) {
     throw new TransferRefused(
-      `The target holds a finished migration of an earlier state of this source (${describe(latest.plan)}; now: ${state.workloads} workloads, ` +
+      'The target holds a finished migration of an earlier state of this source ' +
+        `(${describe(latest.plan)}; now: ${state.workloads} workloads, ` +
         `changed until ${iso(state.maxUpdatedAt)}); pass --resume to copy what changed since, or --restart to copy everything again`,
     );
   }

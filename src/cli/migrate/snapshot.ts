@@ -25,14 +25,16 @@ export function takeSnapshot(live: string, target: string): void {
   const partial = `${target}.partial`;
   const source = openSource(live);
   try {
-    const pages = (source.db.pragma('page_count', { simple: true }) as number) - (source.db.pragma('freelist_count', { simple: true }) as number);
-    const bytes = pages * (source.db.pragma('page_size', { simple: true }) as number);
+    const pragma = (name: string) => source.db.pragma(name, { simple: true }) as number;
+    const pages = pragma('page_count') - pragma('freelist_count');
+    const bytes = pages * pragma('page_size');
     mkdirSync(dir, { recursive: true });
     const fs = statfsSync(dir);
     const free = fs.bavail * fs.bsize;
     if (free < bytes * MARGIN) {
       throw new Error(
-        `Cannot copy "${live}" to "${target}": the copy needs about ${gigabytes(bytes * MARGIN)} GB and the folder has ${gigabytes(free)} GB free; ` +
+        `Cannot copy "${live}" to "${target}": the copy needs about ${gigabytes(bytes * MARGIN)} GB ` +
+          `and the folder has ${gigabytes(free)} GB free; ` +
           'point --snapshot-dir at a folder with room (an emptyDir volume will do), or stop the service and pass --no-snapshot',
       );
     }

@@ -134,11 +134,16 @@ export class SourceIndex {
   state(): SourceState {
     const schemaVersion = this.db.pragma('user_version', { simple: true }) as number;
     const clusters = this.db
-      .prepare('SELECT cluster_id, COUNT(*) AS n, COALESCE(MAX(updated_at), 0) AS max FROM workloads GROUP BY cluster_id ORDER BY cluster_id')
+      .prepare(
+        'SELECT cluster_id, COUNT(*) AS n, COALESCE(MAX(updated_at), 0) AS max ' +
+          'FROM workloads GROUP BY cluster_id ORDER BY cluster_id',
+      )
       .all() as { cluster_id: string; n: number; max: number }[];
     const workloads = clusters.reduce((sum, c) => sum + c.n, 0);
     const maxUpdatedAt = clusters.reduce((max, c) => Math.max(max, c.max), 0);
-    const { samples } = this.db.prepare('SELECT COALESCE(SUM(sample_count), 0) AS samples FROM workload_gpu_lifetime').get() as { samples: number };
+    const { samples } = this.db
+      .prepare('SELECT COALESCE(SUM(sample_count), 0) AS samples FROM workload_gpu_lifetime')
+      .get() as { samples: number };
     return {
       schemaVersion,
       maxUpdatedAt,
@@ -163,7 +168,8 @@ export class SourceIndex {
   /** The first ms of each UTC month that has a submission, by seeks on the list index per organization. */
   months(): number[] {
     const next = this.db.prepare<[string, number], { at: number }>(
-      'SELECT submitted_at AS at FROM workloads WHERE organization_id = ? AND submitted_at >= ? ORDER BY organization_id, submitted_at LIMIT 1',
+      'SELECT submitted_at AS at FROM workloads WHERE organization_id = ? AND submitted_at >= ? ' +
+        'ORDER BY organization_id, submitted_at LIMIT 1',
     );
     const months = new Set<number>();
     for (const org of this.organizations()) {

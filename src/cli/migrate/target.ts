@@ -35,7 +35,10 @@ export async function openTarget(url: string, options: { logger: ConnectionLogge
     await migrate(client, { now: options.now });
     const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${LOCK_CLASS}, ${MIGRATOR_LOCK}) AS locked`);
     if (rows[0]?.locked !== true) {
-      throw new TransferRefused(`Another gpucap migrate is running on this database (it holds advisory lock ${LOCK_CLASS}, ${MIGRATOR_LOCK}); wait for it to finish`);
+      throw new TransferRefused(
+        `Another gpucap migrate is running on this database (it holds advisory lock ${LOCK_CLASS}, ${MIGRATOR_LOCK}); ` +
+          'wait for it to finish',
+      );
     }
     await ensureCheckpointTable(client);
     // Each chunk commits with its checkpoint, so a commit lost in a crash of the server loses both
@@ -90,10 +93,16 @@ export async function deleteClusters(client: Queryable, clusters: readonly strin
       [clusters],
     );
     // Usage goes from its rollup when the rollups phase rebuilds it from what is left.
-    await client.query('DELETE FROM workload_usage u USING workloads w WHERE w.workload_id = u.workload_id AND w.cluster_id = ANY($1::text[])', [clusters]);
+    await client.query(
+      'DELETE FROM workload_usage u USING workloads w WHERE w.workload_id = u.workload_id AND w.cluster_id = ANY($1::text[])',
+      [clusters],
+    );
     await client.query('DELETE FROM workloads WHERE cluster_id = ANY($1::text[])', [clusters]);
   });
 }
+
+/** The rows of a table keyed by (workload_id, submitted_at), the pairs as two arrays: $1 the ids, $2 their months. */
+const IN_KEYS = '(workload_id, submitted_at) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))';
 
 /**
  * Deletes the workloads of these keys with their pods, lifetime totals and usage (rows the source no longer
@@ -102,8 +111,8 @@ export async function deleteClusters(client: Queryable, clusters: readonly strin
 export async function deleteWorkloads(client: Queryable, keys: readonly { workload_id: string; submitted_at: number }[]): Promise<void> {
   const ids = keys.map((k) => k.workload_id);
   const months = keys.map((k) => k.submitted_at);
-  await client.query('DELETE FROM workload_pods WHERE (workload_id, submitted_at) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))', [ids, months]);
+  await client.query(`DELETE FROM workload_pods WHERE ${IN_KEYS}`, [ids, months]);
   await client.query('DELETE FROM workload_gpu_lifetime WHERE workload_id = ANY($1::text[])', [ids]);
   await client.query('DELETE FROM workload_usage WHERE workload_id = ANY($1::text[])', [ids]);
-  await client.query('DELETE FROM workloads WHERE (workload_id, submitted_at) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))', [ids, months]);
+  await client.query(`DELETE FROM workloads WHERE ${IN_KEYS}`, [ids, months]);
 }

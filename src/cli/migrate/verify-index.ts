@@ -46,7 +46,8 @@ export interface Verification {
 interface StatusRow { org: string; status: string; n: number; gpu_ms: string | null }
 interface CountRow { org: string; n: number; sum: string | null }
 
-const SOURCE_ROWS = `SELECT organization_id AS org, status, COUNT(*) AS n, CAST(SUM(CAST(${gpuMsSql(SQLITE, '@t')} AS INTEGER)) AS TEXT) AS gpu_ms
+const SOURCE_GPU_MS = `CAST(SUM(CAST(${gpuMsSql(SQLITE, '@t')} AS INTEGER)) AS TEXT)`;
+const SOURCE_ROWS = `SELECT organization_id AS org, status, COUNT(*) AS n, ${SOURCE_GPU_MS} AS gpu_ms
   FROM workloads w GROUP BY organization_id, status`;
 const SOURCE_PODS = `SELECT w.organization_id AS org, COUNT(*) AS n, CAST(SUM(p.gpus) AS TEXT) AS sum
   FROM workload_pods p JOIN workloads w ON w.workload_id = p.workload_id GROUP BY w.organization_id`;
@@ -54,7 +55,8 @@ const SOURCE_LIFETIMES = `SELECT w.organization_id AS org, COUNT(*) AS n, CAST(S
   FROM workload_gpu_lifetime l JOIN workloads w ON w.workload_id = l.workload_id GROUP BY w.organization_id`;
 const SOURCE_ORPHANS = 'SELECT COUNT(*) AS n FROM workload_gpu_lifetime WHERE workload_id NOT IN (SELECT workload_id FROM workloads)';
 
-const TARGET_ROWS = `SELECT organization_id AS org, status, COUNT(*) AS n, SUM((${gpuMsSql(POSTGRES, '$2::bigint')})::bigint)::text AS gpu_ms
+const TARGET_GPU_MS = `SUM((${gpuMsSql(POSTGRES, '$2::bigint')})::bigint)::text`;
+const TARGET_ROWS = `SELECT organization_id AS org, status, COUNT(*) AS n, ${TARGET_GPU_MS} AS gpu_ms
   FROM workloads w WHERE w.cluster_id = ANY($1::text[]) GROUP BY organization_id, status`;
 const TARGET_PODS = `SELECT w.organization_id AS org, COUNT(*) AS n, SUM(p.gpus)::text AS sum
   FROM workload_pods p JOIN workloads w ON w.workload_id = p.workload_id AND w.submitted_at = p.submitted_at
@@ -65,8 +67,10 @@ const TARGET_LIFETIMES = `SELECT w.organization_id AS org, COUNT(*) AS n, SUM(l.
 
 // What workload_totals holds of the rows: every row counted, and GPU-ms at T before the floor while a
 // row runs (a rollup cannot floor per row what grows with T), floored at its completion once finished.
+const FINISHED_GPU_MS = `GREATEST(0.0::float8, ${gpuMsAt(POSTGRES, 'w.completed_at')})`;
+const RUNNING_GPU_MS = gpuMsAt(POSTGRES, '$1::bigint');
 const ROWS_AS_TOTALS = `SELECT organization_id AS org, COUNT(*) AS n,
-  SUM((CASE WHEN w.completed_at IS NOT NULL THEN GREATEST(0.0::float8, ${gpuMsAt(POSTGRES, 'w.completed_at')}) ELSE ${gpuMsAt(POSTGRES, '$1::bigint')} END)::bigint)::text AS sum
+  SUM((CASE WHEN w.completed_at IS NOT NULL THEN ${FINISHED_GPU_MS} ELSE ${RUNNING_GPU_MS} END)::bigint)::text AS sum
   FROM workloads w GROUP BY organization_id`;
 // totalsGpuMs (shared/rollup-sql.ts) summed in exact integers: the GPU-ms sums are whole numbers.
 const TOTALS = `SELECT organization_id AS org, SUM(workloads)::bigint AS n,
@@ -74,7 +78,11 @@ const TOTALS = `SELECT organization_id AS org, SUM(workloads)::bigint AS n,
   FROM workload_totals GROUP BY organization_id`;
 
 /** Compares `source` with the target's rows of `clusters`, and the target's rollups with its rows, at time `at`. */
-export async function verifyIndex(source: SourceIndex, target: Queryable, options: { at: number; clusters: readonly string[] }): Promise<Verification> {
+export async function verifyIndex(
+  source: SourceIndex,
+  target: Queryable,
+  options: { at: number; clusters: readonly string[] },
+): Promise<Verification> {
   const t = options.at;
   if (!Number.isSafeInteger(t)) throw new Error(`Cannot verify at time ${t}: it must be a whole epoch ms`);
   const clusters = [...options.clusters];
@@ -90,8 +98,13 @@ export async function verifyIndex(source: SourceIndex, target: Queryable, option
 
   const orgs = [...new Set([...sourceRows, ...targetRows, ...rowsAsTotals, ...totals].map((r) => r.org))].sort();
   const checks: Check[] = [];
-  const add = (organization: string, check: string, expected: bigint, found: bigint) =>
-    checks.push({ organization, check, expected: expected.toLocaleString('en-US'), found: found.toLocaleString('en-US'), ok: expected === found });
+  const add = (organization: string, check: string, expected: bigint, found: bigint) => checks.push({
+    organization,
+    check,
+    expected: expected.toLocaleString('en-US'),
+    found: found.toLocaleString('en-US'),
+    ok: expected === found,
+  });
   for (const org of orgs) {
     const mine = <R extends { org: string }>(rows: readonly R[]) => rows.filter((r) => r.org === org);
     const count = (rows: readonly StatusRow[]) => mine(rows).reduce((sum, r) => sum + BigInt(r.n), 0n);
@@ -111,11 +124,12 @@ export async function verifyIndex(source: SourceIndex, target: Queryable, option
     add(org, 'rollup: GPU-ms at T = workload_totals', BigInt(one(rowsAsTotals)?.sum ?? 0), BigInt(one(totals)?.sum ?? 0));
   }
   for (const table of await compareRollupTables(target)) {
+    const stored = `${table.stored.toLocaleString('en-US')} rows`;
     checks.push({
       organization: '(all)',
       check: `rollup: ${table.table} = recomputed`,
       expected: `${table.recomputed.toLocaleString('en-US')} rows`,
-      found: table.differing === 0 ? `${table.stored.toLocaleString('en-US')} rows` : `${table.stored.toLocaleString('en-US')} rows, ${table.differing.toLocaleString('en-US')} differ`,
+      found: table.differing === 0 ? stored : `${stored}, ${table.differing.toLocaleString('en-US')} differ`,
       ok: table.differing === 0,
     });
   }
@@ -146,7 +160,8 @@ async function compareRollupTables(client: Queryable): Promise<TableComparison[]
   await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
   try {
     const { rows: [home] } = await client.query<{ schema: string }>(
-      "SELECT n.nspname AS schema FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = to_regclass('workload_totals')",
+      'SELECT n.nspname AS schema FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace ' +
+        "WHERE c.oid = to_regclass('workload_totals')",
     );
     if (home === undefined) throw new Error('Cannot compare the rollups: the target has no table workload_totals');
     const stored = (table: string) => `"${home.schema.replaceAll('"', '""')}".${table}`;
@@ -179,14 +194,19 @@ export function formatVerification(verification: Verification): string {
   const lines = [header, ...verification.checks];
   const width = (key: 'organization' | 'check' | 'expected' | 'found') => Math.max(...lines.map((l) => l[key].length));
   const [wo, wc, we, wf] = [width('organization'), width('check'), width('expected'), width('found')];
-  const text = lines.map((l, i) =>
-    `${l.organization.padEnd(wo)}  ${l.check.padEnd(wc)}  ${l.expected.padStart(we)}  ${l.found.padStart(wf)}  ${i === 0 ? 'result' : l.ok ? 'ok' : 'MISMATCH'}`);
+  const text = lines.map((l, i) => {
+    const result = i === 0 ? 'result' : l.ok ? 'ok' : 'MISMATCH';
+    return `${l.organization.padEnd(wo)}  ${l.check.padEnd(wc)}  ${l.expected.padStart(we)}  ${l.found.padStart(wf)}  ${result}`;
+  });
   const failed = verification.checks.filter((c) => !c.ok).length;
+  const { clusters, orphanLifetimes } = verification;
+  const orphans = `${orphanLifetimes} lifetime totals of the source belong to no workload it holds; they were not copied`;
   return [
-    `Verification at T = ${new Date(verification.at).toISOString()} (${verification.at}); expected: the SQLite source (rollup checks: the PostgreSQL rows), ` +
-      `found: PostgreSQL, rows of cluster${verification.clusters.length === 1 ? '' : 's'} ${verification.clusters.map((c) => `"${c}"`).join(', ') || '(none)'}`,
+    `Verification at T = ${new Date(verification.at).toISOString()} (${verification.at}); ` +
+      'expected: the SQLite source (rollup checks: the PostgreSQL rows), ' +
+      `found: PostgreSQL, rows of cluster${clusters.length === 1 ? '' : 's'} ${clusters.map((c) => `"${c}"`).join(', ') || '(none)'}`,
     ...text,
-    ...(verification.orphanLifetimes > 0 ? [`${verification.orphanLifetimes} lifetime totals of the source belong to no workload it holds; they were not copied`] : []),
+    ...(orphanLifetimes > 0 ? [orphans] : []),
     failed === 0 ? `All ${verification.checks.length} checks match` : `${failed} of ${verification.checks.length} checks do not match`,
   ].join('\n');
 }

@@ -47,7 +47,9 @@ const KEEPALIVE_DELAY_MS = 5_000;
 // with it) in about 10 s; the client's own keepalive (keepAlive below) does the same for this side.
 // JIT compiles a plan's expressions on the first run of a costly query: tens to hundreds of ms spent
 // on short indexed queries whose cost estimate crosses the threshold, for nothing.
-const SERVER_SETTINGS = ['jit=off', 'tcp_keepalives_idle=5', 'tcp_keepalives_interval=2', 'tcp_keepalives_count=3', 'tcp_user_timeout=10000'];
+const SERVER_SETTINGS = [
+  'jit=off', 'tcp_keepalives_idle=5', 'tcp_keepalives_interval=2', 'tcp_keepalives_count=3', 'tcp_user_timeout=10000',
+];
 
 const INT8 = 20;
 const INT8_ARRAY = 1016;
@@ -138,7 +140,8 @@ export function createReadPool(url: string, options: ConnectionOptions & { size:
     max: options.size,
     idleTimeoutMillis: 30_000,
   });
-  pool.on('error', (error) => options.logger.warn(errorFields(error), 'An idle connection of the read pool broke; it is replaced on the next read'));
+  pool.on('error', (error) =>
+    options.logger.warn(errorFields(error), 'An idle connection of the read pool broke; it is replaced on the next read'));
   // The pool listens only to its idle connections. One checked out (a read's snapshot transaction)
   // whose server goes away emits 'error' on the client itself, and without a listener that crashes
   // the process: the read in progress fails anyway (503 to its caller), so the event needs no more.

@@ -19,7 +19,9 @@ const UNAVAILABLE_STATES = new Set([
 const CONNECTION_CLASS = '08';
 
 /** Node's socket and DNS errors: nothing listens, the path broke, or the name does not resolve (yet). */
-const UNAVAILABLE_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
+]);
 
 /** pg's own errors, which carry no code: only their messages tell them apart. */
 const UNAVAILABLE_MESSAGES = [

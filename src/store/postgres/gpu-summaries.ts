@@ -119,6 +119,17 @@ SELECT count, sum, min, max,
 FROM workload_gpu_buckets WHERE workload_id = $1`;
 
 type BucketFiguresRow = { count: number[]; sum: number[]; min: (number | null)[]; max: (number | null)[] };
+type WindowRow = {
+  count: number[];
+  sum: (number | null)[];
+  min: (number | null)[];
+  max: (number | null)[];
+  latest_sum: number[];
+  latest_count: number[];
+};
+type LastHourRow = { workload_id: string; count: number; sum: number; latest_sum: number | null; latest_count: number | null };
+type LastHourFigures = { sum: number; count: number; latestSum: number; latestCount: number };
+type LifetimeRow = { metric: string; count: number; sum: number; min: number; max: number; current: number | null };
 
 function bucketFigures(row: BucketFiguresRow): GpuBucketFigures {
   return { count: row.count, sum: row.sum, min: row.min, max: row.max };
@@ -146,7 +157,8 @@ export class PostgresGpuSummaries implements GpuSummaryStore {
     if (rows.length === 0) return 0;
     const sorted = [...rows].sort((a, b) => (a.workloadId < b.workloadId ? -1 : a.workloadId > b.workloadId ? 1 : 0));
     const input = sorted.map((r) => ({
-      workload_id: r.workloadId, cluster_id: r.clusterId, count: r.count, sum: finiteOrNull(r.sum), min: finiteOrNull(r.min), max: finiteOrNull(r.max),
+      workload_id: r.workloadId, cluster_id: r.clusterId,
+      count: r.count, sum: finiteOrNull(r.sum), min: finiteOrNull(r.min), max: finiteOrNull(r.max),
       latest_sum: finiteOrNull(r.latestSum), latest_count: r.latestCount, current: finiteOrNull(r.current),
       util_seconds: r.usage.utilSeconds, util_weighted: r.usage.utilWeighted, idle_seconds: r.usage.idleSeconds,
       power_seconds: r.usage.powerSeconds, energy_dj: r.usage.energyDj, gpu_errors: r.usage.gpuErrors,
@@ -172,15 +184,16 @@ export class PostgresGpuSummaries implements GpuSummaryStore {
   }
 
   async pruneBuckets(clusterId: string, before: number): Promise<number> {
-    const result = await this.#primary.query('DELETE FROM workload_gpu_buckets WHERE cluster_id = $1 AND bucket_at < $2', [clusterId, before]);
+    const result = await this.#primary.query(
+      'DELETE FROM workload_gpu_buckets WHERE cluster_id = $1 AND bucket_at < $2',
+      [clusterId, before],
+    );
     return result.rowCount ?? 0;
   }
 
   async window(workloadId: string, window: { from: number; to: number }): Promise<GpuWindowTotals | null> {
     const { rows: [row] } = await this.#read(() =>
-      this.#readers.query<{ count: number[]; sum: (number | null)[]; min: (number | null)[]; max: (number | null)[]; latest_sum: number[]; latest_count: number[] }>(
-        WINDOW, [workloadId, window.from, window.to],
-      ),
+      this.#readers.query<WindowRow>(WINDOW, [workloadId, window.from, window.to]),
     );
     if (row === undefined) return null;
     return {
@@ -206,19 +219,17 @@ export class PostgresGpuSummaries implements GpuSummaryStore {
     return { buckets: rows.map(bucketFigures), counts };
   }
 
-  async lastHour(slot: number, now: number): Promise<Map<string, { sum: number; count: number; latestSum: number; latestCount: number }>> {
-    const { rows } = await this.#read(() =>
-      this.#readers.query<{ workload_id: string; count: number; sum: number; latest_sum: number | null; latest_count: number | null }>(LAST_HOUR, [slot + 1, now - HOUR_MS]),
-    );
-    const result = new Map<string, { sum: number; count: number; latestSum: number; latestCount: number }>();
-    for (const row of rows) result.set(row.workload_id, { sum: row.sum, count: row.count, latestSum: row.latest_sum ?? 0, latestCount: row.latest_count ?? 0 });
+  async lastHour(slot: number, now: number): Promise<Map<string, LastHourFigures>> {
+    const { rows } = await this.#read(() => this.#readers.query<LastHourRow>(LAST_HOUR, [slot + 1, now - HOUR_MS]));
+    const result = new Map<string, LastHourFigures>();
+    for (const row of rows) {
+      result.set(row.workload_id, { sum: row.sum, count: row.count, latestSum: row.latest_sum ?? 0, latestCount: row.latest_count ?? 0 });
+    }
     return result;
   }
 
   async lifetime(workloadId: string): Promise<LifetimeTotals | undefined> {
-    const { rows } = await this.#read(() =>
-      this.#readers.query<{ metric: string; count: number; sum: number; min: number; max: number; current: number | null }>(LIFETIME, [workloadId]),
-    );
+    const { rows } = await this.#read(() => this.#readers.query<LifetimeRow>(LIFETIME, [workloadId]));
     if (rows.length === 0) return undefined;
     const totals: LifetimeTotals = {};
     for (const row of rows) {

@@ -69,8 +69,9 @@ export class ClusterIdentityConflict extends Error {
       `Refusing to write cluster "${clusterId}": the database records it for the Kubernetes cluster whose kube-system namespace UID is ` +
         `${recordedKubeSystemUid}, but this replica watches the one whose kube-system UID is ${kubeSystemUid}. Two releases with one ` +
         'cluster id would mix two clusters\' workloads. If this release watches another cluster, give it a cluster id of its own ' +
-        '(config.cluster_id, GPUCAP_CLUSTER_ID). If this is the same cluster, rebuilt, and no release of the old one runs any more, clear ' +
-        `the recorded UID (UPDATE clusters SET kube_system_uid = NULL WHERE cluster_id = ${literal};): the next takeover records the new one.`,
+        '(config.cluster_id, GPUCAP_CLUSTER_ID). If this is the same cluster, rebuilt, and no release of the old one runs any more, ' +
+        `clear the recorded UID (UPDATE clusters SET kube_system_uid = NULL WHERE cluster_id = ${literal};): ` +
+        'the next takeover records the new one.',
     );
     this.name = 'ClusterIdentityConflict';
     this.clusterId = clusterId;
@@ -149,7 +150,11 @@ export class PostgresLeases<Sink extends object> {
   async holders(): Promise<{ clusterId: string; holder: string; epoch: number; heartbeatAgeSeconds: number; snapshotWritten: boolean }[]> {
     const { rows } = await this.#options.read(HOLDERS, []);
     return (rows as HolderRow[]).map((row) => ({
-      clusterId: row.cluster_id, holder: row.holder, epoch: row.epoch, heartbeatAgeSeconds: row.age_seconds, snapshotWritten: row.snapshot_written,
+      clusterId: row.cluster_id,
+      holder: row.holder,
+      epoch: row.epoch,
+      heartbeatAgeSeconds: row.age_seconds,
+      snapshotWritten: row.snapshot_written,
     }));
   }
 }
@@ -199,7 +204,10 @@ class ClusterLock<Sink extends object> {
         const holder = stale.rows[0];
         if (holder === undefined) return null;
         await client.query(TERMINATE, [holder.pid]);
-        this.#options.logger.warn({ cluster: this.#clusterId, pid: holder.pid }, 'Ended the session of a cluster writer whose lease went stale');
+        this.#options.logger.warn(
+          { cluster: this.#clusterId, pid: holder.pid },
+          'Ended the session of a cluster writer whose lease went stale',
+        );
         if (!(await this.#tryLock(client, key))) return null;
       }
       if (uid !== null) {
@@ -225,7 +233,11 @@ class ClusterLock<Sink extends object> {
 
   async #connection(): Promise<pg.Client> {
     if (this.#client !== null) return this.#client;
-    const client = await connectWriter(this.#options.url, { instanceId: this.#options.instanceId, logger: this.#options.logger, clusterId: this.#clusterId });
+    const client = await connectWriter(this.#options.url, {
+      instanceId: this.#options.instanceId,
+      logger: this.#options.logger,
+      clusterId: this.#clusterId,
+    });
     client.on('error', () => this.#drop(client));
     client.on('end', () => this.#drop(client));
     this.#client = client;

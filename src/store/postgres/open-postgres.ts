@@ -20,10 +20,17 @@ export async function openPostgres(location: { url: string; readUrl: string | un
   } finally {
     await maintenance.end().catch(() => undefined);
   }
-  const primary = createReadPool(location.url, { instanceId: options.instanceId, logger, size: options.poolSize });
-  const readers = location.readUrl === undefined ? primary : createReadPool(location.readUrl, { instanceId: options.instanceId, logger, size: options.poolSize });
+  const pool = { instanceId: options.instanceId, logger, size: options.poolSize };
+  const primary = createReadPool(location.url, pool);
+  const readers = location.readUrl === undefined ? primary : createReadPool(location.readUrl, pool);
   const leases = new PostgresLeases(
-    { url: location.url, instanceId: options.instanceId, leaseSeconds: options.leaseSeconds, logger, read: (sql, params) => primary.query(sql, params) },
+    {
+      url: location.url,
+      instanceId: options.instanceId,
+      leaseSeconds: options.leaseSeconds,
+      logger,
+      read: (sql, params) => primary.query(sql, params),
+    },
     (connection) => sessionWriter(connection, { clock: options.clock }),
   );
   options.gauge('gpucap_index_workloads', 'Workload rows in the index', async () => {

@@ -31,7 +31,9 @@ export interface MonthPartition {
 /** The UTC month that `time` (epoch ms) falls in, as its first millisecond. */
 export function monthStart(time: number): number {
   const date = new Date(time);
-  if (!Number.isFinite(time) || Number.isNaN(date.getTime())) throw new Error(`Cannot find the month of time ${time}: it is not a valid epoch ms`);
+  if (!Number.isFinite(time) || Number.isNaN(date.getTime())) {
+    throw new Error(`Cannot find the month of time ${time}: it is not a valid epoch ms`);
+  }
   return Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
 }
 

@@ -29,7 +29,8 @@ export function isStaleStatement(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (typeof code !== 'string') return false;
-  return STALE_STATES.has(code) || (code === RESULT_TYPE_CHANGED.code && typeof message === 'string' && message.includes(RESULT_TYPE_CHANGED.message));
+  return STALE_STATES.has(code) ||
+    (code === RESULT_TYPE_CHANGED.code && typeof message === 'string' && message.includes(RESULT_TYPE_CHANGED.message));
 }
 
 export class PreparedStatements {

@@ -58,7 +58,11 @@ export function toTypedPositional(query: ReadQuery): { text: string; values: unk
  * The rows of one query: a named statement when `prepared` is given (prepared on the connection at its
  * first use there), else an unnamed one, planned for its values at every call.
  */
-export async function readRows<Row extends object>(client: ReadClient, query: ReadQuery, prepared: PreparedStatements | null = null): Promise<Row[]> {
+export async function readRows<Row extends object>(
+  client: ReadClient,
+  query: ReadQuery,
+  prepared: PreparedStatements | null = null,
+): Promise<Row[]> {
   const { text, values } = toTypedPositional(query);
   const result = await client.query(prepared === null ? { text, values } : { name: prepared.nameOf(text), text, values });
   return result.rows as Row[];
@@ -77,7 +81,11 @@ const BEGIN_GENERIC = `${BEGIN_SNAPSHOT}; SET LOCAL plan_cache_mode = force_gene
  * A connection that cannot even roll back is broken, and one whose prepared statements went stale
  * holds them under names no longer used: either is destroyed rather than given back to the pool.
  */
-export async function inSnapshot<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>, options: { genericPlans?: boolean } = {}): Promise<T> {
+export async function inSnapshot<T>(
+  pool: pg.Pool,
+  work: (client: pg.PoolClient) => Promise<T>,
+  options: { genericPlans?: boolean } = {},
+): Promise<T> {
   const client = await pool.connect();
   let broken = false;
   try {

@@ -61,18 +61,25 @@ export function rollupRebuildSql(): string[] {
   return [...ROLLUPS.flatMap((rollup) => [`DELETE FROM ${rollup.table}`, rollupFillSql(rollup)]), ...USAGE_REBUILD];
 }
 
+/** The day of the submission of workloads row `w` (UTC), as usage keys it. */
+const ROW_DAY = `floor(w.submitted_at / ${DAY_MS}.0)::bigint`;
+
 // Usage is counted at its workloads row's keys: set from the rows, then summed.
 const USAGE_REBUILD = [
-  `UPDATE workload_usage u SET organization_id = w.organization_id, day = floor(w.submitted_at / ${DAY_MS}.0)::bigint, initiative_id = w.initiative_id,
+  `UPDATE workload_usage u SET organization_id = w.organization_id, day = ${ROW_DAY}, initiative_id = w.initiative_id,
      submitted_by = w.submitted_by, instance_type = w.instance_type, failure_reason = COALESCE(w.failure_reason, '')
    FROM workload_keys k JOIN workloads w ON w.workload_id = k.workload_id AND w.submitted_at = k.submitted_at
    WHERE k.workload_id = u.workload_id`,
-  ...USAGE_ROLLUPS.flatMap((rollup) => [
-    `DELETE FROM ${rollup.table}`,
-    `INSERT INTO ${rollup.table} (${rollup.keys.join(', ')}, ${USAGE_VALUES.join(', ')})
-     SELECT ${rollup.keys.map((k) => usageKeySql(rollup, k, k)).join(', ')}, ${USAGE_VALUES.map((v) => `SUM(${v})`).join(', ')} FROM workload_usage
+  ...USAGE_ROLLUPS.flatMap((rollup) => {
+    const keys = rollup.keys.map((k) => usageKeySql(rollup, k, k)).join(', ');
+    const sums = USAGE_VALUES.map((v) => `SUM(${v})`).join(', ');
+    return [
+      `DELETE FROM ${rollup.table}`,
+      `INSERT INTO ${rollup.table} (${rollup.keys.join(', ')}, ${USAGE_VALUES.join(', ')})
+     SELECT ${keys}, ${sums} FROM workload_usage
      WHERE day IS NOT NULL GROUP BY ${rollup.keys.map((_, i) => i + 1).join(', ')}`,
-  ]),
+    ];
+  }),
 ];
 
 /** The statement that fills an empty rollup table with the sums over the workloads rows. */

@@ -17,9 +17,11 @@ export function addToUsageRollups(source: string, name: string): string {
     const columns = rollup.keys.join(', ');
     // By position: a weekly rollup's `day` is the Monday of the source's day.
     const positions = rollup.keys.map((_, k) => k + 1).join(', ');
+    const keys = rollup.keys.map((k) => usageKeySql(rollup, k, k)).join(', ');
+    const sums = USAGE_VALUES.map((v) => `SUM(${v})`).join(', ');
     return `${name}_rollup${i} AS (
     INSERT INTO ${rollup.table} AS s (${columns}, ${USAGE_VALUES.join(', ')})
-    SELECT ${rollup.keys.map((k) => usageKeySql(rollup, k, k)).join(', ')}, ${USAGE_VALUES.map((v) => `SUM(${v})`).join(', ')} FROM ${source} WHERE day IS NOT NULL
+    SELECT ${keys}, ${sums} FROM ${source} WHERE day IS NOT NULL
     GROUP BY ${positions} ORDER BY ${positions}
     ON CONFLICT (${columns}) DO UPDATE SET ${USAGE_VALUES.map((v) => `${v} = s.${v} + excluded.${v}`).join(', ')}
     RETURNING 1)`;

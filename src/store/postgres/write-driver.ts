@@ -44,11 +44,12 @@ const UPSERT_PODS = `
 
 // The GPU-time aggregates of each workload from its started pods (its own month: pods carry their
 // workload's submitted_at), summed in whole GPU-ms and then divided, so that they are exact.
+const CLOSED_GPU_MS = 'SUM(CASE WHEN p.finished_at IS NOT NULL THEN p.gpus * GREATEST(0, p.finished_at - p.started_at) END)';
 const READ_AGGREGATES = `
   SELECT ids.workload_id, a.closed AS gpu_seconds_closed, a.open_gpus, a.open_start AS open_gpu_start_sum
   FROM unnest($1::text[], $2::bigint[]) AS ids (workload_id, submitted_at)
   CROSS JOIN LATERAL (
-    SELECT COALESCE(SUM(CASE WHEN p.finished_at IS NOT NULL THEN p.gpus * GREATEST(0, p.finished_at - p.started_at) END), 0)::float8 / 1000 AS closed,
+    SELECT COALESCE(${CLOSED_GPU_MS}, 0)::float8 / 1000 AS closed,
            COALESCE(SUM(CASE WHEN p.finished_at IS NULL THEN p.gpus END), 0)::int AS open_gpus,
            COALESCE(SUM(CASE WHEN p.finished_at IS NULL THEN p.gpus * p.started_at END), 0)::float8 / 1000 AS open_start
     FROM workload_pods p
@@ -64,8 +65,9 @@ const WORKLOAD_MONTHS = 'SELECT workload_id AS id, submitted_at FROM workload_ke
 const POD_MONTHS = 'SELECT pod_uid AS id, submitted_at FROM pod_keys WHERE pod_uid = ANY($1::text[])';
 // One month's partition, pruned when planned: a bound range rather than a join on the keys, which
 // the planner may turn into a hash join over every month (it cannot cost the per-row pruning).
-const LOCK_IN_MONTH = `${SELECT_STORED} WHERE workload_id = ANY($1::text[]) AND submitted_at >= $2 AND submitted_at < $3 ORDER BY workload_id FOR UPDATE`;
-const PODS_IN_MONTH = `${SELECT_POD_COLUMNS} WHERE pod_uid = ANY($1::text[]) AND submitted_at >= $2 AND submitted_at < $3`;
+const IN_MONTH = 'submitted_at >= $2 AND submitted_at < $3';
+const LOCK_IN_MONTH = `${SELECT_STORED} WHERE workload_id = ANY($1::text[]) AND ${IN_MONTH} ORDER BY workload_id FOR UPDATE`;
+const PODS_IN_MONTH = `${SELECT_POD_COLUMNS} WHERE pod_uid = ANY($1::text[]) AND ${IN_MONTH}`;
 
 // Retention: one batch at a time across replicas (a transaction-level advisory lock, (1735, -1)); a
 // replica that finds it taken skips its turn. Rows are locked with SKIP LOCKED so that a batch never
@@ -75,8 +77,10 @@ const EXPIRED = `
   SELECT workload_id, ${ROLLUP_SOURCE_COLUMNS.filter((c) => c !== 'submitted_at').join(', ')}, submitted_at FROM workloads
   WHERE completed_at < $1 AND status IN ('completed', 'failed', 'cancelled')
   ORDER BY completed_at LIMIT $2 FOR UPDATE SKIP LOCKED`;
-const DELETE_WORKLOAD_PODS = 'DELETE FROM workload_pods WHERE (workload_id, submitted_at) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))';
-const DELETE_ROWS = 'DELETE FROM workloads WHERE (workload_id, submitted_at) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))';
+/** The rows of these keys, the pairs as two arrays: $1 the ids, $2 their months. */
+const IN_KEYS = '(workload_id, submitted_at) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))';
+const DELETE_WORKLOAD_PODS = `DELETE FROM workload_pods WHERE ${IN_KEYS}`;
+const DELETE_ROWS = `DELETE FROM workloads WHERE ${IN_KEYS}`;
 const DELETE_LIFETIMES = 'DELETE FROM workload_gpu_lifetime WHERE workload_id = ANY($1::text[])';
 
 type StoredPod = PodRow & { submitted_at: number };
@@ -129,12 +133,16 @@ class PostgresWriteTransaction implements WriteTransaction {
   }
 
   async aggregatesOf(rows: readonly StoredRow[]): Promise<Map<string, GpuAggregates>> {
-    const { rows: sums } = await this.#client.query<GpuAggregates & { workload_id: string }>(READ_AGGREGATES, [rows.map((w) => w.workload_id), rows.map((w) => w.submitted_at)]);
+    const { rows: sums } = await this.#client.query<GpuAggregates & { workload_id: string }>(
+      READ_AGGREGATES,
+      [rows.map((w) => w.workload_id), rows.map((w) => w.submitted_at)],
+    );
     return new Map(sums.map(({ workload_id: id, ...aggregates }) => [id, aggregates]));
   }
 
   async writeRows(rows: readonly RowWrite[], updatedAt: number): Promise<void> {
-    await this.#client.query(UPSERT_WORKLOADS, WRITTEN_COLUMNS.map((c) => rows.map(({ row }) => (c === 'updated_at' ? updatedAt : row[c]))));
+    const columns = WRITTEN_COLUMNS.map((c) => rows.map(({ row }) => (c === 'updated_at' ? updatedAt : row[c])));
+    await this.#client.query(UPSERT_WORKLOADS, columns);
   }
 
   async closePods(rows: readonly StoredRow[], at: number): Promise<{ closed: number; workloadIds: Set<string> }> {

@@ -13,7 +13,8 @@ import { ensurePartitions } from './partitions.js';
 import { inTransaction } from './transaction.js';
 import { PostgresWriteDriver } from './write-driver.js';
 
-const UNFINISHED = `SELECT ${[...RECORD_COLUMNS, ...AGGREGATE_COLUMNS].join(', ')} FROM workloads WHERE cluster_id = $1 AND status IN ('pending', 'running')`;
+const ROW_COLUMNS = [...RECORD_COLUMNS, ...AGGREGATE_COLUMNS].join(', ');
+const UNFINISHED = `SELECT ${ROW_COLUMNS} FROM workloads WHERE cluster_id = $1 AND status IN ('pending', 'running')`;
 
 /** A cluster session's writes, and the indexer's read of what it must reconcile after a relist. */
 export type SessionWrites = ClusterWrites;

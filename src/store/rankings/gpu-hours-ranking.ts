@@ -45,14 +45,17 @@ const directionOf = (options: Pick<RankingOptions, 'order'>) => (options.order =
  * The expression of workloads_finished_gpu_hours, word for word (`w.` aside); for a finished row it
  * is gpuHoursSql to the last bit (COALESCE(completed_at, @now) is completed_at).
  */
-export const finishedGpuHoursSql = (d: SqlDialect): string =>
-  `(${d.greatest(d.float('0.0'), `w.gpu_seconds_closed + w.open_gpus * (w.completed_at / ${d.float('1000.0')}) - w.open_gpu_start_sum`)} / ${d.float('3600.0')})`;
+export const finishedGpuHoursSql = (d: SqlDialect): string => {
+  const gpuSeconds = `w.gpu_seconds_closed + w.open_gpus * (w.completed_at / ${d.float('1000.0')}) - w.open_gpu_start_sum`;
+  return `(${d.greatest(d.float('0.0'), gpuSeconds)} / ${d.float('3600.0')})`;
+};
 
 /** The (initiative, status) pairs of the filter that have workloads. */
 export function rankedPairsQuery(d: SqlDialect, filter: WorkloadFilter): SqlWhere {
   const totals = whereOf(d, filter, 't');
+  const pair = 't.initiative_id, t.status';
   return {
-    sql: `SELECT t.initiative_id, t.status FROM workload_totals t WHERE ${totals.sql} GROUP BY t.initiative_id, t.status HAVING SUM(t.workloads) > 0`,
+    sql: `SELECT ${pair} FROM workload_totals t WHERE ${totals.sql} GROUP BY ${pair} HAVING SUM(t.workloads) > 0`,
     params: totals.params,
   };
 }
@@ -62,8 +65,10 @@ export function rankedPairsQuery(d: SqlDialect, filter: WorkloadFilter): SqlWher
  * expressions (`@initiative` and `@status` parameters, or a lateral row's columns).
  */
 export function finishedTopSql(d: SqlDialect, options: { initiative: string; status: string; order: 'asc' | 'desc' }): string {
-  return `SELECT w.${d.rowId} AS id, w.workload_id, ${finishedGpuHoursSql(d)} AS gpu_hours FROM workloads w${d.indexedBy('workloads_finished_gpu_hours')}
-     WHERE w.organization_id = @org AND w.initiative_id = ${options.initiative} AND w.status = ${options.status} AND w.completed_at IS NOT NULL
+  const { initiative, status } = options;
+  const byGpuHours = d.indexedBy('workloads_finished_gpu_hours');
+  return `SELECT w.${d.rowId} AS id, w.workload_id, ${finishedGpuHoursSql(d)} AS gpu_hours FROM workloads w${byGpuHours}
+     WHERE w.organization_id = @org AND w.initiative_id = ${initiative} AND w.status = ${status} AND w.completed_at IS NOT NULL
      ORDER BY gpu_hours ${directionOf(options)}, w.workload_id ASC LIMIT @limit`;
 }
 
@@ -91,7 +96,13 @@ export function unfinishedTopQuery(d: SqlDialect, filter: WorkloadFilter, option
 }
 
 /** The top @limit of the filter's rows that `condition` keeps from the unfinished rows' index, by `value` at @now. */
-export function openTopQuery(d: SqlDialect, filter: WorkloadFilter, options: RankingOptions, value: RankedValue, condition: string): SqlWhere {
+export function openTopQuery(
+  d: SqlDialect,
+  filter: WorkloadFilter,
+  options: RankingOptions,
+  value: RankedValue,
+  condition: string,
+): SqlWhere {
   const where = whereOf(d, filter);
   return {
     sql: `SELECT w.${d.rowId} AS id, w.workload_id, ${value.sql} AS ${value.as} FROM workloads w${d.indexedBy(HORIZON_INDEX)}
@@ -114,11 +125,13 @@ export function rawTopQuery(d: SqlDialect, filter: WorkloadFilter, options: Rank
 export function totalsCountQuery(d: SqlDialect, filter: WorkloadFilter, now: number): SqlWhere {
   const totals = whereOf(d, filter, 't');
   const where = whereOf(d, filter);
+  // The unfinished rows that may read below 0 at @now, whose floors the linear totals lack.
+  const belowZeroRows = `workloads w${d.indexedBy(HORIZON_INDEX)} WHERE ${where.sql} AND ${belowZeroAt(d, '@now')}`;
   return {
     sql: `SELECT ${d.sumInt('n')} AS n, ${d.total('gpu_ms')} / ${d.float('3600000.0')} AS gpu_hours FROM (
          SELECT t.workloads AS n, ${totalsGpuMs(d, 't', '@now')} AS gpu_ms FROM workload_totals t WHERE ${totals.sql}
          UNION ALL
-         SELECT 0, ${gpuMsFloorAt(d, '@now')} FROM workloads w${d.indexedBy(HORIZON_INDEX)} WHERE ${where.sql} AND ${belowZeroAt(d, '@now')})${d.subqueryAlias('figures')}`,
+         SELECT 0, ${gpuMsFloorAt(d, '@now')} FROM ${belowZeroRows})${d.subqueryAlias('figures')}`,
     params: { ...where.params, now },
   };
 }
@@ -142,7 +155,9 @@ export function rankedAboutQuery(d: SqlDialect, ids: readonly (number | string)[
 /** The first `limit` of the candidates in the ranking's order. */
 export function topOf(candidates: readonly Ranked[], options: Pick<RankingOptions, 'order' | 'limit'>): Ranked[] {
   const sign = options.order === 'asc' ? 1 : -1;
-  return [...candidates].sort((a, b) => sign * (a.gpu_hours - b.gpu_hours) || compareBinary(a.workload_id, b.workload_id)).slice(0, options.limit);
+  return [...candidates]
+    .sort((a, b) => sign * (a.gpu_hours - b.gpu_hours) || compareBinary(a.workload_id, b.workload_id))
+    .slice(0, options.limit);
 }
 
 export function rankingResult(top: readonly Ranked[], overall: RankingOverall, about: readonly RankedAbout[]): GpuHoursRanking {

@@ -11,7 +11,9 @@
 import type { QueueRanking, WorkloadFilter } from '../../query/ports.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { endedWaitSql, QUEUE_ENDED } from '../rollups/queue-columns.js';
-import { compareBinary, openTopQuery, rankedPairsQuery, rawTopQuery, type RankedAbout, type RankedValue, type RankingOptions } from './gpu-hours-ranking.js';
+import {
+  compareBinary, openTopQuery, rankedPairsQuery, rawTopQuery, type RankedAbout, type RankedValue, type RankingOptions,
+} from './gpu-hours-ranking.js';
 import { DAY_MS, STILL_WAITING } from '../sql/rollup-sql.js';
 import { queueMsSql, whereOf, type SqlWhere } from '../sql/workload-sql.js';
 
@@ -68,24 +70,31 @@ export function rawQueueTopQuery(d: SqlDialect, filter: WorkloadFilter, options:
 export function totalsQueueQuery(d: SqlDialect, filter: WorkloadFilter, now: number): SqlWhere {
   const totals = whereOf(d, filter, 't');
   const where = whereOf(d, filter);
+  const totalsQueueMs = `(t.queue_base_ms + (t.waiting * ${d.int('@now')} - t.waiting_days * ${DAY_MS}))`;
+  const submittedAfterNow = `${STILL_WAITING} AND w.submitted_at > @now`;
   return {
     sql: `SELECT ${d.sumInt('n')} AS n, ${d.total('queue_ms')} AS queue_ms FROM (
-         SELECT t.workloads AS n, (t.queue_base_ms + (t.waiting * ${d.int('@now')} - t.waiting_days * ${DAY_MS})) AS queue_ms FROM workload_totals t WHERE ${totals.sql}
+         SELECT t.workloads AS n, ${totalsQueueMs} AS queue_ms FROM workload_totals t WHERE ${totals.sql}
          UNION ALL
-         SELECT 0, w.submitted_at - @now FROM workloads w WHERE ${where.sql} AND ${STILL_WAITING} AND w.submitted_at > @now)${d.subqueryAlias('figures')}`,
+         SELECT 0, w.submitted_at - @now FROM workloads w WHERE ${where.sql} AND ${submittedAfterNow})${d.subqueryAlias('figures')}`,
     params: { ...where.params, now },
   };
 }
 
 export function rawQueueCountQuery(d: SqlDialect, filter: WorkloadFilter, now: number): SqlWhere {
   const where = whereOf(d, filter);
-  return { sql: `SELECT COUNT(*) AS n, ${d.total(queueMsSql(d))} AS queue_ms FROM workloads w WHERE ${where.sql}`, params: { ...where.params, now } };
+  return {
+    sql: `SELECT COUNT(*) AS n, ${d.total(queueMsSql(d))} AS queue_ms FROM workloads w WHERE ${where.sql}`,
+    params: { ...where.params, now },
+  };
 }
 
 /** The first `limit` of the candidates in the ranking's order. */
 export function topQueues(candidates: readonly QueueCandidate[], options: Pick<RankingOptions, 'order' | 'limit'>): QueueCandidate[] {
   const sign = options.order === 'asc' ? 1 : -1;
-  return [...candidates].sort((a, b) => sign * (a.queue_ms - b.queue_ms) || compareBinary(a.workload_id, b.workload_id)).slice(0, options.limit);
+  return [...candidates]
+    .sort((a, b) => sign * (a.queue_ms - b.queue_ms) || compareBinary(a.workload_id, b.workload_id))
+    .slice(0, options.limit);
 }
 
 export function queueRankingResult(top: readonly QueueCandidate[], overall: QueueOverall, about: readonly RankedAbout[]): QueueRanking {
@@ -93,8 +102,13 @@ export function queueRankingResult(top: readonly QueueCandidate[], overall: Queu
   return {
     entries: top.map((row) => {
       const found = described.get(row.id) ?? { name: '', initiative_id: '' };
-      // Whole seconds, as the workload's own queue_seconds.
-      return { workloadId: row.workload_id, name: found.name, initiativeId: found.initiative_id, queueSeconds: Math.floor(Number(row.queue_ms) / 1000) };
+      return {
+        workloadId: row.workload_id,
+        name: found.name,
+        initiativeId: found.initiative_id,
+        // Whole seconds, as the workload's own queue_seconds.
+        queueSeconds: Math.floor(Number(row.queue_ms) / 1000),
+      };
     }),
     totalCount: Number(overall.n),
     // The mean of exact ms, as statistics' average_queue_seconds.

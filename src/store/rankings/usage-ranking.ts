@@ -44,7 +44,8 @@ const valueSql = (d: SqlDialect, sortBy: UsageSortKey) =>
 const rowOfUsage = (d: SqlDialect) =>
   d.engine === 'sqlite'
     ? 'JOIN workloads w ON w.workload_id = u.workload_id'
-    : 'JOIN workload_keys k ON k.workload_id = u.workload_id JOIN workloads w ON w.workload_id = k.workload_id AND w.submitted_at = k.submitted_at';
+    : 'JOIN workload_keys k ON k.workload_id = u.workload_id ' +
+      'JOIN workloads w ON w.workload_id = k.workload_id AND w.submitted_at = k.submitted_at';
 
 /** The teams (initiatives) of the filter that have workloads. */
 export function rankedTeamsQuery(d: SqlDialect, filter: WorkloadFilter): SqlWhere {
@@ -72,25 +73,39 @@ export function teamTopsQuery(d: SqlDialect, filter: WorkloadFilter, options: Us
 }
 
 export function topParams(filter: WorkloadFilter, options: UsageRankingOptions): Record<string, string | number> {
-  return { org: filter.scope.organizationId, limit: options.limit, now: options.now, ...(filter.status === undefined ? {} : { status: filter.status }) };
+  return {
+    org: filter.scope.organizationId,
+    limit: options.limit,
+    now: options.now,
+    ...(filter.status === undefined ? {} : { status: filter.status }),
+  };
 }
 
 /** How many workloads of the filter have a value, and the sums of their averages. */
 export function usageOverallQuery(d: SqlDialect, filter: WorkloadFilter): SqlWhere {
   const scope = scopeWhere(d, filter, 'u');
   const status = filter.status === undefined ? '' : ' AND w.status = @status';
+  const sums = ['idle_seconds', 'util_weighted', 'util_seconds'].map((c) => `${d.sumInt(`u.${c}`)} AS ${c}`).join(', ');
   return {
-    sql: `SELECT COUNT(*) AS n, ${d.sumInt('u.idle_seconds')} AS idle_seconds, ${d.sumInt('u.util_weighted')} AS util_weighted, ${d.sumInt('u.util_seconds')} AS util_seconds
+    sql: `SELECT COUNT(*) AS n, ${sums}
       FROM workload_usage u${status === '' ? '' : ` ${rowOfUsage(d)}`} WHERE ${scope.sql} AND u.util_seconds > 0${status}`,
     params: { ...scope.params, ...(filter.status === undefined ? {} : { status: filter.status }) },
   };
 }
 
 /** The ranking from the teams' candidates and the filter's overall sums. */
-export function usageRankingResult(candidates: readonly UsageCandidate[], overall: UsageOverall, options: UsageRankingOptions): UsageRanking {
+export function usageRankingResult(
+  candidates: readonly UsageCandidate[],
+  overall: UsageOverall,
+  options: UsageRankingOptions,
+): UsageRanking {
   const sign = options.order === 'asc' ? 1 : -1;
-  const top = [...candidates].sort((a, b) => sign * (a.value - b.value) || compareBinary(a.workload_id, b.workload_id)).slice(0, options.limit);
+  const top = [...candidates]
+    .sort((a, b) => sign * (a.value - b.value) || compareBinary(a.workload_id, b.workload_id))
+    .slice(0, options.limit);
   const idle = options.sortBy === 'idle_gpu_hours';
+  // Idle: the mean per workload; efficiency: weighted by sampled GPU-time, as a group's is.
+  const average = idle ? overall.idle_seconds / 3600 / overall.n : overall.util_weighted / (overall.util_seconds * 10_000);
   return {
     entries: top.map((c) => ({
       workloadId: c.workload_id,
@@ -100,7 +115,6 @@ export function usageRankingResult(candidates: readonly UsageCandidate[], overal
       coverage: c.gpu_hours <= 0 ? 1 : Math.min(1, c.util_seconds / (c.gpu_hours * 3600)),
     })),
     totalCount: overall.n,
-    // Idle: the mean per workload; efficiency: weighted by sampled GPU-time, as a group's is.
-    average: overall.n === 0 ? null : idle ? overall.idle_seconds / 3600 / overall.n : overall.util_weighted / (overall.util_seconds * 10_000),
+    average: overall.n === 0 ? null : average,
   };
 }

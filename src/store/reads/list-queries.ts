@@ -54,7 +54,11 @@ export function mergeTeamPages(pages: readonly WorkloadRow[][], rows: number): W
  * Every team's page and their merge in one query (its `@limit` still to bind): PostgreSQL seeks each
  * team's index under a LATERAL join, one round trip instead of one per team.
  */
-export function teamSeeksQuery(d: SqlDialect, filter: WorkloadFilter, options: { teams: readonly string[]; after: Keyset | null }): SqlWhere {
+export function teamSeeksQuery(
+  d: SqlDialect,
+  filter: WorkloadFilter,
+  options: { teams: readonly string[]; after: Keyset | null },
+): SqlWhere {
   const paged = whereAfter(d, { ...filter, scope: { organizationId: filter.scope.organizationId, initiatives: null } }, options.after);
   return {
     sql: `SELECT page.* FROM ${d.eachOf('teams', 'team')} CROSS JOIN LATERAL (
@@ -91,9 +95,11 @@ export function countQuery(d: SqlDialect, filter: WorkloadFilter): SqlWhere {
  */
 export function describeQuery(d: SqlDialect, filter: WorkloadFilter): SqlWhere {
   const where = whereOf(d, filter);
+  const ids = d.eachOf('ids', 'ids');
+  const byId = d.indexedBy('sqlite_autoindex_workloads_1');
   return {
     sql: `SELECT w.workload_id, w.name, w.initiative_id
-       FROM ${d.eachOf('ids', 'ids')} ${d.orderedJoin} workloads AS w${d.indexedBy('sqlite_autoindex_workloads_1')} ON w.workload_id = ids.value
+       FROM ${ids} ${d.orderedJoin} workloads AS w${byId} ON w.workload_id = ids.value
        WHERE ${where.sql}`,
     params: where.params,
   };
@@ -108,9 +114,11 @@ export function activeGpusQuery(d: SqlDialect, filter: WorkloadFilter): SqlWhere
   };
 }
 
+const TEAM_STATUS = 'organization_id, initiative_id, status';
+
 /** Workloads by organization, initiative and status (workload_totals), for TeamCounts. */
-export const teamStatusCountsSql = (d: SqlDialect): string => `SELECT organization_id, initiative_id, status, ${d.sumInt('workloads')} AS count
-  FROM workload_totals GROUP BY organization_id, initiative_id, status HAVING SUM(workloads) > 0 ORDER BY organization_id, initiative_id, status`;
+export const teamStatusCountsSql = (d: SqlDialect): string => `SELECT ${TEAM_STATUS}, ${d.sumInt('workloads')} AS count
+  FROM workload_totals GROUP BY ${TEAM_STATUS} HAVING SUM(workloads) > 0 ORDER BY ${TEAM_STATUS}`;
 
 /** The running workloads' GPUs by organization and initiative, from the running rows' partial index. */
 export const teamActiveGpusSql = (d: SqlDialect): string => `SELECT organization_id, initiative_id, ${d.sumInt('gpu_count')} AS gpus

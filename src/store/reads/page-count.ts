@@ -13,6 +13,9 @@ export function rowsToRead(wanted: number): number {
   return ROWS_TO_READ.find((rows) => rows >= wanted) ?? wanted;
 }
 
+/** The list's order (LIST_ORDER of list-queries.ts) over the page's columns. */
+const PAGE_ORDER = 'ORDER BY page.submitted_at DESC, page.workload_id DESC';
+
 /**
  * A page and its count as one statement, each row carrying the count: one round trip and one
  * snapshot. The count is an uncorrelated subquery, run once. The two builders name their parameters
@@ -20,11 +23,14 @@ export function rowsToRead(wanted: number): number {
  */
 export function withCount(page: SqlQuery, count: SqlQuery, rows: number): SqlQuery {
   for (const [name, value] of Object.entries(count.params)) {
-    if (name in page.params && JSON.stringify(page.params[name]) !== JSON.stringify(value)) throw new Error(`The page and its count bind @${name} to different values`);
+    if (name in page.params && JSON.stringify(page.params[name]) !== JSON.stringify(value)) {
+      throw new Error(`The page and its count bind @${name} to different values`);
+    }
   }
   if (!Number.isSafeInteger(rows) || rows < 1) throw new Error(`Not a row count: ${rows}`);
+  const limited = page.sql.replaceAll('@limit', String(rows));
   return {
-    sql: `SELECT page.*, (${count.sql}) AS list_total_count FROM (${page.sql.replaceAll('@limit', String(rows))}) AS page ORDER BY page.submitted_at DESC, page.workload_id DESC`,
+    sql: `SELECT page.*, (${count.sql}) AS list_total_count FROM (${limited}) AS page ${PAGE_ORDER}`,
     params: { ...page.params, ...count.params },
   };
 }

@@ -17,9 +17,12 @@ import * as ranking from '../rankings/gpu-hours-ranking.js';
 import * as usageRanking from '../rankings/usage-ranking.js';
 import { toRecord, toView, type ViewRow, type WorkloadRow } from '../rows/row-mapping.js';
 import {
-  percentilesOfRanked, percentilesOfSorted, rankedWaitsQuery, sortedWaitsQuery, type PercentileOptions, type RankedWaitRow, type SortedWaitsRow,
+  percentilesOfRanked, percentilesOfSorted, rankedWaitsQuery, sortedWaitsQuery, type PercentileOptions, type RankedWaitRow,
+  type SortedWaitsRow,
 } from '../statistics/queue-percentiles.js';
-import { statsOfTrendRows, statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow } from '../statistics/stats-queries.js';
+import {
+  statsOfTrendRows, statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow,
+} from '../statistics/stats-queries.js';
 import { usageBreakdown, usageQueries, type UsageRow, type UsageSource, type UsageWindow } from '../usage/usage-queries.js';
 import {
   activeGpusQuery, countQuery, describeQuery, listQuery, mergeTeamPages, teamActiveGpusSql, teamCountsOf, teamFilter, teamSeeksQuery,
@@ -43,7 +46,9 @@ export class SqlWorkloadIndex implements WorkloadIndex {
   async list(filter: WorkloadFilter, page: { limit: number; after: Keyset | null }): Promise<ListPage> {
     // One extra row tells whether another page follows without a second query.
     const wanted = page.limit + 1;
-    const { rows, totalCount } = this.#d.inProcess ? await this.#pageApart(filter, page.after, wanted) : await this.#pageWithCount(filter, page.after, wanted);
+    const { rows, totalCount } = this.#d.inProcess
+      ? await this.#pageApart(filter, page.after, wanted)
+      : await this.#pageWithCount(filter, page.after, wanted);
     return { items: rows.slice(0, page.limit).map(toRecord), totalCount, hasMore: rows.length > page.limit };
   }
 
@@ -59,11 +64,17 @@ export class SqlWorkloadIndex implements WorkloadIndex {
   }
 
   async queuePercentiles(filter: WorkloadFilter, options: PercentileOptions, now: number): Promise<QueuePercentiles> {
-    if (this.#d.sortedWaits) return percentilesOfSorted(await this.#x.all<SortedWaitsRow>(sortedWaitsQuery(filter, options.groupBy, now)), options);
+    if (this.#d.sortedWaits) {
+      return percentilesOfSorted(await this.#x.all<SortedWaitsRow>(sortedWaitsQuery(filter, options.groupBy, now)), options);
+    }
     return percentilesOfRanked(await this.#x.all<RankedWaitRow>(rankedWaitsQuery(this.#d, filter, options, now)), options);
   }
 
-  async trends(filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; interval: TrendInterval }, now: number): Promise<TrendsResult> {
+  async trends(
+    filter: WorkloadFilter,
+    options: { groupBy: StatsGroupKey | null; interval: TrendInterval },
+    now: number,
+  ): Promise<TrendsResult> {
     const rows = await this.#x.all<TrendRow>(trendQuery(this.#d, filter, { ...options, now }));
     return { series: trendResult(rows, options.interval), stats: statsOfTrendRows(rows, options.groupBy) };
   }
@@ -76,8 +87,12 @@ export class SqlWorkloadIndex implements WorkloadIndex {
   async rankingOf(filter: WorkloadFilter, options: ranking.RankingOptions, source: ranking.RankingSource): Promise<GpuHoursRanking> {
     const d = this.#d;
     return this.#x.snapshot(async (r) => {
-      const top = source === 'rollups' ? ranking.topOf(await this.#gpuHoursCandidates(r, filter, options), options) : await r.all<ranking.Ranked>(ranking.rawTopQuery(d, filter, options));
-      const count = source === 'rollups' ? ranking.totalsCountQuery(d, filter, options.now) : ranking.rawCountQuery(d, filter, options.now);
+      const top =
+        source === 'rollups'
+          ? ranking.topOf(await this.#gpuHoursCandidates(r, filter, options), options)
+          : await r.all<ranking.Ranked>(ranking.rawTopQuery(d, filter, options));
+      const count =
+        source === 'rollups' ? ranking.totalsCountQuery(d, filter, options.now) : ranking.rawCountQuery(d, filter, options.now);
       const overall = await r.get<ranking.RankingOverall>(count);
       return ranking.rankingResult(top, overall ?? { n: 0, gpu_hours: 0 }, await this.#about(r, top));
     });
@@ -95,7 +110,10 @@ export class SqlWorkloadIndex implements WorkloadIndex {
         source === 'rollups'
           ? queueRanking.topQueues(await this.#queueCandidates(r, filter, options), options)
           : await r.all<queueRanking.QueueCandidate>(queueRanking.rawQueueTopQuery(d, filter, options));
-      const count = source === 'rollups' ? queueRanking.totalsQueueQuery(d, filter, options.now) : queueRanking.rawQueueCountQuery(d, filter, options.now);
+      const count =
+        source === 'rollups'
+          ? queueRanking.totalsQueueQuery(d, filter, options.now)
+          : queueRanking.rawQueueCountQuery(d, filter, options.now);
       const overall = await r.get<queueRanking.QueueOverall>(count);
       return queueRanking.queueRankingResult(top, overall ?? { n: 0, queue_ms: 0 }, await this.#about(r, top));
     });
@@ -105,7 +123,12 @@ export class SqlWorkloadIndex implements WorkloadIndex {
     const d = this.#d;
     return this.#x.snapshot(async (r) => {
       const candidates = d.inProcess
-        ? await this.#eachTeam<usageRanking.UsageCandidate>(r, filter, usageRanking.teamTopSql(d, filter, options, '@team'), usageRanking.topParams(filter, options))
+        ? await this.#eachTeam<usageRanking.UsageCandidate>(
+          r,
+          filter,
+          usageRanking.teamTopSql(d, filter, options, '@team'),
+          usageRanking.topParams(filter, options),
+        )
         : await r.all<usageRanking.UsageCandidate>(usageRanking.teamTopsQuery(d, filter, options));
       const overall = await r.get<usageRanking.UsageOverall>(usageRanking.usageOverallQuery(d, filter));
       return usageRanking.usageRankingResult(candidates, overall ?? { n: 0, idle_seconds: 0, util_weighted: 0, util_seconds: 0 }, options);
@@ -194,8 +217,9 @@ export class SqlWorkloadIndex implements WorkloadIndex {
   /** The finished workloads' top of every (initiative, status) pair, then the unfinished top. */
   async #gpuHoursCandidates(r: SqlReader, filter: WorkloadFilter, options: ranking.RankingOptions): Promise<ranking.Ranked[]> {
     const d = this.#d;
+    const pair = { initiative: '@initiative', status: '@status', order: options.order };
     const finished = d.inProcess
-      ? await this.#eachPair<ranking.Ranked>(r, filter, ranking.finishedTopSql(d, { initiative: '@initiative', status: '@status', order: options.order }), options.limit)
+      ? await this.#eachPair<ranking.Ranked>(r, filter, ranking.finishedTopSql(d, pair), options.limit)
       : await r.all<ranking.Ranked>(ranking.finishedTopsQuery(d, filter, options));
     return [...finished, ...(await r.all<ranking.Ranked>(ranking.unfinishedTopQuery(d, filter, options)))];
   }
@@ -203,13 +227,17 @@ export class SqlWorkloadIndex implements WorkloadIndex {
   /** The ended waits' top of every (initiative, status) pair, then the waiting top. */
   async #queueCandidates(r: SqlReader, filter: WorkloadFilter, options: ranking.RankingOptions): Promise<queueRanking.QueueCandidate[]> {
     const d = this.#d;
+    const pair = { initiative: '@initiative', status: '@status', order: options.order };
     const ended = d.inProcess
-      ? await this.#eachPair<queueRanking.QueueCandidate>(r, filter, queueRanking.endedTopSql(d, { initiative: '@initiative', status: '@status', order: options.order }), options.limit)
+      ? await this.#eachPair<queueRanking.QueueCandidate>(r, filter, queueRanking.endedTopSql(d, pair), options.limit)
       : await r.all<queueRanking.QueueCandidate>(queueRanking.endedTopsQuery(d, filter, options));
     return [...ended, ...(await r.all<queueRanking.QueueCandidate>(queueRanking.waitingTopQuery(d, filter, options)))];
   }
 
-  /** `pairTopSql` (parameters @org, @initiative, @status, @limit) run for each (initiative, status) pair of the filter that has workloads. */
+  /**
+   * `pairTopSql` (parameters @org, @initiative, @status, @limit) run for each (initiative, status) pair
+   * of the filter that has workloads.
+   */
   async #eachPair<Row extends object>(r: SqlReader, filter: WorkloadFilter, pairTopSql: string, limit: number): Promise<Row[]> {
     const pairs = await r.all<{ initiative_id: string; status: string }>(ranking.rankedPairsQuery(this.#d, filter));
     const org = filter.scope.organizationId;

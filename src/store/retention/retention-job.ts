@@ -80,7 +80,9 @@ export class RetentionJob {
       batchPauseMs: options.batchPauseMs ?? DEFAULTS.batchPauseMs,
       firstRunDelayMs: options.firstRunDelayMs ?? DEFAULTS.firstRunDelayMs,
     };
-    if (!(settings.retentionDays > 0)) throw new Error(`Invalid retention: "retentionDays" must be positive, got ${settings.retentionDays}`);
+    if (!(settings.retentionDays > 0)) {
+      throw new Error(`Invalid retention: "retentionDays" must be positive, got ${settings.retentionDays}`);
+    }
     if (!(settings.intervalMs > 0)) throw new Error(`Invalid retention: "intervalMs" must be positive, got ${settings.intervalMs}`);
     if (!(Number.isInteger(settings.batchSize) && settings.batchSize > 0)) {
       throw new Error(`Invalid retention: "batchSize" must be a positive integer, got ${settings.batchSize}`);
@@ -92,7 +94,10 @@ export class RetentionJob {
     this.#options = settings;
   }
 
-  /** Schedules the first pass after firstRunDelayMs, then one every intervalMs until stop(). Calling it again while started does nothing. */
+  /**
+   * Schedules the first pass after firstRunDelayMs, then one every intervalMs until stop(). Calling it
+   * again while started does nothing.
+   */
   start(): void {
     if (this.#started) return;
     this.#started = true;
@@ -177,7 +182,10 @@ export class RetentionJob {
       await this.runOnce();
     } catch (error) {
       this.#status = { ...this.#status, consecutiveFailures: this.#status.consecutiveFailures + 1 };
-      this.#options.logger.error({ err: error, consecutiveFailures: this.#status.consecutiveFailures }, 'Retention run failed; retrying at the next interval');
+      this.#options.logger.error(
+        { err: error, consecutiveFailures: this.#status.consecutiveFailures },
+        'Retention run failed; retrying at the next interval',
+      );
     }
     // stop() may have been called during the pass (or from the logger); start() again may have scheduled one.
     if (this.#started && this.#timer === null) this.#schedule(this.#options.intervalMs);

@@ -1,10 +1,11 @@
-// The rollup tables of the index, as both backends declare them: SQLite's workload_counts (schema v1),
-// the three tables of schema v3 (migrations/v03-rollups.ts) and the failure reasons' of v5 (migrations/v05-failure-reasons.ts),
-// with the queue columns v7 added to the daily ones (migrations/v07-queue-rollups.ts) and v8 to workload_totals (migrations/v08-queue-ranking.ts),
-// the initiatives' daily rollup of v10 (migrations/v10-initiative-rollups.ts), the submitters' weekly one of v11
-// (migrations/v11-weekly-submitter-rollups.ts), and PostgreSQL's twins of them. Names and column
-// order are SQLite's, word for word; test/store/rollup-definitions.test.ts reads them back from a
-// migrated file. Each rollup row is the sum of figures.ts over the workloads rows of its key.
+// The rollup tables of the index, as both backends declare them: SQLite's workload_counts (schema v1), the
+// three tables of schema v3 (migrations/v03-rollups.ts) and the failure reasons' of v5
+// (migrations/v05-failure-reasons.ts), with the queue columns v7 added to the daily ones
+// (migrations/v07-queue-rollups.ts) and v8 to workload_totals (migrations/v08-queue-ranking.ts), the
+// initiatives' daily rollup of v10 (migrations/v10-initiative-rollups.ts), the submitters' weekly one of v11
+// (migrations/v11-weekly-submitter-rollups.ts), and PostgreSQL's twins of them. Names and column order are
+// SQLite's, word for word; test/store/rollup-definitions.test.ts reads them back from a migrated file. Each
+// rollup row is the sum of figures.ts over the workloads rows of its key.
 
 /** The columns of a workloads row that the keys and figures read: what a writer reads before and after a write. */
 export const ROLLUP_SOURCE_COLUMNS = [
@@ -33,7 +34,8 @@ export interface RollupSource {
  * A key column: a text or flag column of the row, or `day`, the UTC day of submission (figures.ts);
  * in a weekly rollup, the Monday of that day's week.
  */
-export type RollupKeyColumn = 'organization_id' | 'initiative_id' | 'status' | 'submitted_by' | 'is_managed' | 'instance_type' | 'failure_reason' | 'day';
+export type RollupKeyColumn =
+  | 'organization_id' | 'initiative_id' | 'status' | 'submitted_by' | 'is_managed' | 'instance_type' | 'failure_reason' | 'day';
 
 export const ROLLUP_VALUE_COLUMNS = [
   'n', 'workloads', 'completed', 'failed', 'started', 'open_started', 'duration_base_ms', 'open_gpus', 'open_gpu_days', 'gpu_base_ms',
@@ -53,8 +55,8 @@ export const ROLLUP_COLUMN_TYPES: Readonly<Record<RollupKeyColumn | RollupValueC
 };
 
 export type RollupTable =
-  | 'workload_counts' | 'stats_daily_submitter' | 'stats_daily_instance_type' | 'workload_totals' | 'stats_daily_failure_reason' | 'stats_daily_initiative'
-  | 'stats_weekly_submitter';
+  | 'workload_counts' | 'stats_daily_submitter' | 'stats_daily_instance_type' | 'workload_totals' | 'stats_daily_failure_reason'
+  | 'stats_daily_initiative' | 'stats_weekly_submitter';
 
 export interface RollupDefinition {
   readonly table: RollupTable;
@@ -96,12 +98,22 @@ export const ROLLUPS: readonly RollupDefinition[] = [
   // Statistics by failure reason per day of submission (schema v5): failed and cancelled rows only,
   // the others being the summary minus these (stats-rollup.ts). Most rows never fail, so most writes
   // leave this table alone.
-  { table: 'stats_daily_failure_reason', keys: ['organization_id', 'day', 'initiative_id', 'failure_reason'], values: DAILY_VALUES, requires: 'failure_reason' },
+  {
+    table: 'stats_daily_failure_reason',
+    keys: ['organization_id', 'day', 'initiative_id', 'failure_reason'],
+    values: DAILY_VALUES,
+    requires: 'failure_reason',
+  },
   // The summary and statistics by initiative per day of submission (schema v10): the instance-type
   // rollup summed over its types, a few times fewer rows for the reads that do not group by type.
   { table: 'stats_daily_initiative', keys: ['organization_id', 'day', 'initiative_id'], values: DAILY_VALUES },
   // Statistics by submitter per week of submission (schema v11): a day has a row per team and user,
   // so a month by submitter read 30 of them per user; whole weeks come from here, the days at the
   // edges from the daily rollup (week-window.ts).
-  { table: 'stats_weekly_submitter', keys: ['organization_id', 'day', 'initiative_id', 'submitted_by'], values: DAILY_VALUES, period: 'week' },
+  {
+    table: 'stats_weekly_submitter',
+    keys: ['organization_id', 'day', 'initiative_id', 'submitted_by'],
+    values: DAILY_VALUES,
+    period: 'week',
+  },
 ];

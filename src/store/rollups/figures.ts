@@ -1,6 +1,7 @@
 // What one workloads row adds to each rollup: the exact twin, in JS numbers, of figures() in
-// migrations/v03-rollups.ts, of the queue columns' fills in migrations/v07-queue-rollups.ts and migrations/v08-queue-ranking.ts (and of workload_counts' n = 1). test/store/rollup-figures.test.ts compares the two
-// on the edge cases: negative times, .5 roundings, pods that started after the completion.
+// migrations/v03-rollups.ts, of the queue columns' fills in migrations/v07-queue-rollups.ts and
+// migrations/v08-queue-ranking.ts (and of workload_counts' n = 1). test/store/rollup-figures.test.ts compares
+// the two on the edge cases: negative times, .5 roundings, pods that started after the completion.
 //
 // Every figure is an integer-valued number (GPU-ms, ms, counts, days) far below 2^53, so adding and
 // subtracting them is exact in any order: a rollup row is exactly the sum over its rows, whichever
@@ -49,7 +50,9 @@ export function figures(row: RollupSource, day: number = dayOf(row.submitted_at)
   // (REFRESH_AGGREGATES), so rounding them to ms gives back exact integers.
   const closedMinusStart = sqliteRound(row.gpu_seconds_closed * 1000) - sqliteRound(row.open_gpu_start_sum * 1000);
   let durationBaseMs = 0;
-  if (row.started_at !== null) durationBaseMs = row.completed_at !== null ? Math.max(0, row.completed_at - row.started_at) : day * DAY_MS - row.started_at;
+  if (row.started_at !== null) {
+    durationBaseMs = row.completed_at !== null ? Math.max(0, row.completed_at - row.started_at) : day * DAY_MS - row.started_at;
+  }
   // The queue ends at the start, or at the end of a workload that never started; a waiting one's
   // queue at t is queue_base_ms + (t − day start), like a running one's duration.
   const queueEnd = row.started_at ?? row.completed_at;
@@ -82,5 +85,7 @@ export type RollupKey = readonly (string | number)[];
 export function rollupKey(rollup: RollupDefinition, row: RollupSource): RollupKey {
   // failure_reason is a key only of the rollup that requires it (never NULL there).
   return rollup.keys.map((column) =>
-    column === 'day' ? anchorDayOf(rollup, dayOf(row.submitted_at)) : column === 'failure_reason' ? (row.failure_reason ?? '') : row[column]);
+    column === 'day'
+      ? anchorDayOf(rollup, dayOf(row.submitted_at))
+      : column === 'failure_reason' ? (row.failure_reason ?? '') : row[column]);
 }

@@ -14,9 +14,12 @@ export interface UsageKeySource {
   failure_reason: string | null;
 }
 
+type UsageKeys = Omit<UsageKeySource, 'workload_id'>;
+
 /** Whether a row write can change where the workload's usage is counted (a new row included). */
-export function usageKeysChanged(before: Omit<UsageKeySource, 'workload_id'> | undefined, after: Omit<UsageKeySource, 'workload_id'>): boolean {
-  return before === undefined || before.organization_id !== after.organization_id || dayOf(before.submitted_at) !== dayOf(after.submitted_at) ||
+export function usageKeysChanged(before: UsageKeys | undefined, after: UsageKeys): boolean {
+  return before === undefined || before.organization_id !== after.organization_id ||
+    dayOf(before.submitted_at) !== dayOf(after.submitted_at) ||
     before.initiative_id !== after.initiative_id || before.submitted_by !== after.submitted_by ||
     before.instance_type !== after.instance_type || (before.failure_reason ?? '') !== (after.failure_reason ?? '');
 }

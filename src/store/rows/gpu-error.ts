@@ -25,10 +25,15 @@ export function withGpuErrorsQuery(d: SqlDialect): string {
  * Sets failure_reason to gpu_error on those of `rows` it applies to, looking up their GPUs' XID
  * errors in one query; the rows are written after.
  */
-export async function markGpuErrors(reader: SqlReader, d: SqlDialect, rows: Iterable<{ workload_id: string; status: string; failure_reason: string | null }>): Promise<void> {
+export async function markGpuErrors(
+  reader: SqlReader,
+  d: SqlDialect,
+  rows: Iterable<{ workload_id: string; status: string; failure_reason: string | null }>,
+): Promise<void> {
   const candidates = [...rows].filter(mayBeGpuError);
   if (candidates.length === 0) return;
-  const found = await reader.all<{ workload_id: string }>({ sql: withGpuErrorsQuery(d), params: { ids: d.listValue(candidates.map((row) => row.workload_id)) } });
+  const ids = d.listValue(candidates.map((row) => row.workload_id));
+  const found = await reader.all<{ workload_id: string }>({ sql: withGpuErrorsQuery(d), params: { ids } });
   const erred = new Set(found.map((row) => row.workload_id));
   for (const row of candidates) if (erred.has(row.workload_id)) row.failure_reason = 'gpu_error';
 }

@@ -39,7 +39,9 @@ export const RECORD_COLUMNS = [
   'is_managed', 'resource_version', 'failure_reason',
 ] as const satisfies readonly (keyof WorkloadRow)[];
 
-export const AGGREGATE_COLUMNS = ['gpu_seconds_closed', 'open_gpus', 'open_gpu_start_sum'] as const satisfies readonly (keyof GpuAggregates)[];
+export const AGGREGATE_COLUMNS = [
+  'gpu_seconds_closed', 'open_gpus', 'open_gpu_start_sum',
+] as const satisfies readonly (keyof GpuAggregates)[];
 
 export function toRow(record: WorkloadRecord): WorkloadRow {
   return {

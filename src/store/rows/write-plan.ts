@@ -48,7 +48,11 @@ export function planWrite(
     if (owner === undefined) continue;
     const before = pods.get(interval.podUid) ?? storedPods.get(interval.podUid);
     const incoming: PodRow = {
-      pod_uid: interval.podUid, workload_id: interval.workloadId, gpus: interval.gpus, started_at: interval.startedAt, finished_at: interval.finishedAt,
+      pod_uid: interval.podUid,
+      workload_id: interval.workloadId,
+      gpus: interval.gpus,
+      started_at: interval.startedAt,
+      finished_at: interval.finishedAt,
     };
     const merged = mergePod(before, incoming, isTerminal(owner.status as WorkloadStatus));
     if (merged === null) continue;
@@ -60,8 +64,15 @@ export function planWrite(
   return { rows, pods, touched, written: { rows: rowsWritten, intervals: intervalsWritten } };
 }
 
-/** The workloads whose stored rows a write of `records` and `intervals` may read or change, given the stored pods of the intervals. */
-export function workloadsMet(records: readonly WorkloadRecord[], intervals: readonly PodGpuInterval[], storedPods: Iterable<PodRow>): Set<string> {
+/**
+ * The workloads whose stored rows a write of `records` and `intervals` may read or change, given the
+ * stored pods of the intervals.
+ */
+export function workloadsMet(
+  records: readonly WorkloadRecord[],
+  intervals: readonly PodGpuInterval[],
+  storedPods: Iterable<PodRow>,
+): Set<string> {
   const ids = new Set(records.map((record) => record.workloadId));
   for (const interval of intervals) ids.add(interval.workloadId);
   for (const pod of storedPods) ids.add(pod.workload_id);

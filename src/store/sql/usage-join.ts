@@ -20,7 +20,13 @@ export function noUsageSums(): UsageSums {
 
 export function usageFiguresOf(sums: UsageSums, gpuHours: number): UsageFigures {
   return usageFigures(
-    { utilSeconds: sums.util_seconds, utilWeighted: sums.util_weighted, idleSeconds: sums.idle_seconds, powerSeconds: sums.power_seconds, energyDj: sums.energy_dj },
+    {
+      utilSeconds: sums.util_seconds,
+      utilWeighted: sums.util_weighted,
+      idleSeconds: sums.idle_seconds,
+      powerSeconds: sums.power_seconds,
+      energyDj: sums.energy_dj,
+    },
     gpuHours,
   );
 }

@@ -63,8 +63,8 @@ export class AsyncLifetimes implements LifetimeRepository {
       const again = sending.get(entry.workloadId);
       sending.set(entry.workloadId, withUsage({ workloadId: entry.workloadId, totals: entry.totals }, sumOf(again?.usage, entry.usage)));
       const pending = this.#pending.get(entry.workloadId);
-      if (pending === undefined) this.#pending.set(entry.workloadId, { totals: entry.totals, sending: 0, resendTotals: false, resendUsage: undefined });
-      else pending.totals = entry.totals;
+      if (pending !== undefined) pending.totals = entry.totals;
+      else this.#pending.set(entry.workloadId, { totals: entry.totals, sending: 0, resendTotals: false, resendUsage: undefined });
     }
     const batch = [...sending.values()];
     for (const { workloadId } of batch) (this.#pending.get(workloadId) as Pending).sending += 1;
@@ -80,7 +80,10 @@ export class AsyncLifetimes implements LifetimeRepository {
           pending.resendUsage = sumOf(pending.resendUsage, usage);
           this.#answered(workloadId);
         }
-        this.#parts.logger.error({ err: error, workloads: batch.length }, 'Saving GPU lifetime totals failed; they go again with the next save');
+        this.#parts.logger.error(
+          { err: error, workloads: batch.length },
+          'Saving GPU lifetime totals failed; they go again with the next save',
+        );
       },
     );
   }

@@ -16,6 +16,9 @@ interface LifetimeRow {
   current: number | null;
 }
 
+/** An upsert's SET of `column`: what the row holds plus what the statement adds. */
+const added = (column: string) => `${column} = u.${column} + excluded.${column}`;
+
 export class SqliteLifetimeStore implements LifetimeRepository {
   readonly #db: Database;
   readonly #load: Statement<[string], LifetimeRow>;
@@ -24,9 +27,12 @@ export class SqliteLifetimeStore implements LifetimeRepository {
 
   constructor(db: Database) {
     this.#db = db;
-    this.#load = db.prepare<[string], LifetimeRow>('SELECT metric, sample_count, sum, min, max, current FROM workload_gpu_lifetime WHERE workload_id = ?');
+    this.#load = db.prepare<[string], LifetimeRow>(
+      'SELECT metric, sample_count, sum, min, max, current FROM workload_gpu_lifetime WHERE workload_id = ?',
+    );
     this.#save = db.prepare(
-      'INSERT OR REPLACE INTO workload_gpu_lifetime (workload_id, metric, sample_count, sum, min, max, current) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      'INSERT OR REPLACE INTO workload_gpu_lifetime (workload_id, metric, sample_count, sum, min, max, current) ' +
+        'VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
     // A new row takes its keys from the workloads row when there is one (else its insert trigger will).
     this.#addUsage = db.prepare(`
@@ -37,9 +43,9 @@ export class SqliteLifetimeStore implements LifetimeRepository {
         CASE WHEN w.workload_id IS NULL THEN NULL ELSE COALESCE(w.failure_reason, '') END
       FROM (SELECT 1) LEFT JOIN workloads w ON w.workload_id = @workloadId
       WHERE true
-      ON CONFLICT (workload_id) DO UPDATE SET util_seconds = u.util_seconds + excluded.util_seconds, util_weighted = u.util_weighted + excluded.util_weighted,
-        idle_seconds = u.idle_seconds + excluded.idle_seconds, power_seconds = u.power_seconds + excluded.power_seconds,
-        energy_dj = u.energy_dj + excluded.energy_dj, gpu_errors = u.gpu_errors + excluded.gpu_errors`);
+      ON CONFLICT (workload_id) DO UPDATE SET ${added('util_seconds')}, ${added('util_weighted')},
+        ${added('idle_seconds')}, ${added('power_seconds')},
+        ${added('energy_dj')}, ${added('gpu_errors')}`);
   }
 
   loadLifetime(workloadId: string): LifetimeTotals | undefined {

@@ -37,12 +37,25 @@ export async function openSqlite(path: string, options: BackendOptions): Promise
       options.gauge('gpucap_read_pool_busy_workers', 'Read workers running an index read', () => opened.status().busy);
     }
     if (writesOnWorker) {
-      writes = await SqliteWriteThread.open({ dbPath: path, clock: options.clock, niceness: options.backgroundNiceness, logger: options.logger.child({ component: 'write-thread' }) });
+      writes = await SqliteWriteThread.open({
+        dbPath: path,
+        clock: options.clock,
+        niceness: options.backgroundNiceness,
+        logger: options.logger.child({ component: 'write-thread' }),
+      });
       // Before the readers and the connection: the writes already made are let finish.
       const opened = writes;
       closing.unshift(() => opened.close());
-      options.gauge('gpucap_index_write_queue_depth', 'Index writes sent to the write worker and not committed yet', () => opened.status().pending);
-      options.gauge('gpucap_index_wal_uncheckpointed_pages', 'Pages of the index\'s write-ahead log not yet copied into the file at the last checkpoint', () => opened.status().uncheckpointedPages);
+      options.gauge(
+        'gpucap_index_write_queue_depth',
+        'Index writes sent to the write worker and not committed yet',
+        () => opened.status().pending,
+      );
+      options.gauge(
+        'gpucap_index_wal_uncheckpointed_pages',
+        'Pages of the index\'s write-ahead log not yet copied into the file at the last checkpoint',
+        () => opened.status().uncheckpointedPages,
+      );
     }
   } catch (error) {
     await closeAll();
@@ -58,7 +71,10 @@ export async function openSqlite(path: string, options: BackendOptions): Promise
     writesOnWorker: writes !== undefined,
     index: pool?.index ?? sqliteIndex(db),
     readPool: pool ?? null,
-    leases: new SqliteLeases({ ...boundWriter(writer), listUnfinished: (clusterId) => listUnfinished(statements, clusterId) }, options.instanceId),
+    leases: new SqliteLeases(
+      { ...boundWriter(writer), listUnfinished: (clusterId) => listUnfinished(statements, clusterId) },
+      options.instanceId,
+    ),
     purger: writer,
     telemetry: {
       kind: 'local',

@@ -24,11 +24,14 @@ function applyRollupSql(rollup: RollupDefinition, count: number): string {
 /** Rows per statement: a delta's rows go in statements of this many, the rest one by one. */
 const ROWS_PER_STATEMENT = 32;
 
+/** The UTC day of submission of workloads row `w`, a floor division: SQLite's `/` truncates toward 0. */
+const ROW_DAY = `w.submitted_at / ${DAY_MS} - (w.submitted_at % ${DAY_MS} < 0)`;
+
 // The usage of these workloads (a JSON array of ids) at their rows' keys: its triggers move its rollup
 // (migrations/v06-usage.ts). Only rows whose keys a write changed, or that it created, are named.
 const PLACE_USAGE = `
   UPDATE workload_usage SET (organization_id, day, initiative_id, submitted_by, instance_type, failure_reason) = (
-    SELECT w.organization_id, w.submitted_at / ${DAY_MS} - (w.submitted_at % ${DAY_MS} < 0), w.initiative_id, w.submitted_by, w.instance_type,
+    SELECT w.organization_id, ${ROW_DAY}, w.initiative_id, w.submitted_by, w.instance_type,
       COALESCE(w.failure_reason, '')
     FROM workloads w WHERE w.workload_id = workload_usage.workload_id)
   WHERE workload_id IN (SELECT value FROM json_each(@ids)) AND workload_id IN (SELECT workload_id FROM workloads)`;

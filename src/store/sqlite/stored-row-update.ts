@@ -20,7 +20,9 @@ const INDEXED_FAMILIES: readonly (readonly (keyof WorkloadRow)[])[] = [
  * failure_reason): always set, at no cost beyond the row itself. A column added to the records is
  * here, set at every update, until it joins a family.
  */
-const UNINDEXED = RECORD_COLUMNS.filter((column) => column !== 'workload_id' && !INDEXED_FAMILIES.some((family) => family.includes(column)));
+const UNINDEXED = RECORD_COLUMNS.filter(
+  (column) => column !== 'workload_id' && !INDEXED_FAMILIES.some((family) => family.includes(column)),
+);
 
 const assignments = (columns: readonly string[]) => columns.map((c) => `${c} = @${c}`);
 

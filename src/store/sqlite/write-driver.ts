@@ -100,7 +100,8 @@ class SqliteWriteTransaction implements WriteTransaction {
 
   async closePods(rows: readonly StoredRow[], at: number): Promise<{ closed: number; workloadIds: Set<string> }> {
     if (rows.length === 0) return { closed: 0, workloadIds: new Set() };
-    const closed = this.#statements.get(CLOSE_OPEN_PODS).all({ ids: JSON.stringify(rows.map((row) => row.workload_id)), at }) as { workload_id: string }[];
+    const ids = JSON.stringify(rows.map((row) => row.workload_id));
+    const closed = this.#statements.get(CLOSE_OPEN_PODS).all({ ids, at }) as { workload_id: string }[];
     return { closed: closed.length, workloadIds: new Set(closed.map((row) => row.workload_id)) };
   }
 
@@ -113,7 +114,9 @@ class SqliteWriteTransaction implements WriteTransaction {
   }
 
   async expired(cutoffMs: number, limit: number): Promise<ExpiredBatch> {
-    const rows = this.#statements.get(FINISHED_BATCH).all({ cutoff: cutoffMs, batchSize: limit }) as (RollupSource & { workload_id: string; rowid: number })[];
+    const rows = this.#statements
+      .get(FINISHED_BATCH)
+      .all({ cutoff: cutoffMs, batchSize: limit }) as (RollupSource & { workload_id: string; rowid: number })[];
     return {
       rows,
       remove: async () => this.#statements.get(DELETE_ROWIDS).run({ rowids: JSON.stringify(rows.map((row) => row.rowid)) }).changes,

@@ -23,8 +23,9 @@ export type PercentileOptions = { groupBy: StatsGroupKey | null; percentiles: re
 export function sortedWaitsQuery(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): SqlWhere {
   const where = whereOf(SQLITE, filter);
   const key = groupBy === null ? "''" : GROUP_COLUMNS[groupBy];
+  const grouped = groupBy === null ? '' : ' GROUP BY 1';
   return {
-    sql: `SELECT ${key} AS key, ${SORTED_WAITS}(${queueMsSql(SQLITE)}) AS waits FROM workloads w WHERE ${where.sql}${groupBy === null ? '' : ' GROUP BY 1'}`,
+    sql: `SELECT ${key} AS key, ${SORTED_WAITS}(${queueMsSql(SQLITE)}) AS waits FROM workloads w WHERE ${where.sql}${grouped}`,
     params: { ...where.params, now },
   };
 }
@@ -80,7 +81,9 @@ export function percentilesOfRanked(rows: readonly RankedWaitRow[], options: Per
       const row = found.find((r) => Number(r.rn) === nearestRank(p, Number(r.n)));
       return row === undefined ? null : seconds(Number(row.wait));
     });
-  const groups = [...byKey].filter(([key]) => key !== null).map(([key, found]) => ({ key: key as string, values: pick(found) as number[] }));
+  const groups = [...byKey]
+    .filter(([key]) => key !== null)
+    .map(([key, found]) => ({ key: key as string, values: pick(found) as number[] }));
   return { summary: pick(byKey.get(null) ?? []), groups: options.groupBy === null ? [] : groups };
 }
 

@@ -46,7 +46,11 @@ const figuresSelect = (d: SqlDialect) => `
   ${d.total(queueMsSql(d))} / ${d.float('1000.0')} AS queue_sum,
   ${usageSums(d, 'u.')}`;
 
-const FIGURE_KEYS = ['workload_count', 'gpu_hours', 'duration_sum', 'started', 'completed', 'failed', 'queue_sum', ...USAGE_VALUES] as const;
+const FIGURE_KEYS = [
+  'workload_count', 'gpu_hours', 'duration_sum', 'started', 'completed', 'failed', 'queue_sum', ...USAGE_VALUES,
+] as const;
+
+type TrendOptions = { groupBy: StatsGroupKey | null; now: number; interval: TrendInterval };
 
 /** The statistics query: from the daily rollups when they hold the filter, else over the rows. */
 export function statsQuery(d: SqlDialect, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; now: number }): SqlWhere {
@@ -58,14 +62,14 @@ export function statsQuery(d: SqlDialect, filter: WorkloadFilter, options: { gro
  * weeks come from the daily rollups like the statistics; hours from the rows (the window is at most
  * 31 days, see workload-stats.ts).
  */
-export function trendQuery(d: SqlDialect, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; now: number; interval: TrendInterval }): SqlWhere {
+export function trendQuery(d: SqlDialect, filter: WorkloadFilter, options: TrendOptions): SqlWhere {
   const { interval } = options;
   if (interval !== 'hour' && rollupsHold(filter, { times: true })) return rollupStatsQuery(d, filter, { ...options, interval });
   return rawTrendQuery(d, filter, options);
 }
 
 /** The series query over the rows of the filter. */
-export function rawTrendQuery(d: SqlDialect, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; now: number; interval: TrendInterval }): SqlWhere {
+export function rawTrendQuery(d: SqlDialect, filter: WorkloadFilter, options: TrendOptions): SqlWhere {
   const { interval } = options;
   const where = whereOf(d, filter);
   const period = intervalSql(interval, { ms: 'w.submitted_at' });

@@ -7,7 +7,8 @@ import type { StatsGroupKey, WorkloadFilter } from '../../query/ports.js';
 import { planDays } from './day-window.js';
 import type { SqlDialect, SqlParams } from '../sql/dialect.js';
 import {
-  belowZeroAt, dailyDurationMs, dailyGpuMs, dailyQueueMs, durationMsFloorAt, gpuMsFloorAt, HORIZON_INDEX, linearQueueMs, openGpuMs, STILL_WAITING,
+  belowZeroAt, dailyDurationMs, dailyGpuMs, dailyQueueMs, durationMsFloorAt, gpuMsFloorAt, HORIZON_INDEX, linearQueueMs, openGpuMs,
+  STILL_WAITING,
 } from '../sql/rollup-sql.js';
 import { GROUP_COLUMNS } from './group-columns.js';
 import { intervalSql } from './trend-period.js';
@@ -38,17 +39,26 @@ const SOURCES: Record<StatsGroupKey | 'none', Source> = {
   },
   initiative_id: { table: 'stats_daily_initiative', key: 'initiative_id', usage: 'stats_daily_usage_initiative' },
   instance_type: { table: 'stats_daily_instance_type', key: 'instance_type', usage: 'stats_daily_usage' },
-  failure_reason: { table: 'stats_daily_failure_reason', key: 'failure_reason', usage: 'stats_daily_usage', restOf: 'stats_daily_initiative' },
+  failure_reason: {
+    table: 'stats_daily_failure_reason', key: 'failure_reason', usage: 'stats_daily_usage', restOf: 'stats_daily_initiative',
+  },
 };
+
+/** The intervals a series from the rollups has: whole days or weeks. */
+type RollupInterval = Exclude<TrendInterval, 'hour'>;
 
 /** Past any time a row can hold (JavaScript's last date), exact as a bound parameter. */
 const LAST_MS = 8.64e15;
 
 // A row of the raw ranges, linear in @now like a rollup's: floors come from the correction part.
-const rawGpuMs = (d: SqlDialect) =>
-  `(CASE WHEN w.completed_at IS NOT NULL THEN ${d.greatest(d.float('0.0'), openGpuMs(d, 'w.completed_at'))} ELSE ${openGpuMs(d, '@now')} END)`;
-const rawDurationMs = (d: SqlDialect) =>
-  `(CASE WHEN w.started_at IS NULL THEN 0 WHEN w.completed_at IS NOT NULL THEN ${d.greatest('0', 'w.completed_at - w.started_at')} ELSE @now - w.started_at END)`;
+const rawGpuMs = (d: SqlDialect) => {
+  const atCompletion = d.greatest(d.float('0.0'), openGpuMs(d, 'w.completed_at'));
+  return `(CASE WHEN w.completed_at IS NOT NULL THEN ${atCompletion} ELSE ${openGpuMs(d, '@now')} END)`;
+};
+const rawDurationMs = (d: SqlDialect) => {
+  const ran = d.greatest('0', 'w.completed_at - w.started_at');
+  return `(CASE WHEN w.started_at IS NULL THEN 0 WHEN w.completed_at IS NOT NULL THEN ${ran} ELSE @now - w.started_at END)`;
+};
 
 /** What every part of the statistics' union is built from. */
 interface Parts {
@@ -87,7 +97,10 @@ const dailyFigures = (d: SqlDialect, sign: string, of = sum): string[] => [
 ];
 const usageFigures = (sign: string, of = sum): string[] => USAGE_VALUES.map((v) => of(`${sign}r.${v}`));
 
-/** The parameters of the window: the whole days, the two raw ranges (an unused one empty: one SQL text whatever the window), the waiting rows. */
+/**
+ * The parameters of the window: the whole days, the two raw ranges (an unused one empty: one SQL text
+ * whatever the window), the waiting rows.
+ */
 function windowParams(filter: WorkloadFilter, window: SqlWhere, plan: ReturnType<typeof planDays>, now: number): SqlParams {
   const params: SqlParams = { ...window.params, now, firstDay: plan.firstDay, lastDay: plan.lastDay };
   for (const [i, range] of [0, 1].map((n) => [n, plan.ranges[n] ?? { from: 0, to: 0, sign: 1 }] as const)) {
@@ -111,12 +124,22 @@ function dailyParts(p: Parts): string {
 }
 
 /** Whole weeks from the weekly rollups, each edge's days added or subtracted from the daily ones. */
-function weeklyParts(p: Parts, options: { weekly: NonNullable<Source['weekly']>; interval: Exclude<TrendInterval, 'hour'> | undefined; plan: ReturnType<typeof planDays>; now: number; params: SqlParams }): string {
+function weeklyParts(
+  p: Parts,
+  options: {
+    weekly: NonNullable<Source['weekly']>;
+    interval: RollupInterval | undefined;
+    plan: ReturnType<typeof planDays>;
+    now: number;
+    params: SqlParams;
+  },
+): string {
   const { d, source } = p;
   const { weekly, interval, params } = options;
   const weeks = planWeeks(options.plan.firstDay, options.plan.lastDay, options.now);
   Object.assign(params, { weekFrom: weeks.weekFrom, weekTo: weeks.weekTo });
-  weeks.days.forEach((range, i) => Object.assign(params, { [`dayFrom${i}`]: range.fromDay, [`dayTo${i}`]: range.toDay, [`daySign${i}`]: range.sign }));
+  weeks.days.forEach((range, i) =>
+    Object.assign(params, { [`dayFrom${i}`]: range.fromDay, [`dayTo${i}`]: range.toDay, [`daySign${i}`]: range.sign }));
   const inWeeks = `${p.rollupScope.sql} AND r.day >= @weekFrom AND r.day <= @weekTo`;
   const inDays = (i: number) => `${p.rollupScope.sql} AND r.day >= @dayFrom${i} AND r.day <= @dayTo${i}`;
   // A series by week has about one weekly row per entry: summing them per part first would only
@@ -125,11 +148,18 @@ function weeklyParts(p: Parts, options: { weekly: NonNullable<Source['weekly']>;
     ? (keyOf: string, values: readonly string[], from: string) => `SELECT ${keyOf}, ${p.period}${values.join(', ')} FROM ${from}`
     : (keyOf: string, values: readonly string[], from: string) => part(p, keyOf, p.period, values, from);
   const of = interval === 'week' ? (v: string) => v : sum;
+  const edgeDays = (i: number) => {
+    const sign = `@daySign${i} * `;
+    return `
+    UNION ALL ${part(p, p.key, p.period, [...dailyFigures(d, sign), ...NO_USAGE], `${source.table} r WHERE ${inDays(i)}`)}
+    UNION ALL ${part(p, p.usageKey, p.period, [...NO_FIGURES, ...usageFigures(sign)], `${source.usage} r WHERE ${inDays(i)}`)}`;
+  };
+  const weeklyFigures =
+    weeklyPart(`${p.key} AS key`, named([...dailyFigures(d, '', of), ...NO_USAGE]), `${weekly.table} r WHERE ${inWeeks}`);
+  const weeklyUsage = weeklyPart(p.usageKey, [...NO_FIGURES, ...usageFigures('', of)], `${weekly.usage} r WHERE ${inWeeks}`);
   return `
-    ${weeklyPart(`${p.key} AS key`, named([...dailyFigures(d, '', of), ...NO_USAGE]), `${weekly.table} r WHERE ${inWeeks}`)}
-    UNION ALL ${weeklyPart(p.usageKey, [...NO_FIGURES, ...usageFigures('', of)], `${weekly.usage} r WHERE ${inWeeks}`)}${[0, 1].map((i) => `
-    UNION ALL ${part(p, p.key, p.period, [...dailyFigures(d, `@daySign${i} * `), ...NO_USAGE], `${source.table} r WHERE ${inDays(i)}`)}
-    UNION ALL ${part(p, p.usageKey, p.period, [...NO_FIGURES, ...usageFigures(`@daySign${i} * `)], `${source.usage} r WHERE ${inDays(i)}`)}`).join('')}`;
+    ${weeklyFigures}
+    UNION ALL ${weeklyUsage}${edgeDays(0)}${edgeDays(1)}`;
 }
 
 /** The partial days from the rows, the floors of the rows that read below 0, and the waiting rows submitted after now. */
@@ -137,27 +167,38 @@ function rowParts(p: Parts): string {
   const { d } = p;
   // The count times the sign: PostgreSQL cannot choose a SUM for a bare parameter.
   const rawValues = (i: number) => [
-    `COUNT(*) * @sign${i}`, sum(`@sign${i} * (${d.asInt("w.status = 'completed'")})`), sum(`@sign${i} * (${d.asInt("w.status = 'failed'")})`),
-    sum(`@sign${i} * (${d.asInt('w.started_at IS NOT NULL')})`), sum(`@sign${i} * ${rawDurationMs(d)}`), sum(`@sign${i} * ${rawGpuMs(d)}`),
+    `COUNT(*) * @sign${i}`,
+    sum(`@sign${i} * (${d.asInt("w.status = 'completed'")})`),
+    sum(`@sign${i} * (${d.asInt("w.status = 'failed'")})`),
+    sum(`@sign${i} * (${d.asInt('w.started_at IS NOT NULL')})`),
+    sum(`@sign${i} * ${rawDurationMs(d)}`),
+    sum(`@sign${i} * ${rawGpuMs(d)}`),
     sum(`@sign${i} * ${linearQueueMs(d, '@now')}`),
     ...USAGE_VALUES.map((v) => sum(`@sign${i} * COALESCE(u.${v}, 0)`)),
   ];
-  const raw = (i: number) =>
-    part(p, p.rowKey, p.rowPeriod, rawValues(i), `workloads w ${USAGE_JOIN} WHERE ${p.rowScope.sql} AND w.submitted_at >= @from${i} AND w.submitted_at < @to${i}`);
+  const raw = (i: number) => part(p, p.rowKey, p.rowPeriod, rawValues(i),
+    `workloads w ${USAGE_JOIN} WHERE ${p.rowScope.sql} AND w.submitted_at >= @from${i} AND w.submitted_at < @to${i}`);
   const floors = ['0', '0', '0', '0', sum(durationMsFloorAt(d, '@now')), sum(gpuMsFloorAt(d, '@now')), '0', ...NO_USAGE];
   const waiting = ['0', '0', '0', '0', '0', '0', sum('w.submitted_at - @now'), ...NO_USAGE];
   return `
     UNION ALL ${raw(0)}
     UNION ALL ${raw(1)}
-    UNION ALL ${part(p, p.rowKey, p.rowPeriod, floors, `workloads w${d.indexedBy(HORIZON_INDEX)} WHERE ${p.window.sql} AND ${belowZeroAt(d, '@now')}`)}
+    UNION ALL ${part(p, p.rowKey, p.rowPeriod, floors,
+      `workloads w${d.indexedBy(HORIZON_INDEX)} WHERE ${p.window.sql} AND ${belowZeroAt(d, '@now')}`)}
     UNION ALL ${part(p, p.rowKey, p.rowPeriod, waiting,
       `workloads w WHERE ${p.rowScope.sql} AND w.submitted_at >= @waitFrom AND w.submitted_at < @waitBefore AND ${STILL_WAITING}`)}`;
 }
 
 /** The figures of the union's rows, per group and period, as FiguresRow names them. */
-function statsSelect(d: SqlDialect, parts: string, options: { groupBy: StatsGroupKey | null; interval: Exclude<TrendInterval, 'hour'> | undefined }): string {
+function statsSelect(
+  d: SqlDialect,
+  parts: string,
+  options: { groupBy: StatsGroupKey | null; interval: RollupInterval | undefined },
+): string {
+  const gpuHours = `${d.total('gpu_ms')} / ${d.float('3600000.0')}`;
+  const durationSum = `${d.total('duration_ms')} / ${d.float('1000.0')}`;
   const figures = `
-    ${d.sumInt('workloads')} AS workload_count, ${d.total('gpu_ms')} / ${d.float('3600000.0')} AS gpu_hours, ${d.total('duration_ms')} / ${d.float('1000.0')} AS duration_sum,
+    ${d.sumInt('workloads')} AS workload_count, ${gpuHours} AS gpu_hours, ${durationSum} AS duration_sum,
     ${d.sumInt('started')} AS started, ${d.sumInt('completed')} AS completed, ${d.sumInt('failed')} AS failed,
     ${d.total('queue_ms')} / ${d.float('1000.0')} AS queue_sum, ${usageSums(d)}`;
   const from = `FROM (${parts})${d.subqueryAlias('parts')}`;
@@ -177,7 +218,7 @@ function statsSelect(d: SqlDialect, parts: string, options: { groupBy: StatsGrou
 export function rollupStatsQuery(
   d: SqlDialect,
   filter: WorkloadFilter,
-  options: { groupBy: StatsGroupKey | null; now: number; interval?: Exclude<TrendInterval, 'hour'> },
+  options: { groupBy: StatsGroupKey | null; now: number; interval?: RollupInterval },
 ): SqlWhere {
   const { groupBy, now, interval } = options;
   const source = SOURCES[groupBy ?? 'none'];

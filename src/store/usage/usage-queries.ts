@@ -122,8 +122,9 @@ export function usageQueries(d: SqlDialect, filter: WorkloadFilter, options: { w
                ELSE COALESCE(w.completed_at, @windowTo) - p.started_at END
           - ${d.greatest('0', `${d.least(POD_END, '@windowTo')} - p.started_at`)})`;
   const zero = d.float('0.0');
+  const flooredBeyond = `${d.greatest(zero, 'aggregate_ms')} - ${d.greatest(zero, 'aggregate_ms - beyond_ms')}`;
   const beyond = `
-    SELECT initiative_id, instance_type, ${d.total(`${d.greatest(zero, 'aggregate_ms')} - ${d.greatest(zero, 'aggregate_ms - beyond_ms')}`)} AS gpu_ms
+    SELECT initiative_id, instance_type, ${d.total(flooredBeyond)} AS gpu_ms
     FROM (
       SELECT w.initiative_id, w.instance_type, ${gpuMsAt(d, 'COALESCE(w.completed_at, @windowTo)')} AS aggregate_ms,
         ${d.total(pastEnd)} AS beyond_ms
@@ -166,7 +167,8 @@ export function usageBreakdown(results: readonly { rows: readonly UsageRow[]; si
   const usage: UsageBreakdown = { total: 0, byInitiative: new Map(), byInstanceType: new Map() };
   // In key order, whatever order the engine grouped in (SQLite's are sorted, PostgreSQL's hashed):
   // floating-point sums depend on the order of their terms.
-  const groups = [...byGroup.values()].sort((a, b) => compareBinary(a.initiative_id, b.initiative_id) || compareBinary(a.instance_type, b.instance_type));
+  const groups = [...byGroup.values()]
+    .sort((a, b) => compareBinary(a.initiative_id, b.initiative_id) || compareBinary(a.instance_type, b.instance_type));
   for (const group of groups) {
     // Subtracting the corrections of a bounded window leaves rounding residue around 0; usage is never negative.
     const hours = Math.max(0, group.gpu_ms) / 3_600_000;

@@ -51,7 +51,10 @@ export class WorkloadWriter implements IndexWriter, FinishedWorkloadPurger {
     return intervals.length === 0 ? 0 : (await this.writeWorkloads([], intervals)).intervals;
   }
 
-  async writeWorkloads(records: readonly WorkloadRecord[], intervals: readonly PodGpuInterval[]): Promise<{ rows: number; intervals: number }> {
+  async writeWorkloads(
+    records: readonly WorkloadRecord[],
+    intervals: readonly PodGpuInterval[],
+  ): Promise<{ rows: number; intervals: number }> {
     if (records.length === 0 && intervals.length === 0) return { rows: 0, intervals: 0 };
     if (records.length > 0) await this.#driver.prepareRows?.(records.map((record) => record.submittedAt));
     return this.#commit(async (tx) => {
@@ -101,7 +104,9 @@ export class WorkloadWriter implements IndexWriter, FinishedWorkloadPurger {
    * none is left (or, on a shared database, that another replica is deleting a batch right now).
    */
   async deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number> {
-    if (!(Number.isInteger(limit) && limit > 0)) throw new Error(`Cannot delete finished workloads: "limit" must be a positive integer, got ${limit}`);
+    if (!(Number.isInteger(limit) && limit > 0)) {
+      throw new Error(`Cannot delete finished workloads: "limit" must be a positive integer, got ${limit}`);
+    }
     return this.#driver.transaction(async (tx) => {
       const batch = await tx.expired(cutoffMs, limit);
       if (batch === null || batch.rows.length === 0) return 0;
@@ -147,7 +152,8 @@ export class WorkloadWriter implements IndexWriter, FinishedWorkloadPurger {
     await tx.writeRows(writes, this.#options.clock.now());
     // Most rewrites leave the rollup columns as they were (a new resourceVersion, exit code or name).
     const changed = writes.filter(({ row, stored: before }) => before === undefined || !sameRollupSource(before, row));
-    await tx.addRollups(rollupDeltas(changed.flatMap(({ stored: before }) => (before === undefined ? [] : [before])), changed.map(({ row }) => row)));
+    const previous = changed.flatMap(({ stored: before }) => (before === undefined ? [] : [before]));
+    await tx.addRollups(rollupDeltas(previous, changed.map(({ row }) => row)));
     const moved = writes.filter(({ row, stored: before }) => usageKeysChanged(before, row)).map(({ row }) => row);
     if (moved.length > 0) await tx.moveUsage(moved);
   }
@@ -164,11 +170,14 @@ function podWrites(plan: WritePlan, stored: ReadonlyMap<string, StoredRow>, next
 }
 
 function aggregatesOf(row: StoredRow | undefined): GpuAggregates {
-  return row === undefined ? NO_AGGREGATES : { gpu_seconds_closed: row.gpu_seconds_closed, open_gpus: row.open_gpus, open_gpu_start_sum: row.open_gpu_start_sum };
+  return row === undefined
+    ? NO_AGGREGATES
+    : { gpu_seconds_closed: row.gpu_seconds_closed, open_gpus: row.open_gpus, open_gpu_start_sum: row.open_gpu_start_sum };
 }
 
 function sameAggregates(row: GpuAggregates, aggregates: GpuAggregates): boolean {
-  return row.gpu_seconds_closed === aggregates.gpu_seconds_closed && row.open_gpus === aggregates.open_gpus && row.open_gpu_start_sum === aggregates.open_gpu_start_sum;
+  return row.gpu_seconds_closed === aggregates.gpu_seconds_closed && row.open_gpus === aggregates.open_gpus &&
+    row.open_gpu_start_sum === aggregates.open_gpu_start_sum;
 }
 
 function sameRollupSource(before: StoredRow, after: StoredRow): boolean {

@@ -11,6 +11,12 @@
 // shared builders through the PostgreSQL dialect (src/store/sql/dialect.ts). Do not tidy them
 // (casts, parentheses that change the tree) without changing those builders;
 // test/store/postgres-reads-plans.test.ts checks that the readers render these very texts.
+
+/** When an unfinished row's GPU-seconds cross 0: part of workloads_unfinished_horizon's expression. */
+const GPU_SECONDS_CROSS_ZERO =
+  'CASE WHEN open_gpus > 0 THEN (open_gpu_start_sum - gpu_seconds_closed) * 1000.0::float8 / open_gpus ' +
+  'WHEN open_gpu_start_sum > gpu_seconds_closed THEN 1e18::float8 ELSE 0 END';
+
 export const V1 = `
 CREATE TABLE schema_migrations (
   version          integer     PRIMARY KEY,
@@ -90,7 +96,7 @@ CREATE INDEX workloads_unfinished ON workloads (cluster_id) WHERE status IN ('pe
 -- covers every column the GPU-hours ranking reads of unfinished rows.
 CREATE INDEX workloads_unfinished_horizon ON workloads (
   organization_id,
-  GREATEST(COALESCE(started_at, 0), CASE WHEN open_gpus > 0 THEN (open_gpu_start_sum - gpu_seconds_closed) * 1000.0::float8 / open_gpus WHEN open_gpu_start_sum > gpu_seconds_closed THEN 1e18::float8 ELSE 0 END),
+  GREATEST(COALESCE(started_at, 0), ${GPU_SECONDS_CROSS_ZERO}),
   initiative_id, status, submitted_at, submitted_by, instance_type, workload_id,
   started_at, completed_at, gpu_seconds_closed, open_gpus, open_gpu_start_sum)
 WHERE completed_at IS NULL;

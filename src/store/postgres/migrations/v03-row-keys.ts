@@ -49,6 +49,10 @@ ANALYZE ${keys};
 `;
 }
 
+/** The refusal of submitted_at_unchanged(), a SQL string literal with RAISE's placeholders. */
+const MOVE_REFUSED =
+  "'Cannot move % from submitted_at % to %: submitted_at is the partition key and never changes (delete the row and insert it again)'";
+
 export const V3 = `
 -- Writers wait from here to the commit (readers do not): a row written between the copy below and
 -- the triggers would have no key.
@@ -57,7 +61,7 @@ LOCK TABLE workloads, workload_pods IN SHARE ROW EXCLUSIVE MODE;
 CREATE FUNCTION submitted_at_unchanged() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF NEW.submitted_at IS DISTINCT FROM OLD.submitted_at THEN
-    RAISE EXCEPTION 'Cannot move % from submitted_at % to %: submitted_at is the partition key and never changes (delete the row and insert it again)',
+    RAISE EXCEPTION ${MOVE_REFUSED},
       TG_TABLE_NAME, OLD.submitted_at, NEW.submitted_at;
   END IF;
   RETURN NEW;

@@ -6,6 +6,9 @@
 // An older writer would not move usage with the keys: compatible_since 6 (docs/scaling.md).
 import { USAGE_ROLLUPS_V6, USAGE_VALUES, type UsageRollup } from '../../usage/usage-columns.js';
 
+/** What the efficiency ranking orders by: the mean utilization of the seconds measured. */
+const EFFICIENCY = '(util_weighted::float8 / util_seconds)';
+
 /** A rollup table: its keys, then the figures. */
 const rollupTable = ({ table, keys }: UsageRollup) => `CREATE TABLE ${table} (
 ${keys.map((k) => `  ${k.padEnd(15)} ${k === 'day' ? 'bigint' : 'text   COLLATE "C"'} NOT NULL,`).join('\n')}
@@ -32,7 +35,7 @@ CREATE TABLE workload_usage (
 );
 
 CREATE INDEX workload_usage_idle ON workload_usage (organization_id, initiative_id, idle_seconds, workload_id) WHERE util_seconds > 0;
-CREATE INDEX workload_usage_efficiency ON workload_usage (organization_id, initiative_id, (util_weighted::float8 / util_seconds), workload_id)
+CREATE INDEX workload_usage_efficiency ON workload_usage (organization_id, initiative_id, ${EFFICIENCY}, workload_id)
   WHERE util_seconds > 0;
 
 ${USAGE_ROLLUPS_V6.map(rollupTable).join('\n')}

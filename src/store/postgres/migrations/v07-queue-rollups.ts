@@ -6,6 +6,8 @@
 import { QUEUE_DAILY_ROLLUPS, QUEUE_DAY_MS, QUEUE_END, type QueueDailyRollup } from '../../rollups/queue-columns.js';
 
 const DAY = `(submitted_at / ${QUEUE_DAY_MS} - (submitted_at % ${QUEUE_DAY_MS} < 0)::int)`;
+/** A wait that ended, in ms, floored at 0. */
+const ENDED_WAIT_MS = `GREATEST(0, ${QUEUE_END} - submitted_at)`;
 
 const addQueueColumns = ({ table, key, where }: QueueDailyRollup) => `
 ALTER TABLE ${table} ADD COLUMN waiting bigint NOT NULL DEFAULT 0, ADD COLUMN queue_base_ms float8 NOT NULL DEFAULT 0;
@@ -13,7 +15,7 @@ UPDATE ${table} AS r SET waiting = q.waiting, queue_base_ms = q.queue_base_ms
 FROM (
   SELECT organization_id, ${DAY} AS day, initiative_id, ${key} AS key,
     SUM((${QUEUE_END} IS NULL)::int) AS waiting,
-    SUM(CASE WHEN ${QUEUE_END} IS NOT NULL THEN GREATEST(0, ${QUEUE_END} - submitted_at) ELSE ${DAY} * ${QUEUE_DAY_MS} - submitted_at END)::float8 AS queue_base_ms
+    SUM(CASE WHEN ${QUEUE_END} IS NOT NULL THEN ${ENDED_WAIT_MS} ELSE ${DAY} * ${QUEUE_DAY_MS} - submitted_at END)::float8 AS queue_base_ms
   FROM workloads ${where} GROUP BY 1, 2, 3, 4
 ) AS q
 WHERE (r.organization_id, r.day, r.initiative_id, r.${key}) = (q.organization_id, q.day, q.initiative_id, q.key);

@@ -29,8 +29,16 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, description: 'the queue figures of the daily rollups: workloads waiting and the base of their queue time', sql: V7 },
   { version: 8, description: 'the queue figures of workload_totals and the index of the waits that ended, for the queue ranking', sql: V8 },
   { version: 9, description: 'the idle index of usage covers the sums of the usage rankings', sql: V9 },
-  { version: 10, description: 'the daily rollups of workloads and usage per initiative, for the summary and the groups by initiative', sql: V10 },
-  { version: 11, description: 'the weekly rollups of workloads and usage by submitter, for the groups by submitter over whole weeks', sql: V11 },
+  {
+    version: 10,
+    description: 'the daily rollups of workloads and usage per initiative, for the summary and the groups by initiative',
+    sql: V10,
+  },
+  {
+    version: 11,
+    description: 'the weekly rollups of workloads and usage by submitter, for the groups by submitter over whole weeks',
+    sql: V11,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);

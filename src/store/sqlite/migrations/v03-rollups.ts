@@ -77,21 +77,36 @@ const DAILY_VALUES = ['workloads', 'completed', 'failed', 'started', 'open_start
 const ROLLUPS: readonly Rollup[] = [
   {
     table: 'stats_daily_submitter',
-    key: (p) => ({ organization_id: `${p}organization_id`, day: day(p), initiative_id: `${p}initiative_id`, submitted_by: `${p}submitted_by` }),
+    key: (p) => ({
+      organization_id: `${p}organization_id`,
+      day: day(p),
+      initiative_id: `${p}initiative_id`,
+      submitted_by: `${p}submitted_by`,
+    }),
     values: DAILY_VALUES,
     reads: ['organization_id', 'submitted_at', 'initiative_id', 'submitted_by', 'status', 'started_at', ...GPU_COLUMNS],
     comment: 'Statistics grouped by submitter, per day of submission. The initiative serves team scopes.',
   },
   {
     table: 'stats_daily_instance_type',
-    key: (p) => ({ organization_id: `${p}organization_id`, day: day(p), initiative_id: `${p}initiative_id`, instance_type: `${p}instance_type` }),
+    key: (p) => ({
+      organization_id: `${p}organization_id`,
+      day: day(p),
+      initiative_id: `${p}initiative_id`,
+      instance_type: `${p}instance_type`,
+    }),
     values: DAILY_VALUES,
     reads: ['organization_id', 'submitted_at', 'initiative_id', 'instance_type', 'status', 'started_at', ...GPU_COLUMNS],
     comment: 'Statistics grouped by instance type or by initiative (summed over types) and the summary, per day of submission.',
   },
   {
     table: 'workload_totals',
-    key: (p) => ({ organization_id: `${p}organization_id`, initiative_id: `${p}initiative_id`, status: `${p}status`, instance_type: `${p}instance_type` }),
+    key: (p) => ({
+      organization_id: `${p}organization_id`,
+      initiative_id: `${p}initiative_id`,
+      status: `${p}status`,
+      instance_type: `${p}instance_type`,
+    }),
     values: ['workloads', 'open_gpus', 'open_gpu_days', 'gpu_base_ms'],
     reads: ['organization_id', 'initiative_id', 'status', 'instance_type', 'submitted_at', ...GPU_COLUMNS],
     comment:
@@ -174,6 +189,11 @@ END;
 ${ROLLUPS.map(updateTrigger).join('')}`;
 }
 
+/** When an unfinished row's GPU-seconds cross 0: part of workloads_unfinished_horizon's expression. */
+const GPU_SECONDS_CROSS_ZERO =
+  'CASE WHEN open_gpus > 0 THEN (open_gpu_start_sum - gpu_seconds_closed) * 1000.0 / open_gpus ' +
+  'WHEN open_gpu_start_sum > gpu_seconds_closed THEN 1e18 ELSE 0 END';
+
 // The time (epoch ms) from which an unfinished row's figures are all ≥ 0: its start, and the time its
 // GPU-seconds cross 0 (open_start − closed)/open_gpus, after the start of every open pod. Before it,
 // the floors MAX(0, …) of the raw figures apply and the linear rollups read too little; the readers
@@ -182,7 +202,7 @@ ${ROLLUPS.map(updateTrigger).join('')}`;
 const INDEXES = `
 CREATE INDEX workloads_unfinished_horizon ON workloads (
   organization_id,
-  MAX(COALESCE(started_at, 0), CASE WHEN open_gpus > 0 THEN (open_gpu_start_sum - gpu_seconds_closed) * 1000.0 / open_gpus WHEN open_gpu_start_sum > gpu_seconds_closed THEN 1e18 ELSE 0 END),
+  MAX(COALESCE(started_at, 0), ${GPU_SECONDS_CROSS_ZERO}),
   initiative_id, status, submitted_at, submitted_by, instance_type, workload_id,
   started_at, completed_at, gpu_seconds_closed, open_gpus, open_gpu_start_sum)
 WHERE completed_at IS NULL;
@@ -211,7 +231,12 @@ export const V3 = [...ROLLUPS.map((r) => createTable(r) + backfill(r)), INDEXES,
 export function laterDailyRollup(spec: { table: string; keyColumn: string; keyValue: string; where?: string; comment: string }): string {
   const rollup: Rollup = {
     table: spec.table,
-    key: (p) => ({ organization_id: `${p}organization_id`, day: day(p), initiative_id: `${p}initiative_id`, [spec.keyColumn]: spec.keyValue }),
+    key: (p) => ({
+      organization_id: `${p}organization_id`,
+      day: day(p),
+      initiative_id: `${p}initiative_id`,
+      [spec.keyColumn]: spec.keyValue,
+    }),
     values: DAILY_VALUES,
     reads: [],
     comment: spec.comment,

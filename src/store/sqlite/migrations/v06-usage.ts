@@ -22,8 +22,11 @@ function addAt(rollups: readonly UsageRollup[], p: string, values: (column: stri
 }
 
 /** Drops each rollup's row at the keys of `p` once nothing is left in it. */
-const dropEmptyAt = (rollups: readonly UsageRollup[], p: string) => rollups.map((rollup) => `
-  DELETE FROM ${rollup.table} WHERE ${rollup.keys.map((k) => `${k} = ${usageKeySql(rollup, k, `${p}${k}`)}`).join(' AND ')} AND util_seconds = 0 AND power_seconds = 0;`).join('');
+const dropEmptyAt = (rollups: readonly UsageRollup[], p: string) => rollups.map((rollup) => {
+  const atKeys = rollup.keys.map((k) => `${k} = ${usageKeySql(rollup, k, `${p}${k}`)}`).join(' AND ');
+  return `
+  DELETE FROM ${rollup.table} WHERE ${atKeys} AND util_seconds = 0 AND power_seconds = 0;`;
+}).join('');
 
 /** A rollup table: its keys, then the figures. */
 export const usageRollupTable = ({ table, keys }: UsageRollup) => `
@@ -35,7 +38,8 @@ ${USAGE_VALUES.map((v) => `  ${v.padEnd(15)} INTEGER NOT NULL,`).join('\n')}
 `;
 
 /** The triggers on workload_usage that keep `rollups` its sums over their keys. */
-export const usageRollupTriggers = (rollups: readonly UsageRollup[]) => `CREATE TRIGGER workload_usage_added AFTER INSERT ON workload_usage WHEN NEW.day IS NOT NULL BEGIN${
+export const usageRollupTriggers = (rollups: readonly UsageRollup[]) =>
+  `CREATE TRIGGER workload_usage_added AFTER INSERT ON workload_usage WHEN NEW.day IS NOT NULL BEGIN${
   addAt(rollups, 'NEW.', (v) => `NEW.${v}`, 'true')}
 END;
 
@@ -48,6 +52,9 @@ CREATE TRIGGER workload_usage_removed AFTER DELETE ON workload_usage WHEN OLD.da
   addAt(rollups, 'OLD.', (v) => `-OLD.${v}`, 'true')}${dropEmptyAt(rollups, 'OLD.')}
 END;
 `;
+
+/** What the efficiency ranking orders by: the mean utilization of the seconds measured. */
+const EFFICIENCY = '(CAST(util_weighted AS REAL) / util_seconds)';
 
 export const V6 = `
 -- Per workload, in whole seconds and stored units (0.01 %, 0.1 W × s): what its GPUs did.
@@ -69,7 +76,7 @@ CREATE TABLE workload_usage (
 
 -- The idle and efficiency rankings: per team, in order of the figure.
 CREATE INDEX workload_usage_idle ON workload_usage (organization_id, initiative_id, idle_seconds, workload_id) WHERE util_seconds > 0;
-CREATE INDEX workload_usage_efficiency ON workload_usage (organization_id, initiative_id, (CAST(util_weighted AS REAL) / util_seconds), workload_id)
+CREATE INDEX workload_usage_efficiency ON workload_usage (organization_id, initiative_id, ${EFFICIENCY}, workload_id)
   WHERE util_seconds > 0;
 
 -- Statistics and series of usage, per day of submission, shaped like the workloads' rollups.

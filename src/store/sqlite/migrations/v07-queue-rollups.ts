@@ -9,6 +9,8 @@
 import { QUEUE_DAILY_ROLLUPS, QUEUE_DAY_MS, QUEUE_END, type QueueDailyRollup } from '../../rollups/queue-columns.js';
 
 const DAY = `(submitted_at / ${QUEUE_DAY_MS} - (submitted_at % ${QUEUE_DAY_MS} < 0))`;
+/** A wait that ended, in ms, floored at 0. */
+const ENDED_WAIT_MS = `MAX(0, ${QUEUE_END} - submitted_at)`;
 
 const addQueueColumns = ({ table, key, where }: QueueDailyRollup) => `
 ALTER TABLE ${table} ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0;
@@ -17,7 +19,7 @@ UPDATE ${table} AS r SET (waiting, queue_base_ms) = (q.waiting, q.queue_base_ms)
 FROM (
   SELECT organization_id, ${DAY} AS day, initiative_id, ${key} AS key,
     SUM(${QUEUE_END} IS NULL) AS waiting,
-    TOTAL(CASE WHEN ${QUEUE_END} IS NOT NULL THEN MAX(0, ${QUEUE_END} - submitted_at) ELSE ${DAY} * ${QUEUE_DAY_MS} - submitted_at END) AS queue_base_ms
+    TOTAL(CASE WHEN ${QUEUE_END} IS NOT NULL THEN ${ENDED_WAIT_MS} ELSE ${DAY} * ${QUEUE_DAY_MS} - submitted_at END) AS queue_base_ms
   FROM workloads ${where} GROUP BY 1, 2, 3, 4
 ) AS q
 WHERE (r.organization_id, r.day, r.initiative_id, r.${key}) = (q.organization_id, q.day, q.initiative_id, q.key);

@@ -9,6 +9,8 @@ import { SQLITE } from '../../sql/dialect.js';
 import { QUEUE_DAY_MS, QUEUE_END, QUEUE_ENDED, queueIndexColumns } from '../../rollups/queue-columns.js';
 
 const DAY = `(submitted_at / ${QUEUE_DAY_MS} - (submitted_at % ${QUEUE_DAY_MS} < 0))`;
+/** A wait that ended, in ms, floored at 0. */
+const ENDED_WAIT_MS = `MAX(0, ${QUEUE_END} - submitted_at)`;
 
 export const V8 = `
 ALTER TABLE workload_totals ADD COLUMN waiting INTEGER NOT NULL DEFAULT 0;
@@ -19,7 +21,7 @@ FROM (
   SELECT organization_id, initiative_id, status, instance_type,
     SUM(${QUEUE_END} IS NULL) AS waiting,
     SUM(CASE WHEN ${QUEUE_END} IS NULL THEN ${DAY} ELSE 0 END) AS waiting_days,
-    TOTAL(CASE WHEN ${QUEUE_END} IS NOT NULL THEN MAX(0, ${QUEUE_END} - submitted_at) ELSE ${DAY} * ${QUEUE_DAY_MS} - submitted_at END) AS queue_base_ms
+    TOTAL(CASE WHEN ${QUEUE_END} IS NOT NULL THEN ${ENDED_WAIT_MS} ELSE ${DAY} * ${QUEUE_DAY_MS} - submitted_at END) AS queue_base_ms
   FROM workloads GROUP BY 1, 2, 3, 4
 ) AS q
 WHERE (r.organization_id, r.initiative_id, r.status, r.instance_type) = (q.organization_id, q.initiative_id, q.status, q.instance_type);

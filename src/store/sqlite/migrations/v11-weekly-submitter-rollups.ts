@@ -17,6 +17,9 @@ const MONDAY = weekStartSql('day');
 /** A daily figure based at the Monday instead: its base less (day − Monday) days per open unit. */
 const atMonday = (base: string, open: string) => `TOTAL(${base} - ${open} * (day - ${MONDAY}) * ${DAY_MS}.0)`;
 
+/** A week's counts: the sums of its days'. */
+const COUNT_SUMS = 'SUM(workloads), SUM(completed), SUM(failed), SUM(started), SUM(open_started)';
+
 export const V11 = `
 -- Statistics by submitter per week of submission, keyed by its Monday.
 CREATE TABLE stats_weekly_submitter (
@@ -38,7 +41,7 @@ CREATE TABLE stats_weekly_submitter (
 ) STRICT, WITHOUT ROWID;
 
 INSERT INTO stats_weekly_submitter
-SELECT organization_id, ${MONDAY}, initiative_id, submitted_by, SUM(workloads), SUM(completed), SUM(failed), SUM(started), SUM(open_started),
+SELECT organization_id, ${MONDAY}, initiative_id, submitted_by, ${COUNT_SUMS},
   ${atMonday('duration_base_ms', 'open_started')}, SUM(open_gpus), ${atMonday('gpu_base_ms', 'open_gpus')}, SUM(waiting),
   ${atMonday('queue_base_ms', 'waiting')}
 FROM stats_daily_submitter GROUP BY 1, 2, 3, 4 HAVING SUM(workloads) <> 0;

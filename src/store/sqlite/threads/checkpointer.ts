@@ -61,7 +61,11 @@ export class Checkpointer {
 
   #spawn(): Promise<void> {
     const entry = workerEntry(import.meta.url, 'checkpoint-worker');
-    const workerData: CheckpointWorkerData = { dbPath: this.#options.dbPath, intervalMs: this.#options.intervalMs ?? DEFAULT_INTERVAL_MS, niceness: this.#options.niceness ?? 0 };
+    const workerData: CheckpointWorkerData = {
+      dbPath: this.#options.dbPath,
+      intervalMs: this.#options.intervalMs ?? DEFAULT_INTERVAL_MS,
+      niceness: this.#options.niceness ?? 0,
+    };
     const worker = new Worker(entry.filename, { ...entry.options, workerData });
     this.#worker = worker;
     this.#options.onWorker?.(worker);
@@ -85,8 +89,12 @@ export class Checkpointer {
         failure ??= error;
       });
       worker.on('exit', (code) => {
-        if (!ready) reject(failure ?? new Error(`Cannot start the index checkpointer: it stopped (exit code ${code}) before it opened the index`));
-        if (!this.#closed && ready) this.#restartLater({ exitCode: code, err: failure ?? undefined }, 'Index checkpointer stopped; starting another');
+        if (!ready) {
+          reject(failure ?? new Error(`Cannot start the index checkpointer: it stopped (exit code ${code}) before it opened the index`));
+        }
+        if (!this.#closed && ready) {
+          this.#restartLater({ exitCode: code, err: failure ?? undefined }, 'Index checkpointer stopped; starting another');
+        }
       });
     });
   }
@@ -94,7 +102,8 @@ export class Checkpointer {
   /** Starts another checkpointer after the pause, which doubles with each stop or failed start in a row. */
   #restartLater(fields: object, message: string): void {
     this.#stopsInARow += 1;
-    const delayMs = Math.min(MAX_RESTART_DELAY_MS, (this.#options.restartDelayMs ?? DEFAULT_RESTART_DELAY_MS) * 2 ** (this.#stopsInARow - 1));
+    const firstDelayMs = this.#options.restartDelayMs ?? DEFAULT_RESTART_DELAY_MS;
+    const delayMs = Math.min(MAX_RESTART_DELAY_MS, firstDelayMs * 2 ** (this.#stopsInARow - 1));
     this.#options.logger.warn({ ...fields, retryInMs: delayMs }, message);
     this.#restartTimer = setTimeout(() => {
       this.#restartTimer = null;

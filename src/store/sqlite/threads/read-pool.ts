@@ -71,7 +71,9 @@ const RETRY_AFTER_SECONDS = 1;
 // Calls that scan many rows (tens to hundreds of ms at a million workloads). With two workers or
 // more, they never hold them all: one stays for the page-sized reads (list, get, describe,
 // activeGpus), which would otherwise wait behind a burst of statistics.
-const HEAVY_METHODS: ReadonlySet<ReadMethod> = new Set(['stats', 'queuePercentiles', 'trends', 'rankByGpuHours', 'rankByQueue', 'rankByUsage', 'usage']);
+const HEAVY_METHODS: ReadonlySet<ReadMethod> = new Set([
+  'stats', 'queuePercentiles', 'trends', 'rankByGpuHours', 'rankByQueue', 'rankByUsage', 'usage',
+]);
 const DEFAULT_RESTART_DELAY_MS = 1000;
 const MAX_RESTART_DELAY_MS = 30_000;
 const silent: ReadPoolLogger = { warn() {}, error() {} };
@@ -93,7 +95,9 @@ export class ReadPool {
 
   /** Starts the workers and resolves once every one has opened the file; rejects with the first failure. */
   static async open(options: ReadPoolOptions): Promise<ReadPool> {
-    if (!(Number.isInteger(options.size) && options.size >= 1)) throw new Error(`Cannot start the read pool: "size" must be a positive integer, got ${options.size}`);
+    if (!(Number.isInteger(options.size) && options.size >= 1)) {
+      throw new Error(`Cannot start the read pool: "size" must be a positive integer, got ${options.size}`);
+    }
     const pool = new ReadPool(options);
     const started = await Promise.allSettled(Array.from({ length: options.size }, () => pool.#spawn()));
     const failed = started.find((result) => result.status === 'rejected');
@@ -141,7 +145,10 @@ export class ReadPool {
       const idle = this.#idleSlot();
       if (idle !== undefined && this.#mayStart(method)) return this.#send(idle, call);
       if (this.#queue.length >= this.#options.maxQueue) {
-        return reject(new IndexBusyError(`The index is busy: ${this.#queue.length} reads are waiting for a worker; retry shortly`, RETRY_AFTER_SECONDS));
+        return reject(new IndexBusyError(
+          `The index is busy: ${this.#queue.length} reads are waiting for a worker; retry shortly`,
+          RETRY_AFTER_SECONDS,
+        ));
       }
       this.#queue.push(call);
     });
@@ -208,11 +215,15 @@ export class ReadPool {
         const cause = slot.failure === null ? '' : `: ${slot.failure.message}`;
         if (slot.call !== null) {
           const what = this.#closed ? 'the read pool closed' : `its worker stopped (exit code ${code}${cause})`;
-          slot.call.reject(new Error(`Cannot read the index: ${what} during ${slot.call.request.method}`, { cause: slot.failure ?? undefined }));
+          slot.call.reject(
+            new Error(`Cannot read the index: ${what} during ${slot.call.request.method}`, { cause: slot.failure ?? undefined }),
+          );
           slot.call = null;
           this.#dispatch(); // a waiting heavy call may take another idle worker now
         }
-        if (!slot.ready) reject(slot.failure ?? new Error(`Cannot start a read worker: it stopped (exit code ${code}) before it opened the index`));
+        if (!slot.ready) {
+          reject(slot.failure ?? new Error(`Cannot start a read worker: it stopped (exit code ${code}) before it opened the index`));
+        }
         if (this.#opened && !this.#closed) this.#replace(slot, code);
       });
     });
@@ -241,7 +252,8 @@ export class ReadPool {
     this.#options.logger.error({ ...fields, retryInMs: delayMs }, 'Read worker could not start');
     // With no worker left to answer them, the waiting calls would wait for as long as the cause lasts.
     if (![...this.#slots].some((slot) => slot.ready)) {
-      const failure = new Error(`Cannot read the index: no read worker could start${dead.failure === null ? '' : `: ${dead.failure.message}`}`);
+      const cause = dead.failure === null ? '' : `: ${dead.failure.message}`;
+      const failure = new Error(`Cannot read the index: no read worker could start${cause}`);
       for (const call of this.#queue.splice(0)) call.reject(failure);
     }
     if (this.#restartTimer !== null) return;

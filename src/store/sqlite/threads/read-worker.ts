@@ -27,7 +27,8 @@ function serve(port: MessagePort, data: ReadWorkerData): void {
 
   const answer = async (request: ReadRequest): Promise<WorkerMessage> => {
     if (!isReadMethod(request.method)) {
-      return { type: 'reply', id: request.id, ok: false, error: serializeError(new Error(`Cannot read the index: "${String(request.method)}" is not a read method`)) };
+      const error = new Error(`Cannot read the index: "${String(request.method)}" is not a read method`);
+      return { type: 'reply', id: request.id, ok: false, error: serializeError(error) };
     }
     try {
       begin.run();

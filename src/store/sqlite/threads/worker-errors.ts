@@ -9,7 +9,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { SerializedError } from './read-protocol.js';
 
 // better-sqlite3 throws TypeError and RangeError for bad arguments (a value it cannot bind).
-const BUILTIN_ERRORS: Record<string, ErrorConstructor | undefined> = { TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
+const BUILTIN_ERRORS: Record<string, ErrorConstructor | undefined> = {
+  TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError,
+};
 
 export function serializeError(error: unknown): SerializedError {
   if (!(error instanceof Error)) return { name: 'Error', message: `Non-error thrown: ${String(error)}`, fields: {} };

@@ -119,7 +119,9 @@ export class SqliteWriteThread {
     const worker = this.#worker;
     if (worker === null || !this.#ready) {
       const cause = this.#failure === null ? '' : `: ${this.#failure.message}`;
-      return Promise.reject(new Error(`Cannot write the index: its write worker is restarting${cause}`, { cause: this.#failure ?? undefined }));
+      return Promise.reject(
+        new Error(`Cannot write the index: its write worker is restarting${cause}`, { cause: this.#failure ?? undefined }),
+      );
     }
     return new Promise<T>((resolve, reject) => {
       const request: WriteRequest = { id: this.#nextId++, method, args, now: this.#options.clock.now() };
@@ -136,7 +138,11 @@ export class SqliteWriteThread {
 
   #spawn(): Promise<void> {
     const entry = workerEntry(import.meta.url, 'write-worker');
-    const workerData: WriteWorkerData = { dbPath: this.#options.dbPath, autoCheckpointPages: FALLBACK_AUTOCHECKPOINT_PAGES, niceness: this.#options.niceness ?? 0 };
+    const workerData: WriteWorkerData = {
+      dbPath: this.#options.dbPath,
+      autoCheckpointPages: FALLBACK_AUTOCHECKPOINT_PAGES,
+      niceness: this.#options.niceness ?? 0,
+    };
     const worker = new Worker(entry.filename, { ...entry.options, workerData });
     this.#worker = worker;
     this.#ready = false;
@@ -168,7 +174,9 @@ export class SqliteWriteThread {
         }
         this.#calls.clear();
         this.#drained?.();
-        if (!wasReady) reject(this.#failure ?? new Error(`Cannot start the write worker: it stopped (exit code ${code}) before it opened the index`));
+        if (!wasReady) {
+          reject(this.#failure ?? new Error(`Cannot start the write worker: it stopped (exit code ${code}) before it opened the index`));
+        }
         if (this.#opened && !this.#closing) this.#replace(wasReady, code);
       });
     });
@@ -193,7 +201,8 @@ export class SqliteWriteThread {
       return;
     }
     this.#failedStarts += 1;
-    const delayMs = Math.min(MAX_RESTART_DELAY_MS, (this.#options.restartDelayMs ?? DEFAULT_RESTART_DELAY_MS) * 2 ** (this.#failedStarts - 1));
+    const firstDelayMs = this.#options.restartDelayMs ?? DEFAULT_RESTART_DELAY_MS;
+    const delayMs = Math.min(MAX_RESTART_DELAY_MS, firstDelayMs * 2 ** (this.#failedStarts - 1));
     this.#logger.error({ ...fields, retryInMs: delayMs }, 'Write worker could not start');
     this.#restartTimer = setTimeout(() => {
       this.#restartTimer = null;

@@ -30,11 +30,15 @@ function serve(port: MessagePort, data: WriteWorkerData): void {
   let now = 0;
   const clock: Clock = { now: () => now };
   const writer = sqliteWriter(db, { clock });
-  const targets = { ...boundSeedWriter(writer), saveLifetimes: lifetimeSaves(new SqliteLifetimeStore(db), { executor: executorOf(db), writer }) };
+  const targets = {
+    ...boundSeedWriter(writer),
+    saveLifetimes: lifetimeSaves(new SqliteLifetimeStore(db), { executor: executorOf(db), writer }),
+  };
 
   const answer = async (request: WriteRequest): Promise<WorkerMessage> => {
     if (!(WRITE_METHODS as readonly string[]).includes(request.method)) {
-      return { type: 'reply', id: request.id, ok: false, error: serializeError(new Error(`Cannot write the index: "${String(request.method)}" is not a write method`)) };
+      const error = new Error(`Cannot write the index: "${String(request.method)}" is not a write method`);
+      return { type: 'reply', id: request.id, ok: false, error: serializeError(error) };
     }
     try {
       now = request.now;
