@@ -2,12 +2,12 @@
 // writer): a finished row is never reopened by an older event, but a newer finished view of it lands,
 // as it does in SQLite. Then the same history through a cluster's writer on the test backend.
 import { expect } from 'chai';
-import type { WorkloadRecord } from '../../src/domain/workload.js';
-import { toRow } from '../../src/store/rows/row-mapping.js';
-import { mergeWorkload } from '../../src/store/rows/write-rules.js';
-import { FixedClock } from '../support/fixed-clock.js';
-import { openTestIndex, type TestIndex } from '../support/test-index.js';
-import { aWorkload } from '../support/workload-builder.js';
+import type { WorkloadRecord } from '../../../src/domain/workload.js';
+import { toRow } from '../../../src/store/rows/row-mapping.js';
+import { mergeWorkload } from '../../../src/store/rows/write-rules.js';
+import { FixedClock } from '../../support/fixed-clock.js';
+import { openTestIndex, type TestIndex } from '../../support/test-index.js';
+import { aWorkload } from '../../support/workload-builder.js';
 
 const STARTED = Date.parse('2026-11-10T10:00:00Z');
 const DELETION = STARTED + 3_600_000;

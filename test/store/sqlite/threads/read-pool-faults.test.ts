@@ -5,14 +5,14 @@ import { expect } from 'chai';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { ApiError } from '../../src/domain/errors.js';
-import { IndexBusyError } from '../../src/query/ports.js';
-import { ReadPool } from '../../src/store/sqlite/threads/read-pool.js';
-import { rejectionOf } from '../support/rejection.js';
-import { waitFor } from '../support/wait-for.js';
-import { aWorkload } from '../support/workload-builder.js';
-import { at, inOrg, openTempStore, tempDir, type TempStore } from './temp-store.js';
-import { sqliteOnly } from '../support/backend.js';
+import { ApiError } from '../../../../src/domain/errors.js';
+import { IndexBusyError } from '../../../../src/query/ports.js';
+import { ReadPool } from '../../../../src/store/sqlite/threads/read-pool.js';
+import { rejectionOf } from '../../../support/rejection.js';
+import { waitFor } from '../../../support/wait-for.js';
+import { aWorkload } from '../../../support/workload-builder.js';
+import { at, inOrg, openTempStore, tempDir, type TempStore } from '../../temp-store.js';
+import { sqliteOnly } from '../../../support/backend.js';
 
 const NOW = at('2026-11-20T12:00:00Z');
 

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import type { WorkloadRecord } from '../../src/domain/workload.js';
-import type { Keyset, ListPage, WorkloadFilter } from '../../src/query/ports.js';
-import { systemClock } from '../../src/domain/clock.js';
-import { SQLITE } from '../../src/store/sql/dialect.js';
-import { describeQuery, listQuery } from '../../src/store/reads/list-queries.js';
-import { sqliteOnly } from '../support/backend.js';
-import { openTestIndex, type TestIndex } from '../support/test-index.js';
-import { aWorkload } from '../support/workload-builder.js';
-import { ADMIN, at, inOrg, ORG, openTempStore, type TempStore } from './temp-store.js';
+import type { WorkloadRecord } from '../../../src/domain/workload.js';
+import type { Keyset, ListPage, WorkloadFilter } from '../../../src/query/ports.js';
+import { systemClock } from '../../../src/domain/clock.js';
+import { SQLITE } from '../../../src/store/sql/dialect.js';
+import { describeQuery, listQuery } from '../../../src/store/reads/list-queries.js';
+import { sqliteOnly } from '../../support/backend.js';
+import { openTestIndex, type TestIndex } from '../../support/test-index.js';
+import { aWorkload } from '../../support/workload-builder.js';
+import { ADMIN, at, inOrg, ORG, openTempStore, type TempStore } from '../temp-store.js';
 
 const ids = (records: readonly WorkloadRecord[]) => records.map((r) => r.workloadId);
 const keysetOf = (record: WorkloadRecord): Keyset => ({ submittedAt: record.submittedAt, workloadId: record.workloadId });

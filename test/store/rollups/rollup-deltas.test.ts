@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { RollupSource } from '../../src/store/rollups/definitions.js';
-import { rollupDeltas, type RollupDelta } from '../../src/store/rollups/deltas.js';
-import { DAY_MS } from '../../src/store/rollups/figures.js';
+import type { RollupSource } from '../../../src/store/rollups/definitions.js';
+import { rollupDeltas, type RollupDelta } from '../../../src/store/rollups/deltas.js';
+import { DAY_MS } from '../../../src/store/rollups/figures.js';
 
 const DAY = 20_400;
 const row = (overrides: Partial<RollupSource> = {}): RollupSource => ({

@@ -2,11 +2,11 @@
 // write-ahead log back into the file on its own thread, and one that stops is started again.
 import { expect } from 'chai';
 import type { Worker } from 'node:worker_threads';
-import { Checkpointer } from '../../src/store/sqlite/threads/checkpointer.js';
-import { sqliteOnly } from '../support/backend.js';
-import { waitFor } from '../support/wait-for.js';
-import { aWorkload } from '../support/workload-builder.js';
-import { openTempStore, type TempStore } from './temp-store.js';
+import { Checkpointer } from '../../../../src/store/sqlite/threads/checkpointer.js';
+import { sqliteOnly } from '../../../support/backend.js';
+import { waitFor } from '../../../support/wait-for.js';
+import { aWorkload } from '../../../support/workload-builder.js';
+import { openTempStore, type TempStore } from '../../temp-store.js';
 
 /** [frames in the log, frames of it copied into the file], asked of the test's own connection without copying anything. */
 function logFrames(t: TempStore): { log: number; checkpointed: number } {

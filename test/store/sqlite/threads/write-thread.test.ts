@@ -6,16 +6,16 @@ import { expect } from 'chai';
 import { renameSync, existsSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import type { LifetimeTotals } from '../../src/domain/telemetry.js';
-import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
-import { AsyncLifetimes } from '../../src/store/sqlite/async-lifetimes.js';
-import { SqliteWriteThread } from '../../src/store/sqlite/threads/write-thread.js';
-import { sqliteOnly } from '../support/backend.js';
-import { rejectionOf } from '../support/rejection.js';
-import { threadsAtNiceness } from '../support/thread-niceness.js';
-import { waitFor } from '../support/wait-for.js';
-import { aPodInterval, aWorkload } from '../support/workload-builder.js';
-import { at, HOUR_MS, openTempStore, type TempStore } from './temp-store.js';
+import type { LifetimeTotals } from '../../../../src/domain/telemetry.js';
+import { SqliteLifetimeStore } from '../../../../src/store/sqlite/lifetime-store.js';
+import { AsyncLifetimes } from '../../../../src/store/sqlite/async-lifetimes.js';
+import { SqliteWriteThread } from '../../../../src/store/sqlite/threads/write-thread.js';
+import { sqliteOnly } from '../../../support/backend.js';
+import { rejectionOf } from '../../../support/rejection.js';
+import { threadsAtNiceness } from '../../../support/thread-niceness.js';
+import { waitFor } from '../../../support/wait-for.js';
+import { aPodInterval, aWorkload } from '../../../support/workload-builder.js';
+import { at, HOUR_MS, openTempStore, type TempStore } from '../../temp-store.js';
 
 const NOW = at('2026-11-20T12:00:00Z');
 

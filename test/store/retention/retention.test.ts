@@ -2,11 +2,11 @@
 import { setImmediate as settle } from 'node:timers/promises';
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { RetentionJob, type RetentionLogger, type RetentionOptions, type SetTimer } from '../../src/store/retention/retention-job.js';
-import { sqliteOnly } from '../support/backend.js';
-import { openTestIndex } from '../support/test-index.js';
-import { aPodInterval, aWorkload } from '../support/workload-builder.js';
-import { at, openTempStore } from './temp-store.js';
+import { RetentionJob, type RetentionLogger, type RetentionOptions, type SetTimer } from '../../../src/store/retention/retention-job.js';
+import { sqliteOnly } from '../../support/backend.js';
+import { openTestIndex } from '../../support/test-index.js';
+import { aPodInterval, aWorkload } from '../../support/workload-builder.js';
+import { at, openTempStore } from '../temp-store.js';
 
 const NOW = at('2026-11-20T00:00:00Z');
 const DAY_MS = 86_400_000;

@@ -1,14 +1,14 @@
 import { expect } from 'chai';
-import { emptyUsage, usageFigures } from '../../src/domain/gpu-usage.js';
-import { systemClock } from '../../src/domain/clock.js';
-import type { WorkloadRecord } from '../../src/domain/workload.js';
-import type { SqlWorkloadIndex } from '../../src/store/reads/workload-index.js';
-import { sqliteIndex } from '../../src/store/sqlite/connection-ports.js';
-import { sqliteOnly } from '../support/backend.js';
-import { openTestIndex, type TestIndex } from '../support/test-index.js';
-import { aPodInterval, aWorkload } from '../support/workload-builder.js';
-import { RecordingStatements } from './recording-statements.js';
-import { at, HOUR_MS, inOrg, ORG, openTempStore, type TempStore } from './temp-store.js';
+import { emptyUsage, usageFigures } from '../../../src/domain/gpu-usage.js';
+import { systemClock } from '../../../src/domain/clock.js';
+import type { WorkloadRecord } from '../../../src/domain/workload.js';
+import type { SqlWorkloadIndex } from '../../../src/store/reads/workload-index.js';
+import { sqliteIndex } from '../../../src/store/sqlite/connection-ports.js';
+import { sqliteOnly } from '../../support/backend.js';
+import { openTestIndex, type TestIndex } from '../../support/test-index.js';
+import { aPodInterval, aWorkload } from '../../support/workload-builder.js';
+import { RecordingStatements } from '../recording-statements.js';
+import { at, HOUR_MS, inOrg, ORG, openTempStore, type TempStore } from '../temp-store.js';
 
 const NO_USAGE = usageFigures(emptyUsage(), 0);
 

@@ -7,15 +7,15 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.js';
-import { ROLLUPS } from '../../src/store/rollups/definitions.js';
-import { TEST_BACKEND } from '../support/backend.js';
-import { FixedClock } from '../support/fixed-clock.js';
-import { rejectionOf } from '../support/rejection.js';
-import { openTestIndex, type ClusterWriter, type TestIndex } from '../support/test-index.js';
-import { aPodInterval, aWorkload } from '../support/workload-builder.js';
-import { batches, history, T0 } from './rollup-history.js';
-import { interval, record, time, WORKLOAD_IDS } from './write-commands.js';
+import type { PodGpuInterval, WorkloadRecord } from '../../../src/domain/workload.js';
+import { ROLLUPS } from '../../../src/store/rollups/definitions.js';
+import { TEST_BACKEND } from '../../support/backend.js';
+import { FixedClock } from '../../support/fixed-clock.js';
+import { rejectionOf } from '../../support/rejection.js';
+import { openTestIndex, type ClusterWriter, type TestIndex } from '../../support/test-index.js';
+import { aPodInterval, aWorkload } from '../../support/workload-builder.js';
+import { batches, history, T0 } from '../rollup-history.js';
+import { interval, record, time, WORKLOAD_IDS } from '../write-commands.js';
 
 type Row = Record<string, unknown>;
 type Written = { rows: number; intervals: number };

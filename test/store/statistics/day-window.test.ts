@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { mulberry32 } from '../../sim/random.js';
-import { planDays, type DayPlan } from '../../src/store/statistics/day-window.js';
-import { at, HOUR_MS } from './temp-store.js';
+import { mulberry32 } from '../../../sim/random.js';
+import { planDays, type DayPlan } from '../../../src/store/statistics/day-window.js';
+import { at, HOUR_MS } from '../temp-store.js';
 
 const DAY = 24 * HOUR_MS;
 const MIDNIGHT = at('2026-11-10T00:00:00Z');

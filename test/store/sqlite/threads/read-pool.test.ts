@@ -4,14 +4,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import BetterSqlite3 from 'better-sqlite3';
-import type { WorkloadRecord } from '../../src/domain/workload.js';
-import type { Keyset, WorkloadFilter, WorkloadIndex } from '../../src/query/ports.js';
-import { IndexBusyError } from '../../src/query/ports.js';
-import { ReadPool } from '../../src/store/sqlite/threads/read-pool.js';
-import { rejectionOf } from '../support/rejection.js';
-import { aPodInterval, aWorkload } from '../support/workload-builder.js';
-import { at, HOUR_MS, inOrg, openTempStore, type TempStore } from './temp-store.js';
-import { sqliteOnly } from '../support/backend.js';
+import type { WorkloadRecord } from '../../../../src/domain/workload.js';
+import type { Keyset, WorkloadFilter, WorkloadIndex } from '../../../../src/query/ports.js';
+import { IndexBusyError } from '../../../../src/query/ports.js';
+import { ReadPool } from '../../../../src/store/sqlite/threads/read-pool.js';
+import { rejectionOf } from '../../../support/rejection.js';
+import { aPodInterval, aWorkload } from '../../../support/workload-builder.js';
+import { at, HOUR_MS, inOrg, openTempStore, type TempStore } from '../../temp-store.js';
+import { sqliteOnly } from '../../../support/backend.js';
 
 const NOW = at('2026-11-20T12:00:00Z');
 const TEAM = { organizationId: 'acme', initiatives: ['llm', 'vision'] };

@@ -5,9 +5,9 @@
 // settle(): lets the answers given reach the saver.
 import { setImmediate as settle } from 'node:timers/promises';
 import { expect } from 'chai';
-import { emptyUsage, type GpuUsage } from '../../src/domain/gpu-usage.js';
-import type { LifetimeSave, LifetimeTotals } from '../../src/domain/telemetry.js';
-import { AsyncLifetimes } from '../../src/store/sqlite/async-lifetimes.js';
+import { emptyUsage, type GpuUsage } from '../../../src/domain/gpu-usage.js';
+import type { LifetimeSave, LifetimeTotals } from '../../../src/domain/telemetry.js';
+import { AsyncLifetimes } from '../../../src/store/sqlite/async-lifetimes.js';
 
 const totals = (sum: number): LifetimeTotals => ({ gpu_utilization: { count: 1, sum, min: sum, max: sum, current: sum } });
 const idle = (idleSeconds: number): GpuUsage => ({ ...emptyUsage(), idleSeconds });

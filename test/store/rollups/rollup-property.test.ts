@@ -3,12 +3,12 @@
 // replays a run.
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { TEST_BACKEND } from '../support/backend.js';
-import { openPropertyIndex } from './property-index.js';
-import { T0 } from './rollup-history.js';
-import type { UsageState } from './usage-contents.js';
-import { HOUR_MS } from './temp-store.js';
-import { apply, command, intervalsOf } from './write-commands.js';
+import { TEST_BACKEND } from '../../support/backend.js';
+import { openPropertyIndex } from '../property-index.js';
+import { T0 } from '../rollup-history.js';
+import type { UsageState } from '../usage-contents.js';
+import { HOUR_MS } from '../temp-store.js';
+import { apply, command, intervalsOf } from '../write-commands.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261128);
 // A run on PostgreSQL copies a database and takes a write lock, and each write is a few round

@@ -4,10 +4,10 @@
 // indexes the migrated schema really has.
 import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
-import { toRow, type WorkloadRow } from '../../src/store/rows/row-mapping.js';
-import { migrate } from '../../src/store/sqlite/migrations/migrate.js';
-import { storedRowUpdateSql } from '../../src/store/sqlite/stored-row-update.js';
-import { aWorkload } from '../support/workload-builder.js';
+import { toRow, type WorkloadRow } from '../../../src/store/rows/row-mapping.js';
+import { migrate } from '../../../src/store/sqlite/migrations/migrate.js';
+import { storedRowUpdateSql } from '../../../src/store/sqlite/stored-row-update.js';
+import { aWorkload } from '../../support/workload-builder.js';
 
 /** The columns each index of workloads holds, by name (expressions and partial indexes' WHERE left aside). */
 function indexedColumns(): Set<string> {

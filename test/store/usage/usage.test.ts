@@ -1,16 +1,16 @@
 import { expect } from 'chai';
-import { systemClock } from '../../src/domain/clock.js';
-import type { WorkloadRecord } from '../../src/domain/workload.js';
-import { POSTGRES, SQLITE } from '../../src/store/sql/dialect.js';
-import { usageOverallQuery } from '../../src/store/rankings/usage-ranking.js';
-import { rawGpuSecondsSql } from '../../src/store/sql/workload-sql.js';
-import { usageQueries } from '../../src/store/usage/usage-queries.js';
-import { sqliteIndex } from '../../src/store/sqlite/connection-ports.js';
-import { sqliteOnly } from '../support/backend.js';
-import { openTestIndex, type TestIndex } from '../support/test-index.js';
-import { aPodInterval, aWorkload } from '../support/workload-builder.js';
-import { RecordingStatements } from './recording-statements.js';
-import { at, HOUR_MS, inOrg, ORG, openTempStore, type TempStore } from './temp-store.js';
+import { systemClock } from '../../../src/domain/clock.js';
+import type { WorkloadRecord } from '../../../src/domain/workload.js';
+import { POSTGRES, SQLITE } from '../../../src/store/sql/dialect.js';
+import { usageOverallQuery } from '../../../src/store/rankings/usage-ranking.js';
+import { rawGpuSecondsSql } from '../../../src/store/sql/workload-sql.js';
+import { usageQueries } from '../../../src/store/usage/usage-queries.js';
+import { sqliteIndex } from '../../../src/store/sqlite/connection-ports.js';
+import { sqliteOnly } from '../../support/backend.js';
+import { openTestIndex, type TestIndex } from '../../support/test-index.js';
+import { aPodInterval, aWorkload } from '../../support/workload-builder.js';
+import { RecordingStatements } from '../recording-statements.js';
+import { at, HOUR_MS, inOrg, ORG, openTempStore, type TempStore } from '../temp-store.js';
 
 const FROM = at('2026-11-01T00:00:00Z');
 const TO = at('2026-12-01T00:00:00Z');

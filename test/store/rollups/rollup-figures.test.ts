@@ -5,10 +5,10 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { ROLLUPS, type RollupSource } from '../../src/store/rollups/definitions.js';
-import { anchorDayOf, DAY_MS, dayOf, figures, rollupKey, sqliteRound } from '../../src/store/rollups/figures.js';
-import { migrate, MIGRATIONS } from '../../src/store/sqlite/migrations/migrate.js';
-import { refillFailureReasons } from './rollup-history.js';
+import { ROLLUPS, type RollupSource } from '../../../src/store/rollups/definitions.js';
+import { anchorDayOf, DAY_MS, dayOf, figures, rollupKey, sqliteRound } from '../../../src/store/rollups/figures.js';
+import { migrate, MIGRATIONS } from '../../../src/store/sqlite/migrations/migrate.js';
+import { refillFailureReasons } from '../rollup-history.js';
 
 const SEED = Number(process.env.FC_SEED ?? 20261127);
 const HOUR_MS = 3_600_000;

@@ -2,7 +2,7 @@
 // row counts a page reads. Its plans and answers against a real server: postgres-reads-plans,
 // postgres-prepared-reads and the list suites run on PostgreSQL.
 import { expect } from 'chai';
-import { rowsToRead, withCount } from '../../src/store/reads/page-count.js';
+import { rowsToRead, withCount } from '../../../src/store/reads/page-count.js';
 
 describe('PostgreSQL list statement', () => {
   it('reads 21, 51 or 101 rows for the API\'s page sizes (1-100, plus the row that tells whether more follow)', () => {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { mulberry32 } from '../../sim/random.js';
-import { weekStartDay } from '../../src/domain/trend-interval.js';
-import { planWeeks, type WeekPlan } from '../../src/store/statistics/week-window.js';
-import { at } from './temp-store.js';
+import { mulberry32 } from '../../../sim/random.js';
+import { weekStartDay } from '../../../src/domain/trend-interval.js';
+import { planWeeks, type WeekPlan } from '../../../src/store/statistics/week-window.js';
+import { at } from '../temp-store.js';
 
 const DAY_MS = 86_400_000;
 // 2026-11-09 was a Monday.

@@ -1,8 +1,8 @@
-import { rejectionOf } from '../support/rejection.js';
+import { rejectionOf } from '../../support/rejection.js';
 import { expect } from 'chai';
-import { openTestIndex, type ClusterWriter, type TestIndex } from '../support/test-index.js';
-import { aPodInterval, aWorkload } from '../support/workload-builder.js';
-import { ADMIN, at, HOUR_MS, inOrg } from './temp-store.js';
+import { openTestIndex, type ClusterWriter, type TestIndex } from '../../support/test-index.js';
+import { aPodInterval, aWorkload } from '../../support/workload-builder.js';
+import { ADMIN, at, HOUR_MS, inOrg } from '../temp-store.js';
 
 // The writes of a cluster's writer (the indexer's port) on the test backend, read back through the
 // read side, and retention's deletes.

@@ -1,15 +1,15 @@
-import { rejectionOf } from '../support/rejection.js';
+import { rejectionOf } from '../../support/rejection.js';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
-import { openDatabase } from '../../src/store/sqlite/database.js';
-import { LATEST_VERSION, migrate, schemaVersion, type Migration } from '../../src/store/sqlite/migrations/migrate.js';
-import { sqliteWriter } from '../../src/store/sqlite/connection-ports.js';
-import { systemClock } from '../../src/domain/clock.js';
-import { aWorkload } from '../support/workload-builder.js';
-import { tempDir } from './temp-store.js';
-import { sqliteOnly } from '../support/backend.js';
+import { openDatabase } from '../../../src/store/sqlite/database.js';
+import { LATEST_VERSION, migrate, schemaVersion, type Migration } from '../../../src/store/sqlite/migrations/migrate.js';
+import { sqliteWriter } from '../../../src/store/sqlite/connection-ports.js';
+import { systemClock } from '../../../src/domain/clock.js';
+import { aWorkload } from '../../support/workload-builder.js';
+import { tempDir } from '../temp-store.js';
+import { sqliteOnly } from '../../support/backend.js';
 
 function errorOf(fn: () => unknown): Error {
   try {

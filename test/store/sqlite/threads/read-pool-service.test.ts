@@ -3,11 +3,11 @@
 // answers 503 with Retry-After while the pool refuses reads, exposes the pool's gauges, and stops the
 // workers on shutdown.
 import { expect } from 'chai';
-import type { WorkloadFilter } from '../../src/query/ports.js';
-import { ReadPool } from '../../src/store/sqlite/threads/read-pool.js';
-import { sqliteOnly } from '../support/backend.js';
-import { startTestService, type TestService } from '../support/service-harness.js';
-import { aPodInterval, aWorkload } from '../support/workload-builder.js';
+import type { WorkloadFilter } from '../../../../src/query/ports.js';
+import { ReadPool } from '../../../../src/store/sqlite/threads/read-pool.js';
+import { sqliteOnly } from '../../../support/backend.js';
+import { startTestService, type TestService } from '../../../support/service-harness.js';
+import { aPodInterval, aWorkload } from '../../../support/workload-builder.js';
 
 sqliteOnly.describe('service with read workers', function () {
   // The workers load through tsx: about a second on a busy machine.

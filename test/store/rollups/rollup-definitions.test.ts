@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { ROLLUP_COLUMN_TYPES, ROLLUP_SOURCE_COLUMNS, ROLLUPS } from '../../src/store/rollups/definitions.js';
-import { openDatabase, type Database } from '../../src/store/sqlite/database.js';
+import { ROLLUP_COLUMN_TYPES, ROLLUP_SOURCE_COLUMNS, ROLLUPS } from '../../../src/store/rollups/definitions.js';
+import { openDatabase, type Database } from '../../../src/store/sqlite/database.js';
 
 interface ColumnInfo {
   name: string;

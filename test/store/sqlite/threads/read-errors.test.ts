@@ -4,10 +4,10 @@
 import { expect } from 'chai';
 import BetterSqlite3 from 'better-sqlite3';
 import sinon from 'sinon';
-import { ApiError } from '../../src/domain/errors.js';
-import { IndexBusyError } from '../../src/query/ports.js';
-import { deserializeError, serializeError } from '../../src/store/sqlite/threads/worker-errors.js';
-import { startTestService, type TestService } from '../support/service-harness.js';
+import { ApiError } from '../../../../src/domain/errors.js';
+import { IndexBusyError } from '../../../../src/query/ports.js';
+import { deserializeError, serializeError } from '../../../../src/store/sqlite/threads/worker-errors.js';
+import { startTestService, type TestService } from '../../../support/service-harness.js';
 
 /** What the main thread gets for an error thrown in a worker. */
 function crossed(error: unknown): Error {
