@@ -2,7 +2,7 @@
 // call (PostgreSQL's writer): each row arrives with its workload's intervals, so that the row is
 // written once; intervals of workloads without a row come after every row; no step exceeds its
 // budget, even for a workload with more intervals than that. The recording sink stands in for the
-// store: only the cutting is under test here (the writes themselves: test/store/postgres-writes).
+// store: only the cutting is under test here (the writes themselves: test/store/postgres/writes.test.ts).
 import { expect } from 'chai';
 import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.js';
 import { StagedWrite } from '../../src/workloads/indexing/staged-write.js';

@@ -1,6 +1,6 @@
 // The one statement a PostgreSQL list runs (workload-index.ts): the page with its count, and the fixed
-// row counts a page reads. Its plans and answers against a real server: postgres-reads-plans,
-// postgres-prepared-reads and the list suites run on PostgreSQL.
+// row counts a page reads. Its plans and answers against a real server: test/store/postgres/'s
+// reads-plans, prepared-reads and the list suites run on PostgreSQL.
 import { expect } from 'chai';
 import { rowsToRead, withCount } from '../../../src/store/reads/page-count.js';
 

@@ -3,13 +3,13 @@
 // moment, changes nothing; a newer schema is refused unless it stays compatible with this build.
 import { expect } from 'chai';
 import pg from 'pg';
-import { openDatabase } from '../../src/store/sqlite/database.js';
-import { migrate, schemaVersion } from '../../src/store/postgres/migrations/migrate.js';
-import { LATEST_VERSION, MIGRATIONS, type Migration } from '../../src/store/postgres/migrations/schema.js';
-import { listPartitions } from '../../src/store/postgres/partitions.js';
-import { rollupFillSql, rollupRebuildSql } from '../../src/store/postgres/rollup-rebuild.js';
-import { QUEUE_VALUES, ROLLUPS } from '../../src/store/rollups/definitions.js';
-import { freshDatabase, sharedPostgres, type TestDatabase } from '../support/postgres-database.js';
+import { openDatabase } from '../../../../src/store/sqlite/database.js';
+import { migrate, schemaVersion } from '../../../../src/store/postgres/migrations/migrate.js';
+import { LATEST_VERSION, MIGRATIONS, type Migration } from '../../../../src/store/postgres/migrations/schema.js';
+import { listPartitions } from '../../../../src/store/postgres/partitions.js';
+import { rollupFillSql, rollupRebuildSql } from '../../../../src/store/postgres/rollup-rebuild.js';
+import { QUEUE_VALUES, ROLLUPS } from '../../../../src/store/rollups/definitions.js';
+import { freshDatabase, sharedPostgres, type TestDatabase } from '../../../support/postgres-database.js';
 
 const NOW = Date.UTC(2026, 10, 17, 12); // 2026-11-17
 /** What the newest migration asks of the builds that run on it (v7: the rollups' queue figures, which writers must keep). */

@@ -5,11 +5,11 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import sinon from 'sinon';
-import { TYPES } from '../../src/store/postgres/connection.js';
-import { ClusterIdentityConflict, FencedOut, LeaseExpired, PostgresLeases, type FencedConnection } from '../../src/store/postgres/lease.js';
-import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
-import { rejectionOf } from '../support/rejection.js';
-import { waitFor } from '../support/wait-for.js';
+import { TYPES } from '../../../src/store/postgres/connection.js';
+import { ClusterIdentityConflict, FencedOut, LeaseExpired, PostgresLeases, type FencedConnection } from '../../../src/store/postgres/lease.js';
+import { freshDatabase, type TestDatabase } from '../../support/postgres-database.js';
+import { rejectionOf } from '../../support/rejection.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const quiet = { warn: () => undefined };
 

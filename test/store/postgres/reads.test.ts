@@ -8,16 +8,16 @@
 // aggregates (postgres-reads-seed.ts computes them as SQLite does, to the last bit).
 import { expect } from 'chai';
 import pg from 'pg';
-import type { Scope } from '../../src/access/principal.js';
-import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.js';
-import type { Keyset, ListPage, StatsGroupKey, UsageBreakdown, WorkloadFilter, WorkloadIndex } from '../../src/query/ports.js';
-import { IndexBusyError } from '../../src/query/ports.js';
-import { postgresIndex } from '../../src/store/postgres/read-index.js';
-import type { SqlWorkloadIndex } from '../../src/store/reads/workload-index.js';
-import { TYPES } from '../../src/store/postgres/connection.js';
-import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
-import { generate, GENERATED_NOW, seedPostgres } from './postgres-reads-seed.js';
-import { at, HOUR_MS, openTempStore, type TempStore } from './temp-store.js';
+import type { Scope } from '../../../src/access/principal.js';
+import type { PodGpuInterval, WorkloadRecord } from '../../../src/domain/workload.js';
+import type { Keyset, ListPage, StatsGroupKey, UsageBreakdown, WorkloadFilter, WorkloadIndex } from '../../../src/query/ports.js';
+import { IndexBusyError } from '../../../src/query/ports.js';
+import { postgresIndex } from '../../../src/store/postgres/read-index.js';
+import type { SqlWorkloadIndex } from '../../../src/store/reads/workload-index.js';
+import { TYPES } from '../../../src/store/postgres/connection.js';
+import { freshDatabase, type TestDatabase } from '../../support/postgres-database.js';
+import { generate, GENERATED_NOW, seedPostgres } from '../postgres-reads-seed.js';
+import { at, HOUR_MS, openTempStore, type TempStore } from '../temp-store.js';
 
 const DAY = 24 * HOUR_MS;
 /** The time of reading of generate()'s rows. */

@@ -3,10 +3,10 @@
 // then the real errors that a server, a pool and the network produce.
 import { expect } from 'chai';
 import pg from 'pg';
-import { IndexBusyError } from '../../src/query/ports.js';
-import { asIndexBusy, isRetryableTransaction, isUnavailable } from '../../src/store/postgres/errors.js';
-import { freePort } from '../support/free-port.js';
-import { databaseUrl, freshDatabase, sharedPostgres, type TestDatabase } from '../support/postgres-database.js';
+import { IndexBusyError } from '../../../src/query/ports.js';
+import { asIndexBusy, isRetryableTransaction, isUnavailable } from '../../../src/store/postgres/errors.js';
+import { freePort } from '../../support/free-port.js';
+import { databaseUrl, freshDatabase, sharedPostgres, type TestDatabase } from '../../support/postgres-database.js';
 
 const withCode = (code: string, message = 'failed') => Object.assign(new Error(message), { code });
 

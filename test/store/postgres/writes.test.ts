@@ -4,15 +4,15 @@
 // fenced-out writer writes nothing, and the cluster's unfinished rows stay in step for reconcile.
 import { expect } from 'chai';
 import pg from 'pg';
-import type { WorkloadRecord } from '../../src/domain/workload.js';
-import { TYPES } from '../../src/store/postgres/connection.js';
-import { FencedOut, PostgresLeases, type LeaseSession } from '../../src/store/postgres/lease.js';
-import { poolWriter, sessionWriter, type SessionWrites } from '../../src/store/postgres/writers.js';
-import { ROLLUPS } from '../../src/store/rollups/definitions.js';
-import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
-import { rejectionOf } from '../support/rejection.js';
-import { batches, history, T0, write, type Step } from './rollup-history.js';
-import { openTempStore, type TempStore } from './temp-store.js';
+import type { WorkloadRecord } from '../../../src/domain/workload.js';
+import { TYPES } from '../../../src/store/postgres/connection.js';
+import { FencedOut, PostgresLeases, type LeaseSession } from '../../../src/store/postgres/lease.js';
+import { poolWriter, sessionWriter, type SessionWrites } from '../../../src/store/postgres/writers.js';
+import { ROLLUPS } from '../../../src/store/rollups/definitions.js';
+import { freshDatabase, type TestDatabase } from '../../support/postgres-database.js';
+import { rejectionOf } from '../../support/rejection.js';
+import { batches, history, T0, write, type Step } from '../rollup-history.js';
+import { openTempStore, type TempStore } from '../temp-store.js';
 
 type Session = SessionWrites & LeaseSession;
 type Row = Record<string, unknown>;

@@ -3,9 +3,9 @@
 // replicas at once without error, while others read and write the tables; and dropped with its rows.
 import { expect } from 'chai';
 import pg from 'pg';
-import { connectWriter } from '../../src/store/postgres/connection.js';
-import { dropPartition, ensurePartitions, listPartitions, monthStart, monthSuffix, nextMonthStart } from '../../src/store/postgres/partitions.js';
-import { freshDatabase, sharedPostgres, type TestDatabase } from '../support/postgres-database.js';
+import { connectWriter } from '../../../src/store/postgres/connection.js';
+import { dropPartition, ensurePartitions, listPartitions, monthStart, monthSuffix, nextMonthStart } from '../../../src/store/postgres/partitions.js';
+import { freshDatabase, sharedPostgres, type TestDatabase } from '../../support/postgres-database.js';
 
 const silent = { warn: () => undefined };
 

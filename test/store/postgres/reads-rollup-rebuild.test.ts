@@ -5,13 +5,13 @@
 // this shows it is the writer's twin.
 import { expect } from 'chai';
 import pg from 'pg';
-import { TYPES } from '../../src/store/postgres/connection.js';
-import { PostgresLeases } from '../../src/store/postgres/lease.js';
-import { rebuildRollups } from '../../src/store/postgres/rollup-rebuild.js';
-import { poolWriter, sessionWriter } from '../../src/store/postgres/writers.js';
-import { ROLLUPS } from '../../src/store/rollups/definitions.js';
-import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
-import { history, T0, write } from './rollup-history.js';
+import { TYPES } from '../../../src/store/postgres/connection.js';
+import { PostgresLeases } from '../../../src/store/postgres/lease.js';
+import { rebuildRollups } from '../../../src/store/postgres/rollup-rebuild.js';
+import { poolWriter, sessionWriter } from '../../../src/store/postgres/writers.js';
+import { ROLLUPS } from '../../../src/store/rollups/definitions.js';
+import { freshDatabase, type TestDatabase } from '../../support/postgres-database.js';
+import { history, T0, write } from '../rollup-history.js';
 
 const clock = { now: () => T0 };
 const quiet = { warn: () => undefined };

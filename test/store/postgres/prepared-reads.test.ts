@@ -5,15 +5,15 @@
 // one connection, so that pg_prepared_statements, read through it, shows what the reads left there.
 import { expect } from 'chai';
 import pg from 'pg';
-import type { WorkloadFilter } from '../../src/query/ports.js';
-import { IndexBusyError } from '../../src/query/ports.js';
-import { createReadPool, TYPES, type ConnectionLogger } from '../../src/store/postgres/connection.js';
-import { isStaleStatement, PreparedStatements } from '../../src/store/postgres/prepared-statements.js';
-import { postgresIndex } from '../../src/store/postgres/read-index.js';
-import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
-import { waitFor } from '../support/wait-for.js';
-import { generate, GENERATED_NOW, seedPostgres } from './postgres-reads-seed.js';
-import { HOUR_MS } from './temp-store.js';
+import type { WorkloadFilter } from '../../../src/query/ports.js';
+import { IndexBusyError } from '../../../src/query/ports.js';
+import { createReadPool, TYPES, type ConnectionLogger } from '../../../src/store/postgres/connection.js';
+import { isStaleStatement, PreparedStatements } from '../../../src/store/postgres/prepared-statements.js';
+import { postgresIndex } from '../../../src/store/postgres/read-index.js';
+import { freshDatabase, type TestDatabase } from '../../support/postgres-database.js';
+import { waitFor } from '../../support/wait-for.js';
+import { generate, GENERATED_NOW, seedPostgres } from '../postgres-reads-seed.js';
+import { HOUR_MS } from '../temp-store.js';
 
 const NOW = GENERATED_NOW;
 const ORG: WorkloadFilter = { scope: { organizationId: 'acme', initiatives: null } };

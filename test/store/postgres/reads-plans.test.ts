@@ -4,17 +4,17 @@
 // QUERY PLAN checks in list.test.ts, stats.test.ts and usage.test.ts.
 import { expect } from 'chai';
 import pg from 'pg';
-import type { WorkloadFilter } from '../../src/query/ports.js';
-import { TYPES } from '../../src/store/postgres/connection.js';
-import { MIGRATIONS } from '../../src/store/postgres/migrations/schema.js';
-import { postgresIndex } from '../../src/store/postgres/read-index.js';
-import type { SqlWorkloadIndex } from '../../src/store/reads/workload-index.js';
-import { POSTGRES } from '../../src/store/sql/dialect.js';
-import { finishedGpuHoursSql } from '../../src/store/rankings/gpu-hours-ranking.js';
-import { horizonSql } from '../../src/store/sql/rollup-sql.js';
-import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
-import { generate, GENERATED_NOW, seedPostgres } from './postgres-reads-seed.js';
-import { at, HOUR_MS } from './temp-store.js';
+import type { WorkloadFilter } from '../../../src/query/ports.js';
+import { TYPES } from '../../../src/store/postgres/connection.js';
+import { MIGRATIONS } from '../../../src/store/postgres/migrations/schema.js';
+import { postgresIndex } from '../../../src/store/postgres/read-index.js';
+import type { SqlWorkloadIndex } from '../../../src/store/reads/workload-index.js';
+import { POSTGRES } from '../../../src/store/sql/dialect.js';
+import { finishedGpuHoursSql } from '../../../src/store/rankings/gpu-hours-ranking.js';
+import { horizonSql } from '../../../src/store/sql/rollup-sql.js';
+import { freshDatabase, type TestDatabase } from '../../support/postgres-database.js';
+import { generate, GENERATED_NOW, seedPostgres } from '../postgres-reads-seed.js';
+import { at, HOUR_MS } from '../temp-store.js';
 
 const NOW = GENERATED_NOW;
 const DAY = 24 * HOUR_MS;

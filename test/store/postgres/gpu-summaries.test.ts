@@ -3,10 +3,10 @@
 // a real server.
 import { expect } from 'chai';
 import pg from 'pg';
-import { emptyUsage } from '../../src/domain/gpu-usage.js';
-import type { GpuBucketRow } from '../../src/domain/telemetry.js';
-import { PostgresGpuSummaries } from '../../src/store/postgres/gpu-summaries.js';
-import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
+import { emptyUsage } from '../../../src/domain/gpu-usage.js';
+import type { GpuBucketRow } from '../../../src/domain/telemetry.js';
+import { PostgresGpuSummaries } from '../../../src/store/postgres/gpu-summaries.js';
+import { freshDatabase, type TestDatabase } from '../../support/postgres-database.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 26, 8, 0, 0);

@@ -1,7 +1,7 @@
 // The SQL builders shared with SQLite name their parameters; pg binds positions
 // (src/store/postgres/named-params.ts). Tables of SQL in, text and values out.
 import { expect } from 'chai';
-import { rewriteNamed, toPositional } from '../../src/store/postgres/named-params.js';
+import { rewriteNamed, toPositional } from '../../../src/store/postgres/named-params.js';
 
 describe('PostgreSQL named parameters', () => {
   const cases: { title: string; sql: string; text: string; names: string[] }[] = [

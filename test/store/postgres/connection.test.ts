@@ -4,9 +4,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import pg from 'pg';
-import { clientConfig, connectMaintenance, connectWriter, createReadPool, type ConnectionLogger } from '../../src/store/postgres/connection.js';
-import { freshDatabase, sharedPostgres, type TestDatabase } from '../support/postgres-database.js';
-import { waitFor } from '../support/wait-for.js';
+import { clientConfig, connectMaintenance, connectWriter, createReadPool, type ConnectionLogger } from '../../../src/store/postgres/connection.js';
+import { freshDatabase, sharedPostgres, type TestDatabase } from '../../support/postgres-database.js';
+import { waitFor } from '../../support/wait-for.js';
 
 class RecordingLogger implements ConnectionLogger {
   readonly warnings: { fields: object; message: string }[] = [];

@@ -3,7 +3,7 @@
 // same URL, and of which two run side by side without sharing anything.
 import { expect } from 'chai';
 import pg from 'pg';
-import { startPostgresOrSkip, type PostgresServer } from '../support/postgres.js';
+import { startPostgresOrSkip, type PostgresServer } from '../../support/postgres.js';
 
 async function query<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
