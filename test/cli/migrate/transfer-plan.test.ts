@@ -1,9 +1,9 @@
 // What a run of `gpucap migrate` decides (src/cli/migrate/run-plan.ts) from the source's state, the
 // chains the target records and the flags: one table row per case, no database.
 import { expect } from 'chai';
-import type { Chain, Phase, PhaseProgress } from '../../src/cli/migrate/checkpoints.js';
-import { planRun, type RunFlags, type RunPlan } from '../../src/cli/migrate/run-plan.js';
-import type { SourceState } from '../../src/cli/migrate/source.js';
+import type { Chain, Phase, PhaseProgress } from '../../../src/cli/migrate/checkpoints.js';
+import { planRun, type RunFlags, type RunPlan } from '../../../src/cli/migrate/run-plan.js';
+import type { SourceState } from '../../../src/cli/migrate/source.js';
 
 const T = Date.parse('2026-11-10T00:00:00Z');
 

@@ -5,13 +5,13 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import pg from 'pg';
-import { MIGRATE_USAGE, runGpucap, USAGE } from '../../src/cli/gpucap.js';
-import { TYPES } from '../../src/store/postgres/connection.js';
-import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
-import { history, write } from './rollup-history.js';
-import { openTempStore, type TempStore } from './temp-store.js';
+import { MIGRATE_USAGE, runGpucap, USAGE } from '../../../src/cli/gpucap.js';
+import { TYPES } from '../../../src/store/postgres/connection.js';
+import { freshDatabase, type TestDatabase } from '../../support/postgres-database.js';
+import { history, write } from '../../store/rollup-history.js';
+import { openTempStore, type TempStore } from '../../store/temp-store.js';
 
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 interface Outcome {
   code: number | null;
