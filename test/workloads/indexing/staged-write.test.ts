@@ -4,10 +4,10 @@
 // budget, even for a workload with more intervals than that. The recording sink stands in for the
 // store: only the cutting is under test here (the writes themselves: test/store/postgres/writes.test.ts).
 import { expect } from 'chai';
-import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.js';
-import { StagedWrite } from '../../src/workloads/indexing/staged-write.js';
-import type { WorkloadSink } from '../../src/workloads/workload-sink.js';
-import { aWorkload } from '../support/workload-builder.js';
+import type { PodGpuInterval, WorkloadRecord } from '../../../src/domain/workload.js';
+import { StagedWrite } from '../../../src/workloads/indexing/staged-write.js';
+import type { WorkloadSink } from '../../../src/workloads/workload-sink.js';
+import { aWorkload } from '../../support/workload-builder.js';
 
 const interval = (podUid: string, workloadId: string): PodGpuInterval => ({ podUid, workloadId, gpus: 1, startedAt: 1, finishedAt: null });
 

@@ -2,18 +2,18 @@
 // as Kubernetes writes them (test/fixtures/kubernetes/SOURCES.md), through the path the service takes:
 // the watch decoder's field selection, the cached facts, then the mappers.
 import { expect } from 'chai';
-import { selectFields } from '../../src/domain/field-selection.js';
-import { FAILURE_REASONS, type FailureReason } from '../../src/domain/failure-reason.js';
-import type { WorkloadRecord } from '../../src/domain/workload.js';
-import { failureReasonOf } from '../../src/workloads/failure/failure-reason.js';
-import type { Job, Pod } from '../../src/k8s/objects/k8s-types.js';
-import { mapJob } from '../../src/workloads/mapping/map-job.js';
-import { mapPod } from '../../src/workloads/mapping/map-pod.js';
-import type { MappingContext } from '../../src/workloads/mapping/mapping-context.js';
-import { DEFAULT_LABEL_KEYS } from '../../src/workloads/attribution/label-keys.js';
-import { readFields } from '../../src/workloads/read-fields.js';
-import { jobFixture, podFixture } from '../fixtures/kubernetes/kubernetes-fixtures.js';
-import { aContext, jobFacts, podFacts } from './fixtures.js';
+import { selectFields } from '../../../src/domain/field-selection.js';
+import { FAILURE_REASONS, type FailureReason } from '../../../src/domain/failure-reason.js';
+import type { WorkloadRecord } from '../../../src/domain/workload.js';
+import { failureReasonOf } from '../../../src/workloads/failure/failure-reason.js';
+import type { Job, Pod } from '../../../src/k8s/objects/k8s-types.js';
+import { mapJob } from '../../../src/workloads/mapping/map-job.js';
+import { mapPod } from '../../../src/workloads/mapping/map-pod.js';
+import type { MappingContext } from '../../../src/workloads/mapping/mapping-context.js';
+import { DEFAULT_LABEL_KEYS } from '../../../src/workloads/attribution/label-keys.js';
+import { readFields } from '../../../src/workloads/read-fields.js';
+import { jobFixture, podFixture } from '../../fixtures/kubernetes/kubernetes-fixtures.js';
+import { aContext, jobFacts, podFacts } from '../fixtures.js';
 
 type Outcome = Pick<WorkloadRecord, 'status' | 'exitCode' | 'failureReason'>;
 

@@ -3,12 +3,12 @@
 // hold, as a relist would, so what a dead writer never flushed is not lost.
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { WorkloadIndexer } from '../../src/workloads/indexing/indexer.js';
-import type { Job, Pod } from '../../src/k8s/objects/k8s-types.js';
-import type { WorkloadSink } from '../../src/workloads/workload-sink.js';
-import { FixedClock } from '../support/fixed-clock.js';
-import { openTestIndex, type TestIndex } from '../support/test-index.js';
-import { aJob, aJobPod, aPod, gpuContainer, ms, T0, terminated } from './fixtures.js';
+import { WorkloadIndexer } from '../../../src/workloads/indexing/indexer.js';
+import type { Job, Pod } from '../../../src/k8s/objects/k8s-types.js';
+import type { WorkloadSink } from '../../../src/workloads/workload-sink.js';
+import { FixedClock } from '../../support/fixed-clock.js';
+import { openTestIndex, type TestIndex } from '../../support/test-index.js';
+import { aJob, aJobPod, aPod, gpuContainer, ms, T0, terminated } from '../fixtures.js';
 
 const AT = (hhmm: string): string => `2026-11-20T${hhmm}:00Z`;
 

@@ -1,13 +1,13 @@
 // What the indexer keeps of a Pod or Job: the flat records the mappers read (the mapper tables check
 // that they give the rows DECISIONS asks for), and nothing of what an API server sends besides.
 import { expect } from 'chai';
-import { FactsProjection } from '../../src/workloads/facts/facts-projection.js';
-import { tombstone } from '../../src/workloads/caches/job-pod-cache.js';
-import type { Pod } from '../../src/k8s/objects/k8s-types.js';
-import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../src/workloads/attribution/label-keys.js';
-import { podFailureEvidence } from '../../src/workloads/failure/pod-failure-evidence.js';
-import { podState } from '../../src/workloads/mapping/pod-status.js';
-import { aJob, aPod, gpuContainer, ms, terminated } from './fixtures.js';
+import { FactsProjection } from '../../../src/workloads/facts/facts-projection.js';
+import { tombstone } from '../../../src/workloads/caches/job-pod-cache.js';
+import type { Pod } from '../../../src/k8s/objects/k8s-types.js';
+import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../../src/workloads/attribution/label-keys.js';
+import { podFailureEvidence } from '../../../src/workloads/failure/pod-failure-evidence.js';
+import { podState } from '../../../src/workloads/mapping/pod-status.js';
+import { aJob, aPod, gpuContainer, ms, terminated } from '../fixtures.js';
 
 /** A pod as an API server sends it: the mapped fields plus the bulk nothing reads. */
 function aFullPod(): Pod {

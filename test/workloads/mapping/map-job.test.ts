@@ -1,10 +1,10 @@
 // A GPU Job → workload row, with its pods folded in as GPU intervals.
 import { expect } from 'chai';
-import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.js';
-import type { Job, Pod } from '../../src/k8s/objects/k8s-types.js';
-import { firstPodNodeName, mapJob } from '../../src/workloads/mapping/map-job.js';
-import type { MappingContext } from '../../src/workloads/mapping/mapping-context.js';
-import { aContainer, aContext, aPendingRow, aJob, aJobPod, aNamespace, aNode, gpuContainer, jobFacts, ms, podFacts, terminated } from './fixtures.js';
+import type { PodGpuInterval, WorkloadRecord } from '../../../src/domain/workload.js';
+import type { Job, Pod } from '../../../src/k8s/objects/k8s-types.js';
+import { firstPodNodeName, mapJob } from '../../../src/workloads/mapping/map-job.js';
+import type { MappingContext } from '../../../src/workloads/mapping/mapping-context.js';
+import { aContainer, aContext, aPendingRow, aJob, aJobPod, aNamespace, aNode, gpuContainer, jobFacts, ms, podFacts, terminated } from '../fixtures.js';
 
 const STARTED = '2026-11-20T10:01:00Z';
 const DONE = '2026-11-20T11:00:00Z';

@@ -1,9 +1,9 @@
 // Attribution precedence: one table per field (DECISIONS "Where a workload comes from").
 import { expect } from 'chai';
-import type { Namespace, Node, ObjectMeta } from '../../src/k8s/objects/k8s-types.js';
-import { initiativeOf, instanceTypeOf, isManagedOf, organizationOf, submittedByOf } from '../../src/workloads/attribution/labels.js';
-import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../src/workloads/attribution/label-keys.js';
-import { aMeta, aNamespace, aNode } from './fixtures.js';
+import type { Namespace, Node, ObjectMeta } from '../../../src/k8s/objects/k8s-types.js';
+import { initiativeOf, instanceTypeOf, isManagedOf, organizationOf, submittedByOf } from '../../../src/workloads/attribution/labels.js';
+import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../../src/workloads/attribution/label-keys.js';
+import { aMeta, aNamespace, aNode } from '../fixtures.js';
 
 const keys = DEFAULT_LABEL_KEYS;
 const custom: LabelKeys = { ...DEFAULT_LABEL_KEYS, initiative: 'example.com/project', submittedBy: 'example.com/owner', managed: 'example.com/managed', instanceType: 'example.com/sku' };

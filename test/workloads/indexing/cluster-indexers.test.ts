@@ -4,14 +4,14 @@
 // cluster is let go, and logged as such).
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { ClusterIndexers } from '../../src/workloads/indexing/cluster-indexers.js';
-import { DEFAULT_LABEL_KEYS } from '../../src/workloads/attribution/label-keys.js';
-import { DEFAULT_GPU_RESOURCES } from '../../src/k8s/objects/gpu-request.js';
-import type { Pod } from '../../src/k8s/objects/k8s-types.js';
-import { failIndexWrites } from '../support/backend.js';
-import { FixedClock } from '../support/fixed-clock.js';
-import { openTestIndex, type ClusterWriter, type TestIndex } from '../support/test-index.js';
-import { aPod, ms, T0 } from './fixtures.js';
+import { ClusterIndexers } from '../../../src/workloads/indexing/cluster-indexers.js';
+import { DEFAULT_LABEL_KEYS } from '../../../src/workloads/attribution/label-keys.js';
+import { DEFAULT_GPU_RESOURCES } from '../../../src/k8s/objects/gpu-request.js';
+import type { Pod } from '../../../src/k8s/objects/k8s-types.js';
+import { failIndexWrites } from '../../support/backend.js';
+import { FixedClock } from '../../support/fixed-clock.js';
+import { openTestIndex, type ClusterWriter, type TestIndex } from '../../support/test-index.js';
+import { aPod, ms, T0 } from '../fixtures.js';
 
 const pods = (count: number, prefix = 'p'): Pod[] =>
   Array.from({ length: count }, (_, i) => aPod({ metadata: { uid: `${prefix}-${i}`, name: `${prefix}-${i}`, resourceVersion: '1' }, status: { phase: 'Running', startTime: T0 } }));

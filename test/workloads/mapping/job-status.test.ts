@@ -1,10 +1,10 @@
 // Job status, times and exit code (DECISIONS "Status and times").
 import { expect } from 'chai';
-import { jobState } from '../../src/workloads/mapping/job-status.js';
-import type { Job, Pod } from '../../src/k8s/objects/k8s-types.js';
-import type { StateOptions } from '../../src/workloads/mapping/pod-status.js';
-import type { WorkloadState } from '../../src/workloads/mapping/workload-state.js';
-import { aJob, aJobPod, jobFacts, ms, podFacts, terminated } from './fixtures.js';
+import { jobState } from '../../../src/workloads/mapping/job-status.js';
+import type { Job, Pod } from '../../../src/k8s/objects/k8s-types.js';
+import type { StateOptions } from '../../../src/workloads/mapping/pod-status.js';
+import type { WorkloadState } from '../../../src/workloads/mapping/workload-state.js';
+import { aJob, aJobPod, jobFacts, ms, podFacts, terminated } from '../fixtures.js';
 
 const STARTED = '2026-11-20T10:01:00Z';
 const DONE = '2026-11-20T11:00:00Z';

@@ -3,14 +3,14 @@
 // node's instance type in the index.
 import { expect } from 'chai';
 import sinon from 'sinon';
-import type { WorkloadView } from '../../src/domain/workload.js';
-import { WorkloadIndexer } from '../../src/workloads/indexing/indexer.js';
-import type { Job, Namespace, Node, Pod } from '../../src/k8s/objects/k8s-types.js';
-import { LabelCache } from '../../src/workloads/caches/label-cache.js';
-import type { WholeEvent } from '../../src/k8s/objects/resource-event.js';
-import { FixedClock } from '../support/fixed-clock.js';
-import { openTestIndex, type TestIndex } from '../support/test-index.js';
-import { aJob, aJobPod, aPod, gpuContainer, ms, T0, terminated } from './fixtures.js';
+import type { WorkloadView } from '../../../src/domain/workload.js';
+import { WorkloadIndexer } from '../../../src/workloads/indexing/indexer.js';
+import type { Job, Namespace, Node, Pod } from '../../../src/k8s/objects/k8s-types.js';
+import { LabelCache } from '../../../src/workloads/caches/label-cache.js';
+import type { WholeEvent } from '../../../src/k8s/objects/resource-event.js';
+import { FixedClock } from '../../support/fixed-clock.js';
+import { openTestIndex, type TestIndex } from '../../support/test-index.js';
+import { aJob, aJobPod, aPod, gpuContainer, ms, T0, terminated } from '../fixtures.js';
 
 const INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
 const aNodeNamed = (name: string, instanceType = 'p5.48xlarge'): Node => ({ metadata: { name, labels: { [INSTANCE_TYPE]: instanceType } } });

@@ -1,14 +1,14 @@
-import { rejectionOf } from '../support/rejection.js';
+import { rejectionOf } from '../../support/rejection.js';
 import { expect } from 'chai';
 import sinon from 'sinon';
-import type { WorkloadView } from '../../src/domain/workload.js';
-import type { WorkloadIndex } from '../../src/query/ports.js';
-import { WorkloadIndexer } from '../../src/workloads/indexing/indexer.js';
-import type { Job, Pod } from '../../src/k8s/objects/k8s-types.js';
-import type { WorkloadSink } from '../../src/workloads/workload-sink.js';
-import { FixedClock } from '../support/fixed-clock.js';
-import { openTestIndex, type TestIndex } from '../support/test-index.js';
-import { aContainer, aJob, aJobPod, aNamespace, aNode, aPod, gpuContainer, ms, T0, terminated } from './fixtures.js';
+import type { WorkloadView } from '../../../src/domain/workload.js';
+import type { WorkloadIndex } from '../../../src/query/ports.js';
+import { WorkloadIndexer } from '../../../src/workloads/indexing/indexer.js';
+import type { Job, Pod } from '../../../src/k8s/objects/k8s-types.js';
+import type { WorkloadSink } from '../../../src/workloads/workload-sink.js';
+import { FixedClock } from '../../support/fixed-clock.js';
+import { openTestIndex, type TestIndex } from '../../support/test-index.js';
+import { aContainer, aJob, aJobPod, aNamespace, aNode, aPod, gpuContainer, ms, T0, terminated } from '../fixtures.js';
 
 const AT = (hhmm: string): string => `2026-11-20T${hhmm}:00Z`;
 

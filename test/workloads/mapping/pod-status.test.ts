@@ -1,9 +1,9 @@
 // Pod status, times and exit code (DECISIONS "Status and times").
 import { expect } from 'chai';
-import type { Pod } from '../../src/k8s/objects/k8s-types.js';
-import { podState, type StateOptions } from '../../src/workloads/mapping/pod-status.js';
-import type { WorkloadState } from '../../src/workloads/mapping/workload-state.js';
-import { aPod, ms, podFacts, terminated } from './fixtures.js';
+import type { Pod } from '../../../src/k8s/objects/k8s-types.js';
+import { podState, type StateOptions } from '../../../src/workloads/mapping/pod-status.js';
+import type { WorkloadState } from '../../../src/workloads/mapping/workload-state.js';
+import { aPod, ms, podFacts, terminated } from '../fixtures.js';
 
 const STARTED = '2026-11-20T10:01:00Z';
 const FINISHED = '2026-11-20T11:00:00Z';

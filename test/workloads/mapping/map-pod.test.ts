@@ -1,10 +1,10 @@
 // A standalone GPU Pod → workload row + GPU interval; a pod → its GPU interval.
 import { expect } from 'chai';
-import type { PodGpuInterval, WorkloadRecord } from '../../src/domain/workload.js';
-import type { Pod } from '../../src/k8s/objects/k8s-types.js';
-import { mapPod, podInterval, type PodIntervalOptions } from '../../src/workloads/mapping/map-pod.js';
-import type { MappingContext } from '../../src/workloads/mapping/mapping-context.js';
-import { aContainer, aContext, aPendingRow, aJobPod, aNamespace, aNode, aPod, gpuContainer, ms, podFacts, terminated } from './fixtures.js';
+import type { PodGpuInterval, WorkloadRecord } from '../../../src/domain/workload.js';
+import type { Pod } from '../../../src/k8s/objects/k8s-types.js';
+import { mapPod, podInterval, type PodIntervalOptions } from '../../../src/workloads/mapping/map-pod.js';
+import type { MappingContext } from '../../../src/workloads/mapping/mapping-context.js';
+import { aContainer, aContext, aPendingRow, aJobPod, aNamespace, aNode, aPod, gpuContainer, ms, podFacts, terminated } from '../fixtures.js';
 
 const STARTED = '2026-11-20T10:01:00Z';
 const FINISHED = '2026-11-20T11:00:00Z';
