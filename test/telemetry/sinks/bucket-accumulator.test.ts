@@ -1,8 +1,8 @@
 // The writer's buckets of shared telemetry: what each workload's row holds, when a bucket counts as
 // ended, and what happens to a sample that comes after its bucket was taken out.
 import { expect } from 'chai';
-import { BucketAccumulator, type BucketSample } from '../../src/telemetry/sinks/bucket-accumulator.js';
-import { usageOf } from '../support/gpu-usage.js';
+import { BucketAccumulator, type BucketSample } from '../../../src/telemetry/sinks/bucket-accumulator.js';
+import { usageOf } from '../../support/gpu-usage.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 26, 8, 0, 0);

@@ -4,9 +4,9 @@
 // bound docs/api.md states).
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { nearestRank, PERCENTILES } from '../../src/domain/percentiles.js';
-import { METRIC_COUNT } from '../../src/telemetry/rings/metric-codec.js';
-import { PercentileHistograms, takeHistograms } from '../../src/telemetry/summaries/percentile-histogram.js';
+import { nearestRank, PERCENTILES } from '../../../src/domain/percentiles.js';
+import { METRIC_COUNT } from '../../../src/telemetry/rings/metric-codec.js';
+import { PercentileHistograms, takeHistograms } from '../../../src/telemetry/summaries/percentile-histogram.js';
 
 /** The nearest-rank percentile by sorting: the value at rank ⌈p × n / 100⌉ (1-based). */
 function bySorting(values: readonly number[], percentile: number): number {

@@ -1,15 +1,15 @@
 import { expect } from 'chai';
-import type { GpuUsage } from '../../src/domain/gpu-usage.js';
-import { METRIC_NAMES } from '../../src/domain/metrics.js';
-import type { LifetimeRepository, LifetimeSave, LifetimeTotals } from '../../src/domain/telemetry.js';
-import { LifetimeAccumulators, summarizeTotals, type LifetimeAccumulatorsOptions } from '../../src/telemetry/sinks/lifetime.js';
-import { METRIC_COUNT, METRIC_SLOT } from '../../src/telemetry/rings/metric-codec.js';
-import { openDatabase } from '../../src/store/sqlite/database.js';
-import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
-import { FixedClock } from '../support/fixed-clock.js';
-import { tempDir } from '../store/temp-store.js';
-import { sqliteOnly } from '../support/backend.js';
-import { usageOf } from '../support/gpu-usage.js';
+import type { GpuUsage } from '../../../src/domain/gpu-usage.js';
+import { METRIC_NAMES } from '../../../src/domain/metrics.js';
+import type { LifetimeRepository, LifetimeSave, LifetimeTotals } from '../../../src/domain/telemetry.js';
+import { LifetimeAccumulators, summarizeTotals, type LifetimeAccumulatorsOptions } from '../../../src/telemetry/sinks/lifetime.js';
+import { METRIC_COUNT, METRIC_SLOT } from '../../../src/telemetry/rings/metric-codec.js';
+import { openDatabase } from '../../../src/store/sqlite/database.js';
+import { SqliteLifetimeStore } from '../../../src/store/sqlite/lifetime-store.js';
+import { FixedClock } from '../../support/fixed-clock.js';
+import { tempDir } from '../../store/temp-store.js';
+import { sqliteOnly } from '../../support/backend.js';
+import { usageOf } from '../../support/gpu-usage.js';
 
 function values(utilization: number, power = NaN): Float64Array {
   const v = new Float64Array(METRIC_COUNT).fill(NaN);

@@ -1,12 +1,12 @@
 // The sampler against real HTTP exporters (simulated), driven tick by tick.
 import { expect } from 'chai';
-import { SimDcgmFleet } from '../../sim/dcgm-exporter/fleet.js';
-import type { SimExporterHandle } from '../../sim/dcgm-exporter/exporter.js';
-import type { ExporterTarget } from '../../src/telemetry/scrape/exporter-target.js';
-import { createHttpScrape } from '../../src/telemetry/scrape/http-scrape.js';
-import { readDcgmPayload } from '../../src/telemetry/scrape/dcgm-readings.js';
-import { Sampler, type SamplerOptions } from '../../src/telemetry/scrape/sampler.js';
-import { waitFor } from '../support/wait-for.js';
+import { SimDcgmFleet } from '../../../sim/dcgm-exporter/fleet.js';
+import type { SimExporterHandle } from '../../../sim/dcgm-exporter/exporter.js';
+import type { ExporterTarget } from '../../../src/telemetry/scrape/exporter-target.js';
+import { createHttpScrape } from '../../../src/telemetry/scrape/http-scrape.js';
+import { readDcgmPayload } from '../../../src/telemetry/scrape/dcgm-readings.js';
+import { Sampler, type SamplerOptions } from '../../../src/telemetry/scrape/sampler.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const silent = { info() {}, warn() {}, debug() {} };
 

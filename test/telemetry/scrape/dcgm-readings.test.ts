@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { isDcgmValue, readDcgmPayload, type GpuReading } from '../../src/telemetry/scrape/dcgm-readings.js';
-import { METRIC_SLOT } from '../../src/telemetry/rings/metric-codec.js';
-import { readExporterCapture as fixture } from '../fixtures/exporters/exporter-fixtures.js';
+import { isDcgmValue, readDcgmPayload, type GpuReading } from '../../../src/telemetry/scrape/dcgm-readings.js';
+import { METRIC_SLOT } from '../../../src/telemetry/rings/metric-codec.js';
+import { readExporterCapture as fixture } from '../../fixtures/exporters/exporter-fixtures.js';
 
 
 function metricsOf(reading: GpuReading | undefined): Record<string, number | null> {

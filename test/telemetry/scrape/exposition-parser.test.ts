@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
-import { ExpositionParseError, parseExposition } from '../../src/telemetry/scrape/exposition-parser.js';
-import { exporterCaptures, readExporterCapture as fixture } from '../fixtures/exporters/exporter-fixtures.js';
+import { ExpositionParseError, parseExposition } from '../../../src/telemetry/scrape/exposition-parser.js';
+import { exporterCaptures, readExporterCapture as fixture } from '../../fixtures/exporters/exporter-fixtures.js';
 
 
 interface Sample {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { RingSlabs, type RingSlot } from '../../src/telemetry/rings/ring-slabs.js';
+import { RingSlabs, type RingSlot } from '../../../src/telemetry/rings/ring-slabs.js';
 
 const SLOT_BYTES = 64;
 

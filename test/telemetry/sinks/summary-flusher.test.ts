@@ -4,13 +4,13 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import sinon from 'sinon';
-import type { WorkloadView } from '../../src/domain/workload.js';
-import { PostgresGpuSummaries } from '../../src/store/postgres/gpu-summaries.js';
-import { BucketAccumulator } from '../../src/telemetry/sinks/bucket-accumulator.js';
-import { SharedTelemetryReader } from '../../src/telemetry/summaries/shared-telemetry.js';
-import { SummaryFlusher } from '../../src/telemetry/sinks/summary-flusher.js';
-import { FixedClock } from '../support/fixed-clock.js';
-import { freshDatabase, type TestDatabase } from '../support/postgres-database.js';
+import type { WorkloadView } from '../../../src/domain/workload.js';
+import { PostgresGpuSummaries } from '../../../src/store/postgres/gpu-summaries.js';
+import { BucketAccumulator } from '../../../src/telemetry/sinks/bucket-accumulator.js';
+import { SharedTelemetryReader } from '../../../src/telemetry/summaries/shared-telemetry.js';
+import { SummaryFlusher } from '../../../src/telemetry/sinks/summary-flusher.js';
+import { FixedClock } from '../../support/fixed-clock.js';
+import { freshDatabase, type TestDatabase } from '../../support/postgres-database.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 26, 8, 0, 0);

@@ -3,13 +3,13 @@
 // weighted by their counts, which lies within the widest bucket's max − min of the exact percentile.
 // RingModel is the plain reading the fleet must agree with, switches, gaps and refusals included.
 import { expect } from 'chai';
-import { METRIC_NAMES, type MetricName } from '../../src/domain/metrics.js';
-import { PERCENTILES } from '../../src/domain/percentiles.js';
-import { GpuFleet } from '../../src/telemetry/rings/gpu-fleet.js';
-import { rawSlotsFor, type Resolution } from '../../src/telemetry/rings/gpu-rings.js';
-import { decodeMetric, encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../src/telemetry/rings/metric-codec.js';
-import { takeHistograms } from '../../src/telemetry/summaries/percentile-histogram.js';
-import { fleetAndModel } from './ring-model.js';
+import { METRIC_NAMES, type MetricName } from '../../../src/domain/metrics.js';
+import { PERCENTILES } from '../../../src/domain/percentiles.js';
+import { GpuFleet } from '../../../src/telemetry/rings/gpu-fleet.js';
+import { rawSlotsFor, type Resolution } from '../../../src/telemetry/rings/gpu-rings.js';
+import { decodeMetric, encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../../src/telemetry/rings/metric-codec.js';
+import { takeHistograms } from '../../../src/telemetry/summaries/percentile-histogram.js';
+import { fleetAndModel } from '../ring-model.js';
 
 // T0 is an hour boundary far from 0.
 const T0 = 1_764_003_600;

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
-import { METRIC_NAMES, type MetricName } from '../../src/domain/metrics.js';
-import { GpuFleet, resolutionFor } from '../../src/telemetry/rings/gpu-fleet.js';
-import { GpuRings, rawSlotsFor } from '../../src/telemetry/rings/gpu-rings.js';
-import { encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../src/telemetry/rings/metric-codec.js';
-import { WindowSummary } from '../../src/telemetry/summaries/window-summary.js';
+import { METRIC_NAMES, type MetricName } from '../../../src/domain/metrics.js';
+import { GpuFleet, resolutionFor } from '../../../src/telemetry/rings/gpu-fleet.js';
+import { GpuRings, rawSlotsFor } from '../../../src/telemetry/rings/gpu-rings.js';
+import { encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../../src/telemetry/rings/metric-codec.js';
+import { WindowSummary } from '../../../src/telemetry/summaries/window-summary.js';
 
 // Times in seconds; T0 is a minute boundary (and a 5-minute one) far from 0.
 const T0 = 1_764_000_000;

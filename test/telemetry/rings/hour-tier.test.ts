@@ -3,11 +3,11 @@
 // sample), window boundaries, workload switches, gaps and restarts included. RingModel is that
 // reading written out plainly.
 import { expect } from 'chai';
-import { METRIC_NAMES, type MetricName } from '../../src/domain/metrics.js';
-import { GpuRings, rawSlotsFor } from '../../src/telemetry/rings/gpu-rings.js';
-import { encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../src/telemetry/rings/metric-codec.js';
-import { WindowSummary } from '../../src/telemetry/summaries/window-summary.js';
-import { fleetAndModel } from './ring-model.js';
+import { METRIC_NAMES, type MetricName } from '../../../src/domain/metrics.js';
+import { GpuRings, rawSlotsFor } from '../../../src/telemetry/rings/gpu-rings.js';
+import { encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../../src/telemetry/rings/metric-codec.js';
+import { WindowSummary } from '../../../src/telemetry/summaries/window-summary.js';
+import { fleetAndModel } from '../ring-model.js';
 
 // T0 is an hour boundary far from 0.
 const T0 = 1_764_003_600;

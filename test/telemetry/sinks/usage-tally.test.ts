@@ -1,10 +1,10 @@
 // The usage figures both telemetry paths share: per-sample seconds, weighted utilization and energy in
 // the rings' integer units, and idle time judged per GPU and clock minute as each minute closes.
 import { expect } from 'chai';
-import { emptyUsage } from '../../src/domain/gpu-usage.js';
-import { METRIC_COUNT, METRIC_SLOT } from '../../src/telemetry/rings/metric-codec.js';
-import { addSampleUsage, checkUsageRules, IdleMinutes, type IdleMinute } from '../../src/telemetry/sinks/usage-tally.js';
-import { usageOf } from '../support/gpu-usage.js';
+import { emptyUsage } from '../../../src/domain/gpu-usage.js';
+import { METRIC_COUNT, METRIC_SLOT } from '../../../src/telemetry/rings/metric-codec.js';
+import { addSampleUsage, checkUsageRules, IdleMinutes, type IdleMinute } from '../../../src/telemetry/sinks/usage-tally.js';
+import { usageOf } from '../../support/gpu-usage.js';
 
 const MINUTE = 60_000;
 const T0 = Date.UTC(2026, 10, 26, 8, 0, 0);

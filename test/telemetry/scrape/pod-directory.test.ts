@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { Pod } from '../../src/k8s/objects/k8s-types.js';
-import { PodDirectory } from '../../src/telemetry/scrape/pod-directory.js';
-import { parseSelectors } from '../../src/telemetry/scrape/exporter-target.js';
+import type { Pod } from '../../../src/k8s/objects/k8s-types.js';
+import { PodDirectory } from '../../../src/telemetry/scrape/pod-directory.js';
+import { parseSelectors } from '../../../src/telemetry/scrape/exporter-target.js';
 
 const DISCOVERY = { selectors: ['app=nvidia-dcgm-exporter', 'app.kubernetes.io/name=dcgm-exporter'], port: 9400, path: '/metrics' };
 

@@ -2,15 +2,15 @@
 // informer, simulated dcgm-exporters scraped at their pod IPs, samples attributed to the Job's pods,
 // and the answers of /v1/workloads/{id}/metrics and /v1/workloads/metrics.
 import { expect } from 'chai';
-import { SimDcgmFleet } from '../../sim/dcgm-exporter/fleet.js';
-import type { SimExporterHandle } from '../../sim/dcgm-exporter/exporter.js';
-import type { KubeObject } from '../../sim/kube-api/resources.js';
-import { parseMetrics, sumOf } from '../../bench/lib/service/metrics-text.js';
-import { TEST_BACKEND, testIndexLocation, type TestIndexLocation } from '../support/backend.js';
-import { startTestService, type TestService } from '../support/service-harness.js';
-import { FAST_INFORMERS, dcgmValues, aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, running, startSimCluster, uidOf, type SimCluster } from '../support/sim-cluster.js';
-import { makeTempDir } from '../support/temp-dir.js';
-import { waitFor } from '../support/wait-for.js';
+import { SimDcgmFleet } from '../../../sim/dcgm-exporter/fleet.js';
+import type { SimExporterHandle } from '../../../sim/dcgm-exporter/exporter.js';
+import type { KubeObject } from '../../../sim/kube-api/resources.js';
+import { parseMetrics, sumOf } from '../../../bench/lib/service/metrics-text.js';
+import { TEST_BACKEND, testIndexLocation, type TestIndexLocation } from '../../support/backend.js';
+import { startTestService, type TestService } from '../../support/service-harness.js';
+import { FAST_INFORMERS, dcgmValues, aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, running, startSimCluster, uidOf, type SimCluster } from '../../support/sim-cluster.js';
+import { makeTempDir } from '../../support/temp-dir.js';
+import { waitFor } from '../../support/wait-for.js';
 
 const values = dcgmValues;
 

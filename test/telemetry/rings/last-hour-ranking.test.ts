@@ -2,10 +2,10 @@
 // must answer what a walk of every GPU's raw hour answers (RingModel), as samples come in, as time
 // passes without samples, across workload switches, ring overwrites and pruning.
 import { expect } from 'chai';
-import { METRIC_NAMES, type MetricName } from '../../src/domain/metrics.js';
-import { rawSlotsFor } from '../../src/telemetry/rings/gpu-rings.js';
-import { encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../src/telemetry/rings/metric-codec.js';
-import { fleetAndModel } from './ring-model.js';
+import { METRIC_NAMES, type MetricName } from '../../../src/domain/metrics.js';
+import { rawSlotsFor } from '../../../src/telemetry/rings/gpu-rings.js';
+import { encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from '../../../src/telemetry/rings/metric-codec.js';
+import { fleetAndModel } from '../ring-model.js';
 
 const T0 = 1_764_003_600;
 const HOUR = 3600;

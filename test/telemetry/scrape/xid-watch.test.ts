@@ -1,7 +1,7 @@
 // New XID errors from dcgm-exporter's "last XID" field: a change to another non-zero code is one new
 // error; the first value seen of a GPU is its baseline.
 import { expect } from 'chai';
-import { XidWatch } from '../../src/telemetry/scrape/xid-watch.js';
+import { XidWatch } from '../../../src/telemetry/scrape/xid-watch.js';
 
 const T0 = Date.UTC(2026, 10, 26, 8, 0, 0);
 
