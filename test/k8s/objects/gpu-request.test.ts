@@ -1,8 +1,8 @@
 // Effective GPU request of a pod spec: max(largest init container, app containers + sidecars).
 import { expect } from 'chai';
-import { effectiveGpuRequest, isGpuResource, parseGpuQuantity } from '../../src/k8s/objects/gpu-request.js';
-import type { PodSpec } from '../../src/k8s/objects/k8s-types.js';
-import { aContainer, gpuContainer } from './fixtures.js';
+import { effectiveGpuRequest, isGpuResource, parseGpuQuantity } from '../../../src/k8s/objects/gpu-request.js';
+import type { PodSpec } from '../../../src/k8s/objects/k8s-types.js';
+import { aContainer, gpuContainer } from '../../workloads/fixtures.js';
 
 const sidecar = (n: number): ReturnType<typeof aContainer> => aContainer({ limits: { 'nvidia.com/gpu': n }, restartPolicy: 'Always' });
 

@@ -3,13 +3,13 @@
 // what it held and being replaced. Real worker threads; faults by terminating one.
 import type { Worker } from 'node:worker_threads';
 import { expect } from 'chai';
-import type { FieldSelection } from '../../src/domain/field-selection.js';
-import { DecodeThread } from '../../src/k8s/decode/decode-thread.js';
-import type { DecodedEvent, EventSink } from '../../src/k8s/decode/decoder.js';
-import { startKubeApi } from '../../sim/kube-api/server.js';
-import { pod } from '../sim/sim-client.js';
-import { threadsAtNiceness } from '../support/thread-niceness.js';
-import { eventually, startReflector, storeSnapshot } from './reflector-harness.js';
+import type { FieldSelection } from '../../../src/domain/field-selection.js';
+import { DecodeThread } from '../../../src/k8s/decode/decode-thread.js';
+import type { DecodedEvent, EventSink } from '../../../src/k8s/decode/decoder.js';
+import { startKubeApi } from '../../../sim/kube-api/server.js';
+import { pod } from '../../sim/sim-client.js';
+import { threadsAtNiceness } from '../../support/thread-niceness.js';
+import { eventually, startReflector, storeSnapshot } from '../reflector-harness.js';
 
 const line = (type: string, name: string, extra: object = {}): string => JSON.stringify({ type, object: { metadata: { name, resourceVersion: name.length.toString() }, spec: { nodeName: 'n', image: 'big' }, ...extra } });
 
