@@ -1,6 +1,6 @@
 // kubectl gpucap against the real service over loopback (--url): each command's table against a
-// golden file (test/cli/golden/, regenerated with UPDATE_GOLDEN=1), the other formats against the
-// API's own answers, paging, --watch, the credentials' order, and the exit codes and messages of
+// golden file (test/cli/kubectl/golden/, regenerated with UPDATE_GOLDEN=1), the other formats against
+// the API's own answers, paging, --watch, the credentials' order, and the exit codes and messages of
 // errors. The executable itself runs once as a child process.
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,16 +11,16 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { parse as parseYaml } from 'yaml';
-import { run, type RunContext } from '../../src/cli/kubectl/run.js';
-import { noBudgets } from '../../src/query/empty-sources.js';
-import { ACME_BUDGET } from '../support/acme-budget.js';
-import { startTestService, type JsonBody, type TestService } from '../support/service-harness.js';
-import { freePorts } from '../support/free-port.js';
-import { makeTempDir } from '../support/temp-dir.js';
-import { aPodInterval, aWorkload } from '../support/workload-builder.js';
+import { run, type RunContext } from '../../../src/cli/kubectl/run.js';
+import { noBudgets } from '../../../src/query/empty-sources.js';
+import { ACME_BUDGET } from '../../support/acme-budget.js';
+import { startTestService, type JsonBody, type TestService } from '../../support/service-harness.js';
+import { freePorts } from '../../support/free-port.js';
+import { makeTempDir } from '../../support/temp-dir.js';
+import { aPodInterval, aWorkload } from '../../support/workload-builder.js';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
-const GOLDEN = join(REPO, 'test', 'cli', 'golden');
+const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+const GOLDEN = join(REPO, 'test', 'cli', 'kubectl', 'golden');
 const BUDGET = ACME_BUDGET;
 const at = (iso: string) => Date.parse(iso);
 const id = (n: number) => `cc000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -80,7 +80,7 @@ describe('kubectl gpucap (--url, against the real service)', function () {
     return result.out;
   };
 
-  /** The output against test/cli/golden/<name>.txt; UPDATE_GOLDEN=1 writes it. */
+  /** The output against test/cli/kubectl/golden/<name>.txt; UPDATE_GOLDEN=1 writes it. */
   const golden = (name: string, text: string) => {
     const path = join(GOLDEN, `${name}.txt`);
     if (process.env.UPDATE_GOLDEN) {
