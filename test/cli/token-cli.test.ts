@@ -8,7 +8,7 @@ import { createAuthenticator } from '../../src/auth/authenticator.js';
 import { mintDevJwt } from '../../src/auth/dev-jwt.js';
 import { hashApiToken } from '../../src/auth/token-format.js';
 import { parseTokenArgs, runTokenCli, UsageError, type CliIo } from '../../src/cli/token.js';
-import { baseConfig, bearer, captureLogger, expectInvalidToken, removeDir, T0, tempDir, TestClock } from './auth-helpers.js';
+import { baseConfig, bearer, captureLogger, expectInvalidToken, removeDir, T0, tempDir, TestClock } from '../auth/auth-helpers.js';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
