@@ -1,6 +1,6 @@
-// Errors crossing from a read worker to the main thread (src/store/read-errors.ts), through the same
-// structured clone a worker's reply goes through: each comes back with its name, message and data
-// fields, and the API answers a crossed error exactly as it answers the original.
+// Errors crossing from a read worker to the main thread (src/store/sqlite/threads/worker-errors.ts),
+// through the same structured clone a worker's reply goes through: each comes back with its name,
+// message and data fields, and the API answers a crossed error exactly as it answers the original.
 import { expect } from 'chai';
 import BetterSqlite3 from 'better-sqlite3';
 import sinon from 'sinon';
