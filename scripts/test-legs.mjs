@@ -43,7 +43,7 @@ const RUNTIME_DEPENDENT = new Set(['better-sqlite3', 'worker_threads', '@kuberne
 const NODE20_ONLY = ['test/bench/quick-run.test.ts'];
 
 /** PostgreSQL's own suites use their own databases whatever the switch says; `npm test` runs them already. */
-const isPostgresOwn = (file) => file.startsWith('test/ha/') || /^test\/store\/postgres-[^/]*\.test\.ts$/.test(file);
+const isPostgresOwn = (file) => file.startsWith('test/ha/') || file.startsWith('test/store/postgres/');
 
 /** This repository's legs, once per process: its files do not change while a run loads. */
 let ours;

@@ -1,6 +1,6 @@
 // The usage figures through the real service, on data whose answer is known: usage saved as the
 // telemetry flow saves it (SQLite's lifetime store, PostgreSQL's bucket writer: the code that
-// test/telemetry/usage-tally.test.ts and gpu-telemetry.test.ts feed from exporters with set values),
+// test/telemetry/sinks/usage-tally.test.ts and gpu-telemetry.test.ts feed from exporters with set values),
 // then read back by GET /v1/workloads/{id}, the statistics, their series and the rankings.
 import { expect } from 'chai';
 import { emptyUsage, type GpuUsage } from '../../src/domain/gpu-usage.js';

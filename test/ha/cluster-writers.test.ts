@@ -1,5 +1,5 @@
 // The election loop, against a lock shared by several replicas in one process (the database's part
-// is tested against a real PostgreSQL in test/store/postgres-lease.test.ts) and the real SQLite
+// is tested against a real PostgreSQL in test/store/postgres/lease.test.ts) and the real SQLite
 // lease, with manual time: standby, takeover, loss, an unreachable database, release, and the fleet
 // identity (the lock tried once the kube-system UID is known; a cluster id of another Kubernetes
 // cluster refused).

@@ -4,7 +4,7 @@
 // release's replica learns its UID from its own namespaces informer and is refused the cluster id: it
 // stays standby, says why in its log, its /readyz (not ready) and its /metrics, and never writes, not
 // even once the first one has left. Clearing the recorded UID, as docs/scaling.md says for a rebuilt
-// cluster, lets it take over. The lease-level cases are in test/store/postgres-lease.test.ts; this one
+// cluster, lets it take over. The lease-level cases are in test/store/postgres/lease.test.ts; this one
 // checks the wiring from the informers to the election and the reports.
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -34,8 +34,8 @@ describe('scripts/backend-dependent-tests.mjs', () => {
     // The pass's own mocha config, as `npm run test:postgres` loads it.
     const config = (await import(new URL('../../.mocharc.postgres.mjs', import.meta.url).href)) as { default: { spec: string[] } };
     const spec = config.default.spec;
-    expect(spec).to.include.members(['test/api/contract.test.ts', 'test/store/rows-with-pods.test.ts', 'test/api/workload-queue.test.ts']);
-    expect(spec).to.not.include.members(['test/telemetry/gpu-rings.test.ts', 'test/chart/chart.test.ts', 'test/scripts/backend-dependent-tests.test.ts']);
-    expect(spec.filter((file) => file.startsWith('test/ha/') || file.startsWith('test/store/postgres-'))).to.deep.equal([]);
+    expect(spec).to.include.members(['test/api/contract.test.ts', 'test/store/writes/rows-with-pods.test.ts', 'test/api/workload-queue.test.ts']);
+    expect(spec).to.not.include.members(['test/telemetry/rings/gpu-rings.test.ts', 'test/chart/chart.test.ts', 'test/scripts/backend-dependent-tests.test.ts']);
+    expect(spec.filter((file) => file.startsWith('test/ha/') || file.startsWith('test/store/postgres/'))).to.deep.equal([]);
   });
 });

@@ -80,10 +80,10 @@ describe('scripts/test-legs.mjs', () => {
 
   it('sorts this repository\'s suites as their files say', () => {
     const legs = testLegs();
-    expect(legs.e2e).to.include.members(['test/api/contract.test.ts', 'test/ha/writer-kill.test.ts', 'test/e2e/service-envtest.test.ts', 'test/console/browser.test.ts', 'test/store/postgres-writes.test.ts']);
-    expect(legs.unit).to.include.members(['test/workloads/map-pod.test.ts', 'test/store/list.test.ts', 'test/telemetry/gpu-rings.test.ts', 'test/console/screenshots.test.ts']);
-    expect(legs.node24).to.include.members(['test/api/contract.test.ts', 'test/store/list.test.ts', 'test/store/read-pool.test.ts', 'test/k8s/reflector.test.ts', 'test/auth/authenticator.test.ts']);
-    expect(legs.node24).to.not.include.members(['test/workloads/map-pod.test.ts', 'test/telemetry/gpu-rings.test.ts', 'test/chart/chart.test.ts']);
+    expect(legs.e2e).to.include.members(['test/api/contract.test.ts', 'test/ha/writer-kill.test.ts', 'test/e2e/service-envtest.test.ts', 'test/console/browser.test.ts', 'test/store/postgres/writes.test.ts']);
+    expect(legs.unit).to.include.members(['test/workloads/mapping/map-pod.test.ts', 'test/store/reads/list.test.ts', 'test/telemetry/rings/gpu-rings.test.ts', 'test/console/screenshots.test.ts']);
+    expect(legs.node24).to.include.members(['test/api/contract.test.ts', 'test/store/reads/list.test.ts', 'test/store/sqlite/threads/read-pool.test.ts', 'test/k8s/reflector.test.ts', 'test/auth/authenticator.test.ts']);
+    expect(legs.node24).to.not.include.members(['test/workloads/mapping/map-pod.test.ts', 'test/telemetry/rings/gpu-rings.test.ts', 'test/chart/chart.test.ts']);
   });
 
   it('gives each leg\'s mocha config the leg\'s files', async () => {

@@ -29,17 +29,17 @@ if (TEST_BACKEND === 'postgres' && (process.env.PG_BIN ?? '') === '') {
  * is not here fails to load: the list grows only on purpose, in this one place.
  */
 export const SQLITE_ONLY: Readonly<Record<string, string>> = {
-  // The SQLite file and engine: PostgreSQL's twins are test/store/postgres-*.test.ts.
+  // The SQLite file and engine: PostgreSQL's twins are in test/store/postgres/.
   'store/database': 'the SQLite file itself: its folder, WAL, user_version, corruption, read-only opening',
   'store SQL snapshot (SQLite)': 'SQLite\'s SQL texts byte for byte',
-  'store/rollups (kept per batch by the writer, schema v4)': 'SQLite\'s rollups and their v2 to v4 migrations; PostgreSQL\'s: postgres-writes.test.ts',
+  'store/rollups (kept per batch by the writer, schema v4)': 'SQLite\'s rollups and their v2 to v4 migrations; PostgreSQL\'s: postgres/writes.test.ts',
   'lets other work run between its batches: reads on the event loop see the pass half done': 'SQLite\'s batches hold the thread; PostgreSQL\'s are round trips that never do',
-  // EXPLAIN QUERY PLAN of SQLite's texts; PostgreSQL's plans: postgres-reads-plans.test.ts.
+  // EXPLAIN QUERY PLAN of SQLite's texts; PostgreSQL's plans: postgres/reads-plans.test.ts.
   'the list\'s SQLite query plans': 'EXPLAIN QUERY PLAN of SQLite\'s texts',
   'describe\'s SQLite query plan': 'EXPLAIN QUERY PLAN of SQLite\'s text',
   'the statistics\' and ranking\'s SQLite query plans': 'EXPLAIN QUERY PLAN of SQLite\'s texts',
   'the usage\'s SQLite query plans': 'EXPLAIN QUERY PLAN of SQLite\'s texts',
-  // Read worker threads: PostgreSQL reads through its connection pool (outages: postgres-errors.test.ts).
+  // Read worker threads: PostgreSQL reads through its connection pool (outages: postgres/errors.test.ts).
   'read pool': 'read worker threads are SQLite\'s',
   'read pool faults': 'read worker threads are SQLite\'s',
   'service with read workers': 'read worker threads are SQLite\'s',
@@ -47,7 +47,7 @@ export const SQLITE_ONLY: Readonly<Record<string, string>> = {
   'write thread': 'the write worker thread is SQLite\'s; PostgreSQL writes over its connection',
   'index checkpointer': 'SQLite\'s write-ahead log; PostgreSQL checkpoints on its own',
   // Telemetry kept by the process (rings, lifetime totals held in memory between flushes) is SQLite's;
-  // on PostgreSQL the writer shares buckets that every replica reads (postgres-gpu-summaries.test.ts,
+  // on PostgreSQL the writer shares buckets that every replica reads (postgres/gpu-summaries.test.ts,
   // summary-flusher.test.ts), and sampler-service.test.ts runs on both.
   'lifetime totals (job_lifetime)': 'LifetimeAccumulators over SqliteLifetimeStore; PostgreSQL adds each bucket to the totals in SQL',
   'because the clusters will not stop still writes the lifetime totals and closes the index and both ports': 'the lifetime totals held in memory until the stop; PostgreSQL writes them with each bucket',

@@ -111,7 +111,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       GPUCAP_HOME_CLUSTER_ENABLED: 'false',
       GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false',
       // Reads on the main thread: a worker pool costs about a second to start under tsx, in every test
-      // service. test/store/read-pool-service.test.ts runs the service with its workers.
+      // service. test/store/sqlite/threads/read-pool-service.test.ts runs the service with its workers.
       GPUCAP_READ_WORKERS: '0',
       ...options.env,
     });
