@@ -1,4 +1,4 @@
-// Benchmark of the exposition parser (src/telemetry/exposition-parser.ts), in-process, against the npm
+// Benchmark of the exposition parser (src/telemetry/scrape/exposition-parser.ts), in-process, against the npm
 // package parse-prometheus-text-format on the same text. Payloads: a generated 8-GPU dcgm-exporter 4.x
 // scrape (labels in the exporter's order, HELP/TYPE per family, 6 of 8 GPUs attributed to pods), then
 // every exporter capture under test/fixtures/exporters. Per payload: warm-up of both parsers, then rounds that

@@ -23,8 +23,8 @@ export const SEPARATE_LEGS = { image: 'test/image', cluster: 'test/cluster' };
 
 /** What makes a file end-to-end when a test-side module imports it. */
 const STARTERS = new Set(['child_process', 'playwright-core']);
-/** The service, whole, in the test's own process. */
-const SERVICE = 'src/main.ts';
+/** The service, whole, in the test's own process: its composition (src/main.ts only adds the signals). */
+const SERVICE = 'src/service/start-service.ts';
 /** The test modules that start PostgreSQL servers (postgres-database.ts on a test's first request for a database). */
 const POSTGRES_SERVER = new Set(['test/support/postgres.ts', 'test/support/postgres-database.ts']);
 /**

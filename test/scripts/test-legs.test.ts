@@ -18,10 +18,10 @@ describe('scripts/test-legs.mjs', () => {
     const dir = makeTempDir('gpucap-test-legs-');
     after(() => dir.remove());
     const root = dir.path;
-    write(root, 'src/main.ts', "export async function startService() {}\n");
+    write(root, 'src/service/start-service.ts', "export async function startService() {}\n");
     write(root, 'src/spawns.ts', "import { spawn } from 'node:child_process';\nexport const s = spawn;\n");
     write(root, 'test/support/runner.ts', "import { execFile } from 'node:child_process';\nexport const run = execFile;\n");
-    write(root, 'test/support/harness.ts', "export { startService } from '../../src/main.js';\n");
+    write(root, 'test/support/harness.ts', "export { startService } from '../../src/service/start-service.js';\n");
     write(root, 'test/support/postgres.ts', "import { execFile } from 'node:child_process';\nexport const HINT = 'x'; export const start = execFile;\n");
     write(root, 'test/support/postgres-database.ts', "import { start } from './postgres.js';\nexport const freshDatabase = start;\n");
     write(root, 'test/support/backend.ts', "import { freshDatabase } from './postgres-database.js';\nimport { HINT } from './postgres.js';\nexport const TEST_BACKEND = 'sqlite'; void freshDatabase; void HINT;\n");

@@ -4,7 +4,7 @@
 // schema, so that a rerun starts the server on it instead of loading again (10M rows take a while).
 //
 // Loading goes around the writer on purpose, as `gpucap migrate` does: every column as arrays through
-// unnest in chunks (src/store/transfer/chunk-writer.ts, the migrator's own writes), the GPU aggregates
+// unnest in chunks (src/cli/migrate/chunk-writer.ts, the migrator's own writes), the GPU aggregates
 // computed here from the pods as the writer's REFRESH_AGGREGATES does (whole GPU-ms summed, then
 // divided), and the rollups rebuilt from the rows at the end (rollup-rebuild.ts). The database that
 // holds the rows is a template: a run that writes (ingest) works on a copy (CREATE DATABASE … TEMPLATE,

@@ -1,7 +1,7 @@
 // The PromQL a Prometheus user would run for what our two telemetry endpoints answer, and the check
 // that both answers agree (the proof that both hold the same data).
 //
-// Our metrics come from dcgm-exporter fields (src/telemetry/dcgm-readings.ts): gpu_utilization is
+// Our metrics come from dcgm-exporter fields (src/telemetry/scrape/dcgm-readings.ts): gpu_utilization is
 // DCGM_FI_DEV_GPU_UTIL, memory_utilization FB_USED / (FB_USED + FB_FREE) in %, temperature
 // DCGM_FI_DEV_GPU_TEMP, power_usage DCGM_FI_DEV_POWER_USAGE, gpu_usage DCGM_FI_PROF_GR_ENGINE_ACTIVE in
 // %. avg is over every sample of every GPU, min/max over every sample, current the mean of each

@@ -3,7 +3,7 @@
 // sql/, statistics/, rankings/, usage/ and list-queries.ts). A read of several statements runs on one snapshot. Where the engines differ in
 // what is cheap, the dialect says so and the read takes the path that suits it: SQLite, in the
 // process, seeks key by key with short statements and counts a page apart (its texts are pinned by
-// test/store/sql-snapshot.test.ts); PostgreSQL, a round trip away, seeks every key in one statement,
+// test/store/reads/sql-snapshot.test.ts); PostgreSQL, a round trip away, seeks every key in one statement,
 // carries a page's count in the page, and runs the reads that gain from it on reused plans.
 import type { TrendInterval } from '../../domain/trend-interval.js';
 import type { WorkloadView } from '../../domain/workload.js';

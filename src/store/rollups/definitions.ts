@@ -4,7 +4,7 @@
 // (migrations/v07-queue-rollups.ts) and v8 to workload_totals (migrations/v08-queue-ranking.ts), the
 // initiatives' daily rollup of v10 (migrations/v10-initiative-rollups.ts), the submitters' weekly one of v11
 // (migrations/v11-weekly-submitter-rollups.ts), and PostgreSQL's twins of them. Names and column order are
-// SQLite's, word for word; test/store/rollup-definitions.test.ts reads them back from a migrated file. Each
+// SQLite's, word for word; test/store/rollups/rollup-definitions.test.ts reads them back from a migrated file. Each
 // rollup row is the sum of figures.ts over the workloads rows of its key.
 
 /** The columns of a workloads row that the keys and figures read: what a writer reads before and after a write. */

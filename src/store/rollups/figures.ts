@@ -1,6 +1,6 @@
 // What one workloads row adds to each rollup: the exact twin, in JS numbers, of figures() in
 // migrations/v03-rollups.ts, of the queue columns' fills in migrations/v07-queue-rollups.ts and
-// migrations/v08-queue-ranking.ts (and of workload_counts' n = 1). test/store/rollup-figures.test.ts compares
+// migrations/v08-queue-ranking.ts (and of workload_counts' n = 1). test/store/rollups/rollup-figures.test.ts compares
 // the two on the edge cases: negative times, .5 roundings, pods that started after the completion.
 //
 // Every figure is an integer-valued number (GPU-ms, ms, counts, days) far below 2^53, so adding and

@@ -1,6 +1,6 @@
 // What differs between SQLite's and PostgreSQL's SQL in the read queries: one object per engine, handed to
 // every query builder of the store (sql/, reads/, statistics/, rankings/, usage/, rows/). The SQLite dialect
-// renders exactly the texts the SQLite store has always run (test/store/sql-snapshot.test.ts), so its tuned
+// renders exactly the texts the SQLite store has always run (test/store/reads/sql-snapshot.test.ts), so its tuned
 // plans stay as they are; the PostgreSQL one renders the same queries for the partitioned schema
 // (src/store/postgres/migrations/schema.ts).
 //

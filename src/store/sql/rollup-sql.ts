@@ -58,7 +58,7 @@ export const openGpuMs = (d: SqlDialect, now: string): string => gpuMsAt(d, now)
 /**
  * From this time on, an unfinished row of `w`'s figures are all ≥ 0. It is the expression of the
  * index workloads_unfinished_horizon, word for word (`w.` aside): SQLite matches indexed expressions
- * by their text, PostgreSQL by their parse tree (test/store/postgres-reads-plans.test.ts checks both
+ * by their text, PostgreSQL by their parse tree (test/store/postgres/reads-plans.test.ts checks both
  * schemas hold this very text).
  */
 export const horizonSql = (d: SqlDialect): string =>

@@ -5,7 +5,7 @@
 // workloads_org_submitted, which covers every column read here.
 //
 // SQLite sorts each group's waits in the aggregate SORTED_WAITS (a JS function of the connection,
-// src/store/sqlite/queue-percentiles.ts), which keeps the waits out of row objects: a month of a
+// src/store/sqlite/sorted-waits.ts), which keeps the waits out of row objects: a month of a
 // large organization costs a third of reading them as rows. PostgreSQL numbers them in a window and
 // returns only the rows at the asked ranks.
 import { nearestRank, type Percentile } from '../../domain/percentiles.js';

@@ -10,7 +10,7 @@
 // expression index only when a query's expression parses to the same tree, and the readers render the
 // shared builders through the PostgreSQL dialect (src/store/sql/dialect.ts). Do not tidy them
 // (casts, parentheses that change the tree) without changing those builders;
-// test/store/postgres-reads-plans.test.ts checks that the readers render these very texts.
+// test/store/postgres/reads-plans.test.ts checks that the readers render these very texts.
 
 /** When an unfinished row's GPU-seconds cross 0: part of workloads_unfinished_horizon's expression. */
 const GPU_SECONDS_CROSS_ZERO =

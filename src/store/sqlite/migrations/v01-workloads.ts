@@ -7,7 +7,7 @@
 // is_managed is low-cardinality but still pays off because the order comes for free.
 // For a team scope (`initiative_id IN json_each(...)`) SQLite walks workloads_org_submitted in order
 // and tests each row against the list, stopping after one page. The plans are checked in
-// test/store/list.test.ts.
+// test/store/reads/list.test.ts.
 //
 // workloads_org_submitted also carries every column that statistics and the GPU-hours ranking read,
 // so those scans over a date range (or a whole organization) never visit the table: at a million
