@@ -18,8 +18,9 @@
 // columns rather than INTEGER for the sums: an absurd input then loses precision instead of
 // overflowing and failing the write.
 //
-// Writes pay for the triggers (measured by a prototype since removed, bench/prototypes/write-cost.ts in git history): one trigger program per rollup and
-// event, the fewest columns that give the figures, and no table that a read can get from another.
+// Writes pay for the triggers (measured by a prototype since removed, bench/prototypes/write-cost.ts
+// in git history): one trigger program per rollup and event, the fewest columns that give the
+// figures, and no table that a read can get from another.
 
 const DAY_MS = 86_400_000;
 
