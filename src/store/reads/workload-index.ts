@@ -123,12 +123,11 @@ export class SqlWorkloadIndex implements WorkloadIndex {
     const d = this.#d;
     return this.#x.snapshot(async (r) => {
       const candidates = d.inProcess
-        ? await this.#eachTeam<usageRanking.UsageCandidate>(
-          r,
+        ? await this.#eachTeam<usageRanking.UsageCandidate>(r, {
           filter,
-          usageRanking.teamTopSql(d, filter, options, '@team'),
-          usageRanking.topParams(filter, options),
-        )
+          teamTopSql: usageRanking.teamTopSql(d, filter, options, '@team'),
+          params: usageRanking.topParams(filter, options),
+        })
         : await r.all<usageRanking.UsageCandidate>(usageRanking.teamTopsQuery(d, filter, options));
       const overall = await r.get<usageRanking.UsageOverall>(usageRanking.usageOverallQuery(d, filter));
       return usageRanking.usageRankingResult(candidates, overall ?? { n: 0, idle_seconds: 0, util_weighted: 0, util_seconds: 0 }, options);
@@ -219,7 +218,7 @@ export class SqlWorkloadIndex implements WorkloadIndex {
     const d = this.#d;
     const pair = { initiative: '@initiative', status: '@status', order: options.order };
     const finished = d.inProcess
-      ? await this.#eachPair<ranking.Ranked>(r, filter, ranking.finishedTopSql(d, pair), options.limit)
+      ? await this.#eachPair<ranking.Ranked>(r, { filter, pairTopSql: ranking.finishedTopSql(d, pair), limit: options.limit })
       : await r.all<ranking.Ranked>(ranking.finishedTopsQuery(d, filter, options));
     return [...finished, ...(await r.all<ranking.Ranked>(ranking.unfinishedTopQuery(d, filter, options)))];
   }
@@ -229,7 +228,11 @@ export class SqlWorkloadIndex implements WorkloadIndex {
     const d = this.#d;
     const pair = { initiative: '@initiative', status: '@status', order: options.order };
     const ended = d.inProcess
-      ? await this.#eachPair<queueRanking.QueueCandidate>(r, filter, queueRanking.endedTopSql(d, pair), options.limit)
+      ? await this.#eachPair<queueRanking.QueueCandidate>(r, {
+        filter,
+        pairTopSql: queueRanking.endedTopSql(d, pair),
+        limit: options.limit,
+      })
       : await r.all<queueRanking.QueueCandidate>(queueRanking.endedTopsQuery(d, filter, options));
     return [...ended, ...(await r.all<queueRanking.QueueCandidate>(queueRanking.waitingTopQuery(d, filter, options)))];
   }
@@ -238,14 +241,22 @@ export class SqlWorkloadIndex implements WorkloadIndex {
    * `pairTopSql` (parameters @org, @initiative, @status, @limit) run for each (initiative, status) pair
    * of the filter that has workloads.
    */
-  async #eachPair<Row extends object>(r: SqlReader, filter: WorkloadFilter, pairTopSql: string, limit: number): Promise<Row[]> {
+  async #eachPair<Row extends object>(
+    r: SqlReader,
+    seek: { filter: WorkloadFilter; pairTopSql: string; limit: number },
+  ): Promise<Row[]> {
+    const { filter, pairTopSql, limit } = seek;
     const pairs = await r.all<{ initiative_id: string; status: string }>(ranking.rankedPairsQuery(this.#d, filter));
     const org = filter.scope.organizationId;
     return r.allEach<Row>(pairTopSql, pairs.map((pair) => ({ org, initiative: pair.initiative_id, status: pair.status, limit })));
   }
 
   /** `teamTopSql` (parameter @team beside `params`) run for each team of the filter that has workloads. */
-  async #eachTeam<Row extends object>(r: SqlReader, filter: WorkloadFilter, teamTopSql: string, params: SqlParams): Promise<Row[]> {
+  async #eachTeam<Row extends object>(
+    r: SqlReader,
+    seek: { filter: WorkloadFilter; teamTopSql: string; params: SqlParams },
+  ): Promise<Row[]> {
+    const { filter, teamTopSql, params } = seek;
     const teams = await r.all<{ initiative_id: string }>(usageRanking.rankedTeamsQuery(this.#d, filter));
     return r.allEach<Row>(teamTopSql, teams.map(({ initiative_id: team }) => ({ ...params, team })));
   }

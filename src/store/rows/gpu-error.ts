@@ -26,10 +26,10 @@ export function withGpuErrorsQuery(d: SqlDialect): string {
  * errors in one query; the rows are written after.
  */
 export async function markGpuErrors(
-  reader: SqlReader,
-  d: SqlDialect,
   rows: Iterable<{ workload_id: string; status: string; failure_reason: string | null }>,
+  on: { reader: SqlReader; dialect: SqlDialect },
 ): Promise<void> {
+  const { reader, dialect: d } = on;
   const candidates = [...rows].filter(mayBeGpuError);
   if (candidates.length === 0) return;
   const ids = d.listValue(candidates.map((row) => row.workload_id));

@@ -91,7 +91,7 @@ export class WorkloadWriter implements IndexWriter, FinishedWorkloadPurger {
     return this.#commit(async (tx) => {
       const stored = await tx.lockRows([...new Set(workloadIds)]);
       const candidates = [...stored.values()].filter(mayBeGpuError).map((row) => ({ ...row }));
-      await markGpuErrors(tx.reader, this.#driver.dialect, candidates);
+      await markGpuErrors(candidates, { reader: tx.reader, dialect: this.#driver.dialect });
       const next = new Map(candidates.filter((row) => row.failure_reason === 'gpu_error').map((row) => [row.workload_id, row]));
       await this.#writeRows(tx, { next, stored, summed: new Set(), gpuErrorsDecided: true });
       return { rows: [...next.values()], result: next.size };
@@ -147,7 +147,7 @@ export class WorkloadWriter implements IndexWriter, FinishedWorkloadPurger {
   async #writeRows(tx: WriteTransaction, rows: RowsToWrite): Promise<void> {
     const { next, stored, summed } = rows;
     if (next.size === 0) return;
-    if (rows.gpuErrorsDecided !== true) await markGpuErrors(tx.reader, this.#driver.dialect, next.values());
+    if (rows.gpuErrorsDecided !== true) await markGpuErrors(next.values(), { reader: tx.reader, dialect: this.#driver.dialect });
     const writes: RowWrite[] = [...next].map(([id, row]) => ({ row, stored: stored.get(id), aggregates: summed.has(id) }));
     await tx.writeRows(writes, this.#options.clock.now());
     // Most rewrites leave the rollup columns as they were (a new resourceVersion, exit code or name).
