@@ -43,11 +43,6 @@ export function isUnavailable(error: unknown): boolean {
   });
 }
 
-/** Whether a transaction that failed with `error` may simply be run again: a serialization failure or a deadlock. */
-export function isRetryableTransaction(error: unknown): boolean {
-  return causes(error).some((e) => e.code === '40001' || e.code === '40P01');
-}
-
 /**
  * For the read side: `error` as IndexBusyError when the database is unavailable, else `error` itself.
  * The message is written for the API's caller and names no server.

@@ -139,24 +139,3 @@ async function createMonth(client: Queryable, start: number): Promise<void> {
     await client.query(`ALTER TABLE "${parent}" ATTACH PARTITION "${name}" FOR VALUES FROM (${start}) TO (${end})`);
   }
 }
-
-/**
- * Drops the month that `time` falls in, from both tables, rows and all, in one statement (so the two
- * go together even outside a transaction), then the month's keys. Takes ACCESS EXCLUSIVE on both parents until the
- * transaction ends: retention runs it in the transaction that also takes the month out of the
- * rollups, so that readers never see rows and rollups disagree. Returns whether the month existed.
- */
-export async function dropPartition(client: Queryable, time: number): Promise<boolean> {
-  const suffix = monthSuffix(time);
-  const names = PARENTS.map((parent) => partitionName(parent, suffix));
-  const { rows } = await client.query<{ found: boolean }>(
-    'SELECT bool_or(to_regclass(name) IS NOT NULL) AS found FROM unnest($1::text[]) AS name',
-    [names],
-  );
-  await client.query(`DROP TABLE IF EXISTS ${names.map((name) => `"${name}"`).join(', ')}`);
-  // Dropping a table fires no delete trigger: the month's keys (migrations.ts v3) go here.
-  const range = [monthStart(time), nextMonthStart(time)];
-  await client.query('DELETE FROM workload_keys WHERE submitted_at >= $1 AND submitted_at < $2', range);
-  await client.query('DELETE FROM pod_keys WHERE submitted_at >= $1 AND submitted_at < $2', range);
-  return rows[0]?.found === true;
-}

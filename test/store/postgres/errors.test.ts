@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { IndexBusyError } from '../../../src/query/ports.js';
-import { asIndexBusy, isRetryableTransaction, isUnavailable } from '../../../src/store/postgres/errors.js';
+import { asIndexBusy, isUnavailable } from '../../../src/store/postgres/errors.js';
 import { freePort } from '../../support/free-port.js';
 import { databaseUrl, freshDatabase, sharedPostgres, type TestDatabase } from '../../support/postgres-database.js';
 
@@ -50,10 +50,6 @@ describe('PostgreSQL error classification', () => {
       expect(isUnavailable(error)).to.equal(false);
     });
   }
-
-  it('only a serialization failure or a deadlock is a transaction to simply run again', () => {
-    expect([withCode('40001'), withCode('40P01'), withCode('57P01'), withCode('23505')].map(isRetryableTransaction)).to.deep.equal([true, true, false, false]);
-  });
 
   it('the read side gets IndexBusyError for an unavailable database, with a message that names no server', () => {
     const busy = asIndexBusy(withCode('ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.7:5432'), 3);

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { connectWriter } from '../../../src/store/postgres/connection.js';
-import { dropPartition, ensurePartitions, listPartitions, monthStart, monthSuffix, nextMonthStart } from '../../../src/store/postgres/partitions.js';
+import { ensurePartitions, listPartitions, monthStart, monthSuffix, nextMonthStart } from '../../../src/store/postgres/partitions.js';
 import { freshDatabase, sharedPostgres, type TestDatabase } from '../../support/postgres-database.js';
 
 const silent = { warn: () => undefined };
@@ -134,20 +134,5 @@ describe('PostgreSQL monthly partitions', function () {
     expect(await ensurePartitions(client, [Date.UTC(2011, 0, 9)])).to.deep.equal([Date.UTC(2011, 0, 1)]);
     const month = (await listPartitions(client)).find((p) => p.month === '201101');
     expect(month).to.include({ workloads: true, pods: true, start: Date.UTC(2011, 0, 1), end: Date.UTC(2011, 1, 1) });
-  });
-
-  it('drops a month from both tables with its rows, and says whether it was there', async () => {
-    const client = await connect();
-    await ensurePartitions(client, [0]);
-    await client.query(...workloadRow('w-gone', 0));
-    await client.query(...workloadRow('w-stays', Date.now()));
-    await client.query('BEGIN');
-    expect(await dropPartition(client, 12_345)).to.equal(true);
-    await client.query('COMMIT');
-    expect(await dropPartition(client, 0)).to.equal(false);
-    expect((await listPartitions(client)).map((p) => p.month)).not.to.include('197001');
-    expect((await client.query('SELECT workload_id FROM workloads')).rows).to.deep.equal([{ workload_id: 'w-stays' }]);
-    expect((await client.query("SELECT to_regclass('workload_pods_p197001') IS NULL AS gone")).rows).to.deep.equal([{ gone: true }]);
-    expect((await client.query('SELECT workload_id FROM workload_keys')).rows, "the month's keys go with it").to.deep.equal([{ workload_id: 'w-stays' }]);
   });
 });

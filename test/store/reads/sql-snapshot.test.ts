@@ -18,7 +18,8 @@ import { countQuery } from '../../../src/store/reads/list-queries.js';
 import type { SqlWorkloadIndex } from '../../../src/store/reads/workload-index.js';
 import type { SqlQuery } from '../../../src/store/sql/executor.js';
 import { sqliteIndex } from '../../../src/store/sqlite/connection-ports.js';
-import { rawGpuSecondsSql, StatementCache, whereOf } from '../../../src/store/sqlite/statement-cache.js';
+import { rawGpuSecondsSql, whereOf } from '../../../src/store/sql/workload-sql.js';
+import { StatementCache } from '../../../src/store/sqlite/statement-cache.js';
 import { listUnfinished } from '../../../src/store/sqlite/unfinished.js';
 import { at, HOUR_MS, ORG, openTempStore, type TempStore } from '../temp-store.js';
 import { sqliteOnly } from '../../support/backend.js';
@@ -158,7 +159,7 @@ function cases(): Record<string, (reads: Reads) => unknown> {
     all[`countMatches ${name}`] = (s) => s.row(countQuery(SQLITE, filter));
     all[`describe ${name}`] = (s) => s.index.describe(['w-00', 'w-01', 'w-04', 'w-17', 'unknown'], filter);
     all[`activeGpus ${name}`] = (s) => s.index.activeGpus(filter);
-    for (const alias of ['w', 'c', 't'] as const) all[`whereOf ${name} as ${alias}`] = () => whereOf(filter, alias);
+    for (const alias of ['w', 'c', 't'] as const) all[`whereOf ${name} as ${alias}`] = () => whereOf(SQLITE, filter, alias);
     for (const groupBy of GROUPS) {
       all[`stats ${name} by ${groupBy}`] = (s) => s.index.stats(filter, groupBy, NOW);
       all[`rawStatsRows ${name} by ${groupBy}`] = (s) => s.rows(rawStatsQuery(SQLITE, filter, { groupBy, now: NOW }));
@@ -180,7 +181,7 @@ function cases(): Record<string, (reads: Reads) => unknown> {
   all['get no workload'] = (s) => s.index.get('unknown', NOW);
   all['describe no ids'] = (s) => s.index.describe([], FILTERS['scope all'] ?? { scope: scope(null) });
   all['listUnfinished'] = (s) => listUnfinished(s.statements, 'local');
-  all['rawGpuSecondsSql'] = () => rawGpuSecondsSql('@now');
+  all['rawGpuSecondsSql'] = () => rawGpuSecondsSql(SQLITE, '@now');
   return all;
 }
 

@@ -17,7 +17,8 @@ import type { SqlQuery } from '../../../src/store/sql/executor.js';
 import { sqliteIndex, sqliteWriter } from '../../../src/store/sqlite/connection-ports.js';
 import { listUnfinished } from '../../../src/store/sqlite/unfinished.js';
 import type { WorkloadWriter } from '../../../src/store/writes/workload-writer.js';
-import { StatementCache, whereOf } from '../../../src/store/sqlite/statement-cache.js';
+import { StatementCache } from '../../../src/store/sqlite/statement-cache.js';
+import { whereOf } from '../../../src/store/sql/workload-sql.js';
 import { aPodInterval, aWorkload } from '../../support/workload-builder.js';
 import { copyRows, DAY_MS, history, INITIATIVES, ORGS, pick, recomputedRollups, rollupContents, rollupsBeforeV5, T0, write } from '../rollup-history.js';
 import { HOUR_MS, tempDir } from '../temp-store.js';
@@ -102,7 +103,7 @@ async function expectCountsMatchRows(s: Store, seed: number, rounds: number): Pr
       ...(random() < 0.3 ? { isManaged: random() < 0.5 } : {}),
       ...(random() < 0.2 ? { submittedBy: pick(random, ['alice', 'bob']) } : {}),
     };
-    const where = whereOf(filter);
+    const where = whereOf(SQLITE, filter);
     const counted = (s.db.prepare(`SELECT COUNT(*) FROM workloads w WHERE ${where.sql}`).pluck().get(where.params) as number);
     expect((await s.index.list(filter, { limit: 1, after: null })).totalCount, JSON.stringify(filter)).to.equal(counted);
   }

@@ -5,8 +5,8 @@
 // statement time, docs/performance.md. One primary-key probe here names the one partition to read.
 // Statement triggers on the partitioned parents keep them exact whoever writes (the writer, retention,
 // `gpucap migrate`, an older build during a rolling upgrade), from the rows each statement inserted or
-// deleted, once per statement rather than per row. A dropped month fires no trigger: dropPartition
-// deletes its keys itself (partitions.ts).
+// deleted, once per statement rather than per row. A dropped month would fire no trigger: whatever
+// drops one must delete its keys itself.
 //
 // The writers keep one row per id (they look the id up before inserting), so a key names the one
 // month of its row; the newest insert of an id wins, and a delete removes a key only if it still
