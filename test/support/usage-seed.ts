@@ -4,6 +4,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import type { GpuUsage } from '../../src/domain/gpu-usage.js';
+import { TYPES } from '../../src/store/postgres/connection.js';
 import { PostgresGpuSummaries } from '../../src/store/postgres/gpu-summaries.js';
 import { lifetimeSaves, SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
 import { executorOf, sqliteWriter } from '../../src/store/sqlite/connection-ports.js';
@@ -23,7 +24,7 @@ export async function saveUsage(location: TestIndexLocation, workloadId: string,
     }
     return;
   }
-  const pool = new pg.Pool({ connectionString: location.url, max: 1 });
+  const pool = new pg.Pool({ connectionString: location.url, max: 1, types: TYPES });
   try {
     const none = [0, 0, 0, 0, 0];
     const nulls = none.map(() => null);
