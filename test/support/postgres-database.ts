@@ -5,6 +5,7 @@
 //
 // The rule of startPostgresOrSkip applies: without PG_BIN a developer's run skips the test, and a CI
 // run fails it.
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { migrate } from '../../src/store/postgres/migrations/migrate.js';
 import { startPostgresOrSkip, type PostgresServer } from './postgres.js';
@@ -57,6 +58,9 @@ export async function freshDatabase(context: Mocha.Context, options: FreshDataba
     drop: async () => {
       if (dropped) return;
       dropped = true;
+      // pg's Pool.end() resolves before its sockets close: a session still closing when FORCE
+      // terminates it reports an error to a client with no listener left. Wait for them to go first.
+      await sessionsGone(url, name, 2_000);
       await admin(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
   };
@@ -78,6 +82,23 @@ async function createTemplate(url: string): Promise<void> {
     await migrate(client, { now: Date.now() });
   } finally {
     // A template must have no session while it is copied.
+    await client.end();
+  }
+}
+
+/** Waits until database `name` has no session, or `withinMs` has passed (FORCE ends what is left). */
+async function sessionsGone(url: string, name: string, withinMs: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    const deadline = Date.now() + withinMs;
+    for (;;) {
+      const { rows } = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+      if (rows[0]?.n === 0 || Date.now() >= deadline) return;
+      await sleep(20);
+    }
+  } finally {
     await client.end();
   }
 }
