@@ -14,7 +14,7 @@
 import { execFileSync } from 'node:child_process';
 import { METRIC_NAMES, METRICS_TIME_RANGES, type MetricsTimeRange, type RankedMetricName } from '../src/domain/metrics.js';
 import type { WorkloadView } from '../src/domain/workload.js';
-import { PostgresGpuSummaries } from '../src/store/postgres/gpu-summaries.js';
+import { PostgresGpuSummaries } from '../src/store/tooling.js';
 import { SharedTelemetryReader } from '../src/telemetry/summaries/shared-telemetry.js';
 import { summarize, timeCalls, type LatencySummary } from './lib/measure/load.js';
 import { skippedWithoutPostgres } from './lib/postgres/required.js';

@@ -1,5 +1,6 @@
 // Deterministic workload index for benchmarks: N workload rows and their pod intervals, written
-// through the real store (openDatabase + the store's writer) in batches, like the indexer would.
+// through the real store (the store's writer, on a connection set up for bulk loading) in batches, like
+// the indexer would.
 // The same (N, GENERATOR_VERSION) always gives the same rows, so generated files are cached under
 // bench/.cache/ and reused. Run directly to (re)generate one:
 //   npx tsx bench/data/generate-workloads.ts --rows 100000 [--force]
@@ -9,14 +10,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { PodGpuInterval, WorkloadRecord, WorkloadStatus } from '../../src/domain/workload.js';
-import { openDatabase } from '../../src/store/sqlite/database.js';
-import { MIGRATIONS, migrate } from '../../src/store/sqlite/migrations/migrate.js';
 import type { FailureReason } from '../../src/domain/failure-reason.js';
-import { SqliteLifetimeStore } from '../../src/store/sqlite/lifetime-store.js';
-import { sqliteWriter } from '../../src/store/sqlite/connection-ports.js';
 import type { LifetimeSave } from '../../src/domain/telemetry.js';
+import { SQLITE_MIGRATIONS, SqliteLifetimeStore, migrateSqlite, sqliteWriter } from '../../src/store/tooling.js';
 import { mulberry32 } from '../../sim/random.js';
 import { isEntryPoint } from '../lib/report/format.js';
+import { migrateToServiceSchema } from '../lib/store/service-schema.js';
 
 /** Bump when the distributions or the row shape change: cached files of another version are regenerated. */
 export const GENERATOR_VERSION = 5;
@@ -337,7 +336,7 @@ export interface Dataset {
  * service would not migrate it (same user_version) and would meet tables and indexes it does not expect.
  */
 export function schemaDigest(): string {
-  return createHash('sha256').update(JSON.stringify(MIGRATIONS)).digest('hex').slice(0, 10);
+  return createHash('sha256').update(JSON.stringify(SQLITE_MIGRATIONS)).digest('hex').slice(0, 10);
 }
 
 export function cachedDatasetPath(rows: number): string {
@@ -384,15 +383,17 @@ export async function writeWorkloadsDb(rows: number, path: string, log: (line: s
   // does. (Before schema v5 they went in at v2 and the v3 migration built the rollups in one pass,
   // because v3's triggers updated four rollups per row: 212 s for 1M rows. The v5 column cannot be
   // written at v2, and the writer's per-batch rollups do not need the detour.)
-  // The connection is set up as openDatabase does, except that a bench file is rebuilt, never
-  // recovered (no fsync), and that its page cache holds the whole file.
+  // The connection is set up as the service's open does, except that a bench file is rebuilt, never
+  // recovered (no fsync), and that its page cache holds the whole file. It migrates the new file
+  // itself: a first open by the service's own code would leave the same schema, but one more
+  // change counted in the file's header.
   const db = new Database(temporary);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = OFF');
   db.pragma('foreign_keys = ON');
   db.pragma('cache_size = -2097152');
   db.pragma('temp_store = MEMORY');
-  migrate(db);
+  migrateSqlite(db);
   const store = sqliteWriter(db, { clock: { now: () => BENCH_NOW } });
   const byStatus: Record<string, number> = {};
   const byOrganization: Record<string, number> = {};
@@ -442,7 +443,7 @@ export async function writeWorkloadsDb(rows: number, path: string, log: (line: s
     db.close();
   }
   // The service's own open: settings, and a schema it needs no migration for.
-  openDatabase(temporary).close();
+  await migrateToServiceSchema({ kind: 'sqlite', path: temporary }, { now: BENCH_NOW });
   for (const suffix of ['-wal', '-shm']) rmSync(temporary + suffix, { force: true });
   renameSync(temporary, path);
   const ingestSeconds = writeMs / 1000;

@@ -16,12 +16,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import type { PodGpuInterval, WorkloadRecord } from '../../../src/domain/workload.js';
-import { toRow } from '../../../src/store/rows/row-mapping.js';
-import { connectMaintenance } from '../../../src/store/postgres/connection.js';
-import { migrate } from '../../../src/store/postgres/migrations/migrate.js';
-import { MIGRATIONS } from '../../../src/store/postgres/migrations/schema.js';
-import { ensurePartitions } from '../../../src/store/postgres/partitions.js';
-import { rebuildRollups } from '../../../src/store/postgres/rollup-rebuild.js';
+import { POSTGRES_MIGRATIONS, connectMaintenance, ensurePartitions, rebuildRollups, toRow } from '../../../src/store/tooling.js';
 import { chunkWriter } from '../../../src/cli/migrate/chunk-writer.js';
 import type { SourcePod, SourceWorkload } from '../../../src/cli/migrate/source.js';
 import { cleanUpOnExit, forgetCleanup, readEnvFile, signal } from '../../../test/support/exit-cleanup.js';
@@ -29,6 +24,7 @@ import { databaseUrl } from '../../../test/support/postgres-database.js';
 import { POSTGRES_INSTALL_HINT } from '../../../test/support/postgres.js';
 import { BENCH_NOW, CACHE_DIR, GENERATOR_VERSION, generateWorkloads } from '../../data/generate-workloads.js';
 import { REPO_DIR } from '../report/environment.js';
+import { migrateToServiceSchema } from '../store/service-schema.js';
 
 const run = promisify(execFile);
 const CHUNK = 5_000;
@@ -70,7 +66,7 @@ export interface PostgresDataset {
  * a service's start would do, rather than loaded again.
  */
 export function postgresSchemaDigest(): string {
-  return createHash('sha256').update(JSON.stringify(MIGRATIONS.filter((m) => m.version === 1))).digest('hex').slice(0, 10);
+  return createHash('sha256').update(JSON.stringify(POSTGRES_MIGRATIONS.filter((m) => m.version === 1))).digest('hex').slice(0, 10);
 }
 
 function datasetDir(rows: number): string {
@@ -159,12 +155,7 @@ export async function ensurePostgresDataset(rows: number, options: { log?: (line
     } else {
       log(`postgres dataset ${rows.toLocaleString('en-US')} rows: cached ${dir} (loaded ${info?.generatedAt} in ${info?.loadSeconds.toFixed(0)} s)`);
     }
-    const upToDate = await connectMaintenance(url, { instanceId: 'bench-loader', logger: LOGGER });
-    try {
-      await migrate(upToDate, { now: BENCH_NOW });
-    } finally {
-      await upToDate.end();
-    }
+    await migrateToServiceSchema({ kind: 'postgres', url, readUrl: undefined }, { now: BENCH_NOW });
     const settings = await serverSettings(url);
     let copies = 0;
     return {
@@ -228,10 +219,10 @@ function aggregates(pods: readonly PodGpuInterval[]): Pick<SourceWorkload, 'gpu_
 }
 
 async function loadRows(url: string, rows: number, log: (line: string) => void): Promise<PostgresDatasetInfo> {
+  // The clock of the benchmark's services: the partitions of BENCH_NOW's month and the two after it.
+  await migrateToServiceSchema({ kind: 'postgres', url, readUrl: undefined }, { now: BENCH_NOW });
   const client = await connectMaintenance(url, { instanceId: 'bench-loader', logger: LOGGER });
   try {
-    // The clock of the benchmark's services: the partitions of BENCH_NOW's month and the two after it.
-    await migrate(client, { now: BENCH_NOW });
     await client.query('SET synchronous_commit = off');
     // The secondary indexes are dropped for the load and built again after it, as pg_indexes defines
     // them (the migration's own text): one sorted build instead of 13 B-tree inserts per row.

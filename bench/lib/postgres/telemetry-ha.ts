@@ -1,16 +1,18 @@
 // PostgreSQL side of bench/telemetry-ha.ts: a throwaway server (scripts/postgres/start.sh through the
-// tests' support), databases migrated to the latest schema, a GpuSummaryStore that times the writer's
-// statements, WAL position and table sizes, the CPU of one server backend, and the fleet-scale flush
-// (synthetic bucket rows for many running workloads, written and refreshed as the flusher does).
+// tests' support), databases migrated as the service's start migrates them, a GpuSummaryStore that
+// times the writer's statements, WAL position and table sizes, the CPU of one server backend, and the
+// fleet-scale flush (synthetic bucket rows for many running workloads, written and refreshed as the
+// flusher does). The summary stores run on pools of the benchmark's own, not on an openBackend's: the
+// CPU measured is that of the backend behind the writer's one connection, which must keep its pid.
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { GpuBucketRow, GpuSummaryStore } from '../../../src/domain/telemetry.js';
-import { PostgresGpuSummaries } from '../../../src/store/postgres/gpu-summaries.js';
-import { migrate } from '../../../src/store/postgres/migrations/migrate.js';
+import { PostgresGpuSummaries } from '../../../src/store/tooling.js';
 import { SharedTelemetryReader } from '../../../src/telemetry/summaries/shared-telemetry.js';
 import { databaseUrl } from '../../../test/support/postgres-database.js';
 import { POSTGRES_INSTALL_HINT, startPostgres, type PostgresServer } from '../../../test/support/postgres.js';
 import { summarize, timeCalls, type LatencySummary } from '../measure/load.js';
+import { migrateToServiceSchema } from '../store/service-schema.js';
 
 const MINUTE_MS = 60_000;
 
@@ -33,9 +35,7 @@ export async function startBenchPostgres(): Promise<{ server: PostgresServer; da
         await admin.query(`CREATE DATABASE ${name}`).finally(() => admin.end());
       }
       const url = databaseUrl(server.url, name);
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await migrate(client, { now: Date.now() }).finally(() => client.end());
+      await migrateToServiceSchema({ kind: 'postgres', url, readUrl: undefined }, { now: Date.now() });
       const pools: pg.Pool[] = [];
       return {
         url,
