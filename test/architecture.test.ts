@@ -1,6 +1,7 @@
 // Keeps the layering of STYLE.md ("A layout that shows the flows") true: reads the imports of every
 // .ts file under src/ (static imports, `export ... from`, dynamic `import('...')`, `import('...')`
-// types and `require('...')`) with the TypeScript parser, and checks each rule on them.
+// types and `require('...')`) with the TypeScript parser, and checks each rule on them; and the same
+// of bench/, for what the benchmarks may import of the service.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative, sep } from 'node:path';
@@ -73,12 +74,23 @@ export function parseImports(file: string, text: string): ImportRef[] {
   return found;
 }
 
-/** Every .ts file under `root/src`, with its imports. */
-export function readSourceModules(root: string): SourceModule[] {
-  const srcDir = join(root, 'src');
-  return readdirSync(srcDir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join('/'))
+/**
+ * The .ts files under `dir`, as repository paths. Dot-folders are left out: bench/.cache holds the
+ * benchmarks' generated indexes and PostgreSQL servers, thousands of files and none of them code.
+ */
+function tsFilesUnder(root: string, dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => !entry.name.startsWith('.'))
+    .flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return tsFilesUnder(root, path);
+      return entry.isFile() && entry.name.endsWith('.ts') ? [relative(root, path).split(sep).join('/')] : [];
+    });
+}
+
+/** Every .ts file under `root/<folder>` (src/ unless told), with its imports. */
+export function readSourceModules(root: string, folder = 'src'): SourceModule[] {
+  return tsFilesUnder(root, join(root, folder))
     .sort()
     .map((file) => ({ file, imports: parseImports(file, readFileSync(join(root, file), 'utf8')) }));
 }
@@ -153,6 +165,9 @@ const STORE_CHOOSER = ['src/store/backend.ts', 'src/store/index-backend.ts'];
 
 /** What the project's tools take of the store below its ports, from both drivers (its header says why). */
 const STORE_TOOLING = 'src/store/tooling.ts';
+
+/** What bench/ may import of src/store/: the store's public entry points and its tooling module. */
+const STORE_FOR_BENCH = [...STORE_CHOOSER, STORE_PORTS, STORE_TOOLING];
 
 /** A group of files that import each other, as its shortest circle (`file:line` of each import in turn) and the rest. */
 function describeTangle(modules: readonly SourceModule[], tangle: readonly string[]): string {
@@ -368,9 +383,25 @@ export const architectureRules: readonly ArchitectureRule[] = [
       ),
   },
   {
+    // The tools' way below the store's ports: the service goes through the ports and openBackend.
+    title: 'nothing under src/ imports src/store/tooling.ts (the project\'s tools take the store below its ports there)',
+    check: (modules) => modules.flatMap((module) => module.imports.filter((ref) => ref.target === STORE_TOOLING).map(describeRef)),
+  },
+  {
     title: 'there are no index.ts barrel files under src/',
     check: (modules) =>
       modules.filter((module) => posix.basename(module.file) === 'index.ts').map((module) => `${module.file} is a barrel file`),
+  },
+];
+
+/** Rules over the imports of bench/ (the benchmarks and their libraries), checked like those of src/. */
+export const benchRules: readonly ArchitectureRule[] = [
+  {
+    // A benchmark measures the service through its public entry points; what it must do below the
+    // ports it takes from the store's tooling module, so that the store's folders can move without
+    // touching bench/. src/cli/migrate (the `gpucap migrate` tool) and the other folders are not the store.
+    title: 'bench/ imports src/store/ only through backend.ts, index-backend.ts, ports.ts and tooling.ts',
+    check: importsFrom('bench', (ref) => !isRelative(ref) || !inFolder(ref.target, 'src/store') || STORE_FOR_BENCH.includes(ref.target)),
   },
 ];
 
@@ -381,14 +412,25 @@ function expectNoViolations(rule: ArchitectureRule, modules: readonly SourceModu
 
 describe('architecture (STYLE.md layering)', () => {
   const modules = readSourceModules(repoRoot);
+  const benchModules = readSourceModules(repoRoot, 'bench');
 
   it('finds the source files under src/ and their imports', () => {
     expect(modules.length, 'no .ts file found under src/').to.be.greaterThan(0);
     expect(modules.flatMap((module) => module.imports).length, 'no import found under src/').to.be.greaterThan(0);
   });
 
+  it('finds the files under bench/ and their imports of src/store/ (what its rule checks)', () => {
+    expect(benchModules.map((module) => module.file)).to.include.members(['bench/run.ts', 'bench/workloads-api.ts', 'bench/lib/postgres/dataset.ts']);
+    const storeImports = benchModules.flatMap((module) => module.imports).filter((ref) => inFolder(ref.target, 'src/store'));
+    expect(storeImports.length, 'no import of src/store/ found under bench/').to.be.greaterThan(0);
+  });
+
   for (const rule of architectureRules) {
     it(rule.title, () => expectNoViolations(rule, modules));
+  }
+
+  for (const rule of benchRules) {
+    it(rule.title, () => expectNoViolations(rule, benchModules));
   }
 
   it('each allowed circle of imports still exists (once it is broken, remove it from ALLOWED_CIRCLES)', () => {
@@ -413,7 +455,7 @@ describe('architecture (STYLE.md layering)', () => {
 
   describe('the checker itself', () => {
     const rule = (title: string): ArchitectureRule => {
-      const found = architectureRules.find((candidate) => candidate.title.startsWith(title));
+      const found = [...architectureRules, ...benchRules].find((candidate) => candidate.title.startsWith(title));
       if (found === undefined) throw new Error(`No rule titled "${title}"`);
       return found;
     };
@@ -582,6 +624,26 @@ describe('architecture (STYLE.md layering)', () => {
         bad: module('src/query/index.ts'),
         good: module('src/query/list-workloads.ts'),
       },
+      {
+        rule: 'nothing under src/ imports src/store/tooling.ts',
+        bad: module('src/service/index-backend.ts', '../store/tooling.js'),
+        good: module('src/service/index-backend.ts', '../store/backend.js', '../store/index-backend.js'),
+      },
+      {
+        rule: 'bench/ imports src/store/ only through',
+        bad: module('bench/lib/postgres/dataset.ts', '../../../src/store/postgres/partitions.js'),
+        good: module(
+          'bench/lib/postgres/dataset.ts',
+          '../../../src/store/tooling.js',
+          '../../../src/store/backend.js',
+          '../../../src/store/index-backend.js',
+          '../../../src/store/ports.js',
+          '../../../src/cli/migrate/chunk-writer.js',
+          '../../../src/domain/workload.js',
+          '../../data/generate-workloads.js',
+          'pg',
+        ),
+      },
     ];
     for (const { rule: title, bad, good } of cases) {
       it(`"${rule(title).title}" reports ${bad.file} and passes ${good.file}`, () => {
@@ -650,6 +712,17 @@ describe('architecture (STYLE.md layering)', () => {
           "src/api/routes/bad.ts:2 imports '../../store/database.js' (src/store/database.ts)",
         ]);
         expect(rule('src/domain/').check(found)).to.deep.equal([]);
+
+        mkdirSync(join(root, 'bench', 'lib'), { recursive: true });
+        mkdirSync(join(root, 'bench', '.cache'), { recursive: true });
+        writeFileSync(join(root, 'bench', 'lib', 'profile.ts'), "import { sqliteIndex } from '../../src/store/sqlite/connection-ports.js';\n");
+        writeFileSync(join(root, 'bench', 'run.ts'), "import { openBackend } from '../src/store/backend.js';\n");
+        writeFileSync(join(root, 'bench', '.cache', 'left-behind.ts'), "import { x } from '../../src/store/sqlite/x.js';\n");
+        const bench = readSourceModules(root, 'bench');
+        expect(bench.map((each) => each.file)).to.deep.equal(['bench/lib/profile.ts', 'bench/run.ts']);
+        expect(rule('bench/ imports src/store/').check(bench)).to.deep.equal([
+          "bench/lib/profile.ts:1 imports '../../src/store/sqlite/connection-ports.js' (src/store/sqlite/connection-ports.ts)",
+        ]);
       } finally {
         rmSync(root, { recursive: true, force: true });
       }
