@@ -3,7 +3,7 @@
 // the rules and what runs each leg:
 //   unit      every file that is not end-to-end                                    npm run test:unit
 //   e2e       files that start the service in their process, a child process or Chromium   npm run test:e2e
-//   node24    files that use what can differ between runtimes, but the benchmarks' smoke run
+//   node24    files that use what can differ between runtimes, in the test's own process   npm run test:node24
 //   postgres  the backend-dependent files, but PostgreSQL's own suites             npm run test:postgres
 //   image, cluster   their folders, which need root and container tools           npm run test:image, test:cluster
 // `npm test` runs unit and e2e together (.mocharc.json: every file but image/ and cluster/).
@@ -37,10 +37,11 @@ const BACKEND_SWITCH = 'test/support/backend.ts';
 const RUNTIME_DEPENDENT = new Set(['better-sqlite3', 'worker_threads', '@kubernetes/client-node', 'http', 'https', 'http2', 'net', 'tls', 'crypto', 'jose', 'pg', 'playwright-core']);
 
 /**
- * On Node 20 only: the benchmarks' smoke run, 11 minutes on 2 cores, checks the benchmarks' own code;
- * the service it drives is what the rest of the node24 leg tests.
+ * What runs Node or a browser beside the test: the service, a replica, a CLI or a benchmark as a child
+ * process of `process.execPath`, or Chromium. On Node 24 that is the image and cluster legs' work: they
+ * run the service as the image ships it. Here they would repeat the slowest half of the e2e leg.
  */
-const NODE20_ONLY = ['test/bench/quick-run.test.ts'];
+const BESIDE = new Set(['playwright-core']);
 
 /** PostgreSQL's own suites use their own databases whatever the switch says; `npm test` runs them already. */
 const isPostgresOwn = (file) => file.startsWith('test/ha/') || file.startsWith('test/store/postgres/');
@@ -74,7 +75,12 @@ function legsOf(repo) {
   // Through every module, src/ included: the service's own use of the runtime is what is tested.
   const runtimeDependent = (file) => {
     const reached = reachable(graph, file, (edge) => !edge.typeOnly);
-    return [...reached].some((path) => values(path).some((name) => RUNTIME_DEPENDENT.has(name)) || (testSide(path) && graph.get(path)?.readsExecPath === true));
+    return [...reached].some((path) => values(path).some((name) => RUNTIME_DEPENDENT.has(name)));
+  };
+  // Through test-side modules: what the test itself starts.
+  const runsBeside = (file) => {
+    const reached = reachable(graph, file, (edge) => !edge.typeOnly && testSide(edge.path));
+    return [...reached].some((path) => testSide(path) && (graph.get(path)?.readsExecPath === true || values(path).some((name) => BESIDE.has(name))));
   };
 
   const suite = all.filter((file) => !separate(file));
@@ -82,7 +88,7 @@ function legsOf(repo) {
   return {
     unit: suite.filter((file) => !e2e.has(file)).map(rel),
     e2e: [...e2e].map(rel),
-    node24: suite.filter((file) => !NODE20_ONLY.includes(rel(file)) && runtimeDependent(file)).map(rel),
+    node24: suite.filter((file) => runtimeDependent(file) && !runsBeside(file)).map(rel),
     postgres: backendDependentTests(repo, graph).filter((file) => !isPostgresOwn(file)),
     image: all.filter(inFolder(SEPARATE_LEGS.image)).map(rel),
     cluster: all.filter(inFolder(SEPARATE_LEGS.cluster)).map(rel),

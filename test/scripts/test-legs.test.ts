@@ -1,7 +1,8 @@
 // The legs of the suite (scripts/test-legs.mjs) come from what each test file imports. No test may be
 // lost between them: every file runs in a leg CI runs, and on Node 20 in exactly one of unit and e2e.
 // A file put in e2e wrongly only runs in the slower leg; one put in unit wrongly would hide a slow test
-// among the fast ones; one left out of node24 wrongly would never run on the image's runtime.
+// among the fast ones; one left out of node24 wrongly would run on the image's runtime only as far as
+// the image and cluster legs reach.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { expect } from 'chai';
@@ -43,7 +44,7 @@ describe('scripts/test-legs.mjs', () => {
     expect(legs.cluster).to.deep.equal(['test/cluster/chart-install.test.ts']);
   });
 
-  it('runs on Node 24 what reaches the runtime\'s own parts through any module, or starts Node, but the benchmarks\' smoke run', () => {
+  it('runs on Node 24 what reaches the runtime\'s own parts through any module, in the test\'s own process: not what starts Node or Chromium beside it', () => {
     const dir = makeTempDir('gpucap-test-legs-');
     after(() => dir.remove());
     const root = dir.path;
@@ -58,10 +59,13 @@ describe('scripts/test-legs.mjs', () => {
     write(root, 'test/k8s/types.test.ts', "import type { Pod } from '../../src/k8s/types.js';\nexport type P = Pod;\n");
     write(root, 'test/auth/crypto.test.ts', "import { randomBytes } from 'node:crypto';\nvoid randomBytes;\n");
     write(root, 'test/cli/node-child.test.ts', "import { start } from '../support/node-child.js';\nvoid start;\n");
+    write(root, 'test/store/replicas.test.ts', "import { index } from '../../src/store/index.js';\nimport { start } from '../support/node-child.js';\nvoid index; void start;\n");
+    write(root, 'test/store/with-helm.test.ts', "import { index } from '../../src/store/index.js';\nimport { helm } from '../support/helm.js';\nvoid index; void helm;\n");
+    write(root, 'test/console/browser.test.ts', "import { index } from '../../src/store/index.js';\nimport { chromium } from 'playwright-core';\nvoid index; void chromium;\n");
     write(root, 'test/chart/chart.test.ts', "import { helm } from '../support/helm.js';\nvoid helm;\n");
     write(root, 'test/bench/quick-run.test.ts', "import { start } from '../support/node-child.js';\nvoid start;\n");
     const legs = testLegs(root);
-    expect(legs.node24).to.deep.equal(['test/auth/crypto.test.ts', 'test/cli/node-child.test.ts', 'test/store/index.test.ts']);
+    expect(legs.node24).to.deep.equal(['test/auth/crypto.test.ts', 'test/store/index.test.ts', 'test/store/with-helm.test.ts']);
     expect(legs.e2e).to.include.members(['test/bench/quick-run.test.ts', 'test/chart/chart.test.ts']);
   });
 
@@ -84,6 +88,9 @@ describe('scripts/test-legs.mjs', () => {
     expect(legs.unit).to.include.members(['test/workloads/mapping/map-pod.test.ts', 'test/store/reads/list.test.ts', 'test/telemetry/rings/gpu-rings.test.ts', 'test/console/screenshots.test.ts']);
     expect(legs.node24).to.include.members(['test/api/contract.test.ts', 'test/store/reads/list.test.ts', 'test/store/sqlite/threads/read-pool.test.ts', 'test/k8s/reflector.test.ts', 'test/auth/authenticator.test.ts']);
     expect(legs.node24).to.not.include.members(['test/workloads/mapping/map-pod.test.ts', 'test/telemetry/rings/gpu-rings.test.ts', 'test/chart/chart.test.ts']);
+    // They run Node or Chromium beside the test: on Node 24, the image and cluster legs run the service.
+    expect(legs.node24).to.not.include.members(['test/ha/writer-kill.test.ts', 'test/console/browser.test.ts', 'test/service/entry-point.test.ts']);
+    expect(legs.node24).to.include.members(['test/e2e/service-envtest.test.ts']);
   });
 
   it('gives each leg\'s mocha config the leg\'s files', async () => {
