@@ -3,10 +3,11 @@
 // the rules and what runs each leg:
 //   unit      every file that is not end-to-end                                    npm run test:unit
 //   e2e       files that start the service in their process, a child process or Chromium   npm run test:e2e
+//   bench     the benchmarks' smoke run, end-to-end but a leg of its own              npm run test:bench-smoke
 //   node24    files that use what can differ between runtimes, in the test's own process   npm run test:node24
 //   postgres  the backend-dependent files, but PostgreSQL's own suites             npm run test:postgres
 //   image, cluster   their folders, which need root and container tools           npm run test:image, test:cluster
-// `npm test` runs unit and e2e together (.mocharc.json: every file but image/ and cluster/).
+// `npm test` runs unit, e2e and bench together (.mocharc.json: every file but image/ and cluster/).
 //   node scripts/test-legs.mjs LEG      # a leg's files, one per line
 //   node scripts/test-legs.mjs --check  # every test file in a leg, none in both unit and e2e; the sizes
 import { readFileSync } from 'node:fs';
@@ -42,6 +43,13 @@ const RUNTIME_DEPENDENT = new Set(['better-sqlite3', 'worker_threads', '@kuberne
  * run the service as the image ships it. Here they would repeat the slowest half of the e2e leg.
  */
 const BESIDE = new Set(['playwright-core']);
+
+/**
+ * The benchmarks' smoke run, end-to-end but a leg of its own: half of the e2e leg's time alone (every
+ * benchmark at its small scale), and it holds the machine to no time, so CI runs it beside the
+ * in-process legs while the rest of the e2e leg runs alone.
+ */
+const BENCHMARKS_SMOKE = 'test/bench/quick-run.test.ts';
 
 /** PostgreSQL's own suites use their own databases whatever the switch says; `npm test` runs them already. */
 const isPostgresOwn = (file) => file.startsWith('test/ha/') || file.startsWith('test/store/postgres/');
@@ -87,7 +95,8 @@ function legsOf(repo) {
   const e2e = new Set(suite.filter(endToEnd));
   return {
     unit: suite.filter((file) => !e2e.has(file)).map(rel),
-    e2e: [...e2e].map(rel),
+    e2e: [...e2e].map(rel).filter((file) => file !== BENCHMARKS_SMOKE),
+    bench: [...e2e].map(rel).filter((file) => file === BENCHMARKS_SMOKE),
     node24: suite.filter((file) => runtimeDependent(file) && !runsBeside(file)).map(rel),
     postgres: backendDependentTests(repo, graph).filter((file) => !isPostgresOwn(file)),
     image: all.filter(inFolder(SEPARATE_LEGS.image)).map(rel),
@@ -101,7 +110,7 @@ function legsOf(repo) {
  */
 export function checkedLegs(repo = REPO) {
   const legs = testLegs(repo);
-  const ran = new Set([...legs.unit, ...legs.e2e, ...legs.image, ...legs.cluster]);
+  const ran = new Set([...legs.unit, ...legs.e2e, ...legs.bench, ...legs.image, ...legs.cluster]);
   const e2e = new Set(legs.e2e);
   return {
     legs,

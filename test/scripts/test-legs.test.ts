@@ -66,19 +66,21 @@ describe('scripts/test-legs.mjs', () => {
     write(root, 'test/bench/quick-run.test.ts', "import { start } from '../support/node-child.js';\nvoid start;\n");
     const legs = testLegs(root);
     expect(legs.node24).to.deep.equal(['test/auth/crypto.test.ts', 'test/store/index.test.ts', 'test/store/with-helm.test.ts']);
-    expect(legs.e2e).to.include.members(['test/bench/quick-run.test.ts', 'test/chart/chart.test.ts']);
+    expect(legs.e2e).to.include.members(['test/chart/chart.test.ts']);
+    expect(legs.bench).to.deep.equal(['test/bench/quick-run.test.ts']);
   });
 
   it('loses no test of this repository: each runs in a leg CI runs, and on Node 20 in one of unit and e2e', () => {
     const { legs, inNoLeg, inUnitAndE2e } = checkedLegs();
     expect(inNoLeg, 'test files no leg runs').to.deep.equal([]);
     expect(inUnitAndE2e, 'test files in both unit and e2e').to.deep.equal([]);
-    // npm test runs .mocharc.json: every test file but the folders with legs of their own, that is unit and e2e.
+    // npm test runs .mocharc.json: every test file but the folders with legs of their own, that is unit, e2e and bench.
     const mocharc = JSON.parse(readFileSync(new URL('../../.mocharc.json', import.meta.url), 'utf8')) as { spec: string[]; ignore: string[] };
     expect(mocharc.spec).to.deep.equal(['test/**/*.test.ts']);
     expect(mocharc.ignore).to.deep.equal(Object.values(SEPARATE_LEGS).map((folder) => `${folder}/**`));
     expect(legs.node24.filter((file) => !legs.unit.includes(file) && !legs.e2e.includes(file))).to.deep.equal([]);
-    expect(legs.e2e).to.include('test/bench/quick-run.test.ts');
+    expect(legs.bench).to.deep.equal(['test/bench/quick-run.test.ts']);
+    expect(legs.e2e).to.not.include('test/bench/quick-run.test.ts');
     expect(legs.node24).to.not.include('test/bench/quick-run.test.ts');
   });
 
@@ -95,7 +97,7 @@ describe('scripts/test-legs.mjs', () => {
 
   it('gives each leg\'s mocha config the leg\'s files', async () => {
     const legs = testLegs();
-    for (const leg of ['unit', 'e2e', 'node24', 'postgres'] as const) {
+    for (const leg of ['unit', 'e2e', 'bench', 'node24', 'postgres'] as const) {
       const config = (await import(new URL(`../../.mocharc.${leg}.mjs`, import.meta.url).href)) as { default: { spec: string[] } };
       expect(config.default.spec, leg).to.deep.equal(legs[leg]);
     }
