@@ -1,6 +1,7 @@
 export interface TestLegs {
   unit: string[];
   e2e: string[];
+  bench: string[];
   node24: string[];
   postgres: string[];
   image: string[];

@@ -45,9 +45,9 @@ const RUNTIME_DEPENDENT = new Set(['better-sqlite3', 'worker_threads', '@kuberne
 const BESIDE = new Set(['playwright-core']);
 
 /**
- * The benchmarks' smoke run, end-to-end but a leg of its own: half of the e2e leg's time alone (every
- * benchmark at its small scale), and it holds the machine to no time, so CI runs it beside the
- * in-process legs while the rest of the e2e leg runs alone.
+ * The benchmarks' smoke run, end-to-end but a leg of its own: 8 of the e2e leg's 20 minutes (every
+ * benchmark at its small scale; warm CI, 2026-12-02), and it holds the machine to no time, so CI runs
+ * it beside the in-process legs while the rest of the e2e leg runs alone.
  */
 const BENCHMARKS_SMOKE = 'test/bench/quick-run.test.ts';
 
