@@ -58,10 +58,7 @@ export async function freshDatabase(context: Mocha.Context, options: FreshDataba
     drop: async () => {
       if (dropped) return;
       dropped = true;
-      // pg's Pool.end() resolves before its sockets close: a session still closing when FORCE
-      // terminates it reports an error to a client with no listener left. Wait for them to go first.
-      await sessionsGone(url, name, 2_000);
-      await admin(url, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await dropOnceIdle(url, name, 2_000);
     },
   };
 }
@@ -86,18 +83,20 @@ async function createTemplate(url: string): Promise<void> {
   }
 }
 
-/** Waits until database `name` has no session, or `withinMs` has passed (FORCE ends what is left). */
-async function sessionsGone(url: string, name: string, withinMs: number): Promise<void> {
+/**
+ * Drops database `name` once it has no session, or after `withinMs` (FORCE ends what is left). pg's
+ * Pool.end() resolves before its sockets close: a session still closing when FORCE terminates it
+ * reports an error to a client with no listener left.
+ */
+async function dropOnceIdle(url: string, name: string, withinMs: number): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
   await client.connect();
   try {
     const deadline = Date.now() + withinMs;
-    for (;;) {
-      const { rows } = await client.query<{ n: number }>(
-        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
-      if (rows[0]?.n === 0 || Date.now() >= deadline) return;
-      await sleep(20);
-    }
+    const sessions = async () =>
+      (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name])).rows[0]?.n;
+    while ((await sessions()) !== 0 && Date.now() < deadline) await sleep(20);
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   } finally {
     await client.end();
   }
