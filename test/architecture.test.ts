@@ -143,10 +143,10 @@ const FLOW_FOLDERS = ['src/workloads', 'src/telemetry', 'src/capacity', 'src/ha'
 
 /**
  * What the flows share instead of importing each other: plain types and helpers (src/domain,
- * src/k8s/objects), what a role may see (src/access), the read side's ports and the store's writer
+ * src/k8s/objects, and how GPUs are shared in src/k8s/gpus), what a role may see (src/access), the read side's ports and the store's writer
  * port (src/store/ports.ts, which the store's renovation adds).
  */
-const SHARED_LEAVES = { folders: ['src/domain', 'src/k8s/objects', 'src/access'], files: ['src/query/ports.ts', 'src/store/ports.ts'] };
+const SHARED_LEAVES = { folders: ['src/domain', 'src/k8s/objects', 'src/k8s/gpus', 'src/access'], files: ['src/query/ports.ts', 'src/store/ports.ts'] };
 
 /** The store's writer port is a leaf: types and the forwarding of its methods, over domain types only. */
 const STORE_PORTS = 'src/store/ports.ts';
@@ -331,6 +331,12 @@ export const architectureRules: readonly ArchitectureRule[] = [
     // flow reads: no package at all (not even node:), so that importing it brings neither a client nor I/O.
     title: 'src/k8s/objects/ imports only itself, and no package',
     check: importsFrom('src/k8s/objects', (ref) => isRelative(ref) && inFolder(ref.target, 'src/k8s/objects')),
+  },
+  {
+    // What a pod holds of a GPU, from its node's GPU feature discovery labels and its schedulers'
+    // annotations: pure rules over the plain objects, which the workloads and telemetry flows both read.
+    title: 'src/k8s/gpus/ imports only itself and src/k8s/objects, and no package',
+    check: importsFrom('src/k8s/gpus', (ref) => isRelative(ref) && (inFolder(ref.target, 'src/k8s/gpus') || inFolder(ref.target, 'src/k8s/objects'))),
   },
   {
     title: 'only src/store/sqlite/ imports better-sqlite3',

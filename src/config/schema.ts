@@ -119,7 +119,7 @@ export const ConfigSchema = Type.Object(
       description: 'Namespaces whose Pods and Jobs are watched, in every cluster. Empty: all namespaces. Comma-separated in the env var.',
     }),
     gpu_resources: Type.Array(Type.String({ pattern: '^[A-Za-z0-9.-]+/[A-Za-z0-9._-]+\\*?$' }), {
-      default: ['nvidia.com/gpu', 'nvidia.com/mig-*'],
+      default: ['nvidia.com/gpu', 'nvidia.com/gpu.shared', 'nvidia.com/mig-*'],
       minItems: 1,
       uniqueItems: true,
       description: 'Extended resource names counted as GPUs; a trailing `*` ' +

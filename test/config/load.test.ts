@@ -53,7 +53,7 @@ describe('config/load', () => {
         remote_kubeconfig_reload_seconds: 10,
         cluster_unreachable_after_seconds: 30,
         watch_namespaces: [],
-        gpu_resources: ['nvidia.com/gpu', 'nvidia.com/mig-*'],
+        gpu_resources: ['nvidia.com/gpu', 'nvidia.com/gpu.shared', 'nvidia.com/mig-*'],
         label_initiative: 'gpucap.io/initiative',
         label_organization: 'gpucap.io/organization',
         label_submitted_by: 'gpucap.io/submitted-by',

@@ -6,7 +6,7 @@
 import type { Container, PodSpec, Quantity } from './k8s-types.js';
 
 /** Resource names counted as GPUs: exact names, or `prefix*` patterns. */
-export const DEFAULT_GPU_RESOURCES: readonly string[] = Object.freeze(['nvidia.com/gpu', 'nvidia.com/mig-*']);
+export const DEFAULT_GPU_RESOURCES: readonly string[] = Object.freeze(['nvidia.com/gpu', 'nvidia.com/gpu.shared', 'nvidia.com/mig-*']);
 
 /** Whether a resource name is a GPU resource: equal to a name, or starting with a `prefix*` pattern's prefix. */
 export function isGpuResource(name: string, gpuResources: readonly string[] = DEFAULT_GPU_RESOURCES): boolean {
@@ -22,7 +22,8 @@ export function parseGpuQuantity(quantity: Quantity | undefined): number {
   return /^\d+$/.test(quantity.trim()) ? Number(quantity.trim()) : 0;
 }
 
-type Amounts = Map<string, number>;
+/** Amounts per resource name (or any other key a caller sums by). */
+export type Amounts = Map<string, number>;
 
 /** A container's GPU amounts per resource name. Extended resources: the request defaults to the limit. */
 function containerGpus(container: Container, gpuResources: readonly string[]): Amounts {
@@ -45,14 +46,17 @@ function maxInto(into: Amounts, from: Amounts): void {
   for (const [name, amount] of from) into.set(name, Math.max(into.get(name) ?? 0, amount));
 }
 
-/** Effective GPU request of a pod: max(largest init container, app containers + sidecars), per resource. */
-export function effectiveGpuRequest(spec: PodSpec | undefined, gpuResources: readonly string[] = DEFAULT_GPU_RESOURCES): number {
+/**
+ * What a pod holds of each key, from what each container holds: max(largest init container beside
+ * the sidecars started before it, app containers + sidecars), per key.
+ */
+export function effectiveAmounts(spec: PodSpec | undefined, perContainer: (container: Container) => Amounts): Amounts {
   const running: Amounts = new Map();
-  for (const container of spec?.containers ?? []) add(running, containerGpus(container, gpuResources));
+  for (const container of spec?.containers ?? []) add(running, perContainer(container));
   const sidecars: Amounts = new Map();
   const initPeak: Amounts = new Map();
   for (const container of spec?.initContainers ?? []) {
-    const own = containerGpus(container, gpuResources);
+    const own = perContainer(container);
     if (container.restartPolicy === 'Always') {
       add(running, own);
       add(sidecars, own);
@@ -64,7 +68,17 @@ export function effectiveGpuRequest(spec: PodSpec | undefined, gpuResources: rea
     }
   }
   maxInto(running, initPeak);
+  return running;
+}
+
+/** The GPU devices a pod holds per resource name (`nvidia.com/mig-1g.10gb` → 2). */
+export function gpuRequestsByResource(spec: PodSpec | undefined, gpuResources: readonly string[] = DEFAULT_GPU_RESOURCES): Amounts {
+  return effectiveAmounts(spec, (container) => containerGpus(container, gpuResources));
+}
+
+/** Effective GPU request of a pod: its devices summed over the GPU resources. */
+export function effectiveGpuRequest(spec: PodSpec | undefined, gpuResources: readonly string[] = DEFAULT_GPU_RESOURCES): number {
   let total = 0;
-  for (const amount of running.values()) total += amount;
+  for (const amount of gpuRequestsByResource(spec, gpuResources).values()) total += amount;
   return total;
 }
