@@ -112,6 +112,10 @@ document.addEventListener('click', (event) => {
   go(`${anchor.pathname}${anchor.search}`);
 });
 window.addEventListener('popstate', () => render({ focus: true }));
+// A sign-in link pasted into a tab that already shows the console changes only the fragment: no load.
+window.addEventListener('hashchange', () => {
+  if (takeSessionFromFragment()) render({ focus: true });
+});
 document.addEventListener(SIGN_OUT_EVENT, signOut);
 
 takeSessionFromFragment();

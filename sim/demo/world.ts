@@ -130,6 +130,8 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
     writeFileSync(kubeconfigPath, api.kubeconfig());
     clusters.push({ name: plan.name, api, kubeconfigPath });
     const store = api.store;
+    // Every cluster has one: its uid is the cluster's identity, which the writer lock checks (src/ha/).
+    store.create('namespaces', aNamespace('kube-system'));
     store.create('namespaces', aNamespace('gpu-operator'));
     if (clusters.length === 1) {
       store.create('namespaces', aNamespace(CAPACITY_NAMESPACE));

@@ -234,6 +234,23 @@ describe('web console in Chromium', function () {
     }, DESKTOP, [401]);
   });
 
+  it('a sign-in link pasted into a tab that already shows the console signs in, without a reload', async () => {
+    await withWatchedPage(browser, async (watched) => {
+    await watched.page.goto(`${demo.url}/`);
+    await consoleSettled(watched.page);
+    expect(await watched.page.getByLabel('Bearer token').isVisible()).to.equal(true);
+    await inPage(watched.page, 'window.__sameDocument = true');
+    await settledAfter(watched.page, () => watched.page.goto(demo.signInLink(caller('ACME_ADMIN'))));
+    expect(await inPage(watched.page, 'window.__sameDocument === true'), 'the page was not loaded again').to.equal(true);
+    expect(await watched.page.locator('h1').innerText()).to.equal('Overview of acme');
+    expect(watched.page.url()).to.equal(`${demo.url}/`);
+    // Another organization's link, pasted over a signed-in tab, switches to it.
+    await settledAfter(watched.page, () => watched.page.goto(demo.signInLink(caller('GLOBEX_ADMIN'))));
+    expect(await watched.page.locator('h1').innerText()).to.equal('Overview of globex');
+    expect(watched.problems).to.deep.equal([]);
+    });
+  });
+
   it('works at 390×844: no sideways scrolling of the page, and no accessibility violation', async () => {
     await withWatchedPage(browser, async (watched) => {
     await signIn(watched.page, caller('ACME_ADMIN'));

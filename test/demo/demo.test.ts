@@ -52,6 +52,11 @@ describe('npm run demo', function () {
     if (child?.exitCode === null) child.kill('SIGKILL');
   });
 
+  it('starts with no warning: the first thing a newcomer reads is the demo, not a log line', () => {
+    const printed = output.slice(0, output.indexOf('gpu-capacity-api demo:'));
+    expect(printed.split('\n').filter((line) => line.startsWith('{')), printed).to.deep.equal([]);
+  });
+
   it('prints a token per role and curl commands that all answer 200 with JSON', async () => {
     const variables = Object.fromEntries([...output.matchAll(/^export ([A-Z_]+)='([^']+)'/gm)].map((m) => [m[1] ?? '', m[2] ?? '']));
     expect(Object.keys(variables)).to.have.members(['ACME_ADMIN', 'ACME_LEAD', 'ACME_MEMBER', 'GLOBEX_ADMIN']);
