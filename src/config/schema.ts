@@ -125,6 +125,12 @@ export const ConfigSchema = Type.Object(
       description: 'Extended resource names counted as GPUs; a trailing `*` ' +
         'matches a prefix (MIG profiles). Comma-separated in the env var.',
     }),
+    kai_reservation_namespace: Type.String({
+      default: 'kai-resource-reservation',
+      pattern: '^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)?$',
+      description: 'The namespace of KAI Scheduler\'s reservation pods, which hold the GPUs behind its fractions: ' +
+        'its pods are no workloads (their GPUs are charged to the fraction pods). Empty: none.',
+    }),
     label_initiative: LabelKey('gpucap.io/initiative', 'Label (object, then namespace) holding the initiative id.'),
     label_organization: LabelKey('gpucap.io/organization', 'Namespace label holding the organization id.'),
     label_submitted_by: LabelKey('gpucap.io/submitted-by', 'Label, then annotation, holding who submitted a workload.'),

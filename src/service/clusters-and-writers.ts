@@ -76,6 +76,7 @@ export function createIndexWriters(
     defaultOrganizationId: config.default_organization_id,
     keys: labelKeys(config),
     gpuResources: config.gpu_resources,
+    reservationNamespace: config.kai_reservation_namespace === '' ? null : config.kai_reservation_namespace,
     clock,
     logger: logger.child({ component: 'indexer' }),
     yieldToLoop: () => new Promise((resolve) => setImmediate(resolve)),

@@ -54,6 +54,7 @@ describe('config/load', () => {
         cluster_unreachable_after_seconds: 30,
         watch_namespaces: [],
         gpu_resources: ['nvidia.com/gpu', 'nvidia.com/gpu.shared', 'nvidia.com/mig-*'],
+        kai_reservation_namespace: 'kai-resource-reservation',
         label_initiative: 'gpucap.io/initiative',
         label_organization: 'gpucap.io/organization',
         label_submitted_by: 'gpucap.io/submitted-by',
@@ -327,6 +328,17 @@ describe('config/load', () => {
       expect(problemsOf({ ...BASE, GPUCAP_LABEL_INITIATIVE: 'team name', GPUCAP_WATCH_NAMESPACES: 'ml,ML-Prod' })).to.have.members([
         'GPUCAP_WATCH_NAMESPACES (item 1): must match pattern "^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$", got "ML-Prod"',
         `GPUCAP_LABEL_INITIATIVE: must match pattern "${'^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'}", got "team name"`,
+      ]);
+    });
+
+    it("takes KAI's reservation namespace, or none when the file says \"\", and rejects one that is not a DNS label", () => {
+      expect(loadConfig(BASE).kai_reservation_namespace).to.equal('kai-resource-reservation');
+      expect(loadConfig({ ...BASE, GPUCAP_KAI_RESERVATION_NAMESPACE: 'kai-reservations' }).kai_reservation_namespace).to.equal('kai-reservations');
+      // An empty variable is unset (as Helm renders unset values): none is said in the file.
+      expect(loadConfig({ ...BASE, GPUCAP_KAI_RESERVATION_NAMESPACE: '' }).kai_reservation_namespace).to.equal('kai-resource-reservation');
+      expect(loadConfig({ ...BASE, GPUCAP_CONFIG: FILE }, fileWith('kai_reservation_namespace: ""\n')).kai_reservation_namespace).to.equal('');
+      expect(problemsOf({ ...BASE, GPUCAP_KAI_RESERVATION_NAMESPACE: 'KAI_Reservation' })).to.deep.equal([
+        'GPUCAP_KAI_RESERVATION_NAMESPACE: must match pattern "^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)?$", got "KAI_Reservation"',
       ]);
     });
 

@@ -21,6 +21,11 @@ import { latestMs, timestampMs } from './timestamps.js';
 export interface ProjectionSettings {
   keys?: Readonly<LabelKeys>;
   gpuResources?: readonly string[];
+  /**
+   * KAI Scheduler's reservation namespace (null: none). Its pods hold the physical GPUs behind KAI's
+   * fractions, which the fraction pods are charged for: they hold no GPU of a workload.
+   */
+  reservationNamespace?: string | null;
 }
 
 const kubeTime = (value: Parameters<typeof timestampMs>[0]): number | null => toKubeTime(timestampMs(value));
@@ -40,11 +45,13 @@ function trueCondition(conditions: readonly Condition[] | undefined, type: strin
 
 export class FactsProjection {
   readonly #gpuResources: readonly string[];
+  readonly #reservationNamespace: string | null;
   readonly #strings = new StringTable();
   readonly #attributions: Attributions;
 
   constructor(settings: ProjectionSettings = {}) {
     this.#gpuResources = settings.gpuResources ?? DEFAULT_GPU_RESOURCES;
+    this.#reservationNamespace = settings.reservationNamespace ?? null;
     this.#attributions = new Attributions(settings.keys ?? DEFAULT_LABEL_KEYS, this.#strings);
   }
 
@@ -57,7 +64,7 @@ export class FactsProjection {
       jobUid: jobOwnerUid(meta),
       nodeName: strings.intern(pod.spec?.nodeName),
       phase: strings.intern(status?.phase),
-      gpus: effectiveGpuRequest(pod.spec, this.#gpuResources),
+      gpus: meta?.namespace === this.#reservationNamespace ? 0 : effectiveGpuRequest(pod.spec, this.#gpuResources),
       failedExitCode: firstNonZeroExitCode(pod),
       latestTransition: toKubeTime(latestMs((status?.conditions ?? []).map((condition) => timestampMs(condition.lastTransitionTime)))),
       lastFinish: toKubeTime(lastContainerFinish(pod)),

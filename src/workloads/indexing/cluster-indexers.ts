@@ -25,6 +25,8 @@ export interface ClusterIndexersOptions {
   yieldToLoop: () => Promise<void>;
   keys: Readonly<LabelKeys>;
   gpuResources: readonly string[];
+  /** KAI Scheduler's reservation namespace, whose pods are no workloads (null: none). */
+  reservationNamespace?: string | null;
   namespaceInitiatives?: NamespaceInitiatives;
   clock: Clock;
   logger: IndexerLogger & { error(obj: object, msg?: string): void };
@@ -65,13 +67,14 @@ export class ClusterIndexers {
   }
 
   attach(cluster: { clusterId: string; organizationId?: string }): AttachedIndexer {
-    const { defaultOrganizationId, keys, gpuResources, namespaceInitiatives, clock, logger } = this.#options;
+    const { defaultOrganizationId, keys, gpuResources, reservationNamespace, namespaceInitiatives, clock, logger } = this.#options;
     const indexer = new WorkloadIndexer(this.#sink, {
       clusterId: cluster.clusterId,
       clusterOrganizationId: cluster.organizationId,
       defaultOrganizationId,
       keys,
       gpuResources,
+      reservationNamespace,
       ...(namespaceInitiatives === undefined ? {} : { namespaceInitiatives }),
       clock,
       logger,

@@ -42,6 +42,8 @@ export interface WorkloadIndexerOptions {
   defaultOrganizationId: string;
   keys?: Readonly<LabelKeys>;
   gpuResources?: readonly string[];
+  /** KAI Scheduler's reservation namespace, whose pods are no workloads (absent or null: none). */
+  reservationNamespace?: string | null;
   /** The capacity budgets' namespace → initiative mapping (absent: none). */
   namespaceInitiatives?: NamespaceInitiatives;
   clock: Clock;
@@ -108,7 +110,11 @@ export class WorkloadIndexer {
     this.#sink = sink;
     this.#options = options;
     const keys = options.keys ?? DEFAULT_LABEL_KEYS;
-    const projection = new FactsProjection({ keys, gpuResources: options.gpuResources ?? DEFAULT_GPU_RESOURCES });
+    const projection = new FactsProjection({
+      keys,
+      gpuResources: options.gpuResources ?? DEFAULT_GPU_RESOURCES,
+      reservationNamespace: options.reservationNamespace ?? null,
+    });
     const slimContext = contextSlimmer(keys);
     this.#podPages = new SnapshotPages((pod) => projection.pod(pod));
     this.#jobPages = new SnapshotPages((job) => projection.job(job));

@@ -8,6 +8,7 @@ import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../../src/workloads/attri
 import { podFailureEvidence } from '../../../src/workloads/failure/pod-failure-evidence.js';
 import { podState } from '../../../src/workloads/mapping/pod-status.js';
 import { aJob, aPod, gpuContainer, ms, terminated } from '../fixtures.js';
+import { podFixture } from '../../fixtures/kubernetes/kubernetes-fixtures.js';
 
 /** A pod as an API server sends it: the mapped fields plus the bulk nothing reads. */
 function aFullPod(): Pod {
@@ -128,5 +129,13 @@ describe('workloads: the records the indexer keeps', () => {
     expect(gone.observedAt).to.equal(1234);
     expect(running.deletionRequestedAt).to.equal(null);
     expect(podState(gone)).to.include({ status: 'cancelled', completedAt: ms('2026-11-20T10:30:00.500Z') });
+  });
+
+  it("holds no GPU for a pod of KAI's reservation namespace, which names the GPUs behind the fractions", () => {
+    const reservation = podFixture('gpu-sharing/pod-kai-reservation.json');
+    expect(new FactsProjection().pod(reservation).gpus, 'no namespace set').to.equal(1);
+    expect(new FactsProjection({ reservationNamespace: 'kai-resource-reservation' }).pod(reservation).gpus).to.equal(0);
+    const elsewhere = { ...reservation, metadata: { ...reservation.metadata, namespace: 'ml' } };
+    expect(new FactsProjection({ reservationNamespace: 'kai-resource-reservation' }).pod(elsewhere).gpus).to.equal(1);
   });
 });
