@@ -1,0 +1,109 @@
+// What a ResourceClaim gives its pods of GPUs, from its allocation and the devices the drivers'
+// ResourceSlices publish. A `gpu` or `vfio` device is one GPU; a `mig` device its compute slices over
+// its product's (mig-profile.ts). Results with adminAccess (a monitor's view of a GPU someone else
+// holds) and the devices of other drivers (IMEX channels, NICs) are no GPUs. A claim reserved for
+// several pods is split evenly between them; NVIDIA's GpuConfig says whether they time-slice or use MPS.
+import type { ResourceClaim, ResourceSlice, SliceDevice } from '../objects/dra-types.js';
+import { migComputeSlices, migTotalSlices } from './mig-profile.js';
+import { DEFAULT_MIG_TOTAL_SLICES, moreShared, NO_SHARE, type GpuShare, type GpuSharing, type ShareSettings } from './pod-share.js';
+import { gfdProductName } from './product-name.js';
+
+/** NVIDIA's DRA driver for GPUs. */
+export const NVIDIA_GPU_DRIVER = 'gpu.nvidia.com';
+
+/** One published device, as the count reads it. */
+export interface DraDevice {
+  /** The driver's `type` attribute: `gpu`, `vfio`, `mig`, or another driver's own. */
+  type: string | null;
+  productName: string | null;
+  profile: string | null;
+  uuid: string | null;
+}
+
+/** The key of a device among all slices: (driver, pool, device). */
+export function deviceKey(driver: string, pool: string, device: string): string {
+  return `${driver}/${pool}/${device}`;
+}
+
+function stringAttribute(device: SliceDevice, name: string): string | null {
+  const value = device.attributes?.[name]?.string;
+  return value === undefined || value === '' ? null : value;
+}
+
+/** The devices a slice publishes, by deviceKey. */
+export function sliceDevices(slice: ResourceSlice): Map<string, DraDevice> {
+  const devices = new Map<string, DraDevice>();
+  const driver = slice.spec?.driver ?? '';
+  const pool = slice.spec?.pool?.name ?? '';
+  for (const device of slice.spec?.devices ?? []) {
+    if (device.name === undefined || device.name === '') continue;
+    devices.set(deviceKey(driver, pool, device.name), {
+      type: stringAttribute(device, 'type'),
+      productName: stringAttribute(device, 'productName'),
+      profile: stringAttribute(device, 'profile'),
+      uuid: stringAttribute(device, 'uuid'),
+    });
+  }
+  return devices;
+}
+
+/** The pod uids a claim is reserved for. */
+export function reservedPods(claim: ResourceClaim): string[] {
+  return (claim.status?.reservedFor ?? [])
+    .filter((consumer) => (consumer.resource ?? 'pods') === 'pods' && typeof consumer.uid === 'string' && consumer.uid !== '')
+    .map((consumer) => consumer.uid as string);
+}
+
+/** How NVIDIA's GpuConfig of the claim shares its GPUs: `mps`, `time_slicing`, or null when it says nothing. */
+function configuredSharing(claim: ResourceClaim): GpuSharing | null {
+  for (const config of claim.spec?.devices?.config ?? []) {
+    if (config.opaque?.driver !== NVIDIA_GPU_DRIVER) continue;
+    const strategy = (config.opaque.parameters as { sharing?: { strategy?: unknown } } | undefined)?.sharing?.strategy;
+    if (strategy === 'MPS') return 'mps';
+    if (strategy === 'TimeSlicing') return 'time_slicing';
+  }
+  return null;
+}
+
+function migShare(device: DraDevice, settings: ShareSettings): number {
+  const slices = migComputeSlices(device.profile ?? '') ?? 1;
+  const product = gfdProductName(device.productName);
+  let total = migTotalSlices(product, settings.migTotals);
+  if (total === null) {
+    if (product !== null) settings.onUnknownMigTotal?.(product);
+    total = DEFAULT_MIG_TOTAL_SLICES;
+  }
+  return Math.min(1, slices / total);
+}
+
+/**
+ * The share of one pod of those the claim is reserved for. `devices` looks a result up in the slices;
+ * a device of NVIDIA's GPU driver not published (yet, or any more) counts as one whole GPU.
+ */
+export function claimShareOfPod(
+  claim: ResourceClaim,
+  devices: (key: string) => DraDevice | undefined,
+  settings: ShareSettings = {},
+): GpuShare {
+  const pods = Math.max(1, reservedPods(claim).length);
+  let count = 0;
+  let equivalents = 0;
+  let sharing: GpuSharing = 'exclusive';
+  let model: string | null = null;
+  for (const result of claim.status?.allocation?.devices?.results ?? []) {
+    if (result.adminAccess === true) continue;
+    const driver = result.driver ?? '';
+    const device = devices(deviceKey(driver, result.pool ?? '', result.device ?? ''));
+    const type = device?.type ?? (driver === NVIDIA_GPU_DRIVER ? 'gpu' : null);
+    if (type !== 'gpu' && type !== 'vfio' && type !== 'mig') continue;
+    count += 1;
+    equivalents += type === 'mig' && device !== undefined ? migShare(device, settings) : 1;
+    if (type === 'mig') sharing = moreShared(sharing, 'mig');
+    model ??= gfdProductName(device?.productName);
+  }
+  if (count === 0) return NO_SHARE;
+  // Pods that share a claim share its GPUs: by time-slicing, unless the claim's config says MPS.
+  const shared = configuredSharing(claim) ?? (pods > 1 ? 'time_slicing' : null);
+  if (shared !== null) sharing = moreShared(sharing, shared);
+  return { devices: count, equivalents: equivalents / pods, sharing, model };
+}
