@@ -4,8 +4,8 @@
 // holds) and the devices of other drivers (IMEX channels, NICs) are no GPUs. A claim reserved for
 // several pods is split evenly between them; NVIDIA's GpuConfig says whether they time-slice or use MPS.
 import type { ResourceClaim, ResourceSlice, SliceDevice } from '../objects/dra-types.js';
-import { migComputeSlices, migTotalSlices } from './mig-profile.js';
-import { DEFAULT_MIG_TOTAL_SLICES, moreShared, NO_SHARE, type GpuShare, type GpuSharing, type ShareSettings } from './pod-share.js';
+import { migComputeSlices } from './mig-profile.js';
+import { migShare, moreShared, NO_SHARE, type GpuShare, type GpuSharing, type ShareSettings } from './pod-share.js';
 import { gfdProductName } from './product-name.js';
 
 /** NVIDIA's DRA driver for GPUs. */
@@ -65,17 +65,6 @@ function configuredSharing(claim: ResourceClaim): GpuSharing | null {
   return null;
 }
 
-function migShare(device: DraDevice, settings: ShareSettings): number {
-  const slices = migComputeSlices(device.profile ?? '') ?? 1;
-  const product = gfdProductName(device.productName);
-  let total = migTotalSlices(product, settings.migTotals);
-  if (total === null) {
-    if (product !== null) settings.onUnknownMigTotal?.(product);
-    total = DEFAULT_MIG_TOTAL_SLICES;
-  }
-  return Math.min(1, slices / total);
-}
-
 /**
  * The share of one pod of those the claim is reserved for. `devices` looks a result up in the slices;
  * a device of NVIDIA's GPU driver not published (yet, or any more) counts as one whole GPU.
@@ -97,7 +86,8 @@ export function claimShareOfPod(
     const type = device?.type ?? (driver === NVIDIA_GPU_DRIVER ? 'gpu' : null);
     if (type !== 'gpu' && type !== 'vfio' && type !== 'mig') continue;
     count += 1;
-    equivalents += type === 'mig' && device !== undefined ? migShare(device, settings) : 1;
+    const slices = type === 'mig' ? (migComputeSlices(device?.profile ?? '') ?? 1) : null;
+    equivalents += slices === null ? 1 : migShare(slices, gfdProductName(device?.productName), settings);
     if (type === 'mig') sharing = moreShared(sharing, 'mig');
     model ??= gfdProductName(device?.productName);
   }

@@ -47,17 +47,21 @@ function memoryShare(memoryMiB: number, devices: number, deviceMiB: number | nul
   return Math.min(devices, memoryMiB / deviceMiB);
 }
 
-function migFraction(labels: StringMap, resource: string, settings: ShareSettings): number | null {
-  const mig = migDevice(labels, resource);
-  if (mig === null) return null;
-  const slices = mig.labelledSlices ?? migComputeSlices(mig.profile) ?? 1;
-  const product = resourceProduct(labels, resource);
+/** A MIG instance of `slices` compute slices of a `product` GPU, as a share of the GPU. */
+export function migShare(slices: number, product: string | null, settings: ShareSettings): number {
   let total = migTotalSlices(product, settings.migTotals);
   if (total === null) {
     if (product !== null) settings.onUnknownMigTotal?.(product);
     total = DEFAULT_MIG_TOTAL_SLICES;
   }
   return Math.min(1, slices / total);
+}
+
+function migFraction(labels: StringMap, resource: string, settings: ShareSettings): number | null {
+  const mig = migDevice(labels, resource);
+  if (mig === null) return null;
+  const slices = mig.labelledSlices ?? migComputeSlices(mig.profile) ?? 1;
+  return migShare(slices, resourceProduct(labels, resource), settings);
 }
 
 function deviceShare(ask: GpuAsk, labels: StringMap, settings: ShareSettings): GpuShare {
