@@ -335,8 +335,8 @@ export const architectureRules: readonly ArchitectureRule[] = [
   {
     // What a pod holds of a GPU, from its node's GPU feature discovery labels and its schedulers'
     // annotations: pure rules over the plain objects, which the workloads and telemetry flows both read.
-    title: 'src/k8s/gpus/ imports only itself and src/k8s/objects, and no package',
-    check: importsFrom('src/k8s/gpus', (ref) => isRelative(ref) && (inFolder(ref.target, 'src/k8s/gpus') || inFolder(ref.target, 'src/k8s/objects'))),
+    title: 'src/k8s/gpus/ imports only itself, src/k8s/objects and src/domain, and no package',
+    check: importsFrom('src/k8s/gpus', (ref) => isRelative(ref) && ['src/k8s/gpus', 'src/k8s/objects', 'src/domain'].some((folder) => inFolder(ref.target, folder))),
   },
   {
     title: 'only src/store/sqlite/ imports better-sqlite3',

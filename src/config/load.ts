@@ -69,7 +69,10 @@ export function loadConfig(env: Env = process.env, readFile: (path: string) => s
     if (raw === '') continue; // an empty variable means "not set", as Helm renders unset values
     const value = coerceEnv(key, raw);
     if (value === INVALID_JSON) {
-      problems.push(`${name}: must be a JSON array (e.g. [{"file":"gpu-west.yaml","organization_id":"acme"}]), got "${raw}"`);
+      const example = properties[key]?.type === 'object'
+        ? 'a JSON object (e.g. {"NVIDIA-X9*":8})'
+        : 'a JSON array (e.g. [{"file":"gpu-west.yaml","organization_id":"acme"}])';
+      problems.push(`${name}: must be ${example}, got "${raw}"`);
       continue;
     }
     values[key] = value;
@@ -118,6 +121,13 @@ const INVALID_JSON = Symbol('invalid JSON');
 function coerceEnv(key: string, raw: string): unknown {
   const type = properties[key]?.type;
   if (type === 'array' && (properties[key] as { items?: { type?: string } }).items?.type === 'object') {
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      return INVALID_JSON;
+    }
+  }
+  if (type === 'object') {
     try {
       return JSON.parse(raw) as unknown;
     } catch {

@@ -14,6 +14,8 @@ const ClusterId = (description: string, def?: string) =>
 const LABEL_KEY = '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$';
 const LabelKey = (def: string, description: string) => Type.String({ default: def, pattern: LABEL_KEY, description });
 const NAMESPACE = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
+/** A GPU product as GFD names it, or its prefix with a trailing `*`. */
+const PRODUCT = '^[A-Za-z0-9][A-Za-z0-9 ._-]*\\*?$';
 const Seconds = (def: number, min: number, max: number, description: string) =>
   Type.Integer({ default: def, minimum: min, maximum: max, description });
 
@@ -124,6 +126,18 @@ export const ConfigSchema = Type.Object(
       uniqueItems: true,
       description: 'Extended resource names counted as GPUs; a trailing `*` ' +
         'matches a prefix (MIG profiles). Comma-separated in the env var.',
+    }),
+    gpu_hours_basis: Type.Union([Type.Literal('equivalents'), Type.Literal('devices')], {
+      default: 'equivalents',
+      description: 'What a GPU-hour counts: whole-GPU equivalents (a 1g.10gb MIG slice of an H100 is 1/7, one of 4 ' +
+        'time-sliced replicas 1/4), or devices (each slice or replica is one GPU, as some billing does). ' +
+        'docs/workloads.md, "How GPUs are counted".',
+    }),
+    mig_total_slices: Type.Record(Type.String({ pattern: PRODUCT }), Type.Integer({ minimum: 1, maximum: 64 }), {
+      default: {},
+      description: 'MIG compute slices of GPU products the service does not know, by GFD product name ' +
+        '(`NVIDIA-H100-80GB-HBM3`) or its prefix with a trailing `*`; known: 7 on A100, H100, H200, B200 and kin, ' +
+        '4 on A30. JSON in the env var.',
     }),
     kai_reservation_namespace: Type.String({
       default: 'kai-resource-reservation',

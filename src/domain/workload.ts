@@ -1,6 +1,7 @@
 // The workload as the API and the index know it. Times are epoch milliseconds (UTC) inside the
 // service and ISO 8601 strings only at the HTTP edge.
 import type { FailureReason } from './failure-reason.js';
+import type { GpuSharing } from './gpu-sharing.js';
 import type { GpuUsage } from './gpu-usage.js';
 
 export const WORKLOAD_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
@@ -31,6 +32,15 @@ export interface WorkloadRecord {
   initiativeId: string;
   instanceType: string;
   gpuCount: number;
+  /**
+   * Whole-GPU equivalents held (gpu_count × the share of each device), on the configured basis; absent
+   * for rows written before shares were counted, which hold gpu_count.
+   */
+  allocatedGpus?: number;
+  /** How its GPUs were shared; absent (null in the API) for rows written before. */
+  gpuSharing?: GpuSharing;
+  /** The GPU product, GFD's name without its suffixes; null when unknown. */
+  gpuModel?: string | null;
   submittedAt: number;
   startedAt: number | null;
   completedAt: number | null;
@@ -50,6 +60,8 @@ export interface PodGpuInterval {
   podUid: string;
   workloadId: string;
   gpus: number;
+  /** Whole-GPU equivalents the pod held, on the configured basis; absent: `gpus` (intervals written before). */
+  share?: number;
   startedAt: number | null;
   /** null while the pod still runs. */
   finishedAt: number | null;

@@ -1,6 +1,8 @@
 // The watched clusters and the writers of the index: informers → indexers (and the telemetry's pod
 // directory) → index. An indexer writes its cluster only once this replica holds the cluster's write
 // lock (src/ha/); each cluster's events reach its consumers through k8s/cluster-fan-out.ts.
+import { DEFAULT_MIG_TOTAL_SLICES } from '../k8s/gpus/pod-share.js';
+import type { GpuCounting } from '../workloads/mapping/pod-shares.js';
 import { registerInformerMetrics } from '../admin/informer-metrics.js';
 import { registerWriterMetrics } from '../admin/writer-metrics.js';
 import type { ConfigMapBudgets } from '../capacity/configmap-budgets.js';
@@ -63,6 +65,23 @@ function labelKeys(config: Config): LabelKeys {
   };
 }
 
+/** How GPUs are counted, from the settings: an unknown MIG product is said once, with the setting that names it. */
+function gpuCounting(config: ServiceContext['config'], logger: ServiceContext['logger']): GpuCounting {
+  const warned = new Set<string>();
+  return {
+    basis: config.gpu_hours_basis,
+    settings: {
+      migTotals: config.mig_total_slices,
+      onUnknownMigTotal: (product) => {
+        if (warned.has(product)) return;
+        warned.add(product);
+        logger.warn({ component: 'indexer', product, assumed: DEFAULT_MIG_TOTAL_SLICES },
+          `MIG slices of ${product} are not known: counted as ${DEFAULT_MIG_TOTAL_SLICES}; set mig_total_slices to say`);
+      },
+    },
+  };
+}
+
 /**
  * The indexers of the clusters, each a standby until the election (ClusterWriters) gives this replica
  * the cluster's write lock. Nothing runs until a cluster is attached.
@@ -77,6 +96,7 @@ export function createIndexWriters(
     keys: labelKeys(config),
     gpuResources: config.gpu_resources,
     reservationNamespace: config.kai_reservation_namespace === '' ? null : config.kai_reservation_namespace,
+    counting: gpuCounting(config, logger),
     clock,
     logger: logger.child({ component: 'indexer' }),
     yieldToLoop: () => new Promise((resolve) => setImmediate(resolve)),

@@ -4,12 +4,13 @@
 // these and drops the rest (src/k8s/objects/k8s-types.ts names the same fields as types). Labels
 // are kept whole: they are small, and the exporter selectors and the attribution keys both read them.
 // Of the annotations, which can be large (kubectl's last-applied-configuration), only the submitted-by
-// key is kept.
+// key and KAI Scheduler's fraction keys (src/k8s/gpus/gpu-ask.ts) are kept.
 // test/workloads/read-fields.test.ts checks that the projection of a selected object equals that of
 // the whole one.
 import type { WatchedResource } from '../domain/cluster-status.js';
 import type { FieldSelection } from '../domain/field-selection.js';
 import type { LabelKeys } from './attribution/label-keys.js';
+import { KAI_ANNOTATIONS } from '../k8s/gpus/gpu-ask.js';
 
 function objectMeta(keys: Readonly<LabelKeys>): FieldSelection {
   return {
@@ -21,7 +22,7 @@ function objectMeta(keys: Readonly<LabelKeys>): FieldSelection {
     deletionTimestamp: true,
     deletionGracePeriodSeconds: true,
     labels: true,
-    annotations: { [keys.submittedBy]: true },
+    annotations: { [keys.submittedBy]: true, ...Object.fromEntries(Object.values(KAI_ANNOTATIONS).map((key) => [key, true])) },
     ownerReferences: true,
   };
 }

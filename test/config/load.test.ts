@@ -54,6 +54,8 @@ describe('config/load', () => {
         cluster_unreachable_after_seconds: 30,
         watch_namespaces: [],
         gpu_resources: ['nvidia.com/gpu', 'nvidia.com/gpu.shared', 'nvidia.com/mig-*'],
+        gpu_hours_basis: 'equivalents',
+        mig_total_slices: {},
         kai_reservation_namespace: 'kai-resource-reservation',
         label_initiative: 'gpucap.io/initiative',
         label_organization: 'gpucap.io/organization',
@@ -329,6 +331,18 @@ describe('config/load', () => {
         'GPUCAP_WATCH_NAMESPACES (item 1): must match pattern "^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$", got "ML-Prod"',
         `GPUCAP_LABEL_INITIATIVE: must match pattern "${'^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$'}", got "team name"`,
       ]);
+    });
+
+    it('takes the GPU-hours basis and MIG totals by product, as JSON in the env var, and says what is wrong', () => {
+      expect(loadConfig(BASE)).to.deep.include({ gpu_hours_basis: 'equivalents', mig_total_slices: {} });
+      expect(loadConfig({ ...BASE, GPUCAP_GPU_HOURS_BASIS: 'devices', GPUCAP_MIG_TOTAL_SLICES: '{"NVIDIA-X9*":8}' })).to.deep.include({
+        gpu_hours_basis: 'devices', mig_total_slices: { 'NVIDIA-X9*': 8 },
+      });
+      expect(problemsOf({ ...BASE, GPUCAP_GPU_HOURS_BASIS: 'slices', GPUCAP_MIG_TOTAL_SLICES: '{"NVIDIA-X9*":0}' })).to.have.members([
+        'GPUCAP_GPU_HOURS_BASIS: must be one of equivalents, devices, got "slices"',
+        'GPUCAP_MIG_TOTAL_SLICES (item NVIDIA-X9*): must be >= 1',
+      ]);
+      expect(problemsOf({ ...BASE, GPUCAP_MIG_TOTAL_SLICES: 'H100=7' })).to.deep.equal(['GPUCAP_MIG_TOTAL_SLICES: must be a JSON object (e.g. {"NVIDIA-X9*":8}), got "H100=7"']);
     });
 
     it("takes KAI's reservation namespace, or none when the file says \"\", and rejects one that is not a DNS label", () => {

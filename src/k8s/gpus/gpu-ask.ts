@@ -130,3 +130,31 @@ export function asksForGpus(ask: GpuAsk): boolean {
   for (const count of ask.devices.values()) if (count > 0) return true;
   return false;
 }
+
+/** No GPU asked: the ask of every pod that is no GPU pod. */
+export const NO_ASK: GpuAsk = Object.freeze({ devices: new Map<string, number>(), kai: null, hami: null });
+
+/**
+ * The asks seen, each kept once: the pods of a cluster ask a handful of different things, and each
+ * pod record holds the shared one.
+ */
+export class AskTable {
+  readonly #asks = new Map<string, GpuAsk>();
+
+  intern(ask: GpuAsk): GpuAsk {
+    if (ask.kai === null && ask.hami === null && ask.devices.size === 0) return NO_ASK;
+    const key = JSON.stringify([[...ask.devices], ask.kai, ask.hami]);
+    const known = this.#asks.get(key);
+    if (known !== undefined) return known;
+    this.#asks.set(key, ask);
+    return ask;
+  }
+}
+
+/** The GPU devices an ask holds: KAI's devices for a fraction, else its devices over every resource. */
+export function askedDevices(ask: GpuAsk): number {
+  if (ask.kai !== null) return ask.kai.devices;
+  let devices = 0;
+  for (const count of ask.devices.values()) devices += count;
+  return devices;
+}

@@ -80,3 +80,17 @@ export function deviceMemoryMiB(labels: StringMap): number | null {
   if (/-MIG-/.test(labels[`${NVIDIA}gpu.product`] ?? '')) return null;
   return positiveInteger(labels[`${NVIDIA}gpu.memory`]);
 }
+
+/** The suffixes of the per-resource labels these rules read (`nvidia.com/gpu.replicas`, `nvidia.com/mig-1g.10gb.slices.ci`). */
+const READ_SUFFIXES = ['.product', '.replicas', '.sharing-strategy', '.memory', '.slices.ci', '.slices.gi'];
+
+/**
+ * Whether the rules here read a node label: GFD's of `nvidia.com/gpu` and of each `nvidia.com/mig-…`
+ * resource, and nothing else, so that a cache of nodes can keep only these (GFD writes some forty).
+ */
+export function isGpuShareLabel(key: string): boolean {
+  if (!key.startsWith(NVIDIA)) return false;
+  const name = key.slice(NVIDIA.length);
+  if (!name.startsWith('gpu.') && !name.startsWith('mig-')) return false;
+  return READ_SUFFIXES.some((suffix) => name.endsWith(suffix));
+}

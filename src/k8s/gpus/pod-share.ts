@@ -8,8 +8,9 @@ import type { GpuAsk } from './gpu-ask.js';
 import { migComputeSlices, migTotalSlices, type MigTotals } from './mig-profile.js';
 import { deviceMemoryMiB, deviceSharing, gpuModel, migDevice, resourceProduct } from './node-gpus.js';
 
-/** How a workload's GPUs are shared, as the API reports it in `gpu_sharing`. */
-export type GpuSharing = 'exclusive' | 'mig' | 'time_slicing' | 'mps' | 'fractional';
+import type { GpuSharing } from '../../domain/gpu-sharing.js';
+
+export type { GpuSharing };
 
 /** The ranking of mixed cases: a workload is reported by the most shared way it holds a GPU. */
 const SHARING_RANK: Readonly<Record<GpuSharing, number>> = { exclusive: 0, mig: 1, time_slicing: 2, mps: 3, fractional: 4 };

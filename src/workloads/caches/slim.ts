@@ -1,5 +1,7 @@
 // What the indexer keeps of a Namespace or Node: its name and the labels attribution reads (the
-// configured keys), nothing else. Pods and Jobs are kept as flat records instead (facts/facts-projection.ts).
+// configured keys) and, of a Node, GFD's labels that say how its GPUs are shared
+// (src/k8s/gpus/node-gpus.ts), nothing else. Pods and Jobs are kept as flat records instead (facts/facts-projection.ts).
+import { isGpuShareLabel } from '../../k8s/gpus/node-gpus.js';
 import type { StringMap } from '../../k8s/objects/k8s-types.js';
 import type { LabelKeys } from '../attribution/label-keys.js';
 import type { WithMetadata } from './seen.js';
@@ -15,6 +17,9 @@ function pick(map: StringMap | undefined, keys: readonly string[]): StringMap | 
   for (const key of keys) {
     const value = map[key];
     if (value !== undefined) (kept ??= {})[key] = value;
+  }
+  for (const key in map) {
+    if (isGpuShareLabel(key) && !keys.includes(key)) (kept ??= {})[key] = map[key] as string;
   }
   return kept;
 }

@@ -4,7 +4,8 @@
 // the status proves of why it failed.
 import { Attributions } from '../attribution/own-attribution.js';
 import { deletionTime } from './deletion.js';
-import { effectiveGpuRequest, DEFAULT_GPU_RESOURCES } from '../../k8s/objects/gpu-request.js';
+import { DEFAULT_GPU_RESOURCES } from '../../k8s/objects/gpu-request.js';
+import { AskTable, askedDevices, gpuAsk, NO_ASK, type GpuAsk } from '../../k8s/gpus/gpu-ask.js';
 import { JobFacts } from './job-facts.js';
 import { jobFailedBy } from '../failure/job-failure-evidence.js';
 import type { Condition, Job, ObjectMeta, Pod, Timestamp } from '../../k8s/objects/k8s-types.js';
@@ -47,6 +48,7 @@ export class FactsProjection {
   readonly #gpuResources: readonly string[];
   readonly #reservationNamespace: string | null;
   readonly #strings = new StringTable();
+  readonly #asks = new AskTable();
   readonly #attributions: Attributions;
 
   constructor(settings: ProjectionSettings = {}) {
@@ -60,11 +62,13 @@ export class FactsProjection {
     const meta = pod.metadata;
     const status = pod.status;
     const strings = this.#strings;
+    const ask = meta?.namespace === this.#reservationNamespace ? NO_ASK : this.#asks.intern(gpuAsk(pod, this.#gpuResources));
     return new PodFacts(this.#identity(meta), timesOf(meta, status?.startTime, observedAt), {
       jobUid: jobOwnerUid(meta),
       nodeName: strings.intern(pod.spec?.nodeName),
       phase: strings.intern(status?.phase),
-      gpus: meta?.namespace === this.#reservationNamespace ? 0 : effectiveGpuRequest(pod.spec, this.#gpuResources),
+      gpus: askedDevices(ask),
+      ask,
       failedExitCode: firstNonZeroExitCode(pod),
       latestTransition: toKubeTime(latestMs((status?.conditions ?? []).map((condition) => timestampMs(condition.lastTransitionTime)))),
       lastFinish: toKubeTime(lastContainerFinish(pod)),
@@ -79,13 +83,20 @@ export class FactsProjection {
     const finishCondition = complete ?? trueCondition(status?.conditions, 'Failed');
     const finish = finishCondition === undefined ? null : complete !== undefined ? 'completed' : 'failed';
     return new JobFacts(this.#identity(meta), timesOf(meta, status?.startTime, observedAt), {
-      gpusPerPod: effectiveGpuRequest(job.spec?.template?.spec, this.#gpuResources),
+      ...this.#templateAsk(job),
       parallelism: job.spec?.parallelism ?? 1,
       suspended: job.spec?.suspend === true,
       finish,
       finished: finishCondition === undefined ? null : (kubeTime(finishCondition.lastTransitionTime) ?? kubeTime(status?.completionTime)),
       failedBy: finish === 'failed' ? jobFailedBy(finishCondition?.reason) : null,
     });
+  }
+
+  /** What each pod of the Job's template asks; nothing in the reservation namespace. */
+  #templateAsk(job: Job): { gpusPerPod: number; askPerPod: GpuAsk } {
+    if (job.metadata?.namespace === this.#reservationNamespace) return { gpusPerPod: 0, askPerPod: NO_ASK };
+    const askPerPod = this.#asks.intern(gpuAsk(job.spec?.template, this.#gpuResources));
+    return { gpusPerPod: askedDevices(askPerPod), askPerPod };
   }
 
   #identity(meta: ObjectMeta | undefined): ObjectIdentity {

@@ -1,12 +1,15 @@
 // One batch Job as the workload caches keep it (see pod-facts.ts): what its row is made of, with its
 // status conditions reduced to how, when and why it finished.
 import type { FailureReason } from '../../domain/failure-reason.js';
+import type { GpuAsk } from '../../k8s/gpus/gpu-ask.js';
 import { fromKubeTime } from './kube-time.js';
 import { ObjectFacts, type ObjectIdentity, type ObjectTimes } from './object-facts.js';
 
 export interface JobFigures {
   /** GPUs each pod of its template holds; 0: the Job is no workload. */
   gpusPerPod: number;
+  /** What each pod of its template asks of GPUs (src/k8s/gpus/gpu-ask.ts). */
+  askPerPod: GpuAsk;
   parallelism: number;
   suspended: boolean;
   /** Its Complete or Failed condition that is True (Complete first), if any. */
@@ -22,6 +25,7 @@ export interface JobFigures {
 
 export class JobFacts extends ObjectFacts {
   readonly gpusPerPod: number;
+  readonly askPerPod: GpuAsk;
   readonly parallelism: number;
   readonly suspended: boolean;
   readonly finish: 'completed' | 'failed' | null;
@@ -35,6 +39,7 @@ export class JobFacts extends ObjectFacts {
   ) {
     super(identity, times);
     this.gpusPerPod = figures.gpusPerPod;
+    this.askPerPod = figures.askPerPod;
     this.parallelism = figures.parallelism;
     this.suspended = figures.suspended;
     this.finish = figures.finish;

@@ -2,6 +2,7 @@
 // as small integers (kube-time.ts), shared strings for the values many pods have in common, and its
 // containers reduced to the figures they give (GPUs held, last finish, exit code, why it failed). An API server's
 // Pod is 4-20 KB of JSON and a tree of some twenty objects even when slimmed; this is one object.
+import type { GpuAsk } from '../../k8s/gpus/gpu-ask.js';
 import { fromKubeTime } from './kube-time.js';
 import { ObjectFacts, type ObjectIdentity, type ObjectTimes } from './object-facts.js';
 
@@ -10,8 +11,10 @@ export interface PodFigures {
   jobUid: string | null;
   nodeName: string | undefined;
   phase: string | undefined;
-  /** GPUs held, as the scheduler counts them (src/k8s/objects/gpu-request.ts). */
+  /** GPU devices held, as the scheduler counts them (src/k8s/objects/gpu-request.ts), or as KAI's fraction says. */
   gpus: number;
+  /** What it asks of GPUs, shared between the pods that ask the same (src/k8s/gpus/gpu-ask.ts). */
+  ask: GpuAsk;
   /** The first non-zero exit code of its terminated containers, init containers first. */
   failedExitCode: number | null;
   /** The latest transition of any of its conditions (kube time). */
@@ -27,6 +30,7 @@ export class PodFacts extends ObjectFacts {
   readonly nodeName: string | undefined;
   readonly phase: string | undefined;
   readonly gpus: number;
+  readonly ask: GpuAsk;
   readonly failedExitCode: number | null;
   readonly latestTransition: number | null;
   readonly lastFinish: number | null;
@@ -42,6 +46,7 @@ export class PodFacts extends ObjectFacts {
     this.nodeName = figures.nodeName;
     this.phase = figures.phase;
     this.gpus = figures.gpus;
+    this.ask = figures.ask;
     this.failedExitCode = figures.failedExitCode;
     this.latestTransition = figures.latestTransition;
     this.lastFinish = figures.lastFinish;

@@ -3,6 +3,7 @@
 // interval, cluster by cluster in steps (one transaction each, the event loop free in between). A
 // failed step is kept and retried at the next flush. A cluster let go (detach) is written one last
 // time; if that write fails its queued changes are dropped, since no flush will come for it.
+import type { GpuCounting } from '../mapping/pod-shares.js';
 import type { Clock } from '../../domain/clock.js';
 import type { IndexerCounters, WatchedResource } from '../../domain/cluster-status.js';
 import { WorkloadIndexer } from './indexer.js';
@@ -27,6 +28,7 @@ export interface ClusterIndexersOptions {
   gpuResources: readonly string[];
   /** KAI Scheduler's reservation namespace, whose pods are no workloads (null: none). */
   reservationNamespace?: string | null;
+  counting?: GpuCounting;
   namespaceInitiatives?: NamespaceInitiatives;
   clock: Clock;
   logger: IndexerLogger & { error(obj: object, msg?: string): void };
@@ -67,7 +69,8 @@ export class ClusterIndexers {
   }
 
   attach(cluster: { clusterId: string; organizationId?: string }): AttachedIndexer {
-    const { defaultOrganizationId, keys, gpuResources, reservationNamespace, namespaceInitiatives, clock, logger } = this.#options;
+    const { defaultOrganizationId, keys, gpuResources, reservationNamespace, counting, namespaceInitiatives } = this.#options;
+    const { clock, logger } = this.#options;
     const indexer = new WorkloadIndexer(this.#sink, {
       clusterId: cluster.clusterId,
       clusterOrganizationId: cluster.organizationId,
@@ -75,6 +78,7 @@ export class ClusterIndexers {
       keys,
       gpuResources,
       reservationNamespace,
+      ...(counting === undefined ? {} : { counting }),
       ...(namespaceInitiatives === undefined ? {} : { namespaceInitiatives }),
       clock,
       logger,

@@ -5,6 +5,7 @@
 // (mapping/workload-mapper.ts). A relist rebuilds the caches (relist.ts) and cancels what vanished
 // meanwhile (reconcile.ts). Pods and Jobs are cached as flat records of what the mappers read
 // (facts/facts-projection.ts), Namespaces and Nodes as slim copies of their metadata.
+import type { GpuCounting } from '../mapping/pod-shares.js';
 import type { Clock } from '../../domain/clock.js';
 import { isTerminal, type WorkloadKind } from '../../domain/workload.js';
 import { FactsProjection } from '../facts/facts-projection.js';
@@ -44,6 +45,8 @@ export interface WorkloadIndexerOptions {
   gpuResources?: readonly string[];
   /** KAI Scheduler's reservation namespace, whose pods are no workloads (absent or null: none). */
   reservationNamespace?: string | null;
+  /** How GPUs are counted (absent: every device whole, as rows before shares). */
+  counting?: GpuCounting;
   /** The capacity budgets' namespace → initiative mapping (absent: none). */
   namespaceInitiatives?: NamespaceInitiatives;
   clock: Clock;
@@ -127,6 +130,7 @@ export class WorkloadIndexer {
       keys: options.keys ?? DEFAULT_LABEL_KEYS,
       gpuResources: options.gpuResources ?? DEFAULT_GPU_RESOURCES,
       ...(options.namespaceInitiatives === undefined ? {} : { namespaceInitiatives: options.namespaceInitiatives }),
+      ...(options.counting === undefined ? {} : { counting: options.counting }),
     });
   }
 

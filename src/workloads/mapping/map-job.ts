@@ -8,6 +8,9 @@ import type { MappingContext } from './mapping-context.js';
 import { workloadRecord, type MappedWorkload } from './mapped-workload.js';
 import { podInterval } from './map-pod.js';
 import type { PodFacts } from '../facts/pod-facts.js';
+import type { PodGpuInterval } from '../../domain/workload.js';
+import type { PodShares } from './pod-shares.js';
+import { workloadShare, type WorkloadShare } from './workload-share.js';
 
 /** The node of the Job's earliest-created pod that is scheduled; null when none is. */
 export function firstPodNodeName(pods: readonly PodFacts[]): string | null {
@@ -29,17 +32,41 @@ export function mapJob(job: JobFacts, context: MappingContext): MappedWorkload |
   if (job.uid === '' || job.gpusPerPod === 0) return null;
   const pods = context.pods ?? [];
   const state = jobState(job, { pods, deleted: context.deleted, observedAt: context.observedAt });
+  const { shares } = context;
+  const gpuCount = job.gpusPerPod * job.parallelism;
+  const intervals = pods.map((pod) =>
+    // A deleted Job takes its unfinished pods with it: they end at the Job's deletion at the latest.
+    podInterval(pod, {
+      workloadId: job.uid,
+      deleted: context.deleted,
+      observedAt: context.observedAt,
+      ...(shares === undefined ? {} : { shares }),
+    }),
+  );
   return {
     workload: workloadRecord(job, {
       kind: 'Job',
-      gpuCount: job.gpusPerPod * job.parallelism,
+      gpuCount,
+      ...(shares === undefined ? {} : { share: jobShare(job, gpuCount, pods, intervals, shares) }),
       state,
       context,
       failureEvidence: jobFailureEvidence(job, state, pods),
     }),
-    intervals: pods.map((pod) =>
-      // A deleted Job takes its unfinished pods with it: they end at the Job's deletion at the latest.
-      podInterval(pod, { workloadId: job.uid, deleted: context.deleted, observedAt: context.observedAt }),
-    ),
+    intervals,
   };
+}
+
+/** The Job's share from its pods' (their intervals say which run), else from its template on its first pod's node. */
+function jobShare(
+  job: JobFacts,
+  gpuCount: number,
+  pods: readonly PodFacts[],
+  intervals: readonly PodGpuInterval[],
+  shares: PodShares,
+): WorkloadShare {
+  const podShares = pods.map((pod, k) => {
+    const startedAt = intervals[k]?.startedAt ?? null;
+    return { share: shares.ofPod(pod), running: startedAt !== null && intervals[k]?.finishedAt === null, startedAt };
+  });
+  return workloadShare(gpuCount, podShares, shares.ofAsk(job.askPerPod, firstPodNodeName(pods)), shares.basis);
 }

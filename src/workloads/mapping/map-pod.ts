@@ -7,12 +7,15 @@ import type { PodFacts } from '../facts/pod-facts.js';
 import { podFailureEvidence } from '../failure/pod-failure-evidence.js';
 import { podState } from './pod-status.js';
 import { latestMs } from '../facts/timestamps.js';
+import type { PodShares } from './pod-shares.js';
+import { countedShare, workloadShare } from './workload-share.js';
 
 export interface PodIntervalOptions {
   /** Defaults to the owning Job's uid, else the pod's own uid. */
   workloadId?: string;
   deleted?: { at: number };
   observedAt?: number;
+  shares?: PodShares;
 }
 
 /**
@@ -28,6 +31,7 @@ export function podInterval(pod: PodFacts, options: PodIntervalOptions = {}): Po
     podUid: pod.uid,
     workloadId: options.workloadId ?? pod.jobUid ?? pod.uid,
     gpus: pod.gpus,
+    ...(options.shares === undefined ? {} : { share: countedShare(options.shares.ofPod(pod), options.shares.basis) }),
     startedAt: state.startedAt,
     finishedAt,
   };
@@ -37,10 +41,15 @@ export function podInterval(pod: PodFacts, options: PodIntervalOptions = {}): Po
 export function mapPod(pod: PodFacts, context: MappingContext): MappedWorkload | null {
   if (pod.uid === '' || pod.jobUid !== null || pod.gpus === 0) return null;
   const state = podState(pod, context);
+  const { shares } = context;
+  const share = shares?.ofPod(pod);
   return {
     workload: workloadRecord(pod, {
       kind: 'Pod',
       gpuCount: pod.gpus,
+      ...(shares === undefined || share === undefined ? {} : {
+        share: workloadShare(pod.gpus, [{ share, running: state.status === 'running', startedAt: state.startedAt }], share, shares.basis),
+      }),
       state,
       context,
       failureEvidence: podFailureEvidence(pod.failureHints),

@@ -6,6 +6,7 @@ import { failureReasonOf } from '../failure/failure-reason.js';
 import { initiativeFrom, instanceTypeOf, organizationOf } from '../attribution/labels.js';
 import type { MappingContext } from './mapping-context.js';
 import type { WorkloadState } from './workload-state.js';
+import type { WorkloadShare } from './workload-share.js';
 
 /** One workload row and the GPU intervals of its pods. */
 export interface MappedWorkload {
@@ -32,6 +33,8 @@ export function workloadRecord(
   fields: {
     kind: WorkloadKind;
     gpuCount: number;
+    /** How its GPUs were counted; absent: not counted (every device whole). */
+    share?: WorkloadShare;
     state: WorkloadState;
     context: MappingContext;
     failureEvidence?: readonly FailureReason[];
@@ -52,6 +55,7 @@ export function workloadRecord(
     initiativeId: initiativeFrom({ own: attribution.initiative, namespace: object.namespace }, { ...context, organizationId }),
     instanceType: instanceTypeOf(context.node, context.keys),
     gpuCount: fields.gpuCount,
+    ...fields.share,
     submittedAt: object.createdAt ?? context.observedAt ?? 0,
     startedAt: state.startedAt,
     completedAt: state.completedAt,

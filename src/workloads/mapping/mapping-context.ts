@@ -4,6 +4,7 @@ import type { NamespaceInitiatives } from '../../domain/namespace-initiatives.js
 import type { Namespace, Node } from '../../k8s/objects/k8s-types.js';
 import type { LabelKeys } from '../attribution/label-keys.js';
 import type { PodFacts } from '../facts/pod-facts.js';
+import type { PodShares } from './pod-shares.js';
 
 export interface MappingContext {
   clusterId: string;
@@ -23,5 +24,7 @@ export interface MappingContext {
   observedAt?: number;
   keys: Readonly<LabelKeys>;
   gpuResources: readonly string[];
+  /** The share each pod holds; absent: every device counts as a whole GPU (rows before shares). */
+  shares?: PodShares;
   namespaceInitiatives?: NamespaceInitiatives;
 }

@@ -11,6 +11,7 @@ import type { NamespaceInitiatives } from '../../domain/namespace-initiatives.js
 import type { LabelKeys } from '../attribution/label-keys.js';
 import type { MappedWorkload } from './mapped-workload.js';
 import type { PodFacts } from '../facts/pod-facts.js';
+import { podShares, type GpuCounting, type PodShares } from './pod-shares.js';
 
 export interface WorkloadMapperOptions {
   clusterId: string;
@@ -19,6 +20,8 @@ export interface WorkloadMapperOptions {
   keys: Readonly<LabelKeys>;
   gpuResources: readonly string[];
   namespaceInitiatives?: NamespaceInitiatives;
+  /** How GPUs are counted; absent: every device whole, as before shares (the tests of other concerns). */
+  counting?: GpuCounting;
 }
 
 /** When the object was deleted, if the mapping should treat it as deleted (see facts/deletion.ts). */
@@ -28,11 +31,13 @@ export class WorkloadMapper {
   readonly #namespaces: LabelCache;
   readonly #nodes: LabelCache;
   readonly #options: WorkloadMapperOptions;
+  readonly #shares: PodShares | undefined;
 
   constructor(labels: { namespaces: LabelCache; nodes: LabelCache }, options: WorkloadMapperOptions) {
     this.#namespaces = labels.namespaces;
     this.#nodes = labels.nodes;
     this.#options = options;
+    this.#shares = options.counting === undefined ? undefined : podShares(this.#nodes, options.counting);
   }
 
   /** A Job's workload from the Job and its cached pods; null when it requests no GPU. */
@@ -49,7 +54,7 @@ export class WorkloadMapper {
 
   /** The GPU interval of a Job's pod on its own, for when the Job itself is not known. */
   podInterval(pod: PodFacts, options: { workloadId: string; observedAt?: number; deleted?: Deleted }): PodGpuInterval {
-    return podInterval(pod, options);
+    return podInterval(pod, { ...options, ...(this.#shares === undefined ? {} : { shares: this.#shares }) });
   }
 
   #context(namespace: string | undefined, nodeName: string | null | undefined, observedAt: number, deleted: Deleted): MappingContext {
@@ -65,6 +70,7 @@ export class WorkloadMapper {
       keys,
       gpuResources,
       ...(namespaceInitiatives === undefined ? {} : { namespaceInitiatives }),
+      ...(this.#shares === undefined ? {} : { shares: this.#shares }),
     };
   }
 }
