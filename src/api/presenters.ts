@@ -46,6 +46,10 @@ export function presentWorkload(w: WorkloadView) {
     namespace: w.namespace,
     queue_seconds: w.queueSeconds,
     failure_reason: w.failureReason,
+    // Rows written before shares were counted held gpu_count whole GPUs, and say nothing of how.
+    allocated_gpus: round(w.allocatedGpus ?? w.gpuCount, 4),
+    gpu_sharing: w.gpuSharing ?? null,
+    gpu_model: w.gpuModel ?? null,
     ...usageOf(usageFigures(w.usage ?? emptyUsage(), w.gpuHoursUsed)),
   };
 }

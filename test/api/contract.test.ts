@@ -107,6 +107,10 @@ describe('API contract: success shapes', () => {
       // Additions to the contract: submitted 08:00:00, started 08:00:30; failed with exit code 137.
       queue_seconds: 30,
       failure_reason: 'nonzero_exit',
+      // Written without a share (as rows indexed before shares were counted): its devices whole, how unknown.
+      allocated_gpus: 8,
+      gpu_sharing: null,
+      gpu_model: null,
       // No GPU was sampled (docs/api.md "GPU usage").
       ...NO_USAGE,
     });

@@ -127,6 +127,8 @@ describe('OpenAPI document', () => {
         '/v1/workloads/stats.data.grouped[].failure_reason string|null',
         '/v1/workloads/stats.data.series[].failure_reason string|null',
         '/v1/workloads/{workload_id}.data.failure_reason string|null',
+        '/v1/workloads/{workload_id}.data.gpu_sharing string|null',
+        '/v1/workloads/{workload_id}.data.gpu_model string|null',
         '/v1/workloads/{workload_id}.data.idle_gpu_hours number|null',
         '/v1/workloads/{workload_id}.data.gpu_efficiency number|null',
         '/v1/workloads/{workload_id}.data.energy_kwh number|null',

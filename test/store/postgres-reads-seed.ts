@@ -65,8 +65,9 @@ export async function seedPostgres(client: pg.ClientBase, data: { workloads: rea
   const types: Record<(typeof columns)[number], string> = {
     workload_id: 'text', organization_id: 'text', cluster_id: 'text', namespace: 'text', name: 'text', kind: 'text', status: 'text',
     submitted_by: 'text', initiative_id: 'text', instance_type: 'text', gpu_count: 'int', submitted_at: 'bigint', started_at: 'bigint',
-    completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', failure_reason: 'text', gpu_seconds_closed: 'float8',
-    open_gpus: 'int', open_gpu_start_sum: 'float8', updated_at: 'bigint',
+    completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', failure_reason: 'text',
+    allocated_gpus: 'float8', gpu_sharing: 'text', gpu_model: 'text', gpu_seconds_closed: 'float8',
+    open_gpus: 'float8', open_gpu_start_sum: 'float8', updated_at: 'bigint',
   };
   const unnest = `SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${types[c]}[]`).join(', ')})`;
   for (let i = 0; i < data.workloads.length; i += CHUNK) {
@@ -76,8 +77,8 @@ export async function seedPostgres(client: pg.ClientBase, data: { workloads: rea
   for (let i = 0; i < pods.length; i += CHUNK) {
     const slice = pods.slice(i, i + CHUNK);
     await client.query(
-      'INSERT INTO workload_pods (pod_uid, workload_id, submitted_at, gpus, started_at, finished_at) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[], $5::bigint[], $6::bigint[])',
-      [slice.map((p) => p.podUid), slice.map((p) => p.workloadId), slice.map((p) => submitted.get(p.workloadId)), slice.map((p) => p.gpus), slice.map((p) => p.startedAt), slice.map((p) => p.finishedAt)],
+      'INSERT INTO workload_pods (pod_uid, workload_id, submitted_at, gpus, started_at, finished_at) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::bigint[], $6::bigint[])',
+      [slice.map((p) => p.podUid), slice.map((p) => p.workloadId), slice.map((p) => submitted.get(p.workloadId)), slice.map((p) => p.share ?? p.gpus), slice.map((p) => p.startedAt), slice.map((p) => p.finishedAt)],
     );
   }
   await rebuildRollups(client);

@@ -2,6 +2,7 @@
 // the tests to check every response field for field.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ERROR_STATUS, type ErrorCode } from '../../domain/errors.js';
+import { GPU_SHARING, type GpuSharing } from '../../domain/gpu-sharing.js';
 import { FAILURE_REASONS, type FailureReason } from '../../domain/failure-reason.js';
 import { METRIC_NAMES, RANKING_SORT_KEYS } from '../../domain/metrics.js';
 import { PERCENTILES, percentileKey } from '../../domain/percentiles.js';
@@ -39,6 +40,14 @@ const FailureReasonValue = Type.Unsafe<FailureReason | null>({
     'status (and, in statistics, for the group of workloads without one).',
 });
 
+// An addition: how a workload's GPUs were shared; the enum lists null too, as FailureReasonValue's.
+const GpuSharingValue = Type.Unsafe<GpuSharing | null>({
+  type: ['string', 'null'],
+  enum: [...GPU_SHARING, null],
+  description: 'Addition: how its GPUs were shared (docs/workloads.md, "How GPUs are counted"); null for ' +
+    'workloads indexed before shares were counted.',
+});
+
 export const WorkloadListItem = Type.Object(listItemFields, { ...closed, $id: 'WorkloadListItem' });
 
 export const Workload = Type.Object(
@@ -46,7 +55,11 @@ export const Workload = Type.Object(
     ...listItemFields,
     completed_at: Nullable(Timestamp('Completion, failure or cancellation time; null until terminal.')),
     duration_seconds: Type.Integer({ minimum: 0, description: '(completed_at or now) − started_at; 0 before start.' }),
-    gpu_hours_used: Type.Number({ minimum: 0, description: 'Σ over pods of GPUs × running seconds / 3600, current while running.' }),
+    gpu_hours_used: Type.Number({
+      minimum: 0,
+      description: 'Σ over pods of GPUs × running seconds / 3600, current while running; GPUs in whole-GPU ' +
+        'equivalents (a pod\'s share of each device, as allocated_gpus; docs/workloads.md, "How GPUs are counted").',
+    }),
     exit_code: Nullable(
       Type.Integer({ description: 'First non-zero container exit code of the last terminated pod, else 0; null until terminal.' }),
     ),
@@ -60,6 +73,17 @@ export const Workload = Type.Object(
       description: 'Addition: (started_at, else completed_at for one that ended unstarted, else now) − submitted_at.',
     }),
     failure_reason: FailureReasonValue,
+    allocated_gpus: Type.Number({
+      minimum: 0,
+      description: 'Addition: the GPUs held in whole-GPU equivalents (gpu_count × the share of each device: a ' +
+        '1g.10gb MIG slice of an H100 is 1/7, one of 4 time-sliced replicas 1/4, a KAI fraction its value), on ' +
+        'the gpu_hours_basis setting; gpu_count for workloads indexed before shares were counted. 4 decimals.',
+    }),
+    gpu_sharing: GpuSharingValue,
+    gpu_model: Nullable(Type.String({
+      description: 'Addition: the GPU product, as GPU feature discovery\'s nvidia.com/gpu.product without its ' +
+        '-MIG-… and -SHARED suffixes; null when unknown.',
+    })),
     ...usageFields(''),
   },
   { ...closed, $id: 'Workload' },

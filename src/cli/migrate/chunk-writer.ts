@@ -16,7 +16,8 @@ const WORKLOAD_TYPES: Record<(typeof WORKLOAD_COLUMNS)[number], string> = {
   workload_id: 'text', organization_id: 'text', cluster_id: 'text', namespace: 'text', name: 'text', kind: 'text', status: 'text',
   submitted_by: 'text', initiative_id: 'text', instance_type: 'text', gpu_count: 'int', submitted_at: 'bigint', started_at: 'bigint',
   completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', failure_reason: 'text',
-  gpu_seconds_closed: 'float8', open_gpus: 'int', open_gpu_start_sum: 'float8', updated_at: 'bigint',
+  allocated_gpus: 'float8', gpu_sharing: 'text', gpu_model: 'text',
+  gpu_seconds_closed: 'float8', open_gpus: 'float8', open_gpu_start_sum: 'float8', updated_at: 'bigint',
 };
 
 const unnest = (types: readonly string[]) => `SELECT * FROM unnest(${types.map((t, i) => `$${i + 1}::${t}[]`).join(', ')})`;
@@ -37,7 +38,7 @@ const DELETE_MOVED = `DELETE FROM workloads w USING unnest($1::text[], $2::bigin
 const POD_COLUMNS = [
   'pod_uid', 'workload_id', 'submitted_at', 'gpus', 'started_at', 'finished_at',
 ] as const satisfies readonly (keyof SourcePod)[];
-const POD_TYPES = ['text', 'text', 'bigint', 'int', 'bigint', 'bigint'];
+const POD_TYPES = ['text', 'text', 'bigint', 'float8', 'bigint', 'bigint'];
 const INSERT_PODS = `INSERT INTO workload_pods (${POD_COLUMNS.join(', ')}) ${unnest(POD_TYPES)}`;
 const POD_CONFLICT: Record<WriteMode, string> = {
   insert: 'ON CONFLICT (pod_uid, submitted_at) DO NOTHING',

@@ -43,6 +43,9 @@ export interface SourceWorkload {
   is_managed: number;
   resource_version: string;
   failure_reason: string | null;
+  allocated_gpus: number | null;
+  gpu_sharing: string | null;
+  gpu_model: string | null;
   gpu_seconds_closed: number;
   open_gpus: number;
   open_gpu_start_sum: number;
@@ -52,7 +55,7 @@ export interface SourceWorkload {
 export const WORKLOAD_COLUMNS = [
   'workload_id', 'organization_id', 'cluster_id', 'namespace', 'name', 'kind', 'status', 'submitted_by', 'initiative_id',
   'instance_type', 'gpu_count', 'submitted_at', 'started_at', 'completed_at', 'exit_code', 'is_managed', 'resource_version',
-  'failure_reason', 'gpu_seconds_closed', 'open_gpus', 'open_gpu_start_sum', 'updated_at',
+  'failure_reason', 'allocated_gpus', 'gpu_sharing', 'gpu_model', 'gpu_seconds_closed', 'open_gpus', 'open_gpu_start_sum', 'updated_at',
 ] as const satisfies readonly (keyof SourceWorkload)[];
 
 /** A pod with its workload's submitted_at, the month PostgreSQL keeps it in. */

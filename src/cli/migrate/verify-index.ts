@@ -46,10 +46,12 @@ export interface Verification {
 interface StatusRow { org: string; status: string; n: number; gpu_ms: string | null }
 interface CountRow { org: string; n: number; sum: string | null }
 
-const SOURCE_GPU_MS = `CAST(SUM(CAST(${gpuMsSql(SQLITE, '@t')} AS INTEGER)) AS TEXT)`;
+// Each row's GPU-ms rounded to a whole one (as PostgreSQL's ::bigint does): shares of a GPU (schema v12) make them fractions.
+const SOURCE_GPU_MS = `CAST(SUM(CAST(ROUND(${gpuMsSql(SQLITE, '@t')}) AS INTEGER)) AS TEXT)`;
 const SOURCE_ROWS = `SELECT organization_id AS org, status, COUNT(*) AS n, ${SOURCE_GPU_MS} AS gpu_ms
   FROM workloads w GROUP BY organization_id, status`;
-const SOURCE_PODS = `SELECT w.organization_id AS org, COUNT(*) AS n, CAST(SUM(p.gpus) AS TEXT) AS sum
+// GPUs held in micro-GPUs: shares of a GPU sum in a different order on each side, equal to far below that.
+const SOURCE_PODS = `SELECT w.organization_id AS org, COUNT(*) AS n, CAST(CAST(ROUND(SUM(p.gpus) * 1000000) AS INTEGER) AS TEXT) AS sum
   FROM workload_pods p JOIN workloads w ON w.workload_id = p.workload_id GROUP BY w.organization_id`;
 const SOURCE_LIFETIMES = `SELECT w.organization_id AS org, COUNT(*) AS n, CAST(SUM(l.sample_count) AS TEXT) AS sum
   FROM workload_gpu_lifetime l JOIN workloads w ON w.workload_id = l.workload_id GROUP BY w.organization_id`;
@@ -58,7 +60,7 @@ const SOURCE_ORPHANS = 'SELECT COUNT(*) AS n FROM workload_gpu_lifetime WHERE wo
 const TARGET_GPU_MS = `SUM((${gpuMsSql(POSTGRES, '$2::bigint')})::bigint)::text`;
 const TARGET_ROWS = `SELECT organization_id AS org, status, COUNT(*) AS n, ${TARGET_GPU_MS} AS gpu_ms
   FROM workloads w WHERE w.cluster_id = ANY($1::text[]) GROUP BY organization_id, status`;
-const TARGET_PODS = `SELECT w.organization_id AS org, COUNT(*) AS n, SUM(p.gpus)::text AS sum
+const TARGET_PODS = `SELECT w.organization_id AS org, COUNT(*) AS n, ROUND(SUM(p.gpus) * 1000000)::bigint::text AS sum
   FROM workload_pods p JOIN workloads w ON w.workload_id = p.workload_id AND w.submitted_at = p.submitted_at
   WHERE w.cluster_id = ANY($1::text[]) GROUP BY w.organization_id`;
 const TARGET_LIFETIMES = `SELECT w.organization_id AS org, COUNT(*) AS n, SUM(l.sample_count)::text AS sum
@@ -72,9 +74,10 @@ const RUNNING_GPU_MS = gpuMsAt(POSTGRES, '$1::bigint');
 const ROWS_AS_TOTALS = `SELECT organization_id AS org, COUNT(*) AS n,
   SUM((CASE WHEN w.completed_at IS NOT NULL THEN ${FINISHED_GPU_MS} ELSE ${RUNNING_GPU_MS} END)::bigint)::text AS sum
   FROM workloads w GROUP BY organization_id`;
-// totalsGpuMs (shared/rollup-sql.ts) summed in exact integers: the GPU-ms sums are whole numbers.
+// totalsGpuMs (shared/rollup-sql.ts) summed in exact integers: whole-GPU sums are whole numbers (open_gpus is
+// float8 since schema v12, so its part is rounded back to one).
 const TOTALS = `SELECT organization_id AS org, SUM(workloads)::bigint AS n,
-  (SUM(gpu_base_ms::bigint) + $1::bigint * SUM(open_gpus) - ${DAY_MS} * SUM(open_gpu_days))::text AS sum
+  (SUM(gpu_base_ms::bigint) + ROUND($1::bigint * SUM(open_gpus) - ${DAY_MS} * SUM(open_gpu_days))::bigint)::text AS sum
   FROM workload_totals GROUP BY organization_id`;
 
 /** Compares `source` with the target's rows of `clusters`, and the target's rollups with its rows, at time `at`. */

@@ -23,7 +23,8 @@ const COLUMN_TYPES: Record<(typeof RECORD_COLUMNS)[number] | (typeof AGGREGATE_C
   workload_id: 'text', organization_id: 'text', cluster_id: 'text', namespace: 'text', name: 'text', kind: 'text', status: 'text',
   submitted_by: 'text', initiative_id: 'text', instance_type: 'text', gpu_count: 'int', submitted_at: 'bigint', started_at: 'bigint',
   completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', failure_reason: 'text', updated_at: 'bigint',
-  gpu_seconds_closed: 'float8', open_gpus: 'int', open_gpu_start_sum: 'float8',
+  allocated_gpus: 'float8', gpu_sharing: 'text', gpu_model: 'text',
+  gpu_seconds_closed: 'float8', open_gpus: 'float8', open_gpu_start_sum: 'float8',
 };
 
 // A whole row, its GPU aggregates included: the writer decided every column.
@@ -38,19 +39,20 @@ const SELECT_POD_COLUMNS = 'SELECT pod_uid, workload_id, submitted_at, gpus, sta
 const DELETE_PODS = 'DELETE FROM workload_pods WHERE (pod_uid, submitted_at) IN (SELECT * FROM unnest($1::text[], $2::bigint[]))';
 const UPSERT_PODS = `
   INSERT INTO workload_pods (pod_uid, workload_id, submitted_at, gpus, started_at, finished_at)
-  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[], $5::bigint[], $6::bigint[])
+  SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::bigint[], $6::bigint[])
   ON CONFLICT (pod_uid, submitted_at) DO UPDATE SET
     workload_id = excluded.workload_id, gpus = excluded.gpus, started_at = excluded.started_at, finished_at = excluded.finished_at`;
 
 // The GPU-time aggregates of each workload from its started pods (its own month: pods carry their
-// workload's submitted_at), summed in whole GPU-ms and then divided, so that they are exact.
+// workload's submitted_at), summed in GPU-ms and then divided, so that whole-GPU figures are exact
+// (integers in float8, below 2^53); shares of a GPU (schema v12) are exact to float8's precision.
 const CLOSED_GPU_MS = 'SUM(CASE WHEN p.finished_at IS NOT NULL THEN p.gpus * GREATEST(0, p.finished_at - p.started_at) END)';
 const READ_AGGREGATES = `
   SELECT ids.workload_id, a.closed AS gpu_seconds_closed, a.open_gpus, a.open_start AS open_gpu_start_sum
   FROM unnest($1::text[], $2::bigint[]) AS ids (workload_id, submitted_at)
   CROSS JOIN LATERAL (
     SELECT COALESCE(${CLOSED_GPU_MS}, 0)::float8 / 1000 AS closed,
-           COALESCE(SUM(CASE WHEN p.finished_at IS NULL THEN p.gpus END), 0)::int AS open_gpus,
+           COALESCE(SUM(CASE WHEN p.finished_at IS NULL THEN p.gpus END), 0)::float8 AS open_gpus,
            COALESCE(SUM(CASE WHEN p.finished_at IS NULL THEN p.gpus * p.started_at END), 0)::float8 / 1000 AS open_start
     FROM workload_pods p
     WHERE p.workload_id = ids.workload_id AND p.submitted_at = ids.submitted_at AND p.started_at IS NOT NULL) AS a`;

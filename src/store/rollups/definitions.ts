@@ -50,7 +50,7 @@ export const ROLLUP_COLUMN_TYPES: Readonly<Record<RollupKeyColumn | RollupValueC
   organization_id: 'text', initiative_id: 'text', status: 'text', submitted_by: 'text', instance_type: 'text', failure_reason: 'text',
   is_managed: 'integer', day: 'integer',
   n: 'integer', workloads: 'integer', completed: 'integer', failed: 'integer', started: 'integer', open_started: 'integer',
-  open_gpus: 'integer', open_gpu_days: 'integer', duration_base_ms: 'real', gpu_base_ms: 'real',
+  open_gpus: 'real', open_gpu_days: 'real', duration_base_ms: 'real', gpu_base_ms: 'real',
   waiting: 'integer', queue_base_ms: 'real', waiting_days: 'integer',
 };
 

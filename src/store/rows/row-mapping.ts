@@ -2,6 +2,7 @@
 // of reading. The SQL twin of gpuHoursAt (gpuHoursSql) lives in workload-sql.ts; tests keep the
 // two in step. Statistics average durations in ms (durationMsSql), not these whole seconds.
 import { isFailureReason } from '../../domain/failure-reason.js';
+import { isGpuSharing } from '../../domain/gpu-sharing.js';
 import type { USAGE_VALUES } from '../usage/usage-columns.js';
 import type { WorkloadKind, WorkloadRecord, WorkloadStatus, WorkloadView } from '../../domain/workload.js';
 
@@ -25,6 +26,12 @@ export interface WorkloadRow {
   resource_version: string;
   /** Schema v5; NULL unless failed or cancelled. */
   failure_reason: string | null;
+  /** Schema v12: whole-GPU equivalents held; NULL for rows written before (they hold gpu_count). */
+  allocated_gpus: number | null;
+  /** Schema v12: how its GPUs were shared; NULL for rows written before. */
+  gpu_sharing: string | null;
+  /** Schema v12: the GPU product; NULL when unknown. */
+  gpu_model: string | null;
 }
 
 export interface GpuAggregates {
@@ -36,7 +43,7 @@ export interface GpuAggregates {
 export const RECORD_COLUMNS = [
   'workload_id', 'organization_id', 'cluster_id', 'namespace', 'name', 'kind', 'status', 'submitted_by',
   'initiative_id', 'instance_type', 'gpu_count', 'submitted_at', 'started_at', 'completed_at', 'exit_code',
-  'is_managed', 'resource_version', 'failure_reason',
+  'is_managed', 'resource_version', 'failure_reason', 'allocated_gpus', 'gpu_sharing', 'gpu_model',
 ] as const satisfies readonly (keyof WorkloadRow)[];
 
 export const AGGREGATE_COLUMNS = [
@@ -63,6 +70,9 @@ export function toRow(record: WorkloadRecord): WorkloadRow {
     is_managed: record.isManaged ? 1 : 0,
     resource_version: record.resourceVersion,
     failure_reason: record.failureReason,
+    allocated_gpus: record.allocatedGpus ?? null,
+    gpu_sharing: record.gpuSharing ?? null,
+    gpu_model: record.gpuModel ?? null,
   };
 }
 
@@ -88,6 +98,18 @@ export function toRecord(row: WorkloadRow): WorkloadRecord {
     failureReason: row.failure_reason === null ? null : isFailureReason(row.failure_reason) ? row.failure_reason : 'unknown',
     isManaged: row.is_managed === 1,
     resourceVersion: row.resource_version,
+    ...shareOf(row),
+  };
+}
+
+/** What a row says of its share, when it says anything (rows before schema v12 do not). */
+function shareOf(row: WorkloadRow): Pick<WorkloadRecord, 'allocatedGpus' | 'gpuSharing' | 'gpuModel'> {
+  if (row.allocated_gpus === null) return {};
+  return {
+    allocatedGpus: row.allocated_gpus,
+    // The CHECK constraint of the column guarantees the union; a sharing only a newer version knows reads as fractional.
+    gpuSharing: isGpuSharing(row.gpu_sharing) ? row.gpu_sharing : 'fractional',
+    gpuModel: row.gpu_model,
   };
 }
 

@@ -50,7 +50,8 @@ export function planWrite(
     const incoming: PodRow = {
       pod_uid: interval.podUid,
       workload_id: interval.workloadId,
-      gpus: interval.gpus,
+      // GPU time counts the pod's share where the indexer knows it (whole devices otherwise).
+      gpus: interval.share ?? interval.gpus,
       started_at: interval.startedAt,
       finished_at: interval.finishedAt,
     };

@@ -25,6 +25,9 @@ export function mergeWorkload(stored: WorkloadRow | undefined, incoming: Workloa
     merged.completed_at = stored.completed_at;
     merged.exit_code = stored.exit_code;
     merged.failure_reason = stored.failure_reason;
+    merged.allocated_gpus = stored.allocated_gpus;
+    merged.gpu_sharing = stored.gpu_sharing;
+    merged.gpu_model = stored.gpu_model;
     merged.resource_version = stored.resource_version;
   }
   if (incoming.instance_type === UNKNOWN) merged.instance_type = stored.instance_type;
@@ -39,6 +42,7 @@ export function mergeWorkload(stored: WorkloadRow | undefined, incoming: Workloa
 export interface PodRow {
   pod_uid: string;
   workload_id: string;
+  /** The GPUs it held, in whole-GPU equivalents (schema v12; devices before, and where no share is known). */
   gpus: number;
   started_at: number | null;
   finished_at: number | null;

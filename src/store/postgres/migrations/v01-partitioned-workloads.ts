@@ -13,7 +13,7 @@
 // test/store/postgres/reads-plans.test.ts checks that the readers render these very texts.
 
 /** When an unfinished row's GPU-seconds cross 0: part of workloads_unfinished_horizon's expression. */
-const GPU_SECONDS_CROSS_ZERO =
+export const GPU_SECONDS_CROSS_ZERO =
   'CASE WHEN open_gpus > 0 THEN (open_gpu_start_sum - gpu_seconds_closed) * 1000.0::float8 / open_gpus ' +
   'WHEN open_gpu_start_sum > gpu_seconds_closed THEN 1e18::float8 ELSE 0 END';
 

@@ -12,6 +12,7 @@ import { V8 } from './v08-queue-ranking.js';
 import { V9 } from './v09-usage-index.js';
 import { V10 } from './v10-initiative-rollups.js';
 import { V11 } from './v11-weekly-submitter-rollups.js';
+import { V12 } from './v12-gpu-shares.js';
 
 export interface Migration {
   version: number;
@@ -38,6 +39,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 11,
     description: 'the weekly rollups of workloads and usage by submitter, for the groups by submitter over whole weeks',
     sql: V11,
+  },
+  {
+    version: 12,
+    description: 'GPU-hours in whole-GPU equivalents: REAL open GPUs, and each row\'s allocated GPUs, sharing and model',
+    sql: V12,
   },
 ];
 

@@ -200,7 +200,7 @@ const GPU_SECONDS_CROSS_ZERO =
 // the floors MAX(0, …) of the raw figures apply and the linear rollups read too little; the readers
 // find those rows by this index (none, unless a pod started after the time of reading) and add the
 // difference. It also covers every column the GPU-hours ranking reads of unfinished rows.
-const INDEXES = `
+export const GPU_INDEXES_V3 = `
 CREATE INDEX workloads_unfinished_horizon ON workloads (
   organization_id,
   MAX(COALESCE(started_at, 0), ${GPU_SECONDS_CROSS_ZERO}),
@@ -221,7 +221,7 @@ WHERE completed_at IS NOT NULL;
 CREATE INDEX workloads_finished_open ON workloads (organization_id, workload_id) WHERE completed_at IS NOT NULL AND open_gpus > 0;
 `;
 
-export const V3 = [...ROLLUPS.map((r) => createTable(r) + backfill(r)), INDEXES, triggers()].join('\n');
+export const V3 = [...ROLLUPS.map((r) => createTable(r) + backfill(r)), GPU_INDEXES_V3, triggers()].join('\n');
 
 /**
  * A daily rollup of a later version, created and filled as v3 created and filled its own: the same

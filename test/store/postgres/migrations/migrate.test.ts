@@ -12,8 +12,8 @@ import { QUEUE_VALUES, ROLLUPS } from '../../../../src/store/rollups/definitions
 import { freshDatabase, sharedPostgres, type TestDatabase } from '../../../support/postgres-database.js';
 
 const NOW = Date.UTC(2026, 10, 17, 12); // 2026-11-17
-/** What the newest migration asks of the builds that run on it (v7: the rollups' queue figures, which writers must keep). */
-const COMPATIBLE_SINCE = 11;
+/** What the newest migration asks of the builds that run on it (v12: GPU shares, which older writers would sum into integers). */
+const COMPATIBLE_SINCE = 12;
 /** The rollups of the schemas before version 10 added the initiatives' (migrations/v10-initiative-rollups.ts) and 11 the submitters' weekly one (migrations/v11-weekly-submitter-rollups.ts). */
 const rollupsBeforeV10 = ROLLUPS.filter((r) => r.table !== 'stats_daily_initiative' && r.table !== 'stats_weekly_submitter');
 
@@ -119,6 +119,38 @@ describe('PostgreSQL migrations', function () {
     expect(keys.rows).to.have.length(41).and.deep.equal((await client.query('SELECT workload_id, submitted_at FROM workloads ORDER BY 1')).rows);
     const pods = await client.query("SELECT pod_uid, submitted_at FROM pod_keys ORDER BY 1");
     expect(pods.rows).to.deep.equal((await client.query('SELECT pod_uid, submitted_at FROM workload_pods ORDER BY 1')).rows);
+  });
+
+  it('moves open GPUs to float8 at version 12, keeping every row\'s figures and rebuilding the indexes that read them', async () => {
+    const client = await connect();
+    await migrate(client, { now: NOW, migrations: MIGRATIONS.filter((m) => m.version < 12) });
+    // Running rows with 1-3 open GPUs, finished ones without, over 20 days.
+    await client.query(`INSERT INTO workloads (workload_id, organization_id, cluster_id, namespace, name, kind, status, submitted_by,
+        initiative_id, instance_type, gpu_count, submitted_at, started_at, completed_at, is_managed, updated_at,
+        gpu_seconds_closed, open_gpus, open_gpu_start_sum)
+      SELECT 'w-' || n, 'org', 'local', 'ns', 'n', 'Job', CASE WHEN n % 2 = 0 THEN 'running' ELSE 'completed' END, 'alice', 'ini', 'a100', 3,
+        $1::bigint + n * 86400000::bigint, $1::bigint + n * 86400000::bigint + 1000,
+        CASE WHEN n % 2 = 1 THEN $1::bigint + n * 86400000::bigint + 3601000 END, 0, 0,
+        CASE WHEN n % 2 = 1 THEN 3 * 3600.0 ELSE 0 END, CASE WHEN n % 2 = 0 THEN 1 + n % 3 ELSE 0 END,
+        CASE WHEN n % 2 = 0 THEN (1 + n % 3) * ($1::bigint + n * 86400000::bigint + 1000) / 1000.0 ELSE 0 END
+      FROM generate_series(0, 19) AS n`, [Date.UTC(2026, 10, 1)]);
+    await client.query("INSERT INTO workload_pods (pod_uid, workload_id, submitted_at, gpus, started_at) SELECT 'p-' || workload_id, workload_id, submitted_at, 3, started_at FROM workloads");
+    const figures = 'SELECT workload_id, gpu_seconds_closed, open_gpus, open_gpu_start_sum FROM workloads ORDER BY 1';
+    const before = (await client.query(figures)).rows;
+    const indexes = "SELECT indexname FROM pg_indexes WHERE tablename = 'workloads' ORDER BY 1";
+    const indexesBefore = (await client.query(indexes)).rows;
+    expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: COMPATIBLE_SINCE });
+    expect((await client.query(figures)).rows).to.deep.equal(before);
+    expect((await client.query(indexes)).rows).to.deep.equal(indexesBefore);
+    const { rows: types } = await client.query(`SELECT table_name || '.' || column_name AS c, data_type FROM information_schema.columns
+      WHERE (table_name, column_name) IN (('workloads', 'open_gpus'), ('workload_pods', 'gpus'), ('workload_totals', 'open_gpu_days'), ('workloads', 'allocated_gpus'))
+      ORDER BY 1`);
+    expect(types).to.deep.equal([
+      { c: 'workload_pods.gpus', data_type: 'double precision' },
+      { c: 'workload_totals.open_gpu_days', data_type: 'double precision' },
+      { c: 'workloads.allocated_gpus', data_type: 'double precision' },
+      { c: 'workloads.open_gpus', data_type: 'double precision' },
+    ]);
   });
 
   it('fills the rollups\' queue figures of the rows written before version 7 (daily) and 8 (totals) as a rebuild from the rows does', async () => {
