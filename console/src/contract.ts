@@ -28,6 +28,9 @@ export interface WorkloadListItem {
   started_at: string | null;
 }
 
+export const GPU_SHARING = ['exclusive', 'mig', 'time_slicing', 'mps', 'fractional'] as const;
+export type GpuSharing = (typeof GPU_SHARING)[number];
+
 export interface Workload extends WorkloadListItem {
   completed_at: string | null;
   duration_seconds: number;
@@ -38,6 +41,9 @@ export interface Workload extends WorkloadListItem {
   namespace: string;
   queue_seconds: number;
   failure_reason: string | null;
+  allocated_gpus: number;
+  gpu_sharing: GpuSharing | null;
+  gpu_model: string | null;
   idle_gpu_hours: number | null;
   gpu_efficiency: number | null;
   utilization_coverage: number;

@@ -1,6 +1,7 @@
 // The demo's simulated world: two GPU clusters (H100 nodes in gpu-east, L40S nodes in gpu-west), each
-// node with a simulated dcgm-exporter, three organizations' namespaces, a month of finished Jobs,
-// Jobs running on real GPU slots, and a churn that starts, finishes and fails Jobs while the demo runs.
+// node with a simulated dcgm-exporter, and in gpu-east a MIG node and a time-sliced one with Jobs on
+// them (shared-gpus.ts); three organizations' namespaces, a month of finished Jobs, Jobs running on
+// real GPU slots, and a churn that starts, finishes and fails Jobs while the demo runs.
 // Deterministic for a given seed, so every run looks alike. Every Job and Pod keeps the order a real
 // cluster gives them: created, then started, then finished (test/demo/world.test.ts).
 import { randomUUID } from 'node:crypto';
@@ -13,6 +14,7 @@ import { aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, finished, runnin
 import type { KubeObject } from '../kube-api/resources.js';
 import { startKubeApi, type KubeApi } from '../kube-api/server.js';
 import { mulberry32 } from '../random.js';
+import { seedSharedGpus } from './shared-gpus.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -150,7 +152,10 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
     const slots: Slot[] = [];
     for (let n = 0; n < plan.nodes; n += 1) {
       const node = `${plan.name}-node-${n.toString().padStart(2, '0')}`;
-      store.create('nodes', aGpuNode(node, plan.instanceType));
+      // GPU feature discovery's product label, as the GPU Operator writes it: the workloads' gpu_model.
+      const gpuNode = aGpuNode(node, plan.instanceType);
+      gpuNode.metadata.labels = { ...gpuNode.metadata.labels, 'nvidia.com/gpu.product': plan.model.replaceAll(' ', '-'), 'nvidia.com/gpu.count': String(plan.gpusPerNode) };
+      store.create('nodes', gpuNode);
       const gpus = Array.from({ length: plan.gpusPerNode }, (_, index) => ({ index, uuid: `GPU-${plan.name}-${n}-${index}`, modelName: plan.model }));
       const exporter = await fleet.add({ hostname: node, gpus });
       // Up before the month of history, as the GPU Operator's exporters are before any Job runs.
@@ -282,6 +287,8 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
     for (let i = 0; i < 4; i += 1) submit(cluster, options.now - Math.floor(random() * 30 * 60_000));
     counts.pending += pending.get(cluster.name)?.length ?? 0;
   }
+  // A MIG node and a time-sliced node in the home cluster, each with Jobs on it (shared-gpus.ts).
+  counts.running += seedSharedGpus((clusters[0] as DemoCluster).api.store, options.now);
 
   const remoteDir = join(options.dir, 'remote-clusters');
   mkdirSync(remoteDir, { recursive: true });

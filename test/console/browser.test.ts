@@ -274,6 +274,20 @@ describe('web console in Chromium', function () {
     });
   });
 
+  it("shows a shared workload's share of a GPU and how it was counted", async () => {
+    const admin = caller('ACME_ADMIN');
+    const listed = (await api(admin, '/workloads?status=running&limit=100')).data.workloads as JsonBody[];
+    const mig = listed.find((w) => w.name === 'eval-mig-notebook');
+    expect(mig, 'the demo\'s MIG Job').to.not.equal(undefined);
+    await withWatchedPage(browser, async (watched) => {
+      await signIn(watched.page, admin, `/workloads/${mig?.workload_id as string}`);
+      const value = (label: string) => watched.page.locator('dl.record div').filter({ has: watched.page.locator('dt', { hasText: label }) }).locator('dd').innerText();
+      expect(await value('GPUs allocated')).to.equal('0.1429 (MIG slices)');
+      expect(await value('GPU model')).to.equal('NVIDIA-H100-80GB-HBM3');
+      expect(watched.problems).to.deep.equal([]);
+    });
+  });
+
   it('can be used with the keyboard alone: skip link, then Tab to a workload and Enter', async () => {
     await withWatchedPage(browser, async (watched) => {
     await signIn(watched.page, caller('ACME_ADMIN'), '/workloads');

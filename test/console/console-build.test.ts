@@ -31,7 +31,7 @@ describe('web console build', function () {
     expect(readFileSync(join(built.outDir, 'licenses.txt'), 'utf8')).to.include('uPlot').and.include('MIT');
   });
 
-  it("lists the API's own values: statuses, metrics, windows, sort keys, ranges, groupings, intervals, page sizes", async () => {
+  it("lists the API's own values: statuses, metrics, windows, sort keys, ranges, groupings, intervals, page sizes, sharing modes", async () => {
     const service = await startTestService();
     try {
       const doc: JsonBody = (await service.get('/v1/openapi.json', { as: null })).body;
@@ -42,6 +42,8 @@ describe('web console build', function () {
       expect(contract.RANKING_SORT_KEYS).to.deep.equal(parameter('/v1/workloads/metrics', 'sort_by').enum);
       expect(contract.STATS_TIME_RANGES).to.deep.equal(parameter('/v1/workloads/stats', 'time_range').enum);
       expect(contract.STATS_GROUP_KEYS).to.deep.equal(parameter('/v1/workloads/stats', 'group_by').enum);
+      const workload = doc.paths['/v1/workloads/{workload_id}'].get.responses['200'].content['application/json'].schema.properties.data;
+      expect([...contract.GPU_SHARING, null]).to.deep.equal(workload.properties.gpu_sharing.enum);
       expect(contract.TREND_INTERVALS).to.deep.equal(parameter('/v1/workloads/stats', 'interval').enum);
       const limit = parameter('/v1/workloads', 'limit');
       expect(contract.LIST_LIMITS.every((n) => n >= limit.minimum && n <= limit.maximum)).to.equal(true);

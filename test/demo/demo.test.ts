@@ -126,6 +126,26 @@ describe('npm run demo', function () {
     expect(capacity.summary.projected_used_gpu_hours_at_period_end).to.be.at.least(capacity.summary.total_used_gpu_hours);
   });
 
+  it('counts the MIG and time-sliced Jobs by their share of a GPU', async () => {
+    const base = /gpu-capacity-api demo: (http:\/\/[^\s]+)/.exec(output)?.[1] ?? '';
+    const token = /^export ACME_ADMIN='([^']+)'/m.exec(output)?.[1] ?? '';
+    const get = async (path: string) => (await fetch(base + path, { headers: { Authorization: `Bearer ${token}`, 'X-Organization-Id': 'acme' } })).json() as Promise<{ data: Record<string, unknown> }>;
+    const running = (await get('/v1/workloads?status=running&limit=100')).data.workloads as { workload_id: string; name: string }[];
+    const shares: Record<string, unknown> = {};
+    for (const name of ['eval-mig-notebook', 'finetune-mig-3g', 'asr-inference-ts', 'tokenizer-ts']) {
+      const id = running.find((w) => w.name === name)?.workload_id;
+      expect(id, name).to.be.a('string');
+      const w = (await get(`/v1/workloads/${id}`)).data;
+      shares[name] = [w.gpu_count, w.allocated_gpus, w.gpu_sharing, w.gpu_model];
+    }
+    expect(shares).to.deep.equal({
+      'eval-mig-notebook': [1, 0.1429, 'mig', 'NVIDIA-H100-80GB-HBM3'],
+      'finetune-mig-3g': [2, 0.8571, 'mig', 'NVIDIA-H100-80GB-HBM3'],
+      'asr-inference-ts': [2, 0.5, 'time_slicing', 'NVIDIA-L40S'],
+      'tokenizer-ts': [1, 0.25, 'time_slicing', 'NVIDIA-L40S'],
+    });
+  });
+
   it('prints kubectl gpucap lines that answer with tables once the plugin is built', async () => {
     const token = /^export ACME_ADMIN='([^']+)'/m.exec(output)?.[1] ?? '';
     const lines = output.split('\n').filter((line) => line.startsWith('GPUCAP_TOKEN=$ACME_ADMIN GPUCAP_ORG=acme dist/kubectl-gpucap.cjs '));

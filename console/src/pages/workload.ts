@@ -1,7 +1,7 @@
 // One workload: its full record, and its GPU metrics in each window as a range chart (min to max,
 // with the average and the current value) and as figures.
 import { apiGet } from '../api.js';
-import { METRIC_NAMES, METRICS_TIME_RANGES, type MetricName, type MetricSummary, type Workload, type WorkloadMetrics } from '../contract.js';
+import { METRIC_NAMES, METRICS_TIME_RANGES, type GpuSharing, type MetricName, type MetricSummary, type Workload, type WorkloadMetrics } from '../contract.js';
 import { h, table } from '../dom.js';
 import { formatDuration, formatGpuHours, formatMetric, formatNumber, formatShare, formatTime, humanize, METRIC_UNITS } from '../format.js';
 import type { PageContext } from '../router.js';
@@ -54,6 +54,8 @@ function recordView(w: Workload): HTMLElement {
     ['Namespace', w.namespace],
     ['Instance type', w.instance_type],
     ['GPUs', String(w.gpu_count)],
+    ['GPUs allocated', allocatedView(w)],
+    ['GPU model', w.gpu_model ?? '—'],
     ['Managed', w.is_managed ? 'yes' : 'no'],
     ['Submitted', formatTime(w.submitted_at)],
     ['Started', formatTime(w.started_at)],
@@ -70,6 +72,21 @@ function recordView(w: Workload): HTMLElement {
     ['Energy coverage', formatShare(w.energy_coverage)],
   ];
   return h('dl', { class: 'record' }, ...rows.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))));
+}
+
+/** How a workload's GPUs were counted, in the words of docs/workloads.md ("How GPUs are counted"). */
+const SHARING_LABELS: Readonly<Record<GpuSharing, string>> = {
+  exclusive: 'whole GPUs',
+  mig: 'MIG slices',
+  time_slicing: 'time-sliced replicas',
+  mps: 'MPS replicas',
+  fractional: 'fractions (KAI, HAMi)',
+};
+
+/** Whole-GPU equivalents and how they were counted; rows from before shares were counted say only the figure. */
+function allocatedView(w: Workload): string {
+  const figure = String(Math.round(w.allocated_gpus * 10_000) / 10_000);
+  return w.gpu_sharing === null ? figure : `${figure} (${SHARING_LABELS[w.gpu_sharing]})`;
 }
 
 const PERCENT_METRICS = new Set<MetricName>(['gpu_utilization', 'memory_utilization', 'gpu_usage']);
