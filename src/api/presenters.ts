@@ -34,6 +34,16 @@ export function presentListItem(w: WorkloadRecord) {
   };
 }
 
+/** What a workload's GPUs are worth and how they were counted (docs/workloads.md, "How GPUs are counted"). */
+export function presentShare(w: WorkloadRecord) {
+  return {
+    // Rows written before shares were counted held gpu_count whole GPUs, and say nothing of how.
+    allocated_gpus: round(w.allocatedGpus ?? w.gpuCount, 4),
+    gpu_sharing: w.gpuSharing ?? null,
+    gpu_model: w.gpuModel ?? null,
+  };
+}
+
 export function presentWorkload(w: WorkloadView) {
   return {
     ...presentListItem(w),
@@ -46,10 +56,7 @@ export function presentWorkload(w: WorkloadView) {
     namespace: w.namespace,
     queue_seconds: w.queueSeconds,
     failure_reason: w.failureReason,
-    // Rows written before shares were counted held gpu_count whole GPUs, and say nothing of how.
-    allocated_gpus: round(w.allocatedGpus ?? w.gpuCount, 4),
-    gpu_sharing: w.gpuSharing ?? null,
-    gpu_model: w.gpuModel ?? null,
+    ...presentShare(w),
     ...usageOf(usageFigures(w.usage ?? emptyUsage(), w.gpuHoursUsed)),
   };
 }

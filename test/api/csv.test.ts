@@ -82,7 +82,7 @@ describe('API CSV (Accept: text/csv)', () => {
     expect(res.text.endsWith('\r\n')).to.equal(true);
     expect(header).to.deep.equal([
       'workload_id', 'name', 'status', 'submitted_by', 'initiative_id', 'instance_type', 'gpu_count', 'submitted_at', 'started_at',
-      'completed_at', 'failure_reason', 'exit_code', 'is_managed', 'cluster_id', 'namespace',
+      'completed_at', 'failure_reason', 'exit_code', 'is_managed', 'cluster_id', 'namespace', 'allocated_gpus', 'gpu_sharing', 'gpu_model',
     ]);
     expect(records.map((r) => r.workload_id)).to.have.lengthOf(1_208).and.deep.equal(await jsonWalk(''));
   });
@@ -95,6 +95,7 @@ describe('API CSV (Accept: text/csv)', () => {
       workload_id: id(1), name: 'job-1', status: 'failed', submitted_by: 'bob', initiative_id: 'llm', instance_type: 'p5.48xlarge', gpu_count: '2',
       submitted_at: json.submitted_at, started_at: json.started_at, completed_at: json.completed_at, failure_reason: 'nonzero_exit', exit_code: '3',
       is_managed: String(json.is_managed), cluster_id: json.cluster_id, namespace: json.namespace,
+      allocated_gpus: String(json.allocated_gpus), gpu_sharing: '', gpu_model: '',
     });
     const running = (await csv('/v1/workloads?status=running&limit=1')).records[0];
     expect(running).to.include({ status: 'running', completed_at: '', failure_reason: '', exit_code: '' });

@@ -2,12 +2,12 @@
 import type { WorkloadRecord } from '../../domain/workload.js';
 import { toIso } from '../../domain/time.js';
 import type { WorkloadExport } from '../../query/export-workloads.js';
-import { presentListItem } from '../presenters.js';
+import { presentListItem, presentShare } from '../presenters.js';
 import { csvFilename, recordsOf, type CsvTable } from './csv-table.js';
 
 const COLUMNS = [
   'workload_id', 'name', 'status', 'submitted_by', 'initiative_id', 'instance_type', 'gpu_count', 'submitted_at', 'started_at',
-  'completed_at', 'failure_reason', 'exit_code', 'is_managed', 'cluster_id', 'namespace',
+  'completed_at', 'failure_reason', 'exit_code', 'is_managed', 'cluster_id', 'namespace', 'allocated_gpus', 'gpu_sharing', 'gpu_model',
 ] as const;
 
 function row(w: WorkloadRecord): Record<(typeof COLUMNS)[number], unknown> {
@@ -19,6 +19,7 @@ function row(w: WorkloadRecord): Record<(typeof COLUMNS)[number], unknown> {
     is_managed: w.isManaged,
     cluster_id: w.clusterId,
     namespace: w.namespace,
+    ...presentShare(w),
   };
 }
 
