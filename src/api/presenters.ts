@@ -108,9 +108,9 @@ function startTimes(): (ms: number) => string {
   };
 }
 
-/** The group of workloads without a failure reason is keyed '' in the index and shown as null. */
+/** The group of workloads without a failure reason (or a known GPU model) is keyed '' in the index and shown as null. */
 function groupKey(groupBy: StatsGroupKey, key: string | null): string | null {
-  return groupBy === 'failure_reason' && key === '' ? null : key;
+  return (groupBy === 'failure_reason' || groupBy === 'gpu_model') && key === '' ? null : key;
 }
 
 /**

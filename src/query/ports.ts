@@ -36,8 +36,11 @@ export interface ListPage {
   hasMore: boolean;
 }
 
-/** failure_reason is an addition to the contract; its group of workloads without one has the key ''. */
-export const STATS_GROUP_KEYS = ['submitted_by', 'initiative_id', 'instance_type', 'failure_reason'] as const;
+/**
+ * failure_reason and gpu_model are additions to the contract; the group of workloads without one has
+ * the key ''. The rollups hold no GPU model: its groups are summed from the rows.
+ */
+export const STATS_GROUP_KEYS = ['submitted_by', 'initiative_id', 'instance_type', 'failure_reason', 'gpu_model'] as const;
 export type StatsGroupKey = (typeof STATS_GROUP_KEYS)[number];
 
 export interface StatsFigures extends UsageFigures {

@@ -126,6 +126,8 @@ describe('OpenAPI document', () => {
         '/v1/workloads/metrics.data.scope_average.queue_seconds number|null',
         '/v1/workloads/stats.data.grouped[].failure_reason string|null',
         '/v1/workloads/stats.data.series[].failure_reason string|null',
+        '/v1/workloads/stats.data.grouped[].gpu_model string|null',
+        '/v1/workloads/stats.data.series[].gpu_model string|null',
         '/v1/workloads/{workload_id}.data.failure_reason string|null',
         '/v1/workloads/{workload_id}.data.gpu_sharing string|null',
         '/v1/workloads/{workload_id}.data.gpu_model string|null',

@@ -164,4 +164,21 @@ describe('service counting shared GPUs (MIG, time-slicing, MPS, KAI, HAMi)', fun
     const llm = (stats.grouped as { initiative_id: string; gpu_hours: number }[]).find((g) => g.initiative_id === 'llm');
     expect(llm?.gpu_hours).to.equal(stats.summary.total_gpu_hours);
   });
+
+  it('groups the statistics by GPU model, each model summing its workloads\' shares', async () => {
+    const body = (await t.get('/v1/workloads/stats?time_range=last_7_days&group_by=gpu_model&interval=day')).body.data;
+    const elapsedHours = (Date.now() - startedAt) / HOUR_MS;
+    const byModel = new Map<string | null, number>();
+    for (const e of EXPECTED) byModel.set(e.model, (byModel.get(e.model) ?? 0) + e.allocated);
+    const grouped = body.grouped as { gpu_model: string | null; workload_count: number; gpu_hours: number }[];
+    expect(grouped.map((g) => g.gpu_model).sort()).to.deep.equal([...byModel.keys()].sort());
+    for (const group of grouped) {
+      const allocated = byModel.get(group.gpu_model) ?? 0;
+      expect(group.gpu_hours, String(group.gpu_model)).to.be.closeTo(allocated * elapsedHours, allocated * 0.01 + 1e-4);
+      expect(group.workload_count).to.equal(EXPECTED.filter((e) => e.model === group.gpu_model).length);
+    }
+    // The series holds the same groups, its entries summing to them.
+    const series = body.series as { gpu_model: string | null; workload_count: number }[];
+    expect(series.reduce((n, e) => n + e.workload_count, 0)).to.equal(EXPECTED.length);
+  });
 });

@@ -48,6 +48,11 @@ const GpuSharingValue = Type.Unsafe<GpuSharing | null>({
     'workloads indexed before shares were counted.',
 });
 
+// An addition: the group of workloads of one GPU model (group_by=gpu_model); null for those of no known model.
+const GpuModelGroup = Nullable(Type.String({
+  description: 'Addition: the GPU model of the group (as the full record\'s gpu_model); null for the workloads of no known model.',
+}));
+
 export const WorkloadListItem = Type.Object(listItemFields, { ...closed, $id: 'WorkloadListItem' });
 
 export const Workload = Type.Object(
@@ -173,6 +178,7 @@ export const WorkloadStats = Type.Object(
           initiative_id: Type.Optional(Type.String()),
           instance_type: Type.Optional(Type.String()),
           failure_reason: Type.Optional(FailureReasonValue),
+          gpu_model: Type.Optional(GpuModelGroup),
           ...StatsFigures,
           ...queuePercentileFields(false),
           ...usageFields(''),
@@ -194,6 +200,7 @@ export const WorkloadStats = Type.Object(
             initiative_id: Type.Optional(Type.String()),
             instance_type: Type.Optional(Type.String()),
             failure_reason: Type.Optional(FailureReasonValue),
+            gpu_model: Type.Optional(GpuModelGroup),
             ...StatsFigures,
             ...usageFields(''),
           },

@@ -9,7 +9,7 @@ import type { StatsFigures, StatsGroupKey, StatsResult, TrendEntry, WorkloadFilt
 import type { SqlDialect } from '../sql/dialect.js';
 import { compareBinary } from '../rankings/gpu-hours-ranking.js';
 import { rollupsHold } from '../sql/rollup-sql.js';
-import { GROUP_COLUMNS } from './group-columns.js';
+import { GROUP_COLUMNS, rollupsGroupBy } from './group-columns.js';
 import { rollupStatsQuery } from './stats-rollup.js';
 import { intervalSql } from './trend-period.js';
 import { noUsageSums, USAGE_JOIN, usageFiguresOf, usageSums, type UsageSums } from '../sql/usage-join.js';
@@ -54,7 +54,8 @@ type TrendOptions = { groupBy: StatsGroupKey | null; now: number; interval: Tren
 
 /** The statistics query: from the daily rollups when they hold the filter, else over the rows. */
 export function statsQuery(d: SqlDialect, filter: WorkloadFilter, options: { groupBy: StatsGroupKey | null; now: number }): SqlWhere {
-  return rollupsHold(filter, { times: true }) ? rollupStatsQuery(d, filter, options) : rawStatsQuery(d, filter, options);
+  const fromRollups = rollupsGroupBy(options.groupBy) && rollupsHold(filter, { times: true });
+  return fromRollups ? rollupStatsQuery(d, filter, options) : rawStatsQuery(d, filter, options);
 }
 
 /**
@@ -64,7 +65,9 @@ export function statsQuery(d: SqlDialect, filter: WorkloadFilter, options: { gro
  */
 export function trendQuery(d: SqlDialect, filter: WorkloadFilter, options: TrendOptions): SqlWhere {
   const { interval } = options;
-  if (interval !== 'hour' && rollupsHold(filter, { times: true })) return rollupStatsQuery(d, filter, { ...options, interval });
+  if (interval !== 'hour' && rollupsGroupBy(options.groupBy) && rollupsHold(filter, { times: true })) {
+    return rollupStatsQuery(d, filter, { ...options, interval });
+  }
   return rawTrendQuery(d, filter, options);
 }
 

@@ -31,7 +31,8 @@ interface Source {
   restOf?: string;
   weekly?: { table: string; usage: string };
 }
-const SOURCES: Record<StatsGroupKey | 'none', Source> = {
+/** The rollup of each grouping the rollups hold (group-columns.ts, rollupsGroupBy). */
+const SOURCES: Record<Exclude<StatsGroupKey, 'gpu_model'> | 'none', Source> = {
   none: { table: 'stats_daily_initiative', key: 'initiative_id', usage: 'stats_daily_usage_initiative' },
   submitted_by: {
     table: 'stats_daily_submitter', key: 'submitted_by', usage: 'stats_daily_usage_submitter',
@@ -221,6 +222,7 @@ export function rollupStatsQuery(
   options: { groupBy: StatsGroupKey | null; now: number; interval?: RollupInterval },
 ): SqlWhere {
   const { groupBy, now, interval } = options;
+  if (groupBy === 'gpu_model') throw new Error('The rollups hold no GPU model: its statistics are summed from the rows');
   const source = SOURCES[groupBy ?? 'none'];
   const plan = planDays({ from: filter.submittedFrom, before: filter.submittedBefore }, now);
   const rollupScope = scopeWhere(d, filter, 'r');
