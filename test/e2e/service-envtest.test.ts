@@ -6,6 +6,8 @@ import { expect } from 'chai';
 import { AdminClient, type KubeObject } from '../support/envtest/admin-client.js';
 import { startEnvtestOrSkip, type Envtest } from '../support/envtest/envtest.js';
 import { gpuJob, gpuPod, INSTANCE_TYPE_LABEL, jobPod, runningStatus, terminatedStatus, wholeSeconds } from '../support/envtest/objects.js';
+import type { V1Pod } from '@kubernetes/client-node';
+import { nodeFixture } from '../fixtures/kubernetes/kubernetes-fixtures.js';
 import { waitFor } from '../support/wait-for.js';
 import { startTestService, type Caller, type JsonBody, type TestService } from '../support/service-harness.js';
 
@@ -216,6 +218,33 @@ describe('The service against a real kube-apiserver (envtest v1.20), watching as
     const ids = (await listed('')).map((w) => w.workload_id);
     expect(ids).to.not.include(globexPod);
     expect(ids).to.not.include(cpuOnly);
+  });
+
+  it("counts shared GPUs by their share: MIG and time-sliced nodes as GFD labels them, KAI's fractions and HAMi's vGPUs", async () => {
+    const startedAt = Date.now() - HOUR;
+    for (const file of ['node-mig-mixed-h100.json', 'node-time-slicing-a10g.json']) {
+      const node = nodeFixture(`gpu-sharing/${file}`);
+      await admin.createNode(node.metadata?.name ?? '', { ...node.metadata?.labels } as Record<string, string>);
+    }
+    const pod = (name: string, node: string, resources: Record<string, string>, annotations: Record<string, string> = {}): V1Pod => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, annotations },
+      spec: { nodeName: node, restartPolicy: 'Never', containers: [{ name: 'main', image: 'registry.example/train:1', resources: { requests: resources, limits: resources } }] },
+    });
+    const cases = [
+      { pod: pod('shared-mig', 'gpu-h100-mig-mixed-1', { 'nvidia.com/mig-1g.10gb': '1' }), expected: { gpu_count: 1, allocated_gpus: 0.1429, gpu_sharing: 'mig', gpu_model: 'NVIDIA-H100-80GB-HBM3' } },
+      { pod: pod('shared-sliced', 'ip-10-0-52-201.ec2.internal', { 'nvidia.com/gpu': '2' }), expected: { gpu_count: 2, allocated_gpus: 0.5, gpu_sharing: 'time_slicing', gpu_model: 'NVIDIA-A10G' } },
+      { pod: pod('shared-kai', 'gpu-h100-mig-mixed-1', { cpu: '1' }, { 'gpu-fraction': '0.25' }), expected: { gpu_count: 1, allocated_gpus: 0.25, gpu_sharing: 'fractional' } },
+      { pod: pod('shared-hami', 'ip-10-0-52-201.ec2.internal', { 'nvidia.com/gpu': '1', 'nvidia.com/gpucores': '40' }), expected: { gpu_count: 1, allocated_gpus: 0.4, gpu_sharing: 'fractional' } },
+    ];
+    for (const { pod: shared, expected } of cases) {
+      const created = await admin.createPod(LLM, shared);
+      await admin.patchPodStatus(LLM, shared.metadata?.name ?? '', runningStatus(startedAt));
+      const record = await workloadShows(created.metadata.uid, { status: 'running', ...expected });
+      // An hour at its share: GPU-hours integrate allocated_gpus.
+      expect(record.gpu_hours_used, shared.metadata?.name).to.be.closeTo(expected.allocated_gpus * (Date.now() - wholeSeconds(startedAt).getTime()) / HOUR, 0.01);
+    }
   });
 
   it('serves its index while the API server is down, and after it restarts reflects what changed: a failed Job, a vanished pod, a new pod', async () => {
