@@ -39,8 +39,9 @@ export const gpuHoursSql = (d: SqlDialect): string => `(${gpuSecondsSql(d, '@now
  * back whole numbers. Sums of these are exact in any order (below 2^53), so an aggregate over the
  * rows and one over the rollups (src/store/sqlite/migrations/v03-rollups.ts) agree to the last bit, on either
  * engine. They differ from the floating-point gpuHoursSql of each row by its rounding, about 1e-12
- * relative. (The values are within a rounding error of whole numbers, so ROUND's rule for ties, away
- * from zero in SQLite and to even in PostgreSQL, never applies.)
+ * relative. For whole GPUs the values are within a rounding error of whole numbers, so ROUND's rule for
+ * ties (away from zero in SQLite, to even in PostgreSQL) never applies; a share of a GPU (schema v12)
+ * can leave a half GPU-ms, which the two engines round apart by one GPU-ms (a 1e-7 of a GPU-hour).
  */
 export const gpuMsAt = (d: SqlDialect, t: string): string =>
   `(ROUND(w.gpu_seconds_closed * ${d.float('1000.0')}) - ROUND(w.open_gpu_start_sum * ${d.float('1000.0')}) + w.open_gpus * ${t})`;

@@ -37,9 +37,14 @@ const ticking = (from: number) => {
 };
 
 /** An SQLite index with a seeded history, lifetime totals and usage of some workloads, and one of no workload. */
-async function seedSource(options: { count?: number; from?: number } = {}): Promise<TempStore> {
+async function seedSource(options: { count?: number; from?: number; shared?: boolean } = {}): Promise<TempStore> {
   const source = openTempStore({ clock: ticking(options.from ?? T0 - 30 * 24 * 60 * MINUTE) });
-  await write(source.store, history(11, options.count ?? 300));
+  const steps = history(11, options.count ?? 300);
+  // Shares of a GPU (schema v12): MIG sevenths, time-sliced quarters, KAI halves.
+  const shares = [1 / 7, 0.25, 0.5, 3 / 7];
+  await write(source.store, options.shared !== true ? steps : steps.map((step, k) => ('pods' in step
+    ? { pods: step.pods.map((pod, p) => ({ ...pod, share: pod.gpus * (shares[(k + p) % shares.length] as number) })) }
+    : step)));
   const ids = (source.db.prepare('SELECT workload_id FROM workloads ORDER BY workload_id LIMIT 40').all() as { workload_id: string }[]).map((r) => r.workload_id);
   new SqliteLifetimeStore(source.db).saveLifetimes([
     ...ids.map((workloadId, i) => ({
@@ -111,6 +116,14 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
     }
   }
 
+  it('copies shares of a GPU as SQLite holds them, and every check matches', async () => {
+    source = await seedSource({ shared: true });
+    expect(source.db.prepare('SELECT COUNT(*) FROM workload_pods WHERE gpus <> CAST(gpus AS INTEGER)').pluck().get()).to.be.greaterThan(50);
+    const result = await migrateIndex(options({ clock: { now: () => Date.now() } }));
+    expect(failedChecks(result.verification)).to.deep.equal([]);
+    await expectRowsEqual();
+  });
+
   it('copies every workload, pod and lifetime total as SQLite holds them, rebuilds the rollups, and every check matches', async () => {
     source = await seedSource();
     const at = Date.now();
@@ -123,7 +136,7 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
     expect(lifetime).to.deep.equal({ n: 120, lo: Math.floor(at / MINUTE) * MINUTE, hi: Math.floor(at / MINUTE) * MINUTE });
     expect(result.verification.orphanLifetimes).to.equal(1);
     const acme = result.verification.checks.filter((c) => c.organization === 'acme').map((c) => c.check.trim());
-    expect(acme).to.include.members(['workloads', 'completed', 'running', 'GPU-ms at T', 'pods', 'pod GPUs', 'lifetime totals', 'lifetime samples']);
+    expect(acme).to.include.members(['workloads', 'completed', 'running', 'GPU-ms at T', 'pods', 'pod GPUs (millionths)', 'lifetime totals', 'lifetime samples']);
     expect(result.verification.checks.filter((c) => c.organization === '(all)'), 'one per rollup table, usage\'s four included').to.have.length(11);
     expect(existsSync(join(source.dir, SNAPSHOT_FILE)), 'the snapshot is removed once done').to.equal(false);
     expect(lines.some((l) => /^workloads: 300 rows in [\d.]+ s, [\d,]+ rows\/s$/.test(l)), lines.join('\n')).to.equal(true);
