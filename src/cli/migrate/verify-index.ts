@@ -5,8 +5,9 @@
 // - GPU-ms at one time T: gpuMsSql of the readers (each row read at its completion, or at T while it
 //   runs, floored at 0) is whole GPU-ms in doubles for whole GPUs; each row's figure is rounded to a
 //   64-bit integer and summed as one, so the totals are exact, and are compared as decimal text.
-// - Pods and their GPUs, in millionths of a GPU (shares since schema v12); lifetime totals and their samples (of workloads the source holds: the copy
-//   leaves out totals without a workload, and says how many).
+// - Pods and their GPUs, in millionths of a GPU (shares since schema v12); lifetime totals and their
+//   samples (of workloads the source holds: the copy leaves out totals without a workload, and says
+//   how many).
 // - The rollups: workload_totals' rows and GPU-ms at T per organization against the same figures
 //   summed over the target's rows; then every row of every rollup table against a recomputation
 //   (rollup-rebuild.ts's SQL run into temporary tables of the same names, which a session's
@@ -52,7 +53,8 @@ const SOURCE_GPU_MS = `CAST(SUM(CAST(floor(${gpuMsSql(SQLITE, '@t')} + 0.5) AS I
 const SOURCE_ROWS = `SELECT organization_id AS org, status, COUNT(*) AS n, ${SOURCE_GPU_MS} AS gpu_ms
   FROM workloads w GROUP BY organization_id, status`;
 // GPUs held in micro-GPUs: shares of a GPU sum in a different order on each side, equal to far below that.
-const SOURCE_PODS = `SELECT w.organization_id AS org, COUNT(*) AS n, CAST(CAST(floor(SUM(p.gpus) * 1000000 + 0.5) AS INTEGER) AS TEXT) AS sum
+const SOURCE_PODS = `SELECT w.organization_id AS org, COUNT(*) AS n,
+  CAST(CAST(floor(SUM(p.gpus) * 1000000 + 0.5) AS INTEGER) AS TEXT) AS sum
   FROM workload_pods p JOIN workloads w ON w.workload_id = p.workload_id GROUP BY w.organization_id`;
 const SOURCE_LIFETIMES = `SELECT w.organization_id AS org, COUNT(*) AS n, CAST(SUM(l.sample_count) AS TEXT) AS sum
   FROM workload_gpu_lifetime l JOIN workloads w ON w.workload_id = l.workload_id GROUP BY w.organization_id`;
