@@ -44,7 +44,8 @@ const figuresAt = (day: string): Record<RollupValueColumn, string> => ({
     'CASE WHEN started_at IS NULL THEN 0 WHEN completed_at IS NOT NULL THEN GREATEST(0, completed_at - started_at) ' +
     `ELSE ${day} * ${DAY_MS} - started_at END`,
   open_gpus: 'CASE WHEN completed_at IS NOT NULL THEN 0 ELSE open_gpus END',
-  open_gpu_days: `CASE WHEN completed_at IS NOT NULL THEN 0 ELSE open_gpus * ${day} END`,
+  // float8 since schema v12: + 0 turns no open GPUs on a day before 1970 (0 × −1 = −0) into the 0 the writer's deltas hold.
+  open_gpu_days: `CASE WHEN completed_at IS NOT NULL THEN 0 ELSE open_gpus * ${day} + 0 END`,
   // A finished row: its GPU-ms at the completion, floored (the readers' gpuMsSql).
   gpu_base_ms:
     `CASE WHEN completed_at IS NOT NULL THEN GREATEST(0.0::float8, ${CLOSED_MINUS_START} + open_gpus * completed_at) ` +
