@@ -64,10 +64,15 @@ function sourceDigest(): string {
 }
 
 /** Writes bench/results/<name>.json and returns its path. */
+/**
+ * Writes bench/results/NAME.json. The checkout's own path (a service's log names its folders) is
+ * written as `.`: the results are committed, and say nothing of the machine's folders.
+ */
 export function writeResults(name: string, results: unknown): string {
   const path = join(RESULTS_DIR, `${name}.json`);
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
+  const text = JSON.stringify(results, null, 2).split(REPO_DIR).join('.');
+  writeFileSync(path, `${text}\n`);
   return path;
 }
 
