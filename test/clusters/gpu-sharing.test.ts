@@ -86,20 +86,22 @@ describe('service counting shared GPUs (MIG, time-slicing, MPS, KAI, HAMi)', fun
       fixturePod('pod-hami-cores.json', startedAt),
     ];
     for (const pod of pods) sim.api.store.create('pods', pod);
-    t = await startTestService({
+    ({ service: t } = await startIndexed({}));
+  });
+
+  /** The service on the simulated cluster with `env` besides, once it lists every shared pod. */
+  async function startIndexed(env: Record<string, string>): Promise<{ service: TestService; listed: { name: string; workload_id: string }[] }> {
+    const service = await startTestService({
       clock: 'system',
       informers: FAST_INFORMERS,
-      env: {
-        GPUCAP_HOME_CLUSTER_ENABLED: 'true',
-        GPUCAP_KUBECONFIG: sim.kubeconfigPath,
-        GPUCAP_INDEX_FLUSH_INTERVAL_MS: '20',
-      },
+      env: { GPUCAP_HOME_CLUSTER_ENABLED: 'true', GPUCAP_KUBECONFIG: sim.kubeconfigPath, GPUCAP_INDEX_FLUSH_INTERVAL_MS: '20', ...env },
     });
-    await waitFor(async () => {
-      const listed = (await t.get('/v1/workloads?limit=100')).body.data?.workloads as unknown[] | undefined;
-      return listed?.length === EXPECTED.length ? true : undefined;
+    const listed = await waitFor(async () => {
+      const body = (await service.get('/v1/workloads?limit=100')).body.data?.workloads as { name: string; workload_id: string }[] | undefined;
+      return body?.length === EXPECTED.length ? body : undefined;
     }, { what: 'every shared pod indexed', timeoutMs: 15_000 });
-  });
+    return { service, listed };
+  }
 
   after(async () => {
     await t?.stop();
@@ -128,21 +130,8 @@ describe('service counting shared GPUs (MIG, time-slicing, MPS, KAI, HAMi)', fun
   }
 
   it('counts every device as a whole GPU with gpu_hours_basis: devices, and still says how it was shared', async () => {
-    const devices = await startTestService({
-      clock: 'system',
-      informers: FAST_INFORMERS,
-      env: {
-        GPUCAP_HOME_CLUSTER_ENABLED: 'true',
-        GPUCAP_KUBECONFIG: sim.kubeconfigPath,
-        GPUCAP_INDEX_FLUSH_INTERVAL_MS: '20',
-        GPUCAP_GPU_HOURS_BASIS: 'devices',
-      },
-    });
+    const { service: devices, listed } = await startIndexed({ GPUCAP_GPU_HOURS_BASIS: 'devices' });
     try {
-      const listed = await waitFor(async () => {
-        const body = (await devices.get('/v1/workloads?limit=100')).body.data?.workloads as { name: string; workload_id: string }[] | undefined;
-        return body?.length === EXPECTED.length ? body : undefined;
-      }, { what: 'every shared pod indexed', timeoutMs: 15_000 });
       for (const name of ['mig-1g', 'sliced-pair', 'notebook-ana']) {
         const id = listed.find((w) => w.name === name)?.workload_id;
         const w = (await devices.get(`/v1/workloads/${id}`)).body.data;
