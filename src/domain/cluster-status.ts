@@ -1,8 +1,13 @@
 // What the informers of each watched cluster report, read by readiness, health and /metrics. Produced
 // by src/k8s (which knows Kubernetes), consumed by src/admin (which knows probes and Prometheus).
 
-/** The collections watched in every cluster. */
-export const WATCHED_RESOURCES = ['namespaces', 'nodes', 'jobs', 'pods'] as const;
+/**
+ * The collections watched: the first four in every cluster, Dynamic Resource Allocation's three where
+ * the API server serves resource.k8s.io (src/k8s/dra-discovery.ts).
+ */
+export const CORE_RESOURCES = ['namespaces', 'nodes', 'jobs', 'pods'] as const;
+export const DRA_RESOURCES = ['resourceclaims', 'resourceslices', 'deviceclasses'] as const;
+export const WATCHED_RESOURCES = [...CORE_RESOURCES, ...DRA_RESOURCES] as const;
 export type WatchedResource = (typeof WATCHED_RESOURCES)[number];
 
 export interface InformerStatus {

@@ -1,14 +1,19 @@
 // The informers of one cluster: a Reflector each for Namespaces and Nodes (cluster-wide), and for Jobs
-// and Pods (cluster-wide, or one per watched namespace). Jobs and Pods start once Namespaces and Nodes
-// have synced (or after a short wait), so their first mapping already has the labels that attribute
-// them and the index is not written twice for every workload at startup.
+// and Pods (cluster-wide, or one per watched namespace). Where the API server serves Dynamic Resource
+// Allocation (dra-discovery.ts), also ResourceSlices and DeviceClasses (cluster-wide) and
+// ResourceClaims (as Pods are). Jobs and Pods start once the others have synced (or after a short
+// wait), so their first mapping already has the labels that attribute them and the devices their
+// claims hold, and the index is not written twice for every workload at startup.
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { ClusterStatus, InformerStatus, WatchedResource } from '../domain/cluster-status.js';
+import { DRA_RESOURCES, type ClusterStatus, type InformerStatus, type WatchedResource } from '../domain/cluster-status.js';
 import type { Clock } from '../domain/clock.js';
 import type { FieldSelection } from '../domain/field-selection.js';
 import type { ObjectDecoder } from './decode/decoder.js';
 import type { K8sLogger, ReflectedObject } from './kube-object.js';
 import { Reflector, type ReflectorEvent, type ReflectorOptions } from './reflector.js';
+import { Backoff } from './backoff.js';
+import { DRA_GROUP, discoverDraVersion, type DraVersion } from './dra-discovery.js';
+import { statusCodeOf } from './kube-object.js';
 
 /** Where one cluster's events go; `namespace` is set when the collection is watched in one namespace only. */
 export type ClusterEventHandler = (
@@ -35,6 +40,11 @@ export interface ClusterInformersOptions {
   delay: (ms: number, signal: AbortSignal) => Promise<void>;
   logger: K8sLogger;
   tuning?: ReflectorTuning;
+  /**
+   * Which DRA version the API server serves, null for none; absent: asked of its discovery. A failed
+   * discovery is retried with backoff, and the DRA informers start when it answers.
+   */
+  discoverDra?: (signal: AbortSignal) => Promise<DraVersion | null>;
   /** Where LIST pages and watch streams are parsed, and which fields of each kind are kept. */
   decoding?: Decoding;
   onEvent: ClusterEventHandler;
@@ -45,12 +55,24 @@ export interface Decoding {
   fields: Readonly<Partial<Record<WatchedResource, FieldSelection>>>;
 }
 
-const PATHS: Record<WatchedResource, (namespace?: string) => string> = {
+const dra = (version: DraVersion | undefined): string => `/apis/${DRA_GROUP}/${version ?? 'v1'}`;
+
+const PATHS: Record<WatchedResource, (namespace?: string, draVersion?: DraVersion) => string> = {
   namespaces: () => '/api/v1/namespaces',
   nodes: () => '/api/v1/nodes',
   jobs: (namespace) => (namespace === undefined ? '/apis/batch/v1/jobs' : `/apis/batch/v1/namespaces/${namespace}/jobs`),
   pods: (namespace) => (namespace === undefined ? '/api/v1/pods' : `/api/v1/namespaces/${namespace}/pods`),
+  resourceclaims: (namespace, version) =>
+    (namespace === undefined ? `${dra(version)}/resourceclaims` : `${dra(version)}/namespaces/${namespace}/resourceclaims`),
+  resourceslices: (_namespace, version) => `${dra(version)}/resourceslices`,
+  deviceclasses: (_namespace, version) => `${dra(version)}/deviceclasses`,
 };
+
+/** The collections started before Jobs and Pods, so that mapping them finds what they refer to. */
+const CONTEXT_RESOURCES: ReadonlySet<WatchedResource> = new Set(['namespaces', 'nodes', ...DRA_RESOURCES]);
+
+/** How long discovery waits between failed attempts. */
+const DISCOVERY_BACKOFF = { baseMs: 1_000, maxMs: 60_000 };
 
 interface Informer {
   resource: WatchedResource;
@@ -61,33 +83,20 @@ interface Informer {
 
 export class ClusterInformers {
   readonly #options: ClusterInformersOptions;
+  readonly #kubeConfig: KubeConfig;
   readonly #informers: Informer[];
   readonly #stop = new AbortController();
+  /** The DRA version discovered; undefined until discovery answered (null: the server has no DRA). */
+  #draVersion: DraVersion | null | undefined;
   #since = 0;
   /** Why the loop that starts Jobs and Pods ended early, if it did (a bug): they would never start. */
   #starterEnded: string | undefined;
 
   constructor(kubeConfig: KubeConfig, options: ClusterInformersOptions) {
     this.#options = options;
-    const scopes = options.namespaces.length === 0 ? [undefined] : options.namespaces;
-    const informer = (resource: WatchedResource, namespace?: string): Informer => ({
-      resource,
-      namespace,
-      started: false,
-      reflector: new Reflector<ReflectedObject>(kubeConfig, {
-        ...options.tuning,
-        path: PATHS[resource](namespace),
-        // Pods and Jobs are most of a cluster: their LISTs reach the consumers page by page.
-        pages: resource === 'pods' || resource === 'jobs',
-        decoder: options.decoding?.decoder,
-        fields: options.decoding?.fields[resource],
-        clock: options.clock,
-        delay: options.delay,
-        logger: options.logger,
-        logContext: { cluster: options.clusterId, resource, ...(namespace === undefined ? {} : { namespace }) },
-        onEvent: (event) => options.onEvent(resource, event, namespace),
-      }),
-    });
+    this.#kubeConfig = kubeConfig;
+    const scopes = this.#scopes();
+    const informer = (resource: WatchedResource, namespace?: string): Informer => this.#informer(resource, namespace);
     this.#informers = [
       informer('namespaces'),
       informer('nodes'),
@@ -96,15 +105,44 @@ export class ClusterInformers {
     ];
   }
 
+  #scopes(): (string | undefined)[] {
+    return this.#options.namespaces.length === 0 ? [undefined] : [...this.#options.namespaces];
+  }
+
+  #informer(resource: WatchedResource, namespace?: string, draVersion?: DraVersion): Informer {
+    const options = this.#options;
+    return {
+      resource,
+      namespace,
+      started: false,
+      reflector: new Reflector<ReflectedObject>(this.#kubeConfig, {
+        ...options.tuning,
+        path: PATHS[resource](namespace, draVersion),
+        // Pods, Jobs and claims are most of a cluster: their LISTs reach the consumers page by page.
+        pages: resource === 'pods' || resource === 'jobs' || resource === 'resourceclaims',
+        decoder: options.decoding?.decoder,
+        fields: options.decoding?.fields[resource],
+        clock: options.clock,
+        delay: options.delay,
+        logger: options.logger,
+        logContext: { cluster: options.clusterId, resource, ...(namespace === undefined ? {} : { namespace }) },
+        onEvent: (event) => options.onEvent(resource, event, namespace),
+      }),
+    };
+  }
+
   get clusterId(): string {
     return this.#options.clusterId;
   }
 
   start(): void {
     this.#since = this.#options.clock.now();
-    const [first, rest] = partition(this.#informers, (i) => i.resource === 'namespaces' || i.resource === 'nodes');
+    const [first, rest] = partition(this.#informers, (i) => CONTEXT_RESOURCES.has(i.resource));
     for (const informer of first) this.#startOne(informer);
-    this.#startWhenLabelsSynced(first, rest).catch((error: unknown) => {
+    const discovery = this.#discoverDra().catch((error: unknown) => {
+      this.#options.logger.error({ err: error, cluster: this.#options.clusterId }, 'Discovering resource.k8s.io failed');
+    });
+    this.#startWhenLabelsSynced(rest, discovery).catch((error: unknown) => {
       this.#starterEnded = error instanceof Error ? error.message : String(error);
       this.#options.logger.error({ err: error, cluster: this.#options.clusterId }, 'Starting the Jobs and Pods informers failed');
     });
@@ -148,18 +186,67 @@ export class ClusterInformers {
     };
   }
 
-  async #startWhenLabelsSynced(first: readonly Informer[], rest: readonly Informer[]): Promise<void> {
+  /** The DRA version this cluster serves, null for none, undefined while discovery has not answered. */
+  get draVersion(): DraVersion | null | undefined {
+    return this.#draVersion;
+  }
+
+  /**
+   * Asks discovery until it answers, then starts the DRA informers (none without the group). A server
+   * that forbids the discovery document is taken as one without DRA, said once.
+   */
+  async #discoverDra(): Promise<void> {
+    const { delay, logger, clusterId, discoverDra } = this.#options;
+    const discover = discoverDra ?? ((signal: AbortSignal) => discoverDraVersion(this.#kubeConfig, signal));
+    const signal = this.#stop.signal;
+    const backoff = new Backoff({ ...DISCOVERY_BACKOFF, random: this.#options.tuning?.random });
+    while (!signal.aborted) {
+      try {
+        this.#draVersion = await discover(signal);
+        break;
+      } catch (error) {
+        if (signal.aborted) return;
+        const status = statusCodeOf(error);
+        if (status === 401 || status === 403) {
+          logger.warn({ cluster: clusterId, err: error }, 'resource.k8s.io discovery is forbidden: GPUs from DRA claims are not counted');
+          this.#draVersion = null;
+          break;
+        }
+        const waitMs = backoff.next();
+        logger.warn({ cluster: clusterId, err: error, retryInMs: waitMs }, 'Cannot discover resource.k8s.io yet: retrying');
+        await delay(waitMs, signal).catch(() => undefined);
+      }
+    }
+    const version = this.#draVersion;
+    if (signal.aborted || version === null || version === undefined) return;
+    const added = [
+      this.#informer('resourceslices', undefined, version),
+      this.#informer('deviceclasses', undefined, version),
+      ...this.#scopes().map((namespace) => this.#informer('resourceclaims', namespace, version)),
+    ];
+    this.#informers.push(...added);
+    for (const informer of added) this.#startOne(informer);
+    logger.info({ cluster: clusterId, version: `${DRA_GROUP}/${version}` }, 'Watching DRA claims and slices');
+  }
+
+  async #startWhenLabelsSynced(rest: readonly Informer[], discovery: Promise<void>): Promise<void> {
     const { clock, delay, dependencyWaitMs = 10_000 } = this.#options;
     const deadline = clock.now() + dependencyWaitMs;
     const signal = this.#stop.signal;
-    while (!signal.aborted && clock.now() < deadline && !first.every((i) => i.reflector.synced)) {
+    let discovered = false;
+    void discovery.then(() => {
+      discovered = true;
+    });
+    // The DRA informers join the context once discovery answers, within the same wait.
+    const ready = (): boolean => discovered && this.#informers.every((i) => !CONTEXT_RESOURCES.has(i.resource) || i.reflector.synced);
+    while (!signal.aborted && clock.now() < deadline && !ready()) {
       await delay(Math.min(50, dependencyWaitMs), signal).catch(() => undefined);
     }
     if (signal.aborted) return;
-    if (!first.every((i) => i.reflector.synced)) {
+    if (!ready()) {
       this.#options.logger.warn(
         { cluster: this.#options.clusterId, waitedMs: dependencyWaitMs },
-        'Namespaces or Nodes not synced yet: starting Jobs and Pods anyway',
+        'Namespaces, Nodes or DRA objects not synced yet: starting Jobs and Pods anyway',
       );
     }
     for (const informer of rest) this.#startOne(informer);

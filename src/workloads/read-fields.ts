@@ -28,7 +28,8 @@ function objectMeta(keys: Readonly<LabelKeys>): FieldSelection {
 }
 
 const CONTAINER: FieldSelection = { name: true, restartPolicy: true, resources: { requests: true, limits: true } };
-const POD_SPEC: FieldSelection = { nodeName: true, initContainers: CONTAINER, containers: CONTAINER };
+// A pod's claims name the DRA ResourceClaims its GPUs may come from (src/k8s/gpus/dra-share.ts).
+const POD_SPEC: FieldSelection = { nodeName: true, initContainers: CONTAINER, containers: CONTAINER, resourceClaims: true };
 // The reasons (a container's, the pod's, a condition's) say why a workload failed
 // (failure/pod-failure-evidence.ts, failure/job-failure-evidence.ts).
 const TERMINATED: FieldSelection = { terminated: { exitCode: true, reason: true, startedAt: true, finishedAt: true } };
@@ -53,12 +54,27 @@ export function readFields(keys: Readonly<LabelKeys>): Record<WatchedResource, F
         conditions: CONDITION,
         initContainerStatuses: CONTAINER_STATUS,
         containerStatuses: CONTAINER_STATUS,
+        resourceClaimStatuses: true,
       },
     },
     jobs: {
       metadata,
       spec: { parallelism: true, suspend: true, template: { metadata, spec: POD_SPEC } },
       status: { startTime: true, completionTime: true, conditions: CONDITION },
+    },
+    // What src/k8s/objects/dra-types.ts names: a claim's allocation and consumers, a slice's devices.
+    resourceclaims: {
+      metadata: { name: true, namespace: true, uid: true, resourceVersion: true, deletionTimestamp: true },
+      spec: { devices: { requests: true, config: true } },
+      status: { allocation: { devices: { results: true } }, reservedFor: true },
+    },
+    resourceslices: {
+      metadata: { name: true, uid: true, resourceVersion: true },
+      spec: { driver: true, nodeName: true, pool: true, devices: { name: true, attributes: true, basic: { attributes: true } } },
+    },
+    deviceclasses: {
+      metadata: { name: true, uid: true, resourceVersion: true },
+      spec: { selectors: true },
     },
   };
 }

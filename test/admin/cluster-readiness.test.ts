@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { ClusterReadiness } from '../../src/admin/cluster-readiness.js';
 import { ReadinessTracker } from '../../src/admin/readiness.js';
-import { WATCHED_RESOURCES, type ClusterStatus, type InformerStatus, type WatchedResource } from '../../src/domain/cluster-status.js';
+import { CORE_RESOURCES, type ClusterStatus, type InformerStatus, type WatchedResource } from '../../src/domain/cluster-status.js';
 import { FixedClock } from '../support/fixed-clock.js';
 
 const START = Date.parse('2026-05-01T10:00:00Z');
@@ -29,13 +29,13 @@ function anInformer(resource: WatchedResource, state: InformerState, namespace?:
   };
 }
 
-/** A cluster whose informers are in the given states (the rest synced). */
+/** A cluster without DRA whose informers are in the given states (the rest synced). */
 function aCluster(clusterId: string, states: Partial<Record<WatchedResource, InformerState>> = {}): ClusterStatus {
   return {
     clusterId,
     origin: `/etc/clusters/${clusterId}.kubeconfig`,
     since: START,
-    informers: WATCHED_RESOURCES.map((resource) => anInformer(resource, states[resource] ?? 'synced')),
+    informers: CORE_RESOURCES.map((resource) => anInformer(resource, states[resource] ?? 'synced')),
   };
 }
 

@@ -3,7 +3,7 @@
 // its product's (mig-profile.ts). Results with adminAccess (a monitor's view of a GPU someone else
 // holds) and the devices of other drivers (IMEX channels, NICs) are no GPUs. A claim reserved for
 // several pods is split evenly between them; NVIDIA's GpuConfig says whether they time-slice or use MPS.
-import type { ResourceClaim, ResourceSlice, SliceDevice } from '../objects/dra-types.js';
+import type { DeviceClass, ResourceClaim, ResourceSlice, SliceDevice } from '../objects/dra-types.js';
 import { migComputeSlices } from './mig-profile.js';
 import { migShare, moreShared, NO_SHARE, type GpuShare, type GpuSharing, type ShareSettings } from './pod-share.js';
 import { gfdProductName } from './product-name.js';
@@ -26,7 +26,7 @@ export function deviceKey(driver: string, pool: string, device: string): string 
 }
 
 function stringAttribute(device: SliceDevice, name: string): string | null {
-  const value = device.attributes?.[name]?.string;
+  const value = (device.attributes ?? device.basic?.attributes)?.[name]?.string;
   return value === undefined || value === '' ? null : value;
 }
 
@@ -66,14 +66,46 @@ function configuredSharing(claim: ResourceClaim): GpuSharing | null {
 }
 
 /**
- * The share of one pod of those the claim is reserved for. `devices` looks a result up in the slices;
- * a device of NVIDIA's GPU driver not published (yet, or any more) counts as one whole GPU.
+ * The device type a DeviceClass selects of NVIDIA's GPU driver (`device.attributes['gpu.nvidia.com'].type
+ * == 'mig'`, as the driver's classes say); null for another driver's class or one that does not say.
+ */
+export function classDeviceType(deviceClass: DeviceClass): string | null {
+  for (const selector of deviceClass.spec?.selectors ?? []) {
+    const expression = selector.cel?.expression ?? '';
+    if (!expression.includes(`'${NVIDIA_GPU_DRIVER}'`)) continue;
+    const type = /\['gpu\.nvidia\.com'\]\.type\s*==\s*'([a-z]+)'/.exec(expression)?.[1];
+    if (type !== undefined) return type;
+  }
+  return null;
+}
+
+/** The DeviceClass a result's request (`request` or `request/subrequest`) of the claim names. */
+export function requestClassName(claim: ResourceClaim, request: string): string | null {
+  const [main, sub] = request.split('/');
+  const found = claim.spec?.devices?.requests?.find((candidate) => candidate.name === main);
+  if (found === undefined) return null;
+  if (sub !== undefined) return found.firstAvailable?.find((candidate) => candidate.name === sub)?.deviceClassName ?? null;
+  return found.exactly?.deviceClassName ?? found.deviceClassName ?? null;
+}
+
+/** What the count looks devices up in: the published slices, and the classes for a device not published. */
+export interface DraLookup {
+  device(key: string): DraDevice | undefined;
+  /** The device type a class selects (classDeviceType), null when unknown. */
+  classType?(className: string): string | null;
+}
+
+/**
+ * The share of one pod of those the claim is reserved for. A result's device is looked up in the
+ * slices; one not published (yet, or any more) has the type its request's class selects, and a
+ * device of NVIDIA's GPU driver of no known class counts as one whole GPU.
  */
 export function claimShareOfPod(
   claim: ResourceClaim,
-  devices: (key: string) => DraDevice | undefined,
+  lookup: DraLookup | ((key: string) => DraDevice | undefined),
   settings: ShareSettings = {},
 ): GpuShare {
+  const { device: devices, classType } = typeof lookup === 'function' ? { device: lookup, classType: undefined } : lookup;
   const pods = Math.max(1, reservedPods(claim).length);
   let count = 0;
   let equivalents = 0;
@@ -83,7 +115,9 @@ export function claimShareOfPod(
     if (result.adminAccess === true) continue;
     const driver = result.driver ?? '';
     const device = devices(deviceKey(driver, result.pool ?? '', result.device ?? ''));
-    const type = device?.type ?? (driver === NVIDIA_GPU_DRIVER ? 'gpu' : null);
+    const className = device === undefined ? requestClassName(claim, result.request ?? '') : null;
+    const classed = className === null ? null : (classType?.(className) ?? null);
+    const type = device?.type ?? classed ?? (driver === NVIDIA_GPU_DRIVER ? 'gpu' : null);
     if (type !== 'gpu' && type !== 'vfio' && type !== 'mig') continue;
     count += 1;
     const slices = type === 'mig' ? (migComputeSlices(device?.profile ?? '') ?? 1) : null;

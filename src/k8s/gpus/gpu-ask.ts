@@ -46,6 +46,8 @@ export interface GpuAsk {
   readonly devices: ReadonlyMap<string, number>;
   readonly kai: KaiAsk | null;
   readonly hami: HamiAsk | null;
+  /** The pod names DRA ResourceClaims: what they hold is known from the claims (src/k8s/gpus/dra-share.ts). */
+  readonly dra: boolean;
 }
 
 /** A positive decimal from an annotation; null for anything else. */
@@ -121,18 +123,19 @@ export function gpuAsk(pod: Pick<Pod, 'metadata' | 'spec'> | undefined, gpuResou
     devices: gpuRequestsByResource(pod?.spec, gpuResources),
     kai: kaiAsk(pod?.metadata?.annotations),
     hami: hamiAsk(pod?.spec),
+    dra: (pod?.spec?.resourceClaims?.length ?? 0) > 0,
   };
 }
 
-/** Whether the ask holds any GPU: a device, or a KAI fraction that names none. */
+/** Whether the ask may hold a GPU: a device, a KAI fraction that names none, or DRA claims that may hold some. */
 export function asksForGpus(ask: GpuAsk): boolean {
-  if (ask.kai !== null) return true;
+  if (ask.kai !== null || ask.dra) return true;
   for (const count of ask.devices.values()) if (count > 0) return true;
   return false;
 }
 
 /** No GPU asked: the ask of every pod that is no GPU pod. */
-export const NO_ASK: GpuAsk = Object.freeze({ devices: new Map<string, number>(), kai: null, hami: null });
+export const NO_ASK: GpuAsk = Object.freeze({ devices: new Map<string, number>(), kai: null, hami: null, dra: false });
 
 /**
  * The asks seen, each kept once: the pods of a cluster ask a handful of different things, and each
@@ -142,8 +145,8 @@ export class AskTable {
   readonly #asks = new Map<string, GpuAsk>();
 
   intern(ask: GpuAsk): GpuAsk {
-    if (ask.kai === null && ask.hami === null && ask.devices.size === 0) return NO_ASK;
-    const key = JSON.stringify([[...ask.devices], ask.kai, ask.hami]);
+    if (ask.kai === null && ask.hami === null && ask.devices.size === 0 && !ask.dra) return NO_ASK;
+    const key = JSON.stringify([[...ask.devices], ask.kai, ask.hami, ask.dra]);
     const known = this.#asks.get(key);
     if (known !== undefined) return known;
     this.#asks.set(key, ask);

@@ -100,3 +100,15 @@ export function podGpuShare(ask: GpuAsk, nodeLabels: StringMap | undefined, sett
   const share = deviceShare(ask, labels, settings);
   return share.devices === 0 ? NO_SHARE : share;
 }
+
+/** Two shares one pod holds side by side (devices it asks for and DRA claims, or two claims). */
+export function addShares(a: GpuShare, b: GpuShare): GpuShare {
+  if (b.devices === 0) return a;
+  if (a.devices === 0) return b;
+  return {
+    devices: a.devices + b.devices,
+    equivalents: a.equivalents + b.equivalents,
+    sharing: moreShared(a.sharing, b.sharing),
+    model: a.model ?? b.model,
+  };
+}

@@ -39,10 +39,18 @@ export interface Container {
   resources?: { requests?: ResourceList; limits?: ResourceList };
 }
 
+/** A claim of the pod: a ResourceClaim by name, or one made for it from a template (its name is in the status). */
+export interface PodResourceClaim {
+  name?: string;
+  resourceClaimName?: string;
+  resourceClaimTemplateName?: string;
+}
+
 export interface PodSpec {
   nodeName?: string;
   initContainers?: readonly Container[];
   containers?: readonly Container[];
+  resourceClaims?: readonly PodResourceClaim[];
 }
 
 export interface ContainerStateTerminated {
@@ -81,6 +89,8 @@ export interface PodStatus {
   conditions?: readonly Condition[];
   initContainerStatuses?: readonly ContainerStatus[];
   containerStatuses?: readonly ContainerStatus[];
+  /** The ResourceClaim made for each of the pod's claims from a template (Kubernetes 1.28+). */
+  resourceClaimStatuses?: readonly { name?: string; resourceClaimName?: string }[];
 }
 
 export interface Pod {

@@ -14,7 +14,7 @@ import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../attribution/label-keys.js
 import { jobOwnerUid } from '../../k8s/objects/owner.js';
 import { firstNonZeroExitCode, lastContainerFinish } from './pod-containers.js';
 import type { ObjectIdentity, ObjectTimes } from './object-facts.js';
-import { PodFacts } from './pod-facts.js';
+import { NO_CLAIMS, PodFacts } from './pod-facts.js';
 import { podFailureHints } from '../failure/pod-failure-evidence.js';
 import { StringTable } from '../../k8s/objects/string-table.js';
 import { latestMs, timestampMs } from './timestamps.js';
@@ -38,6 +38,15 @@ function timesOf(meta: ObjectMeta | undefined, startTime: Timestamp | undefined,
     started: kubeTime(startTime),
     observedAt,
   };
+}
+
+/** The ResourceClaims a pod uses: those it names, and those made for it from a template as its status says. */
+function claimNames(pod: Pod): readonly string[] {
+  const made = new Map((pod.status?.resourceClaimStatuses ?? []).map((status) => [status.name, status.resourceClaimName]));
+  const names = (pod.spec?.resourceClaims ?? [])
+    .map((claim) => claim.resourceClaimName ?? made.get(claim.name))
+    .filter((name): name is string => typeof name === 'string' && name !== '');
+  return names.length === 0 ? NO_CLAIMS : names;
 }
 
 function trueCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
@@ -69,6 +78,7 @@ export class FactsProjection {
       phase: strings.intern(status?.phase),
       gpus: askedDevices(ask),
       ask,
+      claimNames: ask.dra ? claimNames(pod) : NO_CLAIMS,
       failedExitCode: firstNonZeroExitCode(pod),
       latestTransition: toKubeTime(latestMs((status?.conditions ?? []).map((condition) => timestampMs(condition.lastTransitionTime)))),
       lastFinish: toKubeTime(lastContainerFinish(pod)),

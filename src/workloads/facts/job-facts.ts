@@ -47,6 +47,11 @@ export class JobFacts extends ObjectFacts {
     this.failedBy = figures.failedBy;
   }
 
+  /** Whether its pods may hold GPUs: devices their template asks for, or DRA claims. */
+  get mayHoldGpus(): boolean {
+    return this.gpusPerPod > 0 || this.askPerPod.dra;
+  }
+
   get finishedAt(): number | null {
     return fromKubeTime(this.finished);
   }

@@ -15,6 +15,8 @@ export interface PodFigures {
   gpus: number;
   /** What it asks of GPUs, shared between the pods that ask the same (src/k8s/gpus/gpu-ask.ts). */
   ask: GpuAsk;
+  /** The names of the ResourceClaims it uses, as far as its spec and status tell (NO_CLAIMS for most pods). */
+  claimNames: readonly string[];
   /** The first non-zero exit code of its terminated containers, init containers first. */
   failedExitCode: number | null;
   /** The latest transition of any of its conditions (kube time). */
@@ -25,12 +27,16 @@ export interface PodFigures {
   failureHints: number;
 }
 
+/** The claim names of a pod that uses none. */
+export const NO_CLAIMS: readonly string[] = Object.freeze([]);
+
 export class PodFacts extends ObjectFacts {
   readonly jobUid: string | null;
   readonly nodeName: string | undefined;
   readonly phase: string | undefined;
   readonly gpus: number;
   readonly ask: GpuAsk;
+  readonly claimNames: readonly string[];
   readonly failedExitCode: number | null;
   readonly latestTransition: number | null;
   readonly lastFinish: number | null;
@@ -47,10 +53,16 @@ export class PodFacts extends ObjectFacts {
     this.phase = figures.phase;
     this.gpus = figures.gpus;
     this.ask = figures.ask;
+    this.claimNames = figures.claimNames;
     this.failedExitCode = figures.failedExitCode;
     this.latestTransition = figures.latestTransition;
     this.lastFinish = figures.lastFinish;
     this.failureHints = figures.failureHints;
+  }
+
+  /** Whether it may hold GPUs: devices it asks for, or DRA claims (what they hold is known from the claims). */
+  get mayHoldGpus(): boolean {
+    return this.gpus > 0 || this.ask.dra;
   }
 
   get latestTransitionAt(): number | null {

@@ -8,6 +8,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { IndexerCounters, WatchedResource } from '../../domain/cluster-status.js';
 import { WorkloadIndexer } from './indexer.js';
 import type { Job, Namespace, Node, Pod } from '../../k8s/objects/k8s-types.js';
+import type { DeviceClass, ResourceClaim, ResourceSlice } from '../../k8s/objects/dra-types.js';
 import type { NamespaceInitiatives } from '../../domain/namespace-initiatives.js';
 import type { LabelKeys } from '../attribution/label-keys.js';
 import type { IndexerLogger, WorkloadSink } from '../workload-sink.js';
@@ -101,6 +102,12 @@ export class ClusterIndexers {
             return indexer.onJobEvent(event as ResourceEvent<Job>);
           case 'pods':
             return indexer.onPodEvent(event as ResourceEvent<Pod>);
+          case 'resourceclaims':
+            return indexer.onClaimEvent(event as ResourceEvent<ResourceClaim>);
+          case 'resourceslices':
+            return indexer.onSliceEvent(event as ResourceEvent<ResourceSlice>);
+          case 'deviceclasses':
+            return indexer.onDeviceClassEvent(event as ResourceEvent<DeviceClass>);
         }
       },
       detach: async () => {

@@ -29,6 +29,8 @@ import type { ResourceEvent, WholeEvent } from '../../k8s/objects/resource-event
 import { StagedWrite } from './staged-write.js';
 import { WriteBatch } from './write-batch.js';
 import { contextSlimmer } from '../caches/slim.js';
+import { DraCache, type DraChange } from '../caches/dra-cache.js';
+import type { DeviceClass, ResourceClaim, ResourceSlice } from '../../k8s/objects/dra-types.js';
 
 /**
  * How long a standby keeps the finishes it saw. A live writer writes them within its flush interval;
@@ -92,6 +94,8 @@ export class WorkloadIndexer {
   #syncsWritten = 0;
   readonly #namespaces = new LabelCache();
   readonly #nodes = new LabelCache();
+  /** DRA's slices, classes and claims, and what the pods' claims held. */
+  readonly #dra: DraCache;
   readonly #mapper: WorkloadMapper;
   /** Jobs whose pods request GPUs. */
   #jobs = new Map<string, JobFacts>();
@@ -103,6 +107,9 @@ export class WorkloadIndexer {
   readonly #jobPages: SnapshotPages<Job, JobFacts>;
   readonly #namespacePages: SnapshotPages<WithMetadata, WithMetadata>;
   readonly #nodePages: SnapshotPages<WithMetadata, WithMetadata>;
+  readonly #claimPages = new SnapshotPages<ResourceClaim, ResourceClaim>((claim) => claim);
+  readonly #slicePages = new SnapshotPages<ResourceSlice, ResourceSlice>((slice) => slice);
+  readonly #classPages = new SnapshotPages<DeviceClass, DeviceClass>((deviceClass) => deviceClass);
   readonly #stats: IndexerStats = {
     events: 0, flushes: 0, rowsFlushed: 0, rowsWritten: 0, intervalsFlushed: 0, intervalsWritten: 0,
     cancelledByReconcile: 0, intervalsClosedByReconcile: 0,
@@ -123,7 +130,8 @@ export class WorkloadIndexer {
     this.#jobPages = new SnapshotPages((job) => projection.job(job));
     this.#namespacePages = new SnapshotPages(slimContext);
     this.#nodePages = new SnapshotPages(slimContext);
-    this.#mapper = new WorkloadMapper({ namespaces: this.#namespaces, nodes: this.#nodes }, {
+    this.#dra = new DraCache(options.counting?.settings);
+    this.#mapper = new WorkloadMapper({ namespaces: this.#namespaces, nodes: this.#nodes, claims: this.#dra }, {
       clusterId: options.clusterId,
       clusterOrganizationId: options.clusterOrganizationId,
       defaultOrganizationId: options.defaultOrganizationId,
@@ -168,6 +176,21 @@ export class WorkloadIndexer {
     );
   }
 
+  onClaimEvent(received: ResourceEvent<ResourceClaim>): void {
+    const event = this.#whole(received, this.#claimPages);
+    if (event !== undefined) this.#remapDra(this.#dra.onClaimEvent(event));
+  }
+
+  onSliceEvent(received: ResourceEvent<ResourceSlice>): void {
+    const event = this.#whole(received, this.#slicePages);
+    if (event !== undefined) this.#remapDra(this.#dra.onSliceEvent(event));
+  }
+
+  onDeviceClassEvent(received: ResourceEvent<DeviceClass>): void {
+    const event = this.#whole(received, this.#classPages);
+    if (event !== undefined) this.#remapDra(this.#dra.onClassEvent(event));
+  }
+
   onJobEvent(received: ResourceEvent<Job>): void {
     const event = this.#whole(received, this.#jobPages);
     if (event === undefined) return;
@@ -181,7 +204,7 @@ export class WorkloadIndexer {
     const previous = this.#jobs.get(uid);
     if (event.type === 'DELETED') return this.#deleteJob(uid, job, previous);
     if (previous !== undefined && sameVersion(previous, job)) return;
-    if (job.gpusPerPod === 0) return; // not a workload: nothing to keep
+    if (!job.mayHoldGpus) return; // not a workload: nothing to keep
     this.#jobs.set(uid, this.#see(previous, job));
     this.#queueJob(uid);
   }
@@ -201,14 +224,19 @@ export class WorkloadIndexer {
     if (event.type === 'DELETED') {
       this.#pods.delete(uid);
       // A pod that had finished keeps its row as it is (history); an unfinished one is cancelled.
-      if (previous !== undefined && isFinished(this.#mapper.standalone(previous))) return;
-      this.#queue(this.#mapper.standalone(this.#see(previous, pod), { at: this.#options.clock.now() }));
+      if (previous === undefined || !isFinished(this.#mapper.standalone(previous))) {
+        this.#queue(this.#mapper.standalone(this.#see(previous, pod), { at: this.#options.clock.now() }));
+      }
+      this.#dra.forgetPod(pod);
       return;
     }
     if (previous !== undefined && sameVersion(previous, pod)) return;
-    const mapped = this.#mapper.standalone(this.#see(previous, pod));
-    if (mapped === null) return; // no GPU: not a workload
-    this.#pods.set(uid, pod);
+    const seen = this.#see(previous, pod);
+    this.#dra.notePod(seen);
+    const mapped = this.#mapper.standalone(seen);
+    // No GPU: not a workload, unless its claims hold some once they are allocated.
+    if (mapped === null && !pod.ask.dra) return;
+    this.#pods.set(uid, seen);
     this.#queue(mapped);
   }
 
@@ -345,7 +373,7 @@ export class WorkloadIndexer {
 
   #onJobPod(type: 'ADDED' | 'MODIFIED' | 'DELETED', jobUid: string, uid: string, pod: PodFacts): void {
     // The pods of CPU Jobs are most pods of many clusters, and their Jobs are no workloads.
-    if (pod.gpus === 0) return;
+    if (!pod.mayHoldGpus) return;
     const previous = this.#jobPods.get(jobUid, uid);
     const jobKnown = this.#jobs.has(jobUid);
     if (type === 'DELETED') {
@@ -357,10 +385,13 @@ export class WorkloadIndexer {
       }
       this.#jobPods.delete(jobUid, uid);
       this.#batch.addInterval(this.#mapper.podInterval(pod, { workloadId: jobUid, deleted: { at: now } }));
+      this.#dra.forgetPod(pod);
       return;
     }
     if (previous !== undefined && sameVersion(previous, pod)) return;
-    this.#jobPods.set(jobUid, uid, this.#see(previous, pod));
+    const seen = this.#see(previous, pod);
+    this.#dra.notePod(seen);
+    this.#jobPods.set(jobUid, uid, seen);
     if (jobKnown) return this.#queueJob(jobUid);
     // The Job is not seen yet (or requests no GPU): the store keeps the interval only if its row exists.
     this.#batch.addInterval(this.#mapper.podInterval(pod, { workloadId: jobUid, observedAt: pod.observedAt }));
@@ -372,6 +403,7 @@ export class WorkloadIndexer {
     // A finished Job keeps its row as it is (history); an unfinished one is cancelled, its pods' intervals end.
     if (!finished) this.#queue(this.#mapper.job(this.#see(previous, job), { pods, deleted: { at: this.#options.clock.now() } }));
     this.#jobs.delete(uid);
+    for (const pod of pods) this.#dra.forgetPod(pod);
     this.#jobPods.deleteJob(uid);
   }
 
@@ -382,7 +414,7 @@ export class WorkloadIndexer {
   #syncJobs(items: readonly JobFacts[], namespace?: string): void {
     const inScope = scopeOf(namespace);
     const previous = this.#jobs;
-    this.#jobs = jobsOfRelist(items.filter((job) => job.gpusPerPod > 0), previous, this.#options.clock);
+    this.#jobs = jobsOfRelist(items.filter((job) => job.mayHoldGpus), previous, this.#options.clock);
     for (const [uid, job] of previous) if (!inScope(job)) this.#jobs.set(uid, job);
     this.#cancelVanished('Job', new Set(this.#jobs.keys()), namespace);
     for (const uid of previous.keys()) if (!this.#jobs.has(uid)) this.#jobPods.deleteJob(uid);
@@ -403,6 +435,7 @@ export class WorkloadIndexer {
     if (namespace !== undefined) keepOutOfScope(previous, relisted, inScope);
     this.#pods = relisted.standalone;
     this.#jobPods = relisted.jobPods;
+    this.#noteDraPods();
     this.#cancelVanished('Pod', relisted.present, namespace);
     for (const [uid, job] of this.#jobs) if (inScope(job)) this.#queueJob(uid);
     for (const pod of this.#pods.values()) if (inScope(pod)) this.#queue(this.#mapper.standalone(pod));
@@ -431,6 +464,50 @@ export class WorkloadIndexer {
       logger,
     };
     this.#stats.cancelledByReconcile += cancelVanished(kind, present, options);
+  }
+
+  /** What the DRA caches keep follows the pods cached: pods relisted are noted, those gone forgotten. */
+  #noteDraPods(): void {
+    const cached = new Set<string>();
+    for (const pod of this.#pods.values()) {
+      cached.add(pod.uid);
+      this.#dra.notePod(pod);
+    }
+    for (const [, pods] of this.#jobPods.byJob()) {
+      for (const pod of pods.values()) {
+        cached.add(pod.uid);
+        this.#dra.notePod(pod);
+      }
+    }
+    this.#dra.retainPods(cached);
+  }
+
+  /** Maps again the workloads of the pods a DRA change affects. */
+  #remapDra(change: DraChange): void {
+    if (change === 'none') return;
+    if (change === 'all') {
+      this.#remapWhere((job) => job.askPerPod.dra, (pod) => pod.ask.dra);
+      return;
+    }
+    const jobs = new Set<string>();
+    for (const uid of change.pods) {
+      const jobUid = this.#dra.jobOf(uid);
+      if (jobUid === undefined) continue; // not cached (yet): it finds the claim when it comes
+      if (jobUid !== null) jobs.add(jobUid);
+      else {
+        const pod = this.#pods.get(uid);
+        if (pod !== undefined) this.#queue(this.#mapper.standalone(pod));
+      }
+    }
+    for (const jobUid of jobs) {
+      if (this.#jobs.has(jobUid)) this.#queueJob(jobUid);
+      else {
+        for (const pod of this.#jobPods.podsOf(jobUid)) {
+          if (!change.pods.has(pod.uid)) continue;
+          this.#batch.addInterval(this.#mapper.podInterval(pod, { workloadId: jobUid, observedAt: pod.observedAt }));
+        }
+      }
+    }
   }
 
   #remapWhere(jobAffected: (job: JobFacts, pods: readonly PodFacts[]) => boolean, podAffected: (pod: PodFacts) => boolean): void {

@@ -69,7 +69,7 @@ export function podsOfRelist(items: readonly PodFacts[], previous: PodCaches, op
     const uid = pod.uid;
     if (uid === '') continue;
     relisted.present.add(uid);
-    if (pod.gpus === 0) continue;
+    if (!pod.mayHoldGpus) continue;
     const jobUid = pod.jobUid;
     if (jobUid === null) relisted.standalone.set(uid, see(previous.standalone.get(uid), pod, options.clock));
     else relisted.jobPods.set(jobUid, uid, see(previous.jobPods.get(jobUid, uid), pod, options.clock));

@@ -25,15 +25,28 @@ export function firstPodNodeName(pods: readonly PodFacts[]): string | null {
 }
 
 /**
- * The workload of a Job; null when its pod template requests no GPU or it has no uid.
- * gpu_count = per-pod request × spec.parallelism (default 1).
+ * The devices each pod of the Job holds: what its template asks for, and of a template with DRA
+ * claims the most any pod's claims were seen to hold (0 until one was allocated).
+ */
+function devicesPerPod(job: JobFacts, pods: readonly PodFacts[], shares: PodShares | undefined): number {
+  if (!job.askPerPod.dra || shares === undefined) return job.gpusPerPod;
+  let most = job.gpusPerPod;
+  for (const pod of pods) most = Math.max(most, shares.devicesOf(pod));
+  return most;
+}
+
+/**
+ * The workload of a Job; null when its pod template requests no GPU (nor do its pods' DRA claims
+ * hold any yet) or it has no uid. gpu_count = per-pod devices × spec.parallelism (default 1).
  */
 export function mapJob(job: JobFacts, context: MappingContext): MappedWorkload | null {
-  if (job.uid === '' || job.gpusPerPod === 0) return null;
+  if (job.uid === '' || !job.mayHoldGpus) return null;
   const pods = context.pods ?? [];
-  const state = jobState(job, { pods, deleted: context.deleted, observedAt: context.observedAt });
   const { shares } = context;
-  const gpuCount = job.gpusPerPod * job.parallelism;
+  const perPod = devicesPerPod(job, pods, shares);
+  if (perPod === 0) return null; // claims only, none of them allocated yet
+  const gpuCount = perPod * job.parallelism;
+  const state = jobState(job, { pods, deleted: context.deleted, observedAt: context.observedAt });
   const intervals = pods.map((pod) =>
     // A deleted Job takes its unfinished pods with it: they end at the Job's deletion at the latest.
     podInterval(pod, {

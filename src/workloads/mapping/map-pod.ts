@@ -30,25 +30,30 @@ export function podInterval(pod: PodFacts, options: PodIntervalOptions = {}): Po
   return {
     podUid: pod.uid,
     workloadId: options.workloadId ?? pod.jobUid ?? pod.uid,
-    gpus: pod.gpus,
+    gpus: options.shares?.devicesOf(pod) ?? pod.gpus,
     ...(options.shares === undefined ? {} : { share: countedShare(options.shares.ofPod(pod), options.shares.basis) }),
     startedAt: state.startedAt,
     finishedAt,
   };
 }
 
-/** The workload of a standalone GPU Pod; null for a pod owned by a Job, requesting no GPU, or without uid. */
+/**
+ * The workload of a standalone GPU Pod; null for a pod owned by a Job, holding no GPU (its DRA claims
+ * none, or none known yet), or without uid.
+ */
 export function mapPod(pod: PodFacts, context: MappingContext): MappedWorkload | null {
-  if (pod.uid === '' || pod.jobUid !== null || pod.gpus === 0) return null;
-  const state = podState(pod, context);
+  if (pod.uid === '' || pod.jobUid !== null || !pod.mayHoldGpus) return null;
   const { shares } = context;
+  const gpuCount = shares?.devicesOf(pod) ?? pod.gpus;
+  if (gpuCount === 0) return null;
+  const state = podState(pod, context);
   const share = shares?.ofPod(pod);
   return {
     workload: workloadRecord(pod, {
       kind: 'Pod',
-      gpuCount: pod.gpus,
+      gpuCount,
       ...(shares === undefined || share === undefined ? {} : {
-        share: workloadShare(pod.gpus, [{ share, running: state.status === 'running', startedAt: state.startedAt }], share, shares.basis),
+        share: workloadShare(gpuCount, [{ share, running: state.status === 'running', startedAt: state.startedAt }], share, shares.basis),
       }),
       state,
       context,

@@ -11,7 +11,7 @@ import type { NamespaceInitiatives } from '../../domain/namespace-initiatives.js
 import type { LabelKeys } from '../attribution/label-keys.js';
 import type { MappedWorkload } from './mapped-workload.js';
 import type { PodFacts } from '../facts/pod-facts.js';
-import { podShares, type GpuCounting, type PodShares } from './pod-shares.js';
+import { podShares, type ClaimShares, type GpuCounting, type PodShares } from './pod-shares.js';
 
 export interface WorkloadMapperOptions {
   clusterId: string;
@@ -33,11 +33,12 @@ export class WorkloadMapper {
   readonly #options: WorkloadMapperOptions;
   readonly #shares: PodShares | undefined;
 
-  constructor(labels: { namespaces: LabelCache; nodes: LabelCache }, options: WorkloadMapperOptions) {
-    this.#namespaces = labels.namespaces;
-    this.#nodes = labels.nodes;
+  /** `related.claims`: what pods' DRA claims hold (absent: no pod holds any through claims). */
+  constructor(related: { namespaces: LabelCache; nodes: LabelCache; claims?: ClaimShares }, options: WorkloadMapperOptions) {
+    this.#namespaces = related.namespaces;
+    this.#nodes = related.nodes;
     this.#options = options;
-    this.#shares = options.counting === undefined ? undefined : podShares(this.#nodes, options.counting);
+    this.#shares = options.counting === undefined ? undefined : podShares(this.#nodes, options.counting, related.claims);
   }
 
   /** A Job's workload from the Job and its cached pods; null when it requests no GPU. */

@@ -2,6 +2,7 @@
 // that they give the rows DECISIONS asks for), and nothing of what an API server sends besides.
 import { expect } from 'chai';
 import { FactsProjection } from '../../../src/workloads/facts/facts-projection.js';
+import { NO_CLAIMS } from '../../../src/workloads/facts/pod-facts.js';
 import { tombstone } from '../../../src/workloads/caches/job-pod-cache.js';
 import type { Pod } from '../../../src/k8s/objects/k8s-types.js';
 import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../../src/workloads/attribution/label-keys.js';
@@ -53,7 +54,7 @@ describe('workloads: the records the indexer keeps', () => {
     const projection = new FactsProjection();
     const [one, two] = [projection.pod(aFullPod()), projection.pod({ ...aFullPod(), metadata: { ...aFullPod().metadata, uid: 'u2' } })];
     expect(two.ask).to.equal(one.ask);
-    for (const value of ownValues(facts)) if (typeof value === 'object' && value !== null) expect([facts.attribution, facts.ask]).to.include(value);
+    for (const value of ownValues(facts)) if (typeof value === 'object' && value !== null) expect([facts.attribution, facts.ask, NO_CLAIMS]).to.include(value);
   });
 
   it('keeps times as whole seconds that fit a small integer, and a time with milliseconds exactly', () => {
