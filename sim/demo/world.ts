@@ -1,7 +1,8 @@
 // The demo's simulated world: two GPU clusters (H100 nodes in gpu-east, L40S nodes in gpu-west), each
 // node with a simulated dcgm-exporter, and in gpu-east a MIG node and a time-sliced one with Jobs on
-// them (shared-gpus.ts); three organizations' namespaces, a month of finished Jobs, Jobs running on
-// real GPU slots, and a churn that starts, finishes and fails Jobs while the demo runs.
+// them (shared-gpus.ts) and a node whose GPUs are handed out by Dynamic Resource Allocation, with its
+// claims and pods (dra-gpus.ts); three organizations' namespaces, a month of finished Jobs, Jobs
+// running on real GPU slots, and a churn that starts, finishes and fails Jobs while the demo runs.
 // Deterministic for a given seed, so every run looks alike. Every Job and Pod keeps the order a real
 // cluster gives them: created, then started, then finished (test/demo/world.test.ts).
 import { randomUUID } from 'node:crypto';
@@ -14,6 +15,7 @@ import { aGpuJob, aGpuNode, aGpuPod, aNamespace, anExporterPod, finished, runnin
 import type { KubeObject } from '../kube-api/resources.js';
 import { startKubeApi, type KubeApi } from '../kube-api/server.js';
 import { mulberry32 } from '../random.js';
+import { seedDraGpus } from './dra-gpus.js';
 import { seedSharedGpus } from './shared-gpus.js';
 
 const HOUR = 3_600_000;
@@ -127,7 +129,8 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
   };
 
   for (const plan of CLUSTERS) {
-    const api = await startKubeApi({ clusterName: plan.name, token: `${plan.name}-demo-token` });
+    // Both clusters are recent enough to serve resource.k8s.io/v1; only gpu-east has a DRA node.
+    const api = await startKubeApi({ clusterName: plan.name, token: `${plan.name}-demo-token`, dra: true });
     const kubeconfigPath = join(options.dir, `${plan.name}.kubeconfig`);
     writeFileSync(kubeconfigPath, api.kubeconfig());
     clusters.push({ name: plan.name, api, kubeconfigPath });
@@ -289,6 +292,8 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
   }
   // A MIG node and a time-sliced node in the home cluster, each with Jobs on it (shared-gpus.ts).
   counts.running += seedSharedGpus((clusters[0] as DemoCluster).api.store, options.now);
+  // And a DRA node there, whose pods hold whole GPUs, a MIG device and a shared GPU through claims (dra-gpus.ts).
+  counts.running += seedDraGpus((clusters[0] as DemoCluster).api.store, options.now);
 
   const remoteDir = join(options.dir, 'remote-clusters');
   mkdirSync(remoteDir, { recursive: true });

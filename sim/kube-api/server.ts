@@ -1,10 +1,13 @@
 // A simulated Kubernetes API server on loopback: LIST/WATCH/GET for the resources the service reads,
 // bearer-token auth, and runtime fault injection. Used by tests and by the demo; never shipped.
+// Optional API groups (Dynamic Resource Allocation's resource.k8s.io) are served, and discovered,
+// only when asked for: without them the sim is a cluster that has never heard of the group.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { discoveryDocument } from './discovery.js';
 import { KubeFaults } from './faults.js';
 import { listObjects, parseLabelSelector, type LabelMatcher } from './list.js';
-import { kubeStatus, type ResourceName } from './resources.js';
+import { RESOURCES, kubeStatus, type OptionalApi, type ResourceName } from './resources.js';
 import { KubeStore } from './store.js';
 import { serveWatch } from './watch.js';
 import { objectJson } from './wire.js';
@@ -20,6 +23,11 @@ export interface KubeApiOptions {
   defaultWatchTimeoutSeconds?: number;
   /** An existing store, e.g. pre-seeded or shared with a second server. */
   store?: KubeStore;
+  /**
+   * Serve resource.k8s.io/v1 (ResourceClaims, ResourceSlices, DeviceClasses) and its discovery, as a
+   * 1.34+ cluster does (default false: every path of the group answers 404, as on a cluster without it).
+   */
+  dra?: boolean;
 }
 
 export interface KubeApi {
@@ -49,12 +57,21 @@ const ROUTES: { pattern: RegExp; route: (m: RegExpExecArray) => Route }[] = [
   },
   { pattern: /^\/apis\/batch\/v1\/jobs$/, route: () => ({ resource: 'jobs' }) },
   { pattern: /^\/apis\/batch\/v1\/namespaces\/([^/]+)\/jobs(?:\/([^/]+))?$/, route: (m) => ({ resource: 'jobs', namespace: m[1], name: m[2] }) },
+  { pattern: /^\/apis\/resource\.k8s\.io\/v1\/(resourceclaims|resourceslices|deviceclasses)$/, route: (m) => ({ resource: m[1] as ResourceName }) },
+  { pattern: /^\/apis\/resource\.k8s\.io\/v1\/(resourceslices|deviceclasses)\/([^/]+)$/, route: (m) => ({ resource: m[1] as ResourceName, name: m[2] }) },
+  {
+    pattern: /^\/apis\/resource\.k8s\.io\/v1\/namespaces\/([^/]+)\/resourceclaims(?:\/([^/]+))?$/,
+    route: (m) => ({ resource: 'resourceclaims', namespace: m[1], name: m[2] }),
+  },
 ];
 
 export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApi> {
   const token = options.token ?? 'sim-token';
   const name = options.clusterName ?? 'sim';
   const store = options.store ?? new KubeStore();
+  const served = new Set<OptionalApi>(options.dra === true ? ['dra'] : []);
+  // resource.k8s.io/v1 exists from 1.34 on: a sim serving it says so.
+  const version = served.has('dra') ? { major: '1', minor: '34', gitVersion: 'v1.34.0-sim' } : { major: '1', minor: '33', gitVersion: 'v1.33.0-sim' };
   const watches = new Set<ServerResponse>();
   let reopen: NodeJS.Timeout | undefined;
   let endRestart: (() => void) | undefined;
@@ -87,8 +104,10 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     if (faults.intercept(req, res, { path: query.pathname, watch })) return;
     if (req.headers.authorization !== `Bearer ${token}`) return send(res, 401, kubeStatus(401, 'Unauthorized'));
     if (req.method !== 'GET') return send(res, 405, kubeStatus(405, `Method "${req.method}" is not simulated`));
-    if (query.pathname === '/version') return send(res, 200, { major: '1', minor: '33', gitVersion: 'v1.33.0-sim', platform: 'linux/amd64' });
-    const route = matchRoute(query.pathname);
+    if (query.pathname === '/version') return send(res, 200, { ...version, platform: 'linux/amd64' });
+    const discovery = discoveryDocument(query.pathname, served);
+    if (discovery !== undefined) return send(res, 200, discovery);
+    const route = matchRoute(query.pathname, served);
     if (route === undefined) return send(res, 404, kubeStatus(404, `Cannot find path "${query.pathname}"`));
     let matcher: LabelMatcher;
     try {
@@ -165,10 +184,14 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   };
 }
 
-function matchRoute(pathname: string): Route | undefined {
+/** The route of `pathname`; undefined also for a resource of a group not served, which the real API does not know either. */
+function matchRoute(pathname: string, served: ReadonlySet<OptionalApi>): Route | undefined {
   for (const { pattern, route } of ROUTES) {
     const m = pattern.exec(pathname);
-    if (m !== null) return route(m);
+    if (m === null) continue;
+    const found = route(m);
+    const requires = RESOURCES[found.resource].requires;
+    return requires === undefined || served.has(requires) ? found : undefined;
   }
   return undefined;
 }

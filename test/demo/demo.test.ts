@@ -146,6 +146,32 @@ describe('npm run demo', function () {
     });
   });
 
+  it('counts the DRA Jobs and pods by the devices their claims hold', async () => {
+    const base = /gpu-capacity-api demo: (http:\/\/[^\s]+)/.exec(output)?.[1] ?? '';
+    const token = /^export ACME_ADMIN='([^']+)'/m.exec(output)?.[1] ?? '';
+    const get = async (path: string) => (await fetch(base + path, { headers: { Authorization: `Bearer ${token}`, 'X-Organization-Id': 'acme' } })).json() as Promise<{ data: Record<string, unknown> }>;
+    // Two whole H100s; one 1g.10gb MIG device (1/7); one H100 that two standalone pods' shared claim time-slices.
+    const expected = {
+      'llm-dra-finetune': [2, 2, 'exclusive', 'NVIDIA-H100-80GB-HBM3'],
+      'dra-mig-eval': [1, 0.1429, 'mig', 'NVIDIA-H100-80GB-HBM3'],
+      'asr-dra-infer-a': [1, 0.5, 'time_slicing', 'NVIDIA-H100-80GB-HBM3'],
+      'asr-dra-infer-b': [1, 0.5, 'time_slicing', 'NVIDIA-H100-80GB-HBM3'],
+    };
+    // The claims and slices come from informers of their own: waited for, in case they land after the pods.
+    await waitFor(async () => {
+      const running = (await get('/v1/workloads?status=running&limit=100')).data.workloads as { workload_id: string; name: string }[];
+      const shares: Record<string, unknown> = {};
+      for (const name of Object.keys(expected)) {
+        const id = running.find((w) => w.name === name)?.workload_id;
+        expect(id, `${name} among the running workloads`).to.be.a('string');
+        const w = (await get(`/v1/workloads/${id}`)).data;
+        shares[name] = [w.gpu_count, w.allocated_gpus, w.gpu_sharing, w.gpu_model];
+      }
+      expect(shares).to.deep.equal(expected);
+      return true;
+    }, { what: 'the DRA workloads\' shares of a GPU', timeoutMs: 10_000, intervalMs: 500 });
+  });
+
   it('prints kubectl gpucap lines that answer with tables once the plugin is built', async () => {
     const token = /^export ACME_ADMIN='([^']+)'/m.exec(output)?.[1] ?? '';
     const lines = output.split('\n').filter((line) => line.startsWith('GPUCAP_TOKEN=$ACME_ADMIN GPUCAP_ORG=acme dist/kubectl-gpucap.cjs '));

@@ -1,7 +1,8 @@
 // The demo's simulated world keeps the order of a real cluster for every Job and Pod, with any seed
 // and through its churn: created, then started, then finished, none of it after the world's "now".
 // The service reads submitted_at, started_at and completed_at from these timestamps, so a Job that
-// started before it was submitted shows a negative queue time in the demo's answers.
+// started before it was submitted shows a negative queue time in the demo's answers. Its DRA objects
+// are linked as a real cluster links them: pod to claim, claim to its pods' uids, results to devices.
 import { expect } from 'chai';
 import { startDemoWorld, type DemoWorld } from '../../sim/demo/world.js';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
@@ -69,6 +70,87 @@ function outOfOrder(what: string, timeline: Timeline, now: number): string[] {
 }
 
 /** Every ordering problem of every Job and Pod of every cluster, and how many objects were checked. */
+interface ClaimSpec {
+  devices?: { requests?: { name: string; exactly?: { deviceClassName?: string } }[] };
+}
+
+interface ClaimStatus {
+  allocation?: { devices?: { results?: { request: string; driver: string; pool: string; device: string }[] }; nodeSelector?: unknown };
+  reservedFor?: { resource: string; name: string; uid?: string }[];
+}
+
+interface DraPodSpec {
+  nodeName?: string;
+  resourceClaims?: { name: string; resourceClaimName?: string; resourceClaimTemplateName?: string }[];
+  containers?: { resources?: { limits?: Record<string, string>; requests?: Record<string, string>; claims?: { name: string }[] } }[];
+}
+
+/** Every broken link between the home cluster's DRA objects, and how many claims and claiming pods there are. */
+function checkDra(world: DemoWorld): { problems: string[]; claims: number; claimingPods: number } {
+  const store = world.home.api.store;
+  const problems: string[] = [];
+  const devices = new Map<string, string>();
+  for (const slice of store.list('resourceslices')) {
+    const spec = slice.spec as { driver: string; nodeName: string; pool: { name: string }; devices: { name: string }[] };
+    const node = store.get('nodes', { name: spec.nodeName });
+    const owner = (slice.metadata.ownerReferences as { uid?: string }[] | undefined)?.[0];
+    if (node === undefined || owner?.uid !== node.metadata.uid) problems.push(`slice ${slice.metadata.name}: not owned by its node ${spec.nodeName}`);
+    for (const device of spec.devices) devices.set(`${spec.driver}/${spec.pool.name}/${device.name}`, spec.nodeName);
+  }
+  const held = new Map<string, string>();
+  let claims = 0;
+  for (const claim of store.list('resourceclaims')) {
+    claims += 1;
+    const what = `claim ${claim.metadata.namespace}/${claim.metadata.name}`;
+    const spec = claim.spec as ClaimSpec;
+    const status = claim.status as ClaimStatus;
+    for (const request of spec.devices?.requests ?? []) {
+      if (store.get('deviceclasses', { name: request.exactly?.deviceClassName ?? '' }) === undefined) problems.push(`${what}: no DeviceClass ${request.exactly?.deviceClassName}`);
+    }
+    const nodes = new Set<string>();
+    for (const result of status.allocation?.devices?.results ?? []) {
+      const key = `${result.driver}/${result.pool}/${result.device}`;
+      const node = devices.get(key);
+      if (node === undefined) problems.push(`${what}: device ${key} is in no slice`);
+      else nodes.add(node);
+      if (held.has(key)) problems.push(`${what}: device ${key} is also held by ${held.get(key)}`);
+      held.set(key, what);
+      if (!(spec.devices?.requests ?? []).some((r) => r.name === result.request)) problems.push(`${what}: result for unknown request ${result.request}`);
+    }
+    if (nodes.size !== 1) problems.push(`${what}: allocated on ${nodes.size} nodes`);
+    if ((status.reservedFor ?? []).length === 0) problems.push(`${what}: reserved for no pod`);
+    for (const consumer of status.reservedFor ?? []) {
+      const pod = store.get('pods', { namespace: claim.metadata.namespace, name: consumer.name });
+      if (pod === undefined || pod.metadata.uid !== consumer.uid) problems.push(`${what}: reserved for pod ${consumer.name} (${consumer.uid}), which has uid ${pod?.metadata.uid}`);
+      else if (!nodes.has((pod.spec as DraPodSpec).nodeName ?? '')) problems.push(`${what}: its pod ${consumer.name} runs on another node than its devices`);
+    }
+    for (const owner of (claim.metadata.ownerReferences ?? []) as { kind: string; name: string; uid: string }[]) {
+      if (store.get('pods', { namespace: claim.metadata.namespace, name: owner.name })?.metadata.uid !== owner.uid) problems.push(`${what}: owner pod ${owner.name} has another uid`);
+    }
+  }
+  let claimingPods = 0;
+  for (const pod of store.list('pods')) {
+    const spec = pod.spec as DraPodSpec;
+    if (spec.resourceClaims === undefined) continue;
+    claimingPods += 1;
+    const what = `pod ${pod.metadata.namespace}/${pod.metadata.name}`;
+    const made = (pod.status as { resourceClaimStatuses?: { name: string; resourceClaimName: string }[] }).resourceClaimStatuses ?? [];
+    for (const podClaim of spec.resourceClaims) {
+      // A claim named in the spec has no status entry; one made from a template has only that.
+      const name = podClaim.resourceClaimName ?? made.find((m) => m.name === podClaim.name)?.resourceClaimName;
+      const claim = store.get('resourceclaims', { namespace: pod.metadata.namespace, name: name ?? '' });
+      if (claim === undefined) problems.push(`${what}: its claim ${podClaim.name} (${name}) does not exist`);
+      else if (!((claim.status as ClaimStatus).reservedFor ?? []).some((c) => c.uid === pod.metadata.uid)) problems.push(`${what}: its claim ${name} is not reserved for it`);
+    }
+    for (const container of spec.containers ?? []) {
+      const asked = Object.keys({ ...container.resources?.limits, ...container.resources?.requests }).filter((r) => r.startsWith('nvidia.com/'));
+      if (asked.length > 0) problems.push(`${what}: asks for ${asked.join(', ')} besides its claims`);
+      for (const used of container.resources?.claims ?? []) if (!spec.resourceClaims.some((c) => c.name === used.name)) problems.push(`${what}: a container uses claim ${used.name}, which the pod lacks`);
+    }
+  }
+  return { problems, claims, claimingPods };
+}
+
 function checkWorld(world: DemoWorld, now: number): { problems: string[]; jobs: number; started: number; finished: number; pods: number } {
   const problems: string[] = [];
   let jobs = 0;
@@ -107,6 +189,21 @@ function checkWorld(world: DemoWorld, now: number): { problems: string[]; jobs: 
 describe('demo world', function () {
   // Each world starts two simulated API servers and 22 exporters on loopback.
   this.timeout(60_000);
+
+  it('links its DRA pods, claims and devices by name and uid, as a real cluster does', async () => {
+    const dir = makeTempDir('gpucap-demo-world-');
+    const world = await startDemoWorld({ dir: dir.path, now: NOW });
+    try {
+      const dra = checkDra(world);
+      expect(dra.problems, dra.problems.join('\n')).to.deep.equal([]);
+      expect(dra).to.include({ claims: 3, claimingPods: 4 });
+      const discovered = await fetch(`${world.home.api.url}/apis/resource.k8s.io`, { headers: { authorization: 'Bearer gpu-east-demo-token' } });
+      expect(discovered.status, 'the demo serves resource.k8s.io').to.equal(200);
+    } finally {
+      await world.close();
+      dir.remove();
+    }
+  });
 
   for (const seed of SEEDS) {
     it(`with seed ${seed}, every Job and Pod is created, then started, then finished, before and after churn`, async () => {

@@ -15,8 +15,14 @@ export interface SimCluster {
   close(): Promise<void>;
 }
 
-export async function startSimCluster(dir: string, name: string, options: { bookmarkIntervalMs?: number } = {}): Promise<SimCluster> {
-  const api = await startKubeApi({ clusterName: name, token: `${name}-token`, bookmarkIntervalMs: options.bookmarkIntervalMs ?? 200 });
+/** `dra`: the simulated API serves resource.k8s.io/v1 (claims, slices, classes). */
+export async function startSimCluster(dir: string, name: string, options: { bookmarkIntervalMs?: number; dra?: boolean } = {}): Promise<SimCluster> {
+  const api = await startKubeApi({
+    clusterName: name,
+    token: `${name}-token`,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 200,
+    ...(options.dra === undefined ? {} : { dra: options.dra }),
+  });
   const kubeconfigPath = join(dir, `${name}.kubeconfig`);
   writeFileSync(kubeconfigPath, api.kubeconfig());
   return { api, kubeconfigPath, close: () => api.close() };
