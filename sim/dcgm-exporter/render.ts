@@ -3,7 +3,7 @@
 // writes them. The service's parser is tested against this, so the details follow the real output.
 import { deviceValues, instanceValues, type FieldValue, type ResolvedValues } from './defaults.js';
 import { DCGM_BLANK_SENTINEL, FIELDS, type FieldSpec } from './fields.js';
-import type { SimGpu, SimNodeGpus, SimPodRef } from './types.js';
+import type { SimClaimRef, SimGpu, SimMigInstance, SimNodeGpus, SimPodRef } from './types.js';
 
 export interface PodLabelNames {
   pod: string;
@@ -27,6 +27,8 @@ export interface RenderOptions {
 }
 
 const DEFAULT_MODEL = 'NVIDIA H100 80GB HBM3';
+/** The NVIDIA DRA driver's name; it names each node's pool after the node. */
+const DRA_GPU_DRIVER = 'gpu.nvidia.com';
 /** PCI bus ids of the eight GPUs of an HGX H100 board, so default ids look like a real node's. */
 const HGX_BUS_IDS = ['18', '2A', '3A', '5D', '9A', 'AB', 'BA', 'DB'];
 
@@ -55,7 +57,12 @@ export function renderDcgmMetrics(node: SimNodeGpus, options: RenderOptions = {}
   return text;
 }
 
-/** The GPU's own series (never attributed to a pod when it is MIG-partitioned), then one per MIG instance. */
+/**
+ * The GPU's own series, then one per MIG instance. A MIG-partitioned GPU's own series names no pod,
+ * but it does carry the DRA claims of its instances: dcgm-exporter maps a DRA MIG device to its
+ * parent's UUID (its ResourceSlice reader), so the parent's series is written once per claimed
+ * instance with that instance's `dra_*` labels, and the instances' own series carry none.
+ */
 function gpuSeries(gpu: SimGpu, hostname: string, options: RenderOptions): Series[] {
   const v3 = options.labelStyle === 'v3';
   const identity = [
@@ -68,34 +75,65 @@ function gpuSeries(gpu: SimGpu, hostname: string, options: RenderOptions): Serie
   const host = `${label(v3 ? 'Hostname' : 'hostname', hostname)},${label('DCGM_FI_DRIVER_VERSION', options.driverVersion ?? '550.127.05')}`;
   const names = options.podLabelNames ?? { pod: 'pod', namespace: 'namespace', container: 'container' };
   const mig = gpu.mig ?? [];
-  const device: Series = {
-    labels: `${identity},${host}${mig.length > 0 ? '' : podLabels(gpu.pod, names)}`,
-    values: deviceValues(gpu.uuid, gpu.values ?? {}, { migEnabled: mig.length > 0 }),
-    instance: false,
-  };
+  const values = deviceValues(gpu.uuid, gpu.values ?? {}, { migEnabled: mig.length > 0 });
+  const claimed = mig.filter((m) => m.claim !== undefined);
+  const devices: Series[] =
+    mig.length === 0
+      ? [{ labels: `${identity},${host}${attributeLabels(gpu.pod, draLabels(gpu.claim, { pool: hostname, device: `gpu-${gpu.index}` }), names)}`, values, instance: false }]
+      : claimed.length === 0
+        ? [{ labels: `${identity},${host}`, values, instance: false }]
+        : claimed.map((m) => ({ labels: `${identity},${host}${attributeLabels(m.pod, migDraLabels(gpu, m, hostname), names)}`, values, instance: false }));
   const instances = mig.map(
     (m): Series => ({
-      labels: `${identity},${label('GPU_I_PROFILE', m.profile)},${label('GPU_I_ID', String(m.instanceId))},${host}${podLabels(m.pod, names)}`,
+      labels: `${identity},${label('GPU_I_PROFILE', m.profile)},${label('GPU_I_ID', String(m.instanceId))},${host}${attributeLabels(m.pod, [], names)}`,
       values: instanceValues(`${gpu.uuid}/${m.instanceId}`, m.values ?? {}, { profile: m.profile }),
       instance: true,
     }),
   );
-  return [device, ...instances];
+  return [...devices, ...instances];
+}
+
+/** The `dra_*` labels of a claimed device; none without a claim. */
+function draLabels(claim: SimClaimRef | undefined, at: { pool: string; device: string }): [string, string][] {
+  if (claim === undefined) return [];
+  return [
+    ['dra_claim_name', claim.name],
+    ['dra_claim_namespace', claim.namespace],
+    ['dra_driver_name', DRA_GPU_DRIVER],
+    ['dra_pool_name', at.pool],
+    ['dra_device_name', claim.device ?? at.device],
+  ];
+}
+
+function migDraLabels(gpu: SimGpu, instance: SimMigInstance, hostname: string): [string, string][] {
+  const device = `gpu-${gpu.index}-mig-${instance.profile.replace(/\./g, '')}-${instance.instanceId}`;
+  return [
+    ...draLabels(instance.claim, { pool: hostname, device }),
+    ['dra_mig_profile', instance.profile],
+    ['dra_mig_device_uuid', instance.uuid ?? defaultMigUuid(gpu.uuid, instance.instanceId)],
+  ];
 }
 
 /**
- * The exporter keeps pod attribution in a Go map and its template ranges over it in sorted key order,
- * so the real output reads `container,namespace,pod` (see the A10G line of the Datadog fixture).
+ * The exporter keeps pod and DRA attribution in one Go map and its template ranges over it in sorted
+ * key order, so the real output reads `container,dra_claim_name,…,namespace,pod` (see the A10G line of
+ * the Datadog fixture for the pod labels).
  */
-function podLabels(pod: SimPodRef | undefined, names: PodLabelNames): string {
-  if (pod === undefined) return '';
-  const pairs: [string, string][] = [
-    [names.pod, pod.pod],
-    [names.namespace, pod.namespace],
-  ];
-  if (pod.container !== undefined) pairs.push([names.container, pod.container]);
+function attributeLabels(pod: SimPodRef | undefined, dra: [string, string][], names: PodLabelNames): string {
+  const pairs: [string, string][] = [...dra];
+  if (pod !== undefined) {
+    pairs.push([names.pod, pod.pod], [names.namespace, pod.namespace]);
+    if (pod.container !== undefined) pairs.push([names.container, pod.container]);
+  }
   pairs.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return pairs.map(([name, value]) => `,${label(name, value)}`).join('');
+}
+
+/** A stand-in MIG UUID: the GPU's UUID with the instance id in its last group, so each instance has its own. */
+function defaultMigUuid(gpuUuid: string, instanceId: number): string {
+  const body = gpuUuid.replace(/^GPU-/, '');
+  const suffix = instanceId.toString(16).padStart(4, '0');
+  return `MIG-${body.length > 4 ? body.slice(0, -4) : body}${suffix}`;
 }
 
 function defaultBusId(index: number): string {

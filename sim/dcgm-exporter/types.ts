@@ -1,5 +1,6 @@
 // The state of one simulated GPU node as its dcgm-exporter would see it: GPUs, MIG instances, the
-// pods the kubelet assigned them and the field values DCGM reports. Plain data, no behaviour.
+// pods the kubelet assigned them (through the device plugin, or a DRA ResourceClaim) and the field
+// values DCGM reports. Plain data, no behaviour.
 
 /** The DCGM fields the simulator renders (the service reads the first seven; the rest are realistic noise). */
 export type DcgmField =
@@ -29,11 +30,31 @@ export interface SimPodRef {
   container?: string;
 }
 
+/**
+ * The DRA ResourceClaim a GPU or MIG device was allocated through, which dcgm-exporter (with
+ * KUBERNETES_ENABLE_DRA) writes as `dra_*` labels. Given without a pod, the series names the claim
+ * only; given with one, both.
+ */
+export interface SimClaimRef {
+  name: string;
+  namespace: string;
+  /**
+   * The device's name in the driver's ResourceSlice. Default `gpu-<index>`; for MIG
+   * `gpu-<index>-mig-<profile without dots>-<instanceId>`, a stand-in for the driver's
+   * `…-<GI profile id>-<placement start>`, which the simulator does not model.
+   */
+  device?: string;
+}
+
 export interface SimMigInstance {
   /** MIG profile, e.g. `1g.10gb`; its memory size sets the instance's default framebuffer total. */
   profile: string;
   instanceId: number;
+  /** The MIG device's UUID, `MIG-…` (default: made from the GPU's UUID and the instance id). */
+  uuid?: string;
   pod?: SimPodRef;
+  /** Labels the parent GPU's series, not the instance's: see render.ts. */
+  claim?: SimClaimRef;
   values?: FieldValues;
 }
 
@@ -43,6 +64,7 @@ export interface SimGpu {
   modelName?: string;
   pciBusId?: string;
   pod?: SimPodRef;
+  claim?: SimClaimRef;
   values?: FieldValues;
   mig?: SimMigInstance[];
 }

@@ -118,7 +118,7 @@ const STATE_GAUGES: readonly [string, string, (stats: TelemetryStats) => number]
     'Bytes of the slabs the rings are carved from, free slots included (reserved as a tick starts)',
     (s) => s.ringReservedBytes,
   ],
-  ['gpucap_telemetry_gpu_pods', 'GPU pods known to the attribution directory', (s) => s.gpuPods],
+  ['gpucap_telemetry_gpu_pods', 'GPU pods known to the attribution directory (pods with DRA claims included)', (s) => s.gpuPods],
 ];
 
 function registerStateGauges(registry: Registry, stats: () => TelemetryStats): void {

@@ -1,11 +1,13 @@
 // The telemetry state of the service: per cluster, what its pod informer says about exporters and GPU
-// pods; across clusters, every GPU's rings and every workload's lifetime totals. The sampler feeds it
-// payloads; the read side asks it for summaries and rankings (the TelemetryReader port).
+// pods, and its ResourceClaim informer about the pods of DRA claims; across clusters, every GPU's
+// rings and every workload's lifetime totals. The sampler feeds it payloads; the read side asks it
+// for summaries and rankings (the TelemetryReader port).
 import type { WatchedResource } from '../domain/cluster-status.js';
 import { METRIC_NAMES, type MetricName, type MetricSummary, type RankedMetricName } from '../domain/metrics.js';
 import type { Percentile } from '../domain/percentiles.js';
 import type { LifetimeTotals } from '../domain/telemetry.js';
 import type { TelemetryReader } from '../query/ports.js';
+import type { ResourceClaim } from '../k8s/objects/dra-types.js';
 import type { Pod } from '../k8s/objects/k8s-types.js';
 import type { ResourceEvent } from '../k8s/objects/resource-event.js';
 import { readDcgmPayload } from './scrape/dcgm-readings.js';
@@ -75,6 +77,7 @@ export class GpuTelemetry implements TelemetryReader {
     return {
       onEvent: (resource, event, namespace) => {
         if (resource === 'pods') directory.onPodEvent(event as ResourceEvent<Pod>, namespace);
+        else if (resource === 'resourceclaims') directory.onClaimEvent(event as ResourceEvent<ResourceClaim>, namespace);
       },
       detach: () => {
         if (this.#directories.get(cluster.clusterId) === directory) this.#directories.delete(cluster.clusterId);
@@ -111,8 +114,7 @@ export class GpuTelemetry implements TelemetryReader {
       this.#payloadGpus += payload.readings.length;
     }
     for (const reading of payload.readings) {
-      const pod = reading.pod;
-      const workloadId = pod === undefined ? undefined : directory?.workloadOf(pod.namespace, pod.name);
+      const workloadId = directory?.workloadOfReading(reading);
       for (let m = 0; m < METRIC_COUNT; m += 1) {
         const value = encodeMetric(m, reading.values[m] ?? NaN);
         stored[m] = value;

@@ -1,18 +1,32 @@
 // What the telemetry flow needs from one cluster's pod informer: the dcgm-exporter pods to scrape,
-// and for each GPU pod (by namespace and name, as the exporter labels it) the workload it belongs to.
-// Fed the same events as the workload indexer; keeps a few strings per GPU pod, nothing more: pods
-// by namespace then name (no key string of their own per pod), namespace names and the workload ids
-// of a Job's pods shared.
+// and for each GPU pod (by namespace and name, as the exporter labels it) the workload it belongs to;
+// from its ResourceClaim informer, the pods each claim is reserved for, for series that name a DRA
+// claim and no pod. Fed the same events as the workload indexer; keeps a few strings per GPU pod,
+// nothing more: pods by namespace then name (no key string of their own per pod), namespace names and
+// the workload ids of a Job's pods shared.
+import type { ResourceClaim } from '../../k8s/objects/dra-types.js';
 import type { ResourceEvent } from '../../k8s/objects/resource-event.js';
 import type { Pod } from '../../k8s/objects/k8s-types.js';
 import { effectiveGpuRequest } from '../../k8s/objects/gpu-request.js';
 import { jobOwnerUid } from '../../k8s/objects/owner.js';
 import { SnapshotPages } from '../../k8s/objects/snapshot-pages.js';
 import { StringTable } from '../../k8s/objects/string-table.js';
+import { ClaimReservations } from './claim-reservations.js';
+import type { GpuReading } from './dcgm-readings.js';
 import { exporterUrl, type ExporterDiscovery, type ExporterTarget } from './exporter-target.js';
 
 function podKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
+}
+
+/**
+ * A pod with DRA claims may hold GPUs: whether a claim's devices are GPUs is for the workload
+ * indexer to work out (it reads the claims' allocations and the drivers' slices). The directory only
+ * needs the pod's workload id ready for when the exporter names the pod or its claim; a claim that
+ * holds no GPU costs one map entry and never appears on a GPU's series.
+ */
+function hasResourceClaims(pod: Pod): boolean {
+  return (pod.spec?.resourceClaims?.length ?? 0) > 0;
 }
 
 /** What the directory takes from one pod. */
@@ -34,6 +48,7 @@ export class PodDirectory {
   readonly #workloadOfPod = new Map<string, Map<string, string>>();
   #gpuPods = 0;
   readonly #namespaces = new StringTable();
+  readonly #claims = new ClaimReservations(this.#namespaces);
   /** The workload id of each Job with GPU pods here, one string for all its pods, and how many pods use it. */
   readonly #jobIds = new Map<string, { id: string; pods: number }>();
   readonly #pages = new SnapshotPages<Pod, PodEntry | null>((pod) => this.#entryOf(pod));
@@ -67,8 +82,42 @@ export class PodDirectory {
     }
   }
 
+  onClaimEvent(event: ResourceEvent<ResourceClaim>, namespace: string | undefined): void {
+    this.#claims.onClaimEvent(event, namespace);
+  }
+
   workloadOf(namespace: string, pod: string): string | undefined {
     return this.#workloadOfPod.get(namespace)?.get(pod);
+  }
+
+  /**
+   * The workload a reading's samples belong to: its pod's, else (a DRA GPU whose series names no pod
+   * this directory knows) its claim's.
+   */
+  workloadOfReading(reading: Pick<GpuReading, 'pod' | 'claim'>): string | undefined {
+    const { pod, claim } = reading;
+    const byPod = pod === undefined ? undefined : this.workloadOf(pod.namespace, pod.name);
+    if (byPod !== undefined || claim === undefined) return byPod;
+    return this.workloadOfClaim(claim.namespace, claim.name);
+  }
+
+  /**
+   * A claim's workload: that of the first pod in its reservedFor that holds a known workload. A claim
+   * shared by pods of different workloads goes whole to that first one, not split: every sample of a
+   * GPU series feeds one ring and one lifetime total (GpuFleet.record and LifetimeAccumulators.add
+   * take one workload id), as a shared GPU exported with pod labels does today (the reader keeps the
+   * first pod's series). Splitting would count the GPU's utilization once per sharer, or need shares
+   * that neither the exporter nor the claim states. The scheduler appends each pod it schedules to
+   * reservedFor, so the first pod, and the attribution, stay put for as long as that pod runs.
+   */
+  workloadOfClaim(namespace: string, claim: string): string | undefined {
+    const pods = this.#workloadOfPod.get(namespace);
+    if (pods === undefined) return undefined;
+    for (const pod of this.#claims.podsOf(namespace, claim)) {
+      const id = pods.get(pod);
+      if (id !== undefined) return id;
+    }
+    return undefined;
   }
 
   exporters(): IterableIterator<ExporterTarget> {
@@ -83,13 +132,19 @@ export class PodDirectory {
     return this.#gpuPods;
   }
 
+  /** ResourceClaims reserved for at least one pod. */
+  get reservedClaims(): number {
+    return this.#claims.size;
+  }
+
   #entryOf(pod: Pod): PodEntry | null {
     const meta = pod.metadata;
     const name = meta?.name;
     const namespace = meta?.namespace;
     if (name === undefined || namespace === undefined) return null;
     const uid = meta?.uid;
-    const gpu = uid !== undefined && effectiveGpuRequest(pod.spec, this.#gpuResources) > 0 ? { jobUid: jobOwnerUid(meta), uid } : null;
+    const holdsGpus = effectiveGpuRequest(pod.spec, this.#gpuResources) > 0 || hasResourceClaims(pod);
+    const gpu = uid !== undefined && holdsGpus ? { jobUid: jobOwnerUid(meta), uid } : null;
     const ip = pod.status?.podIP;
     const key = podKey(namespace, name);
     const exporter: ExporterTarget | null =

@@ -80,6 +80,47 @@ describe('dcgm-exporter payloads → GPU readings', () => {
     expect(byKey.get('GPU-c')?.pod).to.equal(undefined);
   });
 
+  it('reads a DRA claim from dra_claim_name/dra_claim_namespace, with or without pod labels', () => {
+    // Attribute labels in the order dcgm-exporter's template writes its map (sorted keys).
+    const payload = readDcgmPayload(
+      [
+        'DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-a",pci_bus_id="00000000:18:00.0",device="nvidia0",modelName="NVIDIA H100 80GB HBM3",' +
+          'hostname="gpu-h100-dra-1",DCGM_FI_DRIVER_VERSION="580.95.05",dra_claim_name="train-dra-0-gpu-x7k2p",dra_claim_namespace="ml",' +
+          'dra_device_name="gpu-0",dra_driver_name="gpu.nvidia.com",dra_pool_name="gpu-h100-dra-1"} 71',
+        'DCGM_FI_DEV_GPU_UTIL{gpu="1",UUID="GPU-b",hostname="gpu-h100-dra-1",container="infer",dra_claim_name="shared-h100",' +
+          'dra_claim_namespace="ml",dra_device_name="gpu-1",dra_driver_name="gpu.nvidia.com",dra_pool_name="gpu-h100-dra-1",namespace="ml",pod="infer-a"} 40',
+        // A claim namespace left out: the claim is in its pod's namespace.
+        'DCGM_FI_DEV_GPU_UTIL{gpu="2",UUID="GPU-c",dra_claim_name="c",namespace="cv"} 1',
+        'DCGM_FI_DEV_GPU_UTIL{gpu="3",UUID="GPU-d",dra_claim_name="",dra_claim_namespace=""} 0',
+      ].join('\n'),
+    );
+    const byKey = new Map(payload.readings.map((r) => [r.key, r]));
+    expect(byKey.get('GPU-a')).to.deep.include({ pod: undefined, claim: { namespace: 'ml', name: 'train-dra-0-gpu-x7k2p' }, migInstance: undefined });
+    expect(metricsOf(byKey.get('GPU-a')).gpu_utilization).to.equal(71);
+    expect(byKey.get('GPU-b')).to.deep.include({ pod: { namespace: 'ml', name: 'infer-a' }, claim: { namespace: 'ml', name: 'shared-h100' } });
+    expect(byKey.get('GPU-c')?.claim).to.deep.equal({ namespace: 'cv', name: 'c' });
+    expect(byKey.get('GPU-d')?.claim).to.equal(undefined);
+  });
+
+  it('keys a DRA MIG device on its parent\'s series by dra_mig_device_uuid, and an instance series by GPU_I_ID as before', () => {
+    const payload = readDcgmPayload(
+      [
+        // dcgm-exporter writes the parent's series once per claimed MIG device, with that device's labels.
+        'DCGM_FI_DEV_GPU_TEMP{gpu="0",UUID="GPU-p",dra_claim_name="a",dra_claim_namespace="ml",dra_mig_device_uuid="MIG-1",dra_mig_profile="1g.10gb"} 50',
+        'DCGM_FI_DEV_GPU_TEMP{gpu="0",UUID="GPU-p",dra_claim_name="b",dra_claim_namespace="ml",dra_mig_device_uuid="MIG-2",dra_mig_profile="1g.10gb"} 50',
+        'DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="0",UUID="GPU-p",GPU_I_PROFILE="1g.10gb",GPU_I_ID="13"} 0.5',
+        // Both: the instance id wins, so the series keeps the key a non-DRA exporter gives it.
+        'DCGM_FI_PROF_GR_ENGINE_ACTIVE{gpu="0",UUID="GPU-p",GPU_I_ID="14",dra_claim_name="c",dra_claim_namespace="ml",dra_mig_device_uuid="MIG-3"} 0.25',
+      ].join('\n'),
+    );
+    const byKey = new Map(payload.readings.map((r) => [r.key, r]));
+    expect([...byKey.keys()]).to.deep.equal(['GPU-p/MIG-1', 'GPU-p/MIG-2', 'GPU-p/13', 'GPU-p/14']);
+    expect(byKey.get('GPU-p/MIG-1')).to.deep.include({ migInstance: 'MIG-1', claim: { namespace: 'ml', name: 'a' } });
+    expect(byKey.get('GPU-p/MIG-2')?.claim).to.deep.equal({ namespace: 'ml', name: 'b' });
+    expect(byKey.get('GPU-p/13')).to.deep.include({ migInstance: '13', claim: undefined });
+    expect(byKey.get('GPU-p/14')).to.deep.include({ migInstance: '14', claim: { namespace: 'ml', name: 'c' } });
+  });
+
   it('prefers FB used/free for memory utilization and falls back to the copy utilization', () => {
     const payload = readDcgmPayload(
       [
