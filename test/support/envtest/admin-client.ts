@@ -1,12 +1,29 @@
 // cluster-admin calls for test setup: create the objects a kubelet, scheduler and Job controller
 // would, move them through their lifecycle by patching status, delete them, write the capacity
-// ConfigMaps an operator would, and grant the reader the chart's ClusterRole and namespaced Role. Plain
-// JSON over node:https with the kubeconfig's TLS and token.
+// ConfigMaps an operator would, serve DRA's resource.k8s.io/v1 as CRDs and create its objects, and
+// grant the reader the chart's ClusterRole and namespaced Role. Plain JSON over node:https with the
+// kubeconfig's TLS and token.
 import { readFileSync } from 'node:fs';
 import { request, type RequestOptions } from 'node:https';
 import { fileURLToPath } from 'node:url';
-import { KubeConfig, type V1ConfigMap, type V1Job, type V1JobStatus, type V1Namespace, type V1Node, type V1Pod, type V1PodStatus, type V1PolicyRule } from '@kubernetes/client-node';
+import {
+  KubeConfig,
+  type V1ConfigMap,
+  type V1CustomResourceDefinition,
+  type V1DeviceClass,
+  type V1Job,
+  type V1JobStatus,
+  type V1Namespace,
+  type V1Node,
+  type V1Pod,
+  type V1PodStatus,
+  type V1PolicyRule,
+  type ResourceV1ResourceClaim,
+  type V1ResourceClaimStatus,
+  type V1ResourceSlice,
+} from '@kubernetes/client-node';
 import { parse } from 'yaml';
+import { waitFor } from '../wait-for.js';
 
 const CHART_RULES = fileURLToPath(new URL('../../../charts/gpu-capacity-api/files/clusterrole-rules.yaml', import.meta.url));
 const CHART_ROLE_RULES = fileURLToPath(new URL('../../../charts/gpu-capacity-api/files/role-rules.yaml', import.meta.url));
@@ -14,6 +31,14 @@ export const READER_USER = 'gpucap-reader';
 const READER_ROLE = 'gpucap-reader-chart-rules';
 const READER_NAMESPACED_ROLE = 'gpucap-reader-chart-role-rules';
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
+const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const DRA_CRDS_DIR = fileURLToPath(new URL('../../fixtures/kubernetes/dra-crds/', import.meta.url));
+/** The DRA resources the CRDs serve (dra-crds/<resource>.resource.k8s.io.json). */
+export const DRA_RESOURCES = ['resourceclaims', 'resourceslices', 'deviceclasses'] as const;
+export const DRA_GROUP = '/apis/resource.k8s.io';
+export const DRA = `${DRA_GROUP}/v1`;
+/** Creating, establishing and publishing three CRDs takes about a second; this allows for a slow machine. */
+const DRA_SERVED_TIMEOUT_MS = 30_000;
 const READER_SUBJECT = { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: READER_USER };
 
 /** Anything with metadata, as the API server returns it. */
@@ -148,6 +173,73 @@ export class AdminClient {
 
   deleteConfigMap(namespace: string, name: string): Promise<KubeObject> {
     return this.call('DELETE', `/api/v1/namespaces/${namespace}/configmaps/${name}`);
+  }
+
+  /**
+   * Makes this 1.20 server serve DRA's resource.k8s.io/v1 (built in from 1.34) through the CRDs in
+   * test/fixtures/kubernetes/dra-crds, and returns once the service could find and read it: each CRD
+   * Established, and the group's discovery offering v1 with the three resources. Idempotent.
+   */
+  async installDraCrds(): Promise<void> {
+    for (const resource of DRA_RESOURCES) {
+      await this.createUnlessExists(CRDS, JSON.parse(readFileSync(`${DRA_CRDS_DIR}${resource}.resource.k8s.io.json`, 'utf8')));
+    }
+    const settled = async () => {
+      const states = await Promise.all(DRA_RESOURCES.map((resource) => this.crdState(`${resource}.resource.k8s.io`)));
+      return states.find((state) => state !== 'Established' && state !== 'pending') ?? (states.every((state) => state === 'Established') && 'Established');
+    };
+    const state = await waitFor(settled, { timeoutMs: DRA_SERVED_TIMEOUT_MS, what: 'the DRA CRDs to be Established' });
+    if (state !== 'Established') throw new Error(`Cannot serve DRA's API through CRDs: ${state}`);
+    await waitFor(() => this.draDiscoveryComplete(), { timeoutMs: DRA_SERVED_TIMEOUT_MS, what: `discovery of ${DRA} to list ${DRA_RESOURCES.join(', ')}` });
+  }
+
+  /** 'Established', 'pending', or why the server will never serve it (waiting would not help). */
+  private async crdState(name: string): Promise<string> {
+    const crd = await this.call<V1CustomResourceDefinition>('GET', `${CRDS}/${name}`);
+    const conditions = crd.status?.conditions ?? [];
+    const refused = conditions.find((c) => (c.type === 'NamesAccepted' || c.type === 'KubernetesAPIApprovalPolicyConformant') && c.status === 'False');
+    if (refused !== undefined) return `CRD ${name}: ${refused.type} is False (${refused.reason ?? ''}: ${refused.message ?? ''})`;
+    // The approval condition comes from a controller of its own, a moment after creation: wait for it too.
+    const approved = conditions.some((c) => c.type === 'KubernetesAPIApprovalPolicyConformant' && c.status === 'True');
+    const established = conditions.some((c) => c.type === 'Established' && c.status === 'True');
+    return approved && established ? 'Established' : 'pending';
+  }
+
+  /** Discovery lags Established by a moment: until it lists v1, the service would not find the group. */
+  private async draDiscoveryComplete(): Promise<boolean> {
+    const group = await this.send('GET', DRA_GROUP);
+    const versions = (group.body as { versions?: { version: string }[] } | undefined)?.versions ?? [];
+    if (group.status !== 200 || !versions.some((v) => v.version === 'v1')) return false;
+    const served = (await this.call<{ resources: { name: string }[] }>('GET', DRA)).resources.map((r) => r.name);
+    return DRA_RESOURCES.every((resource) => served.includes(resource));
+  }
+
+  createDeviceClass(deviceClass: V1DeviceClass): Promise<KubeObject> {
+    return this.call('POST', `${DRA}/deviceclasses`, deviceClass);
+  }
+
+  createResourceSlice(slice: V1ResourceSlice): Promise<KubeObject> {
+    return this.call('POST', `${DRA}/resourceslices`, slice);
+  }
+
+  /** The server drops any `status` sent here (the /status subresource owns it), as the real API does. */
+  createResourceClaim(namespace: string, claim: ResourceV1ResourceClaim): Promise<KubeObject> {
+    return this.call('POST', `${DRA}/namespaces/${namespace}/resourceclaims`, claim);
+  }
+
+  /** What the scheduler writes: `allocation` once it picks devices, `reservedFor` the pods that use them. */
+  patchResourceClaimStatus(namespace: string, name: string, status: V1ResourceClaimStatus): Promise<KubeObject> {
+    return this.call('PATCH', `${DRA}/namespaces/${namespace}/resourceclaims/${name}/status`, { status }, 'application/merge-patch+json');
+  }
+
+  /**
+   * Deletes the claim as the resource claim controller (absent here) would finish it: a claim with the
+   * delete-protection finalizer is only marked by DELETE, and dropping its finalizers removes it.
+   */
+  async deleteResourceClaim(namespace: string, name: string): Promise<void> {
+    const path = `${DRA}/namespaces/${namespace}/resourceclaims/${name}`;
+    const marked = await this.call<Partial<KubeObject>>('DELETE', path);
+    if (marked.metadata?.deletionTimestamp !== undefined) await this.call('PATCH', path, { metadata: { finalizers: null } }, 'application/merge-patch+json');
   }
 
   /**

@@ -74,3 +74,16 @@ export function terminatedStatus(startedAt: number, finishedAt: number, exitCode
 export function capacityConfigMap(name: string, text: string, options: { labels?: Record<string, string> } = {}): V1ConfigMap {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { ...(options.labels ?? CAPACITY_LABELS) } }, data: { [CAPACITY_KEY]: text } };
 }
+
+/** What the API server sets on an object, which a create must not carry. */
+const SERVER_SET_METADATA = ['uid', 'resourceVersion', 'creationTimestamp', 'generation', 'managedFields', 'deletionTimestamp', 'deletionGracePeriodSeconds'];
+
+/**
+ * A fixture (an object as `kubectl get -o json` prints it) as a client would send it to create it:
+ * without the metadata the server sets, and without status, which only the status subresource writes.
+ */
+export function forCreate<T extends { metadata?: object; status?: unknown }>(object: T): Omit<T, 'status'> {
+  const { status: _status, ...created } = object;
+  const metadata = Object.fromEntries(Object.entries(object.metadata ?? {}).filter(([key]) => !SERVER_SET_METADATA.includes(key)));
+  return { ...created, metadata } as Omit<T, 'status'>;
+}
