@@ -45,6 +45,8 @@ export interface ClusterInformersOptions {
    * discovery is retried with backoff, and the DRA informers start when it answers.
    */
   discoverDra?: (signal: AbortSignal) => Promise<DraVersion | null>;
+  /** How often a cluster without resource.k8s.io is asked again (default 10 minutes). */
+  draRediscoveryMs?: number;
   /** Where LIST pages and watch streams are parsed, and which fields of each kind are kept. */
   decoding?: Decoding;
   onEvent: ClusterEventHandler;
@@ -70,6 +72,9 @@ const PATHS: Record<WatchedResource, (namespace?: string, draVersion?: DraVersio
 
 /** The collections started before Jobs and Pods, so that mapping them finds what they refer to. */
 const CONTEXT_RESOURCES: ReadonlySet<WatchedResource> = new Set(['namespaces', 'nodes', ...DRA_RESOURCES]);
+
+/** How often a server without the group is asked for it again. */
+const DRA_REDISCOVERY_MS = 10 * 60_000;
 
 /** How long discovery waits between failed attempts. */
 const DISCOVERY_BACKOFF = { baseMs: 1_000, maxMs: 60_000 };
@@ -192,17 +197,17 @@ export class ClusterInformers {
   }
 
   /**
-   * Asks discovery until it answers, then starts the DRA informers (none without the group). A server
-   * that forbids the discovery document is taken as one without DRA, said once.
+   * Asks discovery until it answers, then starts the DRA informers. A server without the group is asked
+   * again now and then (an upgrade of the control plane may bring it, and this process outlives it),
+   * quietly. A server that forbids the discovery document is taken as one without DRA, said once.
    */
   async #discoverDra(): Promise<void> {
-    const { delay, logger, clusterId, discoverDra } = this.#options;
-    const discover = discoverDra ?? ((signal: AbortSignal) => discoverDraVersion(this.#kubeConfig, signal));
+    const { delay, logger, clusterId } = this.#options;
     const signal = this.#stop.signal;
     const backoff = new Backoff({ ...DISCOVERY_BACKOFF, random: this.#options.tuning?.random });
     while (!signal.aborted) {
       try {
-        this.#draVersion = await discover(signal);
+        this.#draVersion = await this.#discover(signal);
         break;
       } catch (error) {
         if (signal.aborted) return;
@@ -210,15 +215,41 @@ export class ClusterInformers {
         if (status === 401 || status === 403) {
           logger.warn({ cluster: clusterId, err: error }, 'resource.k8s.io discovery is forbidden: GPUs from DRA claims are not counted');
           this.#draVersion = null;
-          break;
+          return;
         }
         const waitMs = backoff.next();
         logger.warn({ cluster: clusterId, err: error, retryInMs: waitMs }, 'Cannot discover resource.k8s.io yet: retrying');
         await delay(waitMs, signal).catch(() => undefined);
       }
     }
-    const version = this.#draVersion;
-    if (signal.aborted || version === null || version === undefined) return;
+    if (signal.aborted) return;
+    if (this.#draVersion === null) void this.#rediscoverDra();
+    else if (this.#draVersion !== undefined) this.#startDraInformers(this.#draVersion);
+  }
+
+  #discover(signal: AbortSignal): Promise<DraVersion | null> {
+    return this.#options.discoverDra?.(signal) ?? discoverDraVersion(this.#kubeConfig, signal);
+  }
+
+  /** Asks discovery every DRA_REDISCOVERY_MS until the group is served; a failed attempt waits for the next. */
+  async #rediscoverDra(): Promise<void> {
+    const { delay, logger, clusterId, draRediscoveryMs = DRA_REDISCOVERY_MS } = this.#options;
+    const signal = this.#stop.signal;
+    while (!signal.aborted) {
+      await delay(draRediscoveryMs, signal).catch(() => undefined);
+      if (signal.aborted) return;
+      const version = await this.#discover(signal).catch((error: unknown) => {
+        logger.debug({ cluster: clusterId, err: error }, 'Asking for resource.k8s.io again failed');
+        return null;
+      });
+      if (version === null || signal.aborted) continue;
+      this.#draVersion = version;
+      this.#startDraInformers(version);
+      return;
+    }
+  }
+
+  #startDraInformers(version: DraVersion): void {
     const added = [
       this.#informer('resourceslices', undefined, version),
       this.#informer('deviceclasses', undefined, version),
@@ -226,7 +257,7 @@ export class ClusterInformers {
     ];
     this.#informers.push(...added);
     for (const informer of added) this.#startOne(informer);
-    logger.info({ cluster: clusterId, version: `${DRA_GROUP}/${version}` }, 'Watching DRA claims and slices');
+    this.#options.logger.info({ cluster: this.#options.clusterId, version: `${DRA_GROUP}/${version}` }, 'Watching DRA claims and slices');
   }
 
   async #startWhenLabelsSynced(rest: readonly Informer[], discovery: Promise<void>): Promise<void> {

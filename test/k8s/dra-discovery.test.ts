@@ -1,10 +1,10 @@
 // Which resource.k8s.io version the service watches, from the API server's discovery document: the
 // newest it reads, none without the group (404, no error), and an error to retry for anything else.
 // Then ClusterInformers against a server whose discovery fails first: the DRA informers start once it
-// answers, and Jobs and Pods have not waited for it past their dependency wait.
+// answers, and a server without the group is asked again until an upgrade brings it.
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { chooseDraVersion, discoverDraVersion } from '../../src/k8s/dra-discovery.js';
+import { chooseDraVersion, discoverDraVersion, type DraVersion } from '../../src/k8s/dra-discovery.js';
 import { ClusterInformers } from '../../src/k8s/cluster-informers.js';
 import { KubeRequestError } from '../../src/k8s/kube-object.js';
 import { rejectionOf } from '../support/rejection.js';
@@ -17,6 +17,8 @@ const group = (...versions: string[]) => ({
   versions: versions.map((version) => ({ groupVersion: `resource.k8s.io/${version}`, version })),
   preferredVersion: { groupVersion: `resource.k8s.io/${versions[0]}`, version: versions[0] },
 });
+
+const spyLogger = () => ({ debug: sinon.spy(), info: sinon.spy(), warn: sinon.spy(), error: sinon.spy() });
 
 describe('k8s/dra-discovery', () => {
   it('chooses v1, else v1beta2, else v1beta1, whatever the server prefers, and none of an unknown list', () => {
@@ -54,15 +56,10 @@ describe('k8s/dra-discovery', () => {
     });
   });
 
-  it('starts the DRA informers once a failing discovery answers, on the paths of the version found', async () => {
-    const hand = await startHandServer();
-    hand.respond = (res) => void res.writeHead(500).end();
-    const answers: (() => Promise<'v1beta2'>)[] = [
-      () => Promise.reject(new KubeRequestError('KUBE_HTTP_STATUS', 'HTTP 503', 503)),
-      () => Promise.resolve('v1beta2'),
-    ];
-    const logger = { debug: sinon.spy(), info: sinon.spy(), warn: sinon.spy(), error: sinon.spy() };
-    const informers = new ClusterInformers(hand.kubeConfig, {
+  /** Informers of namespace `ml` on `hand`, whose discovery answers `answers` in turn (then the last one again). */
+  function informersOn(hand: HandServer, answers: (() => Promise<DraVersion | null>)[], logger: ReturnType<typeof spyLogger>): ClusterInformers {
+    const last = answers[answers.length - 1];
+    return new ClusterInformers(hand.kubeConfig, {
       clusterId: 'c',
       origin: 'test',
       namespaces: ['ml'],
@@ -77,26 +74,56 @@ describe('k8s/dra-discovery', () => {
       }),
       logger,
       tuning: { backoff: { baseMs: 10, maxMs: 10 } },
-      discoverDra: () => (answers.shift() ?? (() => Promise.resolve('v1beta2')))(),
+      discoverDra: () => (answers.shift() ?? last ?? (() => Promise.resolve(null)))(),
+      draRediscoveryMs: 30,
       onEvent: () => undefined,
     });
+  }
+
+  /** The informers started, once all seven are, as `resource/namespace`; [] if they never are. */
+  async function allStarted(informers: ClusterInformers): Promise<string[]> {
+    for (let i = 0; i < 100; i += 1) {
+      const resources = informers.status().informers.filter((i) => i.started).map((i) => `${i.resource}${i.namespace ? `/${i.namespace}` : ''}`);
+      if (resources.length === 7) return resources.sort();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return [];
+  }
+
+  it('starts the DRA informers once a failing discovery answers, on the paths of the version found', async () => {
+    const hand = await startHandServer();
+    hand.respond = (res) => void res.writeHead(500).end();
+    const logger = spyLogger();
+    const informers = informersOn(hand, [
+      () => Promise.reject(new KubeRequestError('KUBE_HTTP_STATUS', 'HTTP 503', 503)),
+      () => Promise.resolve('v1beta2'),
+    ], logger);
     try {
       informers.start();
-      const started = async (): Promise<string[]> => {
-        for (let i = 0; i < 100; i += 1) {
-          const resources = informers.status().informers.filter((i) => i.started).map((i) => `${i.resource}${i.namespace ? `/${i.namespace}` : ''}`);
-          if (resources.length === 7) return resources.sort();
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        return [];
-      };
-      expect(await started()).to.deep.equal(['deviceclasses', 'jobs/ml', 'namespaces', 'nodes', 'pods/ml', 'resourceclaims/ml', 'resourceslices']);
+      expect(await allStarted(informers)).to.deep.equal(['deviceclasses', 'jobs/ml', 'namespaces', 'nodes', 'pods/ml', 'resourceclaims/ml', 'resourceslices']);
       expect(informers.draVersion).to.equal('v1beta2');
       expect(hand.requests.map((url) => url.pathname)).to.include.members([
         '/apis/resource.k8s.io/v1beta2/namespaces/ml/resourceclaims', '/apis/resource.k8s.io/v1beta2/resourceslices', '/apis/resource.k8s.io/v1beta2/deviceclasses',
       ]);
       expect(logger.warn.calledWithMatch(sinon.match.any, 'Cannot discover resource.k8s.io yet: retrying')).to.equal(true);
       expect(logger.error.called).to.equal(false);
+    } finally {
+      await informers.stop();
+      await hand.close();
+    }
+  });
+
+  it('asks a server without the group again, quietly, and watches DRA once an upgrade brings it', async () => {
+    const hand = await startHandServer();
+    hand.respond = (res) => void res.writeHead(500).end();
+    const logger = spyLogger();
+    const informers = informersOn(hand, [() => Promise.resolve(null), () => Promise.resolve(null), () => Promise.resolve('v1')], logger);
+    try {
+      informers.start();
+      expect(informers.status().informers.map((i) => i.resource)).to.not.include('resourceclaims');
+      expect(await allStarted(informers)).to.include.members(['resourceclaims/ml', 'resourceslices', 'deviceclasses']);
+      expect(informers.draVersion).to.equal('v1');
+      expect(logger.warn.neverCalledWithMatch(sinon.match.any, sinon.match(/resource\.k8s\.io/))).to.equal(true);
     } finally {
       await informers.stop();
       await hand.close();

@@ -30,6 +30,7 @@ export class DraCache {
   readonly #held = new Map<string, GpuShare>();
   /** pod uid → its Job's uid (null: a pod of its own), for the cached pods that use claims. */
   readonly #jobOfPod = new Map<string, string | null>();
+  #served = false;
   readonly #lookup = {
     device: (key: string): DraDevice | undefined => this.#devices.get(key),
     classType: (name: string): string | null => this.#classTypes.get(name) ?? null,
@@ -68,6 +69,7 @@ export class DraCache {
 
   onClaimEvent(event: WholeEvent<ResourceClaim>): DraChange {
     if (event.type === 'SYNC') {
+      this.#served = true;
       const inScope = (key: string): boolean => event.namespace === undefined || key.startsWith(`${event.namespace}/`);
       for (const key of [...this.#claims.keys()]) if (inScope(key)) this.#drop(key);
       for (const claim of event.items) this.#put(claim);
@@ -82,9 +84,22 @@ export class DraCache {
     return { pods };
   }
 
+  /**
+   * Whether the pod may hold GPUs through claims: it names claims, or a claim is (or was) reserved for
+   * it. An API server that predates the pod's claim fields drops them, and reservedFor still tells.
+   */
+  usesClaims(pod: PodFacts): boolean {
+    return pod.ask.dra || this.#claimsOfPod.has(pod.uid) || this.#held.has(pod.uid);
+  }
+
+  /** Whether any claim was listed: the cluster serves DRA, and a Job's pods may hold GPUs its template does not name. */
+  get served(): boolean {
+    return this.#served;
+  }
+
   /** Notes a cached pod that uses claims, so that a change of a claim reserved for it or named by it finds it. */
   notePod(pod: PodFacts): void {
-    if (!pod.ask.dra) return;
+    if (!this.usesClaims(pod)) return;
     this.#jobOfPod.set(pod.uid, pod.jobUid);
     for (const name of pod.claimNames) {
       const key = claimKey(pod.namespace, name);
@@ -101,7 +116,7 @@ export class DraCache {
 
   /** Forgets a pod no cache holds any more. */
   forgetPod(pod: PodFacts): void {
-    if (!pod.ask.dra) return;
+    if (!this.#jobOfPod.has(pod.uid) && !this.#held.has(pod.uid)) return;
     this.#held.delete(pod.uid);
     this.#jobOfPod.delete(pod.uid);
     for (const name of pod.claimNames) {
@@ -129,7 +144,7 @@ export class DraCache {
    * still reserved is not what the finished one held.
    */
   shareOf(pod: PodFacts): GpuShare {
-    if (!pod.ask.dra) return NO_SHARE;
+    if (!this.usesClaims(pod)) return NO_SHARE;
     const held = this.#held.get(pod.uid);
     const keys = new Set(this.#claimsOfPod.get(pod.uid));
     for (const name of pod.claimNames) keys.add(claimKey(pod.namespace, name));

@@ -204,7 +204,7 @@ export class WorkloadIndexer {
     const previous = this.#jobs.get(uid);
     if (event.type === 'DELETED') return this.#deleteJob(uid, job, previous);
     if (previous !== undefined && sameVersion(previous, job)) return;
-    if (!job.mayHoldGpus) return; // not a workload: nothing to keep
+    if (!this.#mayBeWorkload(job)) return; // not a workload: nothing to keep
     this.#jobs.set(uid, this.#see(previous, job));
     this.#queueJob(uid);
   }
@@ -235,7 +235,7 @@ export class WorkloadIndexer {
     this.#dra.notePod(seen);
     const mapped = this.#mapper.standalone(seen);
     // No GPU: not a workload, unless its claims hold some once they are allocated.
-    if (mapped === null && !pod.ask.dra) return;
+    if (mapped === null && !this.#dra.usesClaims(seen)) return;
     this.#pods.set(uid, seen);
     this.#queue(mapped);
   }
@@ -373,7 +373,7 @@ export class WorkloadIndexer {
 
   #onJobPod(type: 'ADDED' | 'MODIFIED' | 'DELETED', jobUid: string, uid: string, pod: PodFacts): void {
     // The pods of CPU Jobs are most pods of many clusters, and their Jobs are no workloads.
-    if (!pod.mayHoldGpus) return;
+    if (!pod.mayHoldGpus && !this.#dra.usesClaims(pod)) return;
     const previous = this.#jobPods.get(jobUid, uid);
     const jobKnown = this.#jobs.has(jobUid);
     if (type === 'DELETED') {
@@ -414,7 +414,7 @@ export class WorkloadIndexer {
   #syncJobs(items: readonly JobFacts[], namespace?: string): void {
     const inScope = scopeOf(namespace);
     const previous = this.#jobs;
-    this.#jobs = jobsOfRelist(items.filter((job) => job.mayHoldGpus), previous, this.#options.clock);
+    this.#jobs = jobsOfRelist(items.filter((job) => this.#mayBeWorkload(job)), previous, this.#options.clock);
     for (const [uid, job] of previous) if (!inScope(job)) this.#jobs.set(uid, job);
     this.#cancelVanished('Job', new Set(this.#jobs.keys()), namespace);
     for (const uid of previous.keys()) if (!this.#jobs.has(uid)) this.#jobPods.deleteJob(uid);
@@ -430,6 +430,7 @@ export class WorkloadIndexer {
     const previous = { standalone: this.#pods, jobPods: this.#jobPods };
     const relisted = podsOfRelist(items, namespace === undefined ? previous : withinScope(previous, inScope), {
       isKnownJob: (jobUid) => this.#jobs.has(jobUid),
+      mayHoldGpus: (pod) => pod.mayHoldGpus || this.#dra.usesClaims(pod),
       clock: this.#options.clock,
     });
     if (namespace !== undefined) keepOutOfScope(previous, relisted, inScope);
@@ -466,6 +467,15 @@ export class WorkloadIndexer {
     this.#stats.cancelledByReconcile += cancelVanished(kind, present, options);
   }
 
+  /**
+   * Whether a Job may be a workload: its template asks for GPUs or names claims, or (in a cluster that
+   * serves DRA) its pods may hold claims the template does not name, on an API server older than the
+   * pod's claim fields. Such Jobs are kept, and make a row once a claim reserved for a pod holds GPUs.
+   */
+  #mayBeWorkload(job: JobFacts): boolean {
+    return job.mayHoldGpus || this.#dra.served;
+  }
+
   /** What the DRA caches keep follows the pods cached: pods relisted are noted, those gone forgotten. */
   #noteDraPods(): void {
     const cached = new Set<string>();
@@ -486,7 +496,8 @@ export class WorkloadIndexer {
   #remapDra(change: DraChange): void {
     if (change === 'none') return;
     if (change === 'all') {
-      this.#remapWhere((job) => job.askPerPod.dra, (pod) => pod.ask.dra);
+      const usesClaims = (pod: PodFacts): boolean => this.#dra.usesClaims(pod);
+      this.#remapWhere((job, pods) => job.askPerPod.dra || pods.some(usesClaims), usesClaims);
       return;
     }
     const jobs = new Set<string>();

@@ -25,6 +25,8 @@ export interface RelistedPods {
 export interface PodRelistOptions {
   /** Whether a Job is known: the pods it had that vanished are kept as deleted. */
   isKnownJob(jobUid: string): boolean;
+  /** Whether a pod may hold GPUs (absent: those it asks for, or DRA claims it names). */
+  mayHoldGpus?(pod: PodFacts): boolean;
   clock: Clock;
 }
 
@@ -69,7 +71,7 @@ export function podsOfRelist(items: readonly PodFacts[], previous: PodCaches, op
     const uid = pod.uid;
     if (uid === '') continue;
     relisted.present.add(uid);
-    if (!pod.mayHoldGpus) continue;
+    if (!(options.mayHoldGpus?.(pod) ?? pod.mayHoldGpus)) continue;
     const jobUid = pod.jobUid;
     if (jobUid === null) relisted.standalone.set(uid, see(previous.standalone.get(uid), pod, options.clock));
     else relisted.jobPods.set(jobUid, uid, see(previous.jobPods.get(jobUid, uid), pod, options.clock));

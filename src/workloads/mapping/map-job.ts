@@ -25,13 +25,16 @@ export function firstPodNodeName(pods: readonly PodFacts[]): string | null {
 }
 
 /**
- * The devices each pod of the Job holds: what its template asks for, and of a template with DRA
- * claims the most any pod's claims were seen to hold (0 until one was allocated).
+ * The devices each pod of the Job holds: what its template asks for, or the most any pod holds with
+ * its DRA claims (0 until one was allocated).
  */
 function devicesPerPod(job: JobFacts, pods: readonly PodFacts[], shares: PodShares | undefined): number {
-  if (!job.askPerPod.dra || shares === undefined) return job.gpusPerPod;
+  if (shares === undefined) return job.gpusPerPod;
   let most = job.gpusPerPod;
-  for (const pod of pods) most = Math.max(most, shares.devicesOf(pod));
+  for (const pod of pods) {
+    const devices = shares.devicesOf(pod);
+    if (devices > pod.gpus) most = Math.max(most, devices);
+  }
   return most;
 }
 
@@ -40,7 +43,7 @@ function devicesPerPod(job: JobFacts, pods: readonly PodFacts[], shares: PodShar
  * hold any yet) or it has no uid. gpu_count = per-pod devices × spec.parallelism (default 1).
  */
 export function mapJob(job: JobFacts, context: MappingContext): MappedWorkload | null {
-  if (job.uid === '' || !job.mayHoldGpus) return null;
+  if (job.uid === '') return null;
   const pods = context.pods ?? [];
   const { shares } = context;
   const perPod = devicesPerPod(job, pods, shares);

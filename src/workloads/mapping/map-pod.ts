@@ -42,7 +42,7 @@ export function podInterval(pod: PodFacts, options: PodIntervalOptions = {}): Po
  * none, or none known yet), or without uid.
  */
 export function mapPod(pod: PodFacts, context: MappingContext): MappedWorkload | null {
-  if (pod.uid === '' || pod.jobUid !== null || !pod.mayHoldGpus) return null;
+  if (pod.uid === '' || pod.jobUid !== null) return null;
   const { shares } = context;
   const gpuCount = shares?.devicesOf(pod) ?? pod.gpus;
   if (gpuCount === 0) return null;

@@ -34,14 +34,14 @@ export function podShares(
 ): PodShares {
   const ofAsk = (ask: GpuAsk, nodeName: string | null | undefined): GpuShare =>
     podGpuShare(ask, nodes.get(nodeName)?.metadata?.labels, counting.settings);
-  const ofClaims = (pod: PodFacts): GpuShare => (pod.ask.dra && claims !== undefined ? claims.shareOf(pod) : NO_SHARE);
+  const ofClaims = (pod: PodFacts): GpuShare => (claims === undefined ? NO_SHARE : claims.shareOf(pod));
   return {
     basis: counting.basis,
     ofAsk,
     ofPod: (pod) => {
       const asked = ofAsk(pod.ask, pod.nodeName);
-      return pod.ask.dra ? addShares(asked, ofClaims(pod)) : asked;
+      return addShares(asked, ofClaims(pod));
     },
-    devicesOf: (pod) => (pod.ask.dra ? pod.gpus + ofClaims(pod).devices : pod.gpus),
+    devicesOf: (pod) => pod.gpus + ofClaims(pod).devices,
   };
 }

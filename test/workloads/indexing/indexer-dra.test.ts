@@ -187,4 +187,28 @@ describe('workloads/indexer with DRA claims', () => {
     expect(row?.allocatedGpus).to.be.closeTo(1 + 1 / 7, 1e-9);
     expect(row?.gpuHoursUsed).to.be.closeTo(2 * (1 + 1 / 7), 1e-6);
   });
+
+  it("counts pods and a Job through reservedFor alone, on an API server that drops the pods' claim fields", async () => {
+    indexer.onClaimEvent({ type: 'SYNC', items: [] });
+    const job = aJob({ metadata: { uid: 'job-old', namespace: NAMESPACE, name: 'job' }, podSpec: { containers: [{ name: 'main' }] }, status: { startTime: START } });
+    indexer.onJobEvent({ type: 'ADDED', object: job });
+    const withoutClaims = (object: Pod): Pod => {
+      const { resourceClaims: _claims, ...spec } = object.spec ?? {};
+      const { resourceClaimStatuses: _statuses, ...status } = object.status ?? {};
+      return { ...object, spec, status };
+    };
+    const solo = withoutClaims(draPod('solo', 'pod-solo', 'solo-gpu'));
+    const worker = withoutClaims(draPod('job-0', 'pod-w0', 'job-0-gpu', { jobUid: 'job-old' }));
+    // Created before the scheduler reserves the claims: no GPU shows yet.
+    pod('ADDED', solo);
+    pod('ADDED', worker);
+    claim('ADDED', claimOf('solo-gpu', ['gpu-0'], [{ name: 'solo', uid: 'pod-solo' }]));
+    claim('ADDED', claimOf('job-0-gpu', ['gpu-1'], [{ name: 'job-0', uid: 'pod-w0' }]));
+    // The kubelet's next status update brings the pods back.
+    pod('MODIFIED', { ...solo, metadata: { ...solo.metadata, resourceVersion: '2' } });
+    pod('MODIFIED', { ...worker, metadata: { ...worker.metadata, resourceVersion: '2' } });
+    await indexer.flush();
+    expect(await view('pod-solo')).to.deep.include({ kind: 'Pod', gpuCount: 1, allocatedGpus: 1, gpuHoursUsed: 2 });
+    expect(await view('job-old')).to.deep.include({ kind: 'Job', gpuCount: 1, allocatedGpus: 1, gpuHoursUsed: 2 });
+  });
 });
