@@ -30,6 +30,7 @@ import { StagedWrite } from './staged-write.js';
 import { WriteBatch } from './write-batch.js';
 import { contextSlimmer } from '../caches/slim.js';
 import { DraCache, type DraChange } from '../caches/dra-cache.js';
+import { RecentPods } from '../caches/recent-pods.js';
 import type { DeviceClass, ResourceClaim, ResourceSlice } from '../../k8s/objects/dra-types.js';
 
 /**
@@ -96,6 +97,8 @@ export class WorkloadIndexer {
   readonly #nodes = new LabelCache();
   /** DRA's slices, classes and claims, and what the pods' claims held. */
   readonly #dra: DraCache;
+  /** Pods that looked like no GPU pods lately, for a claim reserved for them that comes after (recent-pods.ts). */
+  readonly #recent = new RecentPods();
   readonly #mapper: WorkloadMapper;
   /** Jobs whose pods request GPUs. */
   #jobs = new Map<string, JobFacts>();
@@ -228,6 +231,7 @@ export class WorkloadIndexer {
         this.#queue(this.#mapper.standalone(this.#see(previous, pod), { at: this.#options.clock.now() }));
       }
       this.#dra.forgetPod(pod);
+      this.#recent.forget(uid);
       return;
     }
     if (previous !== undefined && sameVersion(previous, pod)) return;
@@ -235,7 +239,7 @@ export class WorkloadIndexer {
     this.#dra.notePod(seen);
     const mapped = this.#mapper.standalone(seen);
     // No GPU: not a workload, unless its claims hold some once they are allocated.
-    if (mapped === null && !this.#dra.usesClaims(seen)) return;
+    if (mapped === null && !this.#dra.usesClaims(seen)) return this.#keepRecent(seen);
     this.#pods.set(uid, seen);
     this.#queue(mapped);
   }
@@ -373,7 +377,11 @@ export class WorkloadIndexer {
 
   #onJobPod(type: 'ADDED' | 'MODIFIED' | 'DELETED', jobUid: string, uid: string, pod: PodFacts): void {
     // The pods of CPU Jobs are most pods of many clusters, and their Jobs are no workloads.
-    if (!pod.mayHoldGpus && !this.#dra.usesClaims(pod)) return;
+    if (!pod.mayHoldGpus && !this.#dra.usesClaims(pod)) {
+      if (type === 'DELETED') this.#recent.forget(uid);
+      else if (this.#dra.served) this.#keepRecent(this.#see(undefined, pod));
+      return;
+    }
     const previous = this.#jobPods.get(jobUid, uid);
     const jobKnown = this.#jobs.has(jobUid);
     if (type === 'DELETED') {
@@ -492,6 +500,24 @@ export class WorkloadIndexer {
     this.#dra.retainPods(cached);
   }
 
+  /** Keeps a pod that looks like no GPU pod for a while, where DRA is served: a claim may yet be reserved for it. */
+  #keepRecent(pod: PodFacts): void {
+    if (this.#dra.served) this.#recent.put(pod, this.#options.clock.now());
+  }
+
+  /**
+   * Caches a recent pod that a claim turns out to be reserved for, as its events would have; returns
+   * where it is cached (its Job's uid, null for a pod of its own), undefined when it is not recent.
+   */
+  #adoptRecent(uid: string): string | null | undefined {
+    const pod = this.#recent.take(uid, this.#options.clock.now());
+    if (pod === undefined || !this.#dra.usesClaims(pod)) return undefined;
+    this.#dra.notePod(pod);
+    if (pod.jobUid === null) this.#pods.set(uid, pod);
+    else this.#jobPods.set(pod.jobUid, uid, pod);
+    return pod.jobUid;
+  }
+
   /** Maps again the workloads of the pods a DRA change affects. */
   #remapDra(change: DraChange): void {
     if (change === 'none') return;
@@ -502,8 +528,9 @@ export class WorkloadIndexer {
     }
     const jobs = new Set<string>();
     for (const uid of change.pods) {
-      const jobUid = this.#dra.jobOf(uid);
-      if (jobUid === undefined) continue; // not cached (yet): it finds the claim when it comes
+      const noted = this.#dra.jobOf(uid);
+      const jobUid = noted === undefined ? this.#adoptRecent(uid) : noted;
+      if (jobUid === undefined) continue; // not seen yet: it finds the claim when it comes
       if (jobUid !== null) jobs.add(jobUid);
       else {
         const pod = this.#pods.get(uid);

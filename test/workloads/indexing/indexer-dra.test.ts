@@ -211,4 +211,15 @@ describe('workloads/indexer with DRA claims', () => {
     expect(await view('pod-solo')).to.deep.include({ kind: 'Pod', gpuCount: 1, allocatedGpus: 1, gpuHoursUsed: 2 });
     expect(await view('job-old')).to.deep.include({ kind: 'Job', gpuCount: 1, allocatedGpus: 1, gpuHoursUsed: 2 });
   });
+
+  it('finds a pod whose last event came before the claim reserved for it, where the pod names no claims', async () => {
+    indexer.onClaimEvent({ type: 'SYNC', items: [] });
+    const bare = draPod('late', 'pod-late', 'late-gpu');
+    const { resourceClaims: _claims, ...spec } = bare.spec ?? {};
+    pod('ADDED', { ...bare, spec });
+    clock.advance(10_000);
+    claim('ADDED', claimOf('late-gpu', ['gpu-0'], [{ name: 'late', uid: 'pod-late' }]));
+    await indexer.flush();
+    expect(await view('pod-late')).to.deep.include({ kind: 'Pod', status: 'running', gpuCount: 1, allocatedGpus: 1 });
+  });
 });
