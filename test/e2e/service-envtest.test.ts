@@ -1,13 +1,15 @@
 // The whole service against a real kube-apiserver (envtest, v1.20), watching it as gpucap-reader with
-// only the chart's ClusterRole. The test plays scheduler, kubelet and Job controller: it creates
-// bound pods, patches their status through the lifecycle, deletes them, restarts the API server, and
-// checks after each step what GET /v1/workloads and /v1/workloads/{id} answer.
+// only the chart's ClusterRole, with DRA's resource.k8s.io/v1 served as CRDs. The test plays scheduler,
+// kubelet, Job and claim controller: it creates bound pods and allocated claims, patches their status
+// through the lifecycle, deletes them, restarts the API server, and checks after each step what GET
+// /v1/workloads and /v1/workloads/{id} answer.
 import { expect } from 'chai';
 import { AdminClient, type KubeObject } from '../support/envtest/admin-client.js';
 import { startEnvtestOrSkip, type Envtest } from '../support/envtest/envtest.js';
 import { gpuJob, gpuPod, INSTANCE_TYPE_LABEL, jobPod, runningStatus, terminatedStatus, wholeSeconds } from '../support/envtest/objects.js';
 import type { V1Pod } from '@kubernetes/client-node';
-import { nodeFixture } from '../fixtures/kubernetes/kubernetes-fixtures.js';
+import { nodeFixture, objectFixture } from '../fixtures/kubernetes/kubernetes-fixtures.js';
+import { forCreate } from '../support/envtest/objects.js';
 import { waitFor } from '../support/wait-for.js';
 import { startTestService, type Caller, type JsonBody, type TestService } from '../support/service-harness.js';
 
@@ -34,6 +36,8 @@ describe('The service against a real kube-apiserver (envtest v1.20), watching as
     envtest = await startEnvtestOrSkip(this);
     admin = new AdminClient(envtest.adminKubeconfig);
     await admin.bindChartRulesToReader();
+    // DRA's API, served as CRDs on this v1.20 server: the service finds it by discovery at start.
+    await admin.installDraCrds();
     await admin.createNamespace(LLM, { 'gpucap.io/initiative': 'llm', 'gpucap.io/organization': 'acme' });
     await admin.createNamespace(VISION, { 'gpucap.io/initiative': 'vision', 'gpucap.io/organization': 'acme' });
     await admin.createNamespace(GLOBEX, { 'gpucap.io/initiative': 'research', 'gpucap.io/organization': 'globex' });
@@ -245,6 +249,92 @@ describe('The service against a real kube-apiserver (envtest v1.20), watching as
       // An hour at its share: GPU-hours integrate allocated_gpus.
       expect(record.gpu_hours_used, shared.metadata?.name).to.be.closeTo(expected.allocated_gpus * (Date.now() - wholeSeconds(startedAt).getTime()) / HOUR, 0.01);
     }
+  });
+
+  it('counts GPUs from DRA claims by their devices, attributed through reservedFor; a claim deleted after its pod finished leaves the hours', async () => {
+    const startedAt = Date.now() - HOUR;
+    const DRA_NS = 'team-dra';
+    await admin.createNamespace(DRA_NS, { 'gpucap.io/initiative': 'dra-research', 'gpucap.io/organization': 'acme' });
+    const classes = objectFixture<{ items: Record<string, unknown>[] }>('gpu-sharing/dra-deviceclass-gpu.json', 'List').items;
+    for (const deviceClass of classes) await admin.createDeviceClass(forCreate(deviceClass) as never);
+    for (const file of ['dra-resourceslice-gpu.json', 'dra-resourceslice-mig.json']) {
+      const slice = objectFixture<Record<string, unknown>>(`gpu-sharing/${file}`, 'ResourceSlice');
+      const { ownerReferences: _owner, ...metadata } = (forCreate(slice) as { metadata: Record<string, unknown> }).metadata;
+      await admin.createResourceSlice({ ...forCreate(slice), metadata } as never);
+      await admin.createNode(((slice.spec as { nodeName: string }).nodeName), { [INSTANCE_TYPE_LABEL]: 'p5.48xlarge' });
+    }
+    const request = objectFixture<{ spec: unknown }>('gpu-sharing/dra-resourceclaim-allocated.json', 'ResourceClaim').spec;
+    const sharedSpec = objectFixture<{ spec: unknown }>('gpu-sharing/dra-resourceclaim-shared.json', 'ResourceClaim').spec;
+    const pod = (name: string, node: string, owner?: KubeObject): V1Pod => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        ...(owner === undefined ? {} : { ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: owner.metadata.name, uid: owner.metadata.uid, controller: true }] }),
+      },
+      // v1.20 drops spec.resourceClaims, as every server before 1.26 does: the claims' reservedFor attributes.
+      spec: { nodeName: node, restartPolicy: 'Never', containers: [{ name: 'main', image: 'registry.example/train:1', resources: { requests: { cpu: '1' } } }] },
+    });
+    /** A claim allocated `devices` of `pool` and reserved for the pods, as the scheduler leaves it. */
+    const claim = async (name: string, pool: string, devices: string[], pods: KubeObject[], spec: unknown = request) => {
+      await admin.createResourceClaim(DRA_NS, { apiVersion: 'resource.k8s.io/v1', kind: 'ResourceClaim', metadata: { name }, spec } as never);
+      await admin.patchResourceClaimStatus(DRA_NS, name, {
+        allocation: { devices: { results: devices.map((device) => ({ request: 'gpu', driver: 'gpu.nvidia.com', pool, device })) } },
+        reservedFor: pods.map((p) => ({ resource: 'pods', name: p.metadata.name, uid: p.metadata.uid })),
+      } as never);
+    };
+    const gpuNode = 'gpu-h100-dra-1';
+    const migNode = 'gpu-h100-dra-mig-1';
+    const whole = await admin.createPod(DRA_NS, pod('dra-whole', gpuNode));
+    const mig = await admin.createPod(DRA_NS, pod('dra-mig', migNode));
+    const sharedA = await admin.createPod(DRA_NS, pod('dra-shared-a', gpuNode));
+    const sharedB = await admin.createPod(DRA_NS, pod('dra-shared-b', gpuNode));
+    const job = await admin.createJob(DRA_NS, {
+      apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'dra-finetune' },
+      spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'main', image: 'registry.example/train:1' }] } } },
+    });
+    const jobPod = await admin.createPod(DRA_NS, pod('dra-finetune-0', gpuNode, job));
+    await claim('dra-whole-gpu', gpuNode, ['gpu-0'], [whole]);
+    await claim('dra-mig-gpu', migNode, ['gpu-0-mig-1g10gb-19-0'], [mig]);
+    await claim('dra-shared', gpuNode, ['gpu-1'], [sharedA, sharedB], sharedSpec);
+    await claim('dra-finetune-0-gpu', gpuNode, ['gpu-0'], [jobPod]);
+    for (const running of [whole, mig, sharedA, sharedB, jobPod]) await admin.patchPodStatus(DRA_NS, running.metadata.name, runningStatus(startedAt));
+    await admin.patchJobStatus(DRA_NS, 'dra-finetune', { startTime: wholeSeconds(startedAt), active: 1 });
+
+    const model = 'NVIDIA-H100-80GB-HBM3';
+    const cases = [
+      { id: whole.metadata.uid, expected: { status: 'running', gpu_count: 1, allocated_gpus: 1, gpu_sharing: 'exclusive', gpu_model: model } },
+      { id: mig.metadata.uid, expected: { status: 'running', gpu_count: 1, allocated_gpus: 0.1429, gpu_sharing: 'mig', gpu_model: model } },
+      { id: sharedA.metadata.uid, expected: { status: 'running', gpu_count: 1, allocated_gpus: 0.5, gpu_sharing: 'time_slicing', gpu_model: model } },
+      { id: sharedB.metadata.uid, expected: { status: 'running', gpu_count: 1, allocated_gpus: 0.5, gpu_sharing: 'time_slicing', gpu_model: model } },
+      { id: job.metadata.uid, expected: { status: 'running', gpu_count: 1, allocated_gpus: 1, gpu_sharing: 'exclusive', gpu_model: model } },
+    ];
+    for (const { id, expected } of cases) {
+      const record = await workloadShows(id, expected);
+      expect(record.gpu_hours_used, String(record.name)).to.be.closeTo(expected.allocated_gpus * (Date.now() - wholeSeconds(startedAt).getTime()) / HOUR, 0.01);
+    }
+
+    // The Job's pod finishes; the claim controller takes it out of reservedFor, deallocates and deletes the claim; the Job completes.
+    const finishedAt = startedAt + HOUR / 2;
+    await admin.patchPodStatus(DRA_NS, jobPod.metadata.name, terminatedStatus(startedAt, finishedAt, 0));
+    await admin.patchResourceClaimStatus(DRA_NS, 'dra-finetune-0-gpu', { allocation: null, reservedFor: null } as never);
+    await admin.deleteResourceClaim(DRA_NS, 'dra-finetune-0-gpu');
+    await admin.patchJobStatus(DRA_NS, 'dra-finetune', {
+      active: 0,
+      succeeded: 1,
+      completionTime: wholeSeconds(finishedAt),
+      conditions: [{ type: 'Complete', status: 'True', lastProbeTime: wholeSeconds(finishedAt), lastTransitionTime: wholeSeconds(finishedAt) }],
+    });
+    const done = await workloadShows(job.metadata.uid, { status: 'completed', gpu_count: 1, allocated_gpus: 1 });
+    expect(done.gpu_hours_used).to.be.closeTo(0.5, 0.001);
+
+    // The team's statistics add them up: each workload's hours, as the records say.
+    const stats = (await service().get('/v1/workloads/stats?time_range=last_7_days&group_by=initiative_id')).body.data;
+    const team = (stats.grouped as { initiative_id: string; gpu_hours: number; workload_count: number }[]).find((g) => g.initiative_id === 'dra-research');
+    let sum = 0;
+    for (const { id } of cases) sum += (await service().get(`/v1/workloads/${id}`)).body.data.gpu_hours_used as number;
+    expect(team?.workload_count, JSON.stringify(stats.grouped)).to.equal(cases.length);
+    expect(team?.gpu_hours).to.be.closeTo(sum, 0.01);
   });
 
   it('serves its index while the API server is down, and after it restarts reflects what changed: a failed Job, a vanished pod, a new pod', async () => {
