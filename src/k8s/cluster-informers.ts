@@ -199,7 +199,8 @@ export class ClusterInformers {
   /**
    * Asks discovery until it answers, then starts the DRA informers. A server without the group is asked
    * again now and then (an upgrade of the control plane may bring it, and this process outlives it),
-   * quietly. A server that forbids the discovery document is taken as one without DRA, said once.
+   * quietly. A server that forbids the discovery document is taken as one without DRA, said once, and
+   * asked again the same way (a fixed ClusterRole takes effect without a restart).
    */
   async #discoverDra(): Promise<void> {
     const { delay, logger, clusterId } = this.#options;
@@ -215,7 +216,7 @@ export class ClusterInformers {
         if (status === 401 || status === 403) {
           logger.warn({ cluster: clusterId, err: error }, 'resource.k8s.io discovery is forbidden: GPUs from DRA claims are not counted');
           this.#draVersion = null;
-          return;
+          break;
         }
         const waitMs = backoff.next();
         logger.warn({ cluster: clusterId, err: error, retryInMs: waitMs }, 'Cannot discover resource.k8s.io yet: retrying');

@@ -129,4 +129,20 @@ describe('k8s/dra-discovery', () => {
       await hand.close();
     }
   });
+
+  it('takes a forbidden discovery as no DRA, says so once, and asks again so that fixed rights take effect', async () => {
+    const hand = await startHandServer();
+    hand.respond = (res) => void res.writeHead(500).end();
+    const logger = spyLogger();
+    const forbidden = () => Promise.reject(new KubeRequestError('KUBE_HTTP_STATUS', 'HTTP 403', 403));
+    const informers = informersOn(hand, [forbidden, forbidden, () => Promise.resolve('v1')], logger);
+    try {
+      informers.start();
+      expect(await allStarted(informers)).to.include.members(['resourceclaims/ml', 'resourceslices', 'deviceclasses']);
+      expect(logger.warn.getCalls().filter((call) => /forbidden/.test(String(call.args[1])))).to.have.length(1);
+    } finally {
+      await informers.stop();
+      await hand.close();
+    }
+  });
 });

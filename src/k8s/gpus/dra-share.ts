@@ -114,10 +114,12 @@ export function claimShareOfPod(
   for (const result of claim.status?.allocation?.devices?.results ?? []) {
     if (result.adminAccess === true) continue;
     const driver = result.driver ?? '';
+    // Another driver's devices (IMEX channels, NICs) are no GPUs, whatever their `type` says.
+    if (driver !== NVIDIA_GPU_DRIVER) continue;
     const device = devices(deviceKey(driver, result.pool ?? '', result.device ?? ''));
     const className = device === undefined ? requestClassName(claim, result.request ?? '') : null;
     const classed = className === null ? null : (classType?.(className) ?? null);
-    const type = device?.type ?? classed ?? (driver === NVIDIA_GPU_DRIVER ? 'gpu' : null);
+    const type = device?.type ?? classed ?? 'gpu';
     if (type !== 'gpu' && type !== 'vfio' && type !== 'mig') continue;
     count += 1;
     const slices = type === 'mig' ? (migComputeSlices(device?.profile ?? '') ?? 1) : null;

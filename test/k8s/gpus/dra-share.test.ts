@@ -34,6 +34,11 @@ const rows: { name: string; claim: ResourceClaim; expected: GpuShare }[] = [
     claim: { status: { allocation: { devices: { results: [{ driver: 'gpu.nvidia.com', pool: 'gone', device: 'gpu-3' }] } }, reservedFor: [{ resource: 'pods', uid: 'p' }] } },
     expected: { devices: 1, equivalents: 1, sharing: 'exclusive', model: null },
   },
+  {
+    name: 'another driver\'s device that calls itself a gpu: no GPU of NVIDIA\'s driver',
+    claim: { status: { allocation: { devices: { results: [{ driver: 'gpu.example.com', pool: 'gpu-h100-dra-1', device: 'gpu-0' }] } }, reservedFor: [{ resource: 'pods', uid: 'p' }] } },
+    expected: { devices: 0, equivalents: 0, sharing: 'exclusive', model: null },
+  },
 ];
 
 describe('gpus: what a DRA claim gives its pods', () => {
