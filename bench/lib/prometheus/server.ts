@@ -6,7 +6,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, closeSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { BENCH_DIR } from '../report/environment.js';
@@ -89,7 +89,8 @@ export async function startPrometheus(options: PrometheusOptions): Promise<Prome
       // Every target on one loopback port, as dcgm-exporter pods on their pod IPs; file_sd stands in
       // for the Kubernetes service discovery a cluster would use (it would add the exporter pod's own
       // labels, which the queries do not need).
-      { job_name: 'dcgm-exporter', file_sd_configs: [{ files: [targetsFile] }] },
+      // Relative to the configuration's folder, so the results do not name this run's temporary folder.
+      { job_name: 'dcgm-exporter', file_sd_configs: [{ files: [basename(targetsFile)] }] },
       // kube-state-metrics' labels (namespace, pod) describe the pods it reports on: kept, as its
       // usual scrape configuration does.
       { job_name: 'kube-state-metrics', honor_labels: true, static_configs: [{ targets: [options.kubeStateMetrics] }] },
