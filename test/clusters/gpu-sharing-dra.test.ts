@@ -12,12 +12,15 @@ import { objectFixture, podFixture } from '../fixtures/kubernetes/kubernetes-fix
 import { startTestService, type TestService } from '../support/service-harness.js';
 import { FAST_INFORMERS, aGpuNode, aNamespace, finished, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
 import { waitFor } from '../support/wait-for.js';
+import { capacityYaml } from '../support/capacity-yaml.js';
 import { makeTempDir } from '../support/temp-dir.js';
 
 const HOUR_MS = 3_600_000;
 const NAMESPACE = 'ml';
 const GPU_NODE = 'gpu-h100-dra-1';
 const MIG_NODE = 'gpu-h100-dra-mig-1';
+/** The service's own namespace, where its budget ConfigMap lives. */
+const SERVICE_NAMESPACE = 'gpu-system';
 
 /** A fixture as the simulator's store takes it: without what the server sets. */
 function stored(object: Record<string, unknown>): KubeObject {
@@ -67,6 +70,13 @@ describe('service counting GPUs from DRA claims (simulated resource.k8s.io/v1)',
     sim = await startSimCluster(temp.path, 'dra', { dra: true });
     const store = sim.api.store;
     store.create('namespaces', aNamespace(NAMESPACE, { 'gpucap.io/organization': 'acme', 'gpucap.io/initiative': 'llm' }));
+    store.create('namespaces', aNamespace(SERVICE_NAMESPACE));
+    store.create('configmaps', {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'capacity-acme', namespace: SERVICE_NAMESPACE, labels: { 'gpucap.io/capacity': 'true' } },
+      data: { 'capacity.yaml': capacityYaml() },
+    });
     for (const node of [GPU_NODE, MIG_NODE]) store.create('nodes', aGpuNode(node, 'p5.48xlarge'));
     for (const file of ['dra-resourceslice-gpu.json', 'dra-resourceslice-mig.json']) {
       store.create('resourceslices', stored(objectFixture(`gpu-sharing/${file}`, 'ResourceSlice')));
@@ -94,7 +104,13 @@ describe('service counting GPUs from DRA claims (simulated resource.k8s.io/v1)',
       clock: 'system',
       informers: FAST_INFORMERS,
       logger: pino({ level: 'info' }, lines),
-      env: { GPUCAP_HOME_CLUSTER_ENABLED: 'true', GPUCAP_KUBECONFIG: sim.kubeconfigPath, GPUCAP_INDEX_FLUSH_INTERVAL_MS: '20' },
+      env: {
+        GPUCAP_HOME_CLUSTER_ENABLED: 'true',
+        GPUCAP_KUBECONFIG: sim.kubeconfigPath,
+        GPUCAP_INDEX_FLUSH_INTERVAL_MS: '20',
+        GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'true',
+        GPUCAP_NAMESPACE: SERVICE_NAMESPACE,
+      },
     });
     await waitFor(async () => (await listed()).length === 4 || undefined, { what: 'the four claiming pods indexed', timeoutMs: 15_000 });
   });
@@ -177,6 +193,18 @@ describe('service counting GPUs from DRA claims (simulated resource.k8s.io/v1)',
     const running = (1 + 1 / 7 + 0.5 + 0.5) * (Date.now() - startedAt) / HOUR_MS;
     const llm = (stats.grouped as { initiative_id: string; gpu_hours: number }[]).find((g) => g.initiative_id === 'llm');
     expect(llm?.gpu_hours).to.be.closeTo(running + 1, 0.05);
+  });
+
+  it("counts them against the team's budget: the llm initiative and the H100 pool use their GPU-hours", async () => {
+    await waitFor(async () => (await t.get('/v1/capacity')).body.data?.initiatives, { what: 'the budget loaded', timeoutMs: 10_000 });
+    const ids = (await listed()).map((w) => w.workload_id);
+    let hours = 0;
+    for (const id of ids) hours += (await t.get(`/v1/workloads/${id}`)).body.data.gpu_hours_used as number;
+    const capacity = (await t.get('/v1/capacity')).body.data;
+    const llm = (capacity.initiatives as { initiative_id: string; used_gpu_hours: number }[]).find((i) => i.initiative_id === 'llm');
+    // Read after the records: running workloads have gained a moment's hours since.
+    expect(llm?.used_gpu_hours, JSON.stringify(capacity.initiatives)).to.be.within(hours - 0.01, hours + 0.05);
+    expect(capacity.pools[0].used_gpu_hours).to.be.within(hours - 0.01, hours + 0.05);
   });
 
   it('watches a cluster without resource.k8s.io as before: no DRA informer, no error', async () => {

@@ -8,7 +8,7 @@ import { AdminClient, type KubeObject } from '../support/envtest/admin-client.js
 import { startEnvtestOrSkip, type Envtest } from '../support/envtest/envtest.js';
 import { gpuJob, gpuPod, INSTANCE_TYPE_LABEL, jobPod, runningStatus, terminatedStatus, wholeSeconds } from '../support/envtest/objects.js';
 import type { V1Pod } from '@kubernetes/client-node';
-import { nodeFixture, objectFixture } from '../fixtures/kubernetes/kubernetes-fixtures.js';
+import { nodeFixture, objectFixture, podFixture } from '../fixtures/kubernetes/kubernetes-fixtures.js';
 import { forCreate } from '../support/envtest/objects.js';
 import { waitFor } from '../support/wait-for.js';
 import { startTestService, type Caller, type JsonBody, type TestService } from '../support/service-harness.js';
@@ -249,6 +249,15 @@ describe('The service against a real kube-apiserver (envtest v1.20), watching as
       // An hour at its share: GPU-hours integrate allocated_gpus.
       expect(record.gpu_hours_used, shared.metadata?.name).to.be.closeTo(expected.allocated_gpus * (Date.now() - wholeSeconds(startedAt).getTime()) / HOUR, 0.01);
     }
+    // KAI's reservation pod holds the GPU behind the fractions: no workload of whoever owns its namespace
+    // (without its RuntimeClass, which this API server does not have).
+    const { status: _status, ...reservation } = podFixture('gpu-sharing/pod-kai-reservation.json');
+    const namespace = reservation.metadata?.namespace ?? '';
+    await admin.createNamespace(namespace, { 'gpucap.io/organization': 'acme' });
+    const reserving = await admin.createPod(namespace, forCreate({ ...reservation, spec: { ...reservation.spec, nodeName: 'gpu-h100-mig-mixed-1', runtimeClassName: undefined } }) as V1Pod);
+    await admin.patchPodStatus(namespace, reserving.metadata.name, runningStatus(startedAt));
+    await podEventsApplied();
+    expect((await service().get(`/v1/workloads/${reserving.metadata.uid}`)).status, 'a KAI reservation pod').to.equal(404);
   });
 
   it('counts GPUs from DRA claims by their devices, attributed through reservedFor; a claim deleted after its pod finished leaves the hours', async () => {
