@@ -9,7 +9,7 @@ import { startEnvtestOrSkip, type Envtest } from '../support/envtest/envtest.js'
 import { gpuJob, gpuPod, INSTANCE_TYPE_LABEL, jobPod, runningStatus, terminatedStatus, wholeSeconds } from '../support/envtest/objects.js';
 import type { V1Pod } from '@kubernetes/client-node';
 import { nodeFixture, objectFixture, podFixture } from '../fixtures/kubernetes/kubernetes-fixtures.js';
-import { forCreate } from '../support/envtest/objects.js';
+import { capacityConfigMap, forCreate } from '../support/envtest/objects.js';
 import { waitFor } from '../support/wait-for.js';
 import { startTestService, type Caller, type JsonBody, type TestService } from '../support/service-harness.js';
 
@@ -19,6 +19,18 @@ const H100 = { node: 'h100-node-1', instanceType: 'p5.48xlarge' };
 const LLM = 'team-llm';
 const VISION = 'team-vision';
 const GLOBEX = 'globex-research';
+/** The service's own namespace: its budget ConfigMap, read through the chart's Role. */
+const SERVICE_NAMESPACE = 'gpucap-system';
+/** acme's budget; the DRA workloads run under the dra-research initiative. */
+const BUDGET_YAML = [
+  'organization_id: acme',
+  'period: total',
+  'allocated_gpu_hours: 1000',
+  'initiatives:',
+  '  - initiative_id: dra-research',
+  '    allocated_gpu_hours: 100',
+  '',
+].join('\n');
 /** Generous: after an API-server restart the service's reflectors back off for up to 30 s. */
 const AFTER_RESTART_MS = 60_000;
 
@@ -38,6 +50,9 @@ describe('The service against a real kube-apiserver (envtest v1.20), watching as
     await admin.bindChartRulesToReader();
     // DRA's API, served as CRDs on this v1.20 server: the service finds it by discovery at start.
     await admin.installDraCrds();
+    await admin.createNamespace(SERVICE_NAMESPACE);
+    await admin.bindChartRoleToReader(SERVICE_NAMESPACE);
+    await admin.createConfigMap(SERVICE_NAMESPACE, capacityConfigMap('capacity-acme', BUDGET_YAML));
     await admin.createNamespace(LLM, { 'gpucap.io/initiative': 'llm', 'gpucap.io/organization': 'acme' });
     await admin.createNamespace(VISION, { 'gpucap.io/initiative': 'vision', 'gpucap.io/organization': 'acme' });
     await admin.createNamespace(GLOBEX, { 'gpucap.io/initiative': 'research', 'gpucap.io/organization': 'globex' });
@@ -50,7 +65,13 @@ describe('The service against a real kube-apiserver (envtest v1.20), watching as
 
     t = await startTestService({
       clock: 'system',
-      env: { GPUCAP_HOME_CLUSTER_ENABLED: 'true', GPUCAP_KUBECONFIG: envtest.readerKubeconfig, GPUCAP_CLUSTER_ID: 'envtest' },
+      env: {
+        GPUCAP_HOME_CLUSTER_ENABLED: 'true',
+        GPUCAP_KUBECONFIG: envtest.readerKubeconfig,
+        GPUCAP_CLUSTER_ID: 'envtest',
+        GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'true',
+        GPUCAP_NAMESPACE: SERVICE_NAMESPACE,
+      },
     });
     await waitFor(async () => (await readyz()).status === 200, { timeoutMs: 30_000, what: 'the service\'s /readyz to answer 200 once its informers synced' });
   });
@@ -344,6 +365,10 @@ describe('The service against a real kube-apiserver (envtest v1.20), watching as
     for (const { id } of cases) sum += (await service().get(`/v1/workloads/${id}`)).body.data.gpu_hours_used as number;
     expect(team?.workload_count, JSON.stringify(stats.grouped)).to.equal(cases.length);
     expect(team?.gpu_hours).to.be.closeTo(sum, 0.01);
+    // And its budget: the ConfigMap's dra-research initiative has used them (a moment more, read later).
+    const capacity = (await service().get('/v1/capacity')).body.data;
+    const budget = (capacity.initiatives as { initiative_id: string; used_gpu_hours: number }[]).find((i) => i.initiative_id === 'dra-research');
+    expect(budget?.used_gpu_hours, JSON.stringify(capacity.initiatives)).to.be.within(sum - 0.01, sum + 0.05);
   });
 
   it('serves its index while the API server is down, and after it restarts reflects what changed: a failed Job, a vanished pod, a new pod', async () => {
