@@ -25,7 +25,7 @@ const listItemFields = {
   gpu_count: Type.Integer({
     minimum: 0,
     description: 'GPUs requested (nvidia.com/gpu and MIG resources; per pod: max(largest ' +
-      'init container, sum of containers)); Jobs: per-pod request × parallelism.',
+      'init container, sum of containers)), and the GPU devices of its DRA claims, one each; Jobs: per-pod request × parallelism.',
   }),
   submitted_at: Timestamp('Creation time of the object.'),
   started_at: Nullable(Timestamp('When the first pod started; null until then.')),
@@ -87,7 +87,7 @@ export const Workload = Type.Object(
     gpu_sharing: GpuSharingValue,
     gpu_model: Nullable(Type.String({
       description: 'Addition: the GPU product, as GPU feature discovery\'s nvidia.com/gpu.product without its ' +
-        '-MIG-… and -SHARED suffixes; null when unknown.',
+        '-MIG-… and -SHARED suffixes, or a DRA device\'s productName; null when unknown.',
     })),
     ...usageFields(''),
   },

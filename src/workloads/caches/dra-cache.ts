@@ -164,11 +164,6 @@ export class DraCache {
     return share;
   }
 
-  /** Claims, published devices and pods whose share is kept, for the caches' figures. */
-  get sizes(): { claims: number; devices: number; held: number } {
-    return { claims: this.#claims.size, devices: this.#devices.size, held: this.#held.size };
-  }
-
   #put(claim: ResourceClaim): void {
     const key = keyOf(claim);
     this.#claims.set(key, claim);
