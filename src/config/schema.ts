@@ -24,6 +24,18 @@ export const ConfigSchema = Type.Object(
     listen: HostPort('0.0.0.0:8080', 'Address of the API (`/v1`).'),
     admin_listen: HostPort('0.0.0.0:9090', 'Address of the admin server (`/livez`, ' +
       '`/readyz`, `/metrics`). Keep it off the public Service.'),
+    admin_auth: Type.Union([Type.Literal('kubernetes'), Type.Literal('none')], {
+      default: 'kubernetes',
+      description: 'Who may read `/metrics`, which names every organization, team and budget: `kubernetes` asks the ' +
+        'API server of the cluster the service runs in (its in-cluster service account, else `kubeconfig`) to ' +
+        'authenticate the bearer token (TokenReview) and to authorize `get` on the non-resource URL `/metrics` ' +
+        '(SubjectAccessReview), as Kubernetes\' own components do; the service account needs `system:auth-delegator`. ' +
+        '`none`: anyone who reaches the admin port reads it (warned at start). `/livez` and `/readyz` are always open, ' +
+        'and name no tenant.',
+    }),
+    admin_auth_cache_seconds: Seconds(10, 0, 300, 'How long a TokenReview and SubjectAccessReview answer for `/metrics` ' +
+      'is reused for the same token (allowed and denied alike), so a scrape every few seconds costs the API server ' +
+      'nothing more. `0`: ask at every request.'),
     db_path: Type.String({
       default: './data/index.db',
       minLength: 1,
@@ -146,6 +158,15 @@ export const ConfigSchema = Type.Object(
         'its pods are no workloads (their GPUs are charged to the fraction pods). Empty: none.',
     }),
     label_initiative: LabelKey('gpucap.io/initiative', 'Label (object, then namespace) holding the initiative id.'),
+    initiative_source: Type.Union([Type.Literal('labels'), Type.Literal('namespace')], {
+      default: 'labels',
+      description: 'Who decides a workload\'s initiative (team). `labels`: the object\'s own label, then its namespace\'s. ' +
+        '`namespace`: the namespace alone (its label, then capacity.yaml\'s mapping, then its name); an object\'s own ' +
+        'label counts only when the namespace allows it in `label_allowed_initiatives`. Recommended for clusters that ' +
+        'teams share, where a Job author could otherwise charge another team\'s budget.',
+    }),
+    label_allowed_initiatives: LabelKey('gpucap.io/allowed-initiatives', 'Namespace annotation listing, comma-separated, ' +
+      'the initiatives its objects may name in their own label when `initiative_source` is `namespace`.'),
     label_organization: LabelKey('gpucap.io/organization', 'Namespace label holding the organization id.'),
     label_submitted_by: LabelKey('gpucap.io/submitted-by', 'Label, then annotation, holding who submitted a workload.'),
     label_managed: LabelKey('gpucap.io/managed', 'Label marking a workload as managed (`true`/`false`).'),
@@ -219,6 +240,13 @@ export const ConfigSchema = Type.Object(
       description: 'Label selectors (`key=value`) of dcgm-exporter pods; a pod matching any of them is scraped at its pod ' +
         'IP. Defaults: the GPU Operator\'s label, then the dcgm-exporter chart\'s. Comma-separated in the env var.',
     }),
+    exporter_namespaces: Type.Array(Type.String({ pattern: NAMESPACE }), {
+      default: ['gpu-operator', 'nvidia-gpu-operator', 'gpu-operator-resources'],
+      uniqueItems: true,
+      description: 'The only namespaces where dcgm-exporter pods are trusted, besides `namespace` (the service\'s own): a ' +
+        'pod that matches `exporter_selectors` elsewhere is never scraped, so no team can forge another\'s telemetry. ' +
+        'Defaults: the GPU Operator\'s usual namespaces. Comma-separated in the env var. docs/telemetry.md, "Trust".',
+    }),
     exporter_port: Type.Integer({ default: 9400, minimum: 1, maximum: 65535, description: 'Port of the exporters\' metrics endpoint.' }),
     exporter_path: Type.String({ default: '/metrics', pattern: '^/[^\\s?#]*$', description: 'Path of the exporters\' metrics endpoint.' }),
     lifetime_flush_seconds: Seconds(60, 1, 3600, 'How often the per-workload lifetime totals (`job_lifetime`) ' +
@@ -266,6 +294,11 @@ export const ConfigSchema = Type.Object(
       }),
     ),
     jwks_file: OptionalPath('Local JWKS file instead of a URL; reloaded when it changes.'),
+    jwks_allow_http: Type.Boolean({
+      default: false,
+      description: 'Accept a plain `http://` `jwks_url` to a host that is not loopback. Keys fetched in the clear can be ' +
+        'replaced on the way, and with them every identity: only for a trusted network.',
+    }),
     jwt_issuer: Type.Optional(Type.String({ minLength: 1, description: 'Required `iss` of JWTs. Required when JWT is on.' })),
     jwt_audience: Type.Optional(Type.String({ minLength: 1, description: 'Required `aud` of JWTs. Required when JWT is on.' })),
     jwt_algorithms: Type.Array(
@@ -307,6 +340,19 @@ export const ConfigSchema = Type.Object(
       minimum: 1,
       maximum: 1000000,
       description: 'Requests a principal may send at once (bucket size).',
+    }),
+    auth_failure_rate_per_second: Type.Number({
+      default: 1,
+      minimum: 0,
+      maximum: 100000,
+      description: 'Failed authentications per second a client address may sustain (token bucket refill); beyond it, ' +
+        'its requests get 429 with `Retry-After` before any credential is looked at. 0 turns this limit off.',
+    }),
+    auth_failure_burst: Type.Integer({
+      default: 20,
+      minimum: 1,
+      maximum: 1000000,
+      description: 'Failed authentications a client address may have at once (bucket size).',
     }),
     cors_allowed_origins: Type.Array(Type.String({ pattern: '^(\\*|https?://[^/\\s]+)$' }), {
       default: [], uniqueItems: true, description: 'Browser origins allowed to call the API (`https://grafana.example.com`). Empty: no CORS headers. Comma-separated in the env var.',

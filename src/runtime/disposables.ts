@@ -25,7 +25,11 @@ export interface PhaseParts {
 
 export interface DisposeLogger {
   error(obj: object, msg?: string): void;
+  warn?(obj: object, msg?: string): void;
 }
+
+/** A stop step slower than this is logged by name, so that a stop that outlasts its grace period says why. */
+const SLOW_STEP_MS = 1_000;
 
 // A part registered with add() alone is undone with the last phase.
 const DEFAULT_PHASE: StopPhase = 'close';
@@ -90,8 +94,11 @@ export class Disposables {
     this.#steps.splice(0);
     const failed: { name: string; error: unknown }[] = [];
     for (const { name, dispose } of steps) {
+      const started = performance.now();
       try {
         await dispose();
+        const tookMs = Math.round(performance.now() - started);
+        if (tookMs > SLOW_STEP_MS) this.#logger.warn?.({ step: name, tookMs }, 'Stop step was slow');
       } catch (error) {
         failed.push({ name, error });
         this.#logger.error({ err: error, step: name }, 'Stop step failed; going on with the next');
