@@ -72,6 +72,8 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
     GPUCAP_ADMIN_LISTEN: options.adminListen,
     GPUCAP_DB_PATH: join(options.dir, 'index.db'),
     GPUCAP_LOG_LEVEL: options.logLevel ?? 'warn',
+    // The demo listens on loopback only, and the simulated API server answers no TokenReview.
+    GPUCAP_ADMIN_AUTH: 'none',
     GPUCAP_SHUTDOWN_GRACE_SECONDS: '2',
     GPUCAP_SHUTDOWN_DELAY_SECONDS: '0',
     GPUCAP_KUBECONFIG: world.home.kubeconfigPath,

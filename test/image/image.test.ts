@@ -78,6 +78,8 @@ describe('the container image, run with podman', function () {
       GPUCAP_API_TOKENS_FILE: '/etc/gpucap/tokens.yaml',
       GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false',
       GPUCAP_TELEMETRY_ENABLED: 'false',
+      // /metrics behind TokenReview is the cluster test's (test/cluster): the simulated API server answers none.
+      GPUCAP_ADMIN_AUTH: 'none',
       ...(options.cluster ? { GPUCAP_KUBECONFIG: '/etc/gpucap/kubeconfig', GPUCAP_CLUSTER_ID: 'image-test' } : { GPUCAP_HOME_CLUSTER_ENABLED: 'false' }),
     };
     containers.push(name);

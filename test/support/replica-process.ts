@@ -106,6 +106,8 @@ export async function startReplica(options: ReplicaOptions): Promise<Replica> {
     GPUCAP_ADMIN_LISTEN: `127.0.0.1:${adminPort}`,
     GPUCAP_API_TOKENS_FILE: options.tokensFile,
     GPUCAP_RATE_LIMIT_PER_SECOND: '0',
+    GPUCAP_AUTH_FAILURE_RATE_PER_SECOND: '0',
+    GPUCAP_ADMIN_AUTH: 'none',
     // info: takeovers and losses of the write lock are logged there (and one line per request).
     GPUCAP_LOG_LEVEL: 'info',
     GPUCAP_SHUTDOWN_DELAY_SECONDS: '0',

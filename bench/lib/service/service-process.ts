@@ -168,6 +168,8 @@ function serviceEnv(options: ServiceOptions, at: { apiPort: number; adminPort: n
     GPUCAP_ADMIN_LISTEN: `127.0.0.1:${at.adminPort}`,
     GPUCAP_API_TOKENS_FILE: at.tokensFile,
     GPUCAP_RATE_LIMIT_PER_SECOND: '0',
+    GPUCAP_AUTH_FAILURE_RATE_PER_SECOND: '0',
+    GPUCAP_ADMIN_AUTH: 'none',
     GPUCAP_LOG_LEVEL: 'warn',
     GPUCAP_SHUTDOWN_GRACE_SECONDS: '1',
     // Retention must not delete rows of the generated history while it is measured.

@@ -33,6 +33,8 @@ export async function startBenchService(options: { env: Record<string, string>; 
     GPUCAP_ADMIN_LISTEN: '127.0.0.1:0',
     GPUCAP_API_TOKENS_FILE: tokensFile,
     GPUCAP_RATE_LIMIT_PER_SECOND: '0',
+    GPUCAP_AUTH_FAILURE_RATE_PER_SECOND: '0',
+    GPUCAP_ADMIN_AUTH: 'none',
     GPUCAP_SHUTDOWN_GRACE_SECONDS: '1',
     GPUCAP_SHUTDOWN_DELAY_SECONDS: '0',
     GPUCAP_RETENTION_DAYS: '36500',
