@@ -1,6 +1,7 @@
 // The Koa application of the public API. Middleware order (DESIGN "API"): request id → access log →
-// error envelope → web console (its own paths only) → CORS → router; per authenticated route: auth →
-// rate limit → readiness → validation.
+// private answers → error envelope → web console (its own paths only) → CORS (/v1 only) → router; per
+// authenticated route: auth → rate limit → readiness → validation. Paths are case-sensitive
+// everywhere: /V1/workloads is an unknown path, not another spelling of /v1/workloads.
 import cors from '@koa/cors';
 import Router from '@koa/router';
 import Koa, { type Middleware, type Next } from 'koa';
@@ -11,17 +12,21 @@ import type { ApiContext, ApiState } from './context.js';
 import { routerPath, type Endpoint, type ReadDeps } from './endpoint.js';
 import { sendCsv, wantsCsv } from './csv/csv-response.js';
 import type { ConsoleAssets } from './console/console-assets.js';
-import { serveConsole } from './console/console-routes.js';
+import { CONSOLE_ROUTES, serveConsole } from './console/console-routes.js';
 import { allEndpoints } from './endpoints.js';
 import { accessLog, type RequestObserver } from './middleware/access-log.js';
+import { authFailureLimit } from './middleware/auth-failure-limit.js';
 import { authenticate, type Authenticate } from './middleware/authenticate.js';
 import { errorEnvelope } from './middleware/error-envelope.js';
+import { privateAnswers } from './middleware/private-answers.js';
 import { rateLimit } from './middleware/rate-limit.js';
 import { requestId } from './middleware/request-id.js';
 import { requireReady } from './middleware/require-ready.js';
 import { openApiDocument } from './openapi.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { queryValidator } from './validate-query.js';
+
+const OPENAPI_PATH = '/v1/openapi.json';
 
 export interface ApiOptions {
   deps: ReadDeps;
@@ -42,15 +47,16 @@ export function createApiApp(options: ApiOptions): Koa<ApiState> {
   app.silent = true;
   const endpoints = allEndpoints();
   const openapi = openApiDocument(endpoints, options.deps.version);
-  const router = new Router<ApiState>();
+  const router = new Router<ApiState>({ sensitive: true });
   const guard: Middleware<ApiState>[] = [
+    authFailureLimit(options.authenticator.failureLimit, options.deps.clock),
     authenticate(options.authenticator),
     rateLimit(options.rateLimiter),
     requireReady(options.readiness),
   ];
 
-  router.get('/v1/openapi.json', async (ctx: ApiContext) => {
-    ctx.state.route = '/v1/openapi.json';
+  router.get(OPENAPI_PATH, async (ctx: ApiContext) => {
+    ctx.state.route = OPENAPI_PATH;
     ctx.body = openapi;
   });
   for (const endpoint of endpoints) {
@@ -59,12 +65,22 @@ export function createApiApp(options: ApiOptions): Koa<ApiState> {
 
   app.use(requestId());
   app.use(accessLog(options.logger, options.observeRequest ?? (() => undefined)));
+  app.use(privateAnswers(publicRoutes(endpoints)));
   app.use(errorEnvelope());
   if (options.console !== undefined) app.use(serveConsole(options.console));
   app.use(corsFor(options.corsAllowedOrigins));
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
+}
+
+/** The routes whose answers are the same whoever asks: everything else is private (privateAnswers). */
+function publicRoutes(endpoints: readonly Endpoint[]): ReadonlySet<string> {
+  return new Set([
+    OPENAPI_PATH,
+    ...endpoints.filter((endpoint) => !endpoint.authenticated).map((endpoint) => endpoint.path),
+    ...Object.values(CONSOLE_ROUTES),
+  ]);
 }
 
 function routeName(endpoint: Endpoint) {
@@ -106,11 +122,14 @@ function handler(endpoint: Endpoint, deps: ReadDeps) {
   };
 }
 
-/** Browser dashboards on the allow-list may call the API; other origins get no CORS headers at all. */
+/**
+ * Browser dashboards on the allow-list may call the API; other origins get no CORS headers at all.
+ * Only under /v1/ (case-sensitive, as the router): a preflight of /V1/workloads is an unknown path's 404.
+ */
 function corsFor(allowed: readonly string[]): Middleware<ApiState> {
   if (allowed.length === 0) return async (_ctx, next) => next();
   const any = allowed.includes('*');
-  return cors({
+  const answerCors = cors({
     origin: (ctx) => {
       const origin = ctx.get('Origin');
       return any || allowed.includes(origin) ? origin : '';
@@ -121,4 +140,5 @@ function corsFor(allowed: readonly string[]): Middleware<ApiState> {
     maxAge: 600,
     keepHeadersOnError: true,
   }) as unknown as Middleware<ApiState>;
+  return async (ctx, next) => (ctx.path.startsWith('/v1/') ? answerCors(ctx, next) : next());
 }

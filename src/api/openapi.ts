@@ -3,12 +3,21 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { ERROR_STATUS, type ErrorCode } from '../domain/errors.js';
 import type { Endpoint } from './endpoint.js';
+import { PRIVATE_CACHE_CONTROL, PRIVATE_VARY } from './middleware/private-answers.js';
 import { ErrorBody, MetricSummary } from './schemas/responses.js';
 
 const COMMON_AUTH_ERRORS: ErrorCode[] = ['VALIDATION_ERROR', 'UNAUTHENTICATED', 'FORBIDDEN', 'RATE_LIMITED', 'INTERNAL', 'UNAVAILABLE'];
 
 const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
 const REQUEST_ID_HEADER = header('The request id: the caller\'s X-Request-Id when it is safe, else a generated UUID; also in the body.');
+/** What every answer of an authenticated endpoint carries, errors included (docs/api.md "Caching and paths"). */
+const PRIVATE_HEADERS = {
+  'Cache-Control': header(
+    'The answer is the caller\'s own view of the organization: no cache may keep it.',
+    { type: 'string', const: PRIVATE_CACHE_CONTROL },
+  ),
+  Vary: header(`Lists ${PRIVATE_VARY.join(', ')}, besides Accept on the CSV endpoints and Origin with CORS.`),
+};
 /** Headers each error status carries besides X-Request-Id. */
 const ERROR_HEADERS: Record<number, Record<string, unknown>> = {
   401: { 'WWW-Authenticate': header('RFC 6750 Bearer challenge, with error="invalid_token" and a description when a token was given.') },
@@ -107,7 +116,7 @@ function errorResponses(endpoint: Endpoint) {
     const existing = byStatus[status] as { description: string } | undefined;
     byStatus[status] = {
       description: existing ? `${existing.description}, ${code}` : code,
-      headers: { 'X-Request-Id': REQUEST_ID_HEADER, ...ERROR_HEADERS[status] },
+      headers: { 'X-Request-Id': REQUEST_ID_HEADER, ...(endpoint.authenticated ? PRIVATE_HEADERS : {}), ...ERROR_HEADERS[status] },
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
     };
   }
@@ -122,7 +131,7 @@ export function openApiDocument(endpoints: readonly Endpoint[], version: string)
       const csv = status === 200 && endpoint.csv !== undefined;
       responses[String(status)] = {
         description: status === 200 ? 'Success' : `Same body with status ${status}`,
-        headers: { 'X-Request-Id': REQUEST_ID_HEADER, ...(csv ? CSV_HEADERS : {}) },
+        headers: { 'X-Request-Id': REQUEST_ID_HEADER, ...(endpoint.authenticated ? PRIVATE_HEADERS : {}), ...(csv ? CSV_HEADERS : {}) },
         content: { 'application/json': { schema: withRefs(plain(endpoint.response)) }, ...(csv ? { 'text/csv': CSV_CONTENT } : {}) },
       };
     }

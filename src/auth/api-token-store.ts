@@ -39,6 +39,8 @@ export function createApiTokenStore(
       what: 'API tokens file',
       checkIntervalMs: options.reloadSeconds * 1000,
       parse: (text) => parseApiTokenFile(text).map((record) => ({ record, digest: Buffer.from(record.sha256, 'hex') })),
+      // Deleting the file is how an operator revokes every token at once; a broken file revokes nothing.
+      whenDeleted: { value: [], consequence: 'every token from it is rejected' },
     },
     deps,
   );

@@ -27,6 +27,8 @@ export type AuthConfig = Pick<
   | 'claim_initiatives'
   | 'api_tokens_file'
   | 'api_tokens_reload_seconds'
+  | 'auth_failure_rate_per_second'
+  | 'auth_failure_burst'
 >;
 
 export interface Authenticator {
@@ -35,6 +37,11 @@ export interface Authenticator {
    * or UNAVAILABLE (with Retry-After) when a JWT cannot be checked because its signing keys cannot be had.
    */
   authenticate(authorization: string | undefined): Promise<Principal>;
+  /**
+   * How many failed authentications a client address may have: `burst` at once, refilled at
+   * `perSecond` (0: no limit). The HTTP layer enforces it, since only it knows the address.
+   */
+  readonly failureLimit: { perSecond: number; burst: number };
   close(): void;
 }
 
@@ -95,6 +102,7 @@ export function createAuthenticator(config: AuthConfig, deps: AuthenticatorDeps)
   };
 
   return {
+    failureLimit: { perSecond: config.auth_failure_rate_per_second, burst: config.auth_failure_burst },
     async authenticate(authorization) {
       if (closed) throw new Error('Authenticator is closed');
       if (authorization === undefined || authorization.trim() === '') throw missingCredentials();

@@ -6,7 +6,6 @@
 // by instanceof.
 import {
   createLocalJWKSet,
-  createRemoteJWKSet,
   errors,
   jwtVerify,
   type CryptoKey,
@@ -20,6 +19,7 @@ import type { Config } from '../config/schema.js';
 import { ApiError } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
 import { createReloadingFile } from './reloading-file.js';
+import { createRemoteKeySet } from './remote-jwks.js';
 import { invalidToken } from './unauthenticated.js';
 
 export type JwtVerifierConfig = Pick<
@@ -144,14 +144,18 @@ interface KeySource {
   sourceError: () => string | null;
 }
 
-/** The signing keys of the JWKS URL (fetched and cached by jose) or of the JWKS file (re-read when it changes). */
+/** The signing keys of the JWKS URL (fetched and cached on the injected clock) or of the JWKS file (re-read when it changes). */
 function keySource(config: JwtVerifierConfig, deps: JwtVerifierDeps & { cooldownMs: number }): KeySource {
   if (config.jwks_url !== undefined) {
-    const resolveKey = createRemoteJWKSet(new URL(config.jwks_url), {
-      cacheMaxAge: config.jwks_cache_seconds * 1000,
-      cooldownDuration: deps.cooldownMs,
-      timeoutDuration: deps.jwksTimeoutMs ?? 5000,
-    });
+    const resolveKey = createRemoteKeySet(
+      {
+        url: new URL(config.jwks_url),
+        cacheMs: config.jwks_cache_seconds * 1000,
+        cooldownMs: deps.cooldownMs,
+        timeoutMs: deps.jwksTimeoutMs ?? 5000,
+      },
+      { clock: deps.clock },
+    );
     return { source: config.jwks_url, resolveKey, sourceError: () => null };
   }
   const path = config.jwks_file as string;

@@ -1,7 +1,10 @@
 // A file the service re-reads when it changes (API token records, a local JWKS), without timers:
 // the caller asks for the content, and at most once per check interval that costs a stat.
 // statSync follows symlinks, so the `..data` swap Kubernetes does on Secret volumes shows up as
-// a new inode. A file that turns invalid is logged and the last valid content stays in force.
+// a new inode. A file that turns invalid is logged and the last valid content stays in force: a
+// typo must not lock everyone out. A file that is gone is different when the caller says what
+// "nothing" is (`whenDeleted`): missing at one check it may be mid-swap, so nothing changes; still
+// missing at the next check, it was deleted, and its content is withdrawn.
 import { readFileSync, statSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
@@ -28,6 +31,12 @@ export interface ReloadingFileOptions<T> {
   checkIntervalMs: number;
   /** Turns the text into content, or throws an Error whose message names the problem. */
   parse: (text: string) => T;
+  /**
+   * The content in force once the file is missing at two checks in a row (the second at least one
+   * check interval after the first), with what that means for the log. Absent: a missing file is
+   * like an invalid one, and the last valid content stays.
+   */
+  whenDeleted?: { value: T; consequence: string };
 }
 
 interface Signature {
@@ -52,13 +61,30 @@ export function createReloadingFile<T>(options: ReloadingFileOptions<T>, deps: {
   let loadedAt = clock.now();
   let lastCheckAt = loadedAt;
   let lastLoadError: string | null = null;
+  let missingAtLastCheck = false;
+  let deleted = false;
 
   const fail = (reason: string): void => {
     // Logged once per distinct problem: a broken file must not flood the log at every check.
     if (reason !== lastLoadError) {
-      logger.error({ file: path, reason }, `${what} is invalid; the last valid version stays in force`);
+      const inForce = deleted ? `${options.whenDeleted?.consequence} until a valid one is back` : 'the last valid version stays in force';
+      logger.error({ file: path, reason }, `${what} is invalid; ${inForce}`);
     }
     lastLoadError = reason;
+  };
+
+  const missing = (now: number, whenDeleted: { value: T; consequence: string }): void => {
+    lastLoadError = 'file not found';
+    if (!missingAtLastCheck) {
+      missingAtLastCheck = true;
+      logger.info({ file: path }, `${what} not found; ${whenDeleted.consequence} if it is still missing at the next check`);
+      return;
+    }
+    if (deleted) return;
+    deleted = true;
+    value = whenDeleted.value;
+    loadedAt = now;
+    logger.warn({ file: path }, `${what} was deleted; ${whenDeleted.consequence} until it is back`);
   };
 
   const reloadIfChanged = (now: number): void => {
@@ -67,9 +93,12 @@ export function createReloadingFile<T>(options: ReloadingFileOptions<T>, deps: {
       signature = signatureOf(path);
     } catch (error) {
       seen = null; // whatever appears next is read, even if it matches the old file
+      if (options.whenDeleted !== undefined && isNotFound(error)) return missing(now, options.whenDeleted);
+      missingAtLastCheck = false;
       fail(reasonOf(error));
       return;
     }
+    missingAtLastCheck = false;
     if (seen !== null && sameSignature(seen, signature)) return;
     seen = signature;
     try {
@@ -80,6 +109,7 @@ export function createReloadingFile<T>(options: ReloadingFileOptions<T>, deps: {
     }
     loadedAt = now;
     lastLoadError = null;
+    deleted = false;
     logger.info({ file: path }, `${what} reloaded`);
   };
 
@@ -109,6 +139,10 @@ function signatureOf(path: string): Signature {
 
 function sameSignature(a: Signature, b: Signature): boolean {
   return a.mtimeNs === b.mtimeNs && a.size === b.size && a.ino === b.ino;
+}
+
+function isNotFound(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'ENOENT';
 }
 
 function reasonOf(error: unknown): string {

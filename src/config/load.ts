@@ -171,6 +171,7 @@ function crossKeyProblems(values: Record<string, unknown>, name: (key: string) =
   if (values.jwks_url !== undefined && values.jwks_file !== undefined) {
     problems.push(`${name('jwks_url')} and ${name('jwks_file')}: set one, not both`);
   }
+  problems.push(...jwksUrlProblems(values, name));
   if (jwtOn && values.jwt_issuer === undefined) problems.push(`${name('jwt_issuer')}: required when JWT verification is on`);
   if (jwtOn && values.jwt_audience === undefined) problems.push(`${name('jwt_audience')}: required when JWT verification is on`);
   if (!jwtOn && values.api_tokens_file === undefined) {
@@ -193,6 +194,29 @@ function crossKeyProblems(values: Record<string, unknown>, name: (key: string) =
     problems.push(`${name('admin_listen')}: must differ from ${name('listen')}`);
   }
   return problems;
+}
+
+/**
+ * The JWKS decides every identity: fetched over plain http, it can be replaced on the way. A loopback
+ * host never leaves the machine (an identity provider's sidecar, a test), so it may use http.
+ */
+function jwksUrlProblems(values: Record<string, unknown>, name: (key: string) => string): string[] {
+  if (typeof values.jwks_url !== 'string') return [];
+  let url: URL;
+  try {
+    url = new URL(values.jwks_url);
+  } catch {
+    return [`${name('jwks_url')}: is not a valid URL, got "${values.jwks_url}"`];
+  }
+  if (url.protocol !== 'http:' || values.jwks_allow_http === true || isLoopbackHost(url.hostname)) return [];
+  return [`${name('jwks_url')}: must be https:// (keys fetched over plain http can be replaced on the way); http:// is ` +
+    `accepted only for a loopback host (127.0.0.0/8, ::1, localhost) or with jwks_allow_http ` +
+    `(${envVarOf('jwks_allow_http')}) set to true, got "${values.jwks_url}"`];
+}
+
+/** The URL parser has already turned every spelling of an IPv4 address (0x7f.1, 2130706433) into dotted decimal. */
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
 
 // db_path has a default, so only a db_path the operator set conflicts with db_url.

@@ -1,5 +1,6 @@
 // /v1/openapi.json is a valid OpenAPI 3.1 document that describes exactly what the server answers.
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { expect } from 'chai';
 import { createAjv } from '../../src/api/schemas/ajv.js';
 import { startTestService, type JsonBody, type TestService } from '../support/service-harness.js';
@@ -55,16 +56,21 @@ describe('OpenAPI document', () => {
   it('declares the headers the server sends with each status', () => {
     const responses = doc.paths['/v1/workloads'].get.responses;
     // The list also answers CSV, with its download name and counts.
-    expect(responses['200'].headers).to.have.keys('X-Request-Id', 'Content-Disposition', 'X-Total-Count', 'X-Next-Token');
-    expect(doc.paths['/v1/workloads/{workload_id}'].get.responses['200'].headers).to.have.key('X-Request-Id');
+    // Authenticated answers, errors included, are no-store and vary by credential and organization.
+    const scoped = ['X-Request-Id', 'Cache-Control', 'Vary'];
+    expect(responses['200'].headers).to.have.keys(...scoped, 'Content-Disposition', 'X-Total-Count', 'X-Next-Token');
+    expect(responses['200'].headers['Cache-Control'].schema).to.deep.equal({ type: 'string', const: 'no-store' });
+    expect(doc.paths['/v1/workloads/{workload_id}'].get.responses['200'].headers).to.have.keys(...scoped);
     const csvPaths = EXPECTED_PATHS.filter((path) => doc.paths[path].get.responses['200'].content['text/csv'] !== undefined);
     expect(csvPaths).to.deep.equal(['/v1/workloads', '/v1/workloads/stats', '/v1/capacity']);
-    expect(responses['401'].headers).to.have.keys('X-Request-Id', 'WWW-Authenticate');
-    expect(responses['405'].headers).to.have.keys('X-Request-Id', 'Allow');
-    expect(responses['429'].headers).to.have.keys('X-Request-Id', 'Retry-After');
-    expect(responses['503'].headers).to.have.keys('X-Request-Id', 'Retry-After');
-    // Health needs no credentials but still refuses unknown parameters.
+    expect(responses['400'].headers).to.have.keys(...scoped);
+    expect(responses['401'].headers).to.have.keys(...scoped, 'WWW-Authenticate');
+    expect(responses['405'].headers).to.have.keys(...scoped, 'Allow');
+    expect(responses['429'].headers).to.have.keys(...scoped, 'Retry-After');
+    expect(responses['503'].headers).to.have.keys(...scoped, 'Retry-After');
+    // Health needs no credentials but still refuses unknown parameters; its answers are the same for everyone.
     expect(doc.paths['/v1/health'].get.responses).to.have.keys('200', '400', '405', '408', '431', '503');
+    expect(doc.paths['/v1/health'].get.responses['200'].headers).to.have.keys('X-Request-Id');
     expect(doc.paths['/v1/health'].get.responses['431'].description).to.equal('REQUEST_TOO_LARGE');
     expect(doc.components.schemas.ErrorBody.properties.error.properties.code.enum).to.include.members(['BAD_REQUEST', 'REQUEST_TIMEOUT', 'REQUEST_TOO_LARGE']);
   });
@@ -73,6 +79,32 @@ describe('OpenAPI document', () => {
     for (const path of EXPECTED_PATHS.filter((p) => p !== '/v1/health')) {
       const description: string = doc.paths[path].get.description;
       expect(description, path).to.contain('X-Organization-Id').and.contain('TEAM_LEAD and MEMBER only their initiatives').and.contain('Unknown or repeated query parameters');
+    }
+  });
+
+  it('makes an empty or malformed date invalid by the document alone, as the service refuses it', async () => {
+    // JSON Schema 2020-12 makes `format` an annotation: a validator may ignore it, so each branch of
+    // start_date and end_date must refuse "" by its pattern. This one ignores formats, as it may.
+    const annotationOnly = new Ajv2020({ strict: false, validateFormats: false });
+    const dateParameters = (path: string) => (doc.paths[path].get.parameters as JsonBody[]).filter((p) => p.name === 'start_date' || p.name === 'end_date');
+    for (const path of ['/v1/workloads', '/v1/workloads/stats']) {
+      const parameters = dateParameters(path);
+      expect(parameters.map((p) => p.name), path).to.deep.equal(['start_date', 'end_date']);
+      for (const parameter of parameters) {
+        for (const branch of parameter.schema.anyOf as JsonBody[]) expect(branch.pattern, `${path} ${parameter.name} ${branch.format}`).to.be.a('string');
+        const valid = annotationOnly.compile(parameter.schema);
+        for (const value of ['', ' ', 'yesterday', '2026-11', '2026-11-01T10:00Z', '2026-11-01 10:00:00Z']) {
+          expect(valid(value), `${path} ${parameter.name}=${JSON.stringify(value)} by the document`).to.equal(false);
+        }
+        for (const value of ['2026-11-01', '2026-11-01T09:30:00Z', '2026-11-01T11:30:00.250+02:00']) expect(valid(value), value).to.equal(true);
+      }
+    }
+    for (const query of ['/v1/workloads?start_date=', '/v1/workloads?end_date=', '/v1/workloads/stats?time_range=custom&start_date=', '/v1/workloads/stats?time_range=custom&start_date=2026-11-01&end_date=']) {
+      const res = await t.get(query);
+      expect(res.status, query).to.equal(400);
+      expect(res.body.error.code).to.equal('VALIDATION_ERROR');
+      const field = query.endsWith('end_date=') ? 'end_date' : 'start_date';
+      expect(res.body.error.details.map((d: JsonBody) => d.field), query).to.deep.equal([field]);
     }
   });
 

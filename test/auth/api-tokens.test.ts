@@ -159,11 +159,90 @@ describe('API token authentication', () => {
     expect(auth.status().apiTokens?.lastLoadError).to.equal(null);
   });
 
-  it('keeps the previous records when the file disappears', async () => {
-    rmSync(file);
-    clock.advance(5_000);
-    expect(await auth.authenticate(bearer(grafana))).to.include({ id: 'grafana-prod' });
-    expect(auth.status().apiTokens?.lastLoadError).to.equal('file not found');
+  describe('when the file is gone', () => {
+    const WARN_LEVEL = 40;
+    const away = (): string => join(dir, 'tokens.yaml.away');
+
+    it('keeps its tokens while the file is missing at one check only', async () => {
+      renameSync(file, away());
+      clock.advance(5_000);
+      expect(await auth.authenticate(bearer(grafana))).to.include({ id: 'grafana-prod' });
+      expect(auth.status().apiTokens?.lastLoadError).to.equal('file not found');
+
+      renameSync(away(), file);
+      clock.advance(5_000);
+      expect(await auth.authenticate(bearer(grafana))).to.include({ id: 'grafana-prod' });
+      clock.advance(5_000);
+      expect(await auth.authenticate(bearer(ci))).to.include({ id: 'ci' });
+      expect(auth.status().apiTokens).to.include({ records: 2, lastLoadError: null });
+      expect(lines.filter((line) => line.level >= WARN_LEVEL)).to.deep.equal([]);
+    });
+
+    it('keeps its tokens through a Secret volume update that leaves the file missing for a check', async () => {
+      // tokens.yaml -> ..data/tokens.yaml; the update is caught between removing ..data and linking the new one.
+      const volume = join(dir, 'secret');
+      mkdirSync(join(volume, '..v1'), { recursive: true });
+      writeFileSync(join(volume, '..v1', 'tokens.yaml'), tokensYaml({ id: 'grafana-prod', token: grafana }));
+      symlinkSync('..v1', join(volume, '..data'));
+      symlinkSync(join('..data', 'tokens.yaml'), join(volume, 'tokens.yaml'));
+      file = join(volume, 'tokens.yaml');
+      auth = build();
+
+      mkdirSync(join(volume, '..v2'));
+      writeFileSync(join(volume, '..v2', 'tokens.yaml'), tokensYaml({ id: 'grafana-prod', token: grafana }, { id: 'ci', token: ci }));
+      rmSync(join(volume, '..data'));
+      clock.advance(5_000);
+      expect(await auth.authenticate(bearer(grafana))).to.include({ id: 'grafana-prod' });
+
+      symlinkSync('..v2', join(volume, '..data'));
+      rmSync(join(volume, '..v1'), { recursive: true });
+      clock.advance(5_000);
+      expect(await auth.authenticate(bearer(grafana))).to.include({ id: 'grafana-prod' });
+      expect(await auth.authenticate(bearer(ci))).to.include({ id: 'ci' });
+    });
+
+    it('revokes every token once the file is still missing a reload interval later, logging it at warn once', async () => {
+      renameSync(file, away());
+      clock.advance(5_000);
+      expect(await auth.authenticate(bearer(grafana))).to.include({ id: 'grafana-prod' });
+      clock.advance(5_000);
+      await expectInvalidToken(auth.authenticate(bearer(grafana)), 'Unknown API token');
+      await expectInvalidToken(auth.authenticate(bearer(ci)), 'Unknown API token');
+      expect(auth.status().apiTokens).to.deep.equal({ records: 0, lastLoadError: 'file not found', loadedAt: T0 + 10_000 });
+
+      clock.advance(5_000);
+      await expectInvalidToken(auth.authenticate(bearer(grafana)), 'Unknown API token');
+      const warnings = lines.filter((line) => line.level >= WARN_LEVEL);
+      expect(warnings).to.have.length(1);
+      expect(warnings[0]).to.include({ level: WARN_LEVEL, file, msg: 'API tokens file was deleted; every token from it is rejected until it is back' });
+    });
+
+    it('accepts the tokens of the file again once it is back', async () => {
+      renameSync(file, away());
+      clock.advance(5_000);
+      await auth.authenticate(bearer(grafana));
+      clock.advance(5_000);
+      await expectInvalidToken(auth.authenticate(bearer(grafana)), 'Unknown API token');
+
+      renameSync(away(), file);
+      clock.advance(5_000);
+      expect(await auth.authenticate(bearer(grafana))).to.include({ id: 'grafana-prod' });
+      expect(auth.status().apiTokens).to.include({ records: 2, lastLoadError: null });
+    });
+
+    it('keeps them revoked when what comes back is invalid', async () => {
+      renameSync(file, away());
+      clock.advance(5_000);
+      await auth.authenticate(bearer(grafana));
+      clock.advance(5_000);
+      await expectInvalidToken(auth.authenticate(bearer(grafana)), 'Unknown API token');
+
+      writeFileSync(file, tokensYaml({ id: 'grafana-prod', token: grafana, role: 'BOSS' }));
+      clock.advance(5_000);
+      await expectInvalidToken(auth.authenticate(bearer(grafana)), 'Unknown API token');
+      const errors = lines.filter((line) => line.level === ERROR_LEVEL);
+      expect(errors.map((line) => line.msg)).to.deep.equal(['API tokens file is invalid; every token from it is rejected until a valid one is back']);
+    });
   });
 
   it('refuses to start with an invalid file, naming the record and the field', () => {

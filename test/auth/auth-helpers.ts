@@ -139,6 +139,8 @@ export interface JwksServer {
   serve(jwks: JSONWebKeySet): void;
   /** Answer with this HTTP status instead of the key set (500: the identity provider is broken). */
   failWith(status: number): void;
+  /** Answer 302 to this URL instead of the key set. */
+  redirectTo(url: string): void;
   /** Answer 200 with this body instead of the key set (an identity provider serving garbage). */
   serveRaw(body: string): void;
   /** Accept requests and never answer them. */
@@ -154,10 +156,16 @@ export async function startJwksServer(initial: JSONWebKeySet): Promise<JwksServe
   let body = JSON.stringify(initial);
   let status = 200;
   let hanging = false;
+  let location: string | null = null;
   const state = { requests: 0 };
   const server: Server = createServer((_req, res) => {
     state.requests += 1;
     if (hanging) return;
+    if (location !== null) {
+      res.writeHead(302, { location });
+      res.end();
+      return;
+    }
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(status === 200 ? body : '{"error":"boom"}');
   });
@@ -178,9 +186,13 @@ export async function startJwksServer(initial: JSONWebKeySet): Promise<JwksServe
       body = JSON.stringify(jwks);
       status = 200;
       hanging = false;
+      location = null;
     },
     failWith(code) {
       status = code;
+    },
+    redirectTo(url) {
+      location = url;
     },
     serveRaw(text) {
       body = text;

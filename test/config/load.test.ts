@@ -41,6 +41,8 @@ describe('config/load', () => {
         api_tokens_file: '/var/run/secrets/tokens.yaml',
         listen: '0.0.0.0:8080',
         admin_listen: '0.0.0.0:9090',
+        admin_auth: 'kubernetes',
+        admin_auth_cache_seconds: 10,
         db_path: './data/index.db',
         db_pool_size: 4,
         db_prepared_statements: true,
@@ -57,7 +59,9 @@ describe('config/load', () => {
         gpu_hours_basis: 'equivalents',
         mig_total_slices: {},
         kai_reservation_namespace: 'kai-resource-reservation',
+        initiative_source: 'labels',
         label_initiative: 'gpucap.io/initiative',
+        label_allowed_initiatives: 'gpucap.io/allowed-initiatives',
         label_organization: 'gpucap.io/organization',
         label_submitted_by: 'gpucap.io/submitted-by',
         label_managed: 'gpucap.io/managed',
@@ -73,6 +77,7 @@ describe('config/load', () => {
         scrape_interval_seconds: 15,
         scrape_concurrency: 32,
         scrape_max_bytes: 16777216,
+        exporter_namespaces: ['gpu-operator', 'nvidia-gpu-operator', 'gpu-operator-resources'],
         exporter_selectors: ['app=nvidia-dcgm-exporter', 'app.kubernetes.io/name=dcgm-exporter'],
         exporter_port: 9400,
         exporter_path: '/metrics',
@@ -86,6 +91,7 @@ describe('config/load', () => {
         jwt_algorithms: ['RS256', 'ES256'],
         jwt_clock_tolerance_seconds: 30,
         jwks_cache_seconds: 600,
+        jwks_allow_http: false,
         jwks_cooldown_seconds: 30,
         claim_organization: 'org_id',
         claim_role: 'role',
@@ -93,6 +99,8 @@ describe('config/load', () => {
         api_tokens_reload_seconds: 5,
         rate_limit_per_second: 50,
         rate_limit_burst: 100,
+        auth_failure_rate_per_second: 1,
+        auth_failure_burst: 20,
         console_enabled: true,
         cors_allowed_origins: [],
         shutdown_delay_seconds: 5,
@@ -397,6 +405,46 @@ describe('config/load', () => {
       expect(problemsOf({})).to.deep.equal([
         'No credential source: set GPUCAP_JWKS_URL, GPUCAP_JWKS_FILE or GPUCAP_API_TOKENS_FILE, or every request would be rejected',
       ]);
+    });
+
+    describe('a plain-http jwks_url', () => {
+      const JWT = { GPUCAP_JWT_ISSUER: 'https://idp.example.com', GPUCAP_JWT_AUDIENCE: 'gpucap' };
+
+      it('is refused for a host that is not loopback, naming jwks_url and jwks_allow_http', () => {
+        expect(problemsOf({ ...JWT, GPUCAP_JWKS_URL: 'http://idp.example.com/jwks' })).to.deep.equal([
+          'GPUCAP_JWKS_URL: must be https:// (keys fetched over plain http can be replaced on the way); http:// is accepted ' +
+            'only for a loopback host (127.0.0.0/8, ::1, localhost) or with jwks_allow_http (GPUCAP_JWKS_ALLOW_HTTP) set ' +
+            'to true, got "http://idp.example.com/jwks"',
+        ]);
+      });
+
+      it('is refused for an address that only looks local, and names the file when it came from there', () => {
+        for (const url of ['http://10.0.0.7/jwks', 'http://[::2]/jwks', 'http://localhost.example.com/jwks', 'http://128.0.0.1/jwks']) {
+          expect(problemsOf({ ...JWT, GPUCAP_JWKS_URL: url })[0], url).to.match(/^GPUCAP_JWKS_URL: must be https:\/\//);
+        }
+        const problems = problemsOf({ ...JWT, GPUCAP_CONFIG: FILE }, fileWith('jwks_url: http://idp.example.com/jwks\n'));
+        expect(problems[0]).to.match(/^jwks_url \(in \/etc\/gpucap\/config.yaml\): must be https:\/\//);
+      });
+
+      it('is accepted for a loopback host, however the address is written', () => {
+        for (const url of ['http://127.0.0.1:8080/jwks', 'http://127.9.8.7/jwks', 'http://[::1]:8080/jwks', 'http://localhost/jwks', 'http://0x7f.1/jwks']) {
+          expect(loadConfig({ ...JWT, GPUCAP_JWKS_URL: url }).jwks_url, url).to.equal(url);
+        }
+      });
+
+      it('is accepted for any host with jwks_allow_http, which is off by default', () => {
+        expect(loadConfig({ ...BASE }).jwks_allow_http).to.equal(false);
+        const config = loadConfig({ ...JWT, GPUCAP_JWKS_URL: 'http://idp.internal/jwks', GPUCAP_JWKS_ALLOW_HTTP: 'true' });
+        expect(config).to.include({ jwks_url: 'http://idp.internal/jwks', jwks_allow_http: true });
+      });
+
+      it('is not asked of an https URL', () => {
+        expect(loadConfig({ ...JWT, GPUCAP_JWKS_URL: 'https://idp.example.com/jwks' }).jwks_url).to.equal('https://idp.example.com/jwks');
+      });
+
+      it('is refused when it is no URL at all', () => {
+        expect(problemsOf({ ...JWT, GPUCAP_JWKS_URL: 'https://' })).to.deep.equal(['GPUCAP_JWKS_URL: is not a valid URL, got "https://"']);
+      });
     });
 
     it('applies the cross-key rules to values from the YAML file too', () => {

@@ -8,8 +8,12 @@ import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM_INSTALL_HINT, chromiumPath, consoleSettled, launchChromium, settledAfter } from '../../scripts/console/chromium.js';
 import { startDemo, type DemoCallerToken, type RunningDemo } from '../../sim/demo/run-demo.js';
+import { CAPACITY_NAMESPACE } from '../../sim/demo/world.js';
+import { aGpuJob } from '../../sim/kube-api/objects.js';
+import type { KubeObject } from '../../sim/kube-api/resources.js';
 import type { JsonBody } from '../support/service-harness.js';
 import { makeTempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 import { accessibilityViolations, column, DESKTOP, inPage, linkedIds, PHONE, withWatchedPage } from './console-browser.js';
 
 const PAGES = ['/', '/workloads', '/rankings', '/statistics', '/statistics?group_by=initiative_id&interval=week', '/rankings?sort_by=gpu_hours'];
@@ -286,6 +290,61 @@ describe('web console in Chromium', function () {
       expect(await value('GPU model')).to.equal('NVIDIA-H100-80GB-HBM3');
       expect(watched.problems).to.deep.equal([]);
     });
+  });
+
+  it('shows a hostile workload name and team name as text on every page: no dialog, no injected element', async () => {
+    const name = '<img src=x onerror=alert(1)>';
+    const team = '"><script>alert(1)</script>';
+    const store = demo.world.home.api.store;
+    const budgetKey = { namespace: CAPACITY_NAMESPACE, name: 'capacity-acme' };
+    const budget = store.get('configmaps', budgetKey);
+    const budgetText = (budget?.data as Record<string, string> | undefined)?.['capacity.yaml'] ?? '';
+    expect(budgetText).to.include('name: Computer Vision');
+    // A pending Job of its own team, and the budget's vision team under that name: the API takes both as they are.
+    const job = aGpuJob('vision', name, 1);
+    store.create('jobs', { ...job, metadata: { ...job.metadata, labels: { 'gpucap.io/submitted-by': 'dave', 'gpucap.io/initiative': team } } });
+    store.update('configmaps', { ...(budget as KubeObject), data: { 'capacity.yaml': budgetText.replace('name: Computer Vision', `name: ${JSON.stringify(team)}`) } });
+    try {
+      const admin = caller('ACME_ADMIN');
+      const teamQuery = `initiative_id=${encodeURIComponent(team)}`;
+      const listed = await waitFor(async () => {
+        const [workloads, capacity] = [(await api(admin, `/workloads?${teamQuery}`)).data.workloads as JsonBody[], (await api(admin, '/capacity')).data];
+        return workloads.length === 1 && capacity.initiatives.some((i: JsonBody) => i.name === team) && workloads[0];
+      }, { timeoutMs: 20_000, what: 'the API to show the hostile Job and team name' });
+      expect(listed.name).to.equal(name);
+      const pages: [string, string[]][] = [
+        ['/', [team]],
+        [`/workloads?${teamQuery}`, [name, team]],
+        [`/workloads/${encodeURIComponent(listed.workload_id as string)}`, [`Workload ${name}`, team]],
+        [`/rankings?sort_by=queue_seconds&${teamQuery}`, [name, team]],
+        ['/statistics?group_by=initiative_id&interval=none', [team]],
+      ];
+      await withWatchedPage(browser, async (watched) => {
+        const dialogs: string[] = [];
+        watched.page.on('dialog', (dialog) => {
+          dialogs.push(dialog.message());
+          void dialog.dismiss();
+        });
+        await signIn(watched.page, admin);
+        for (const [path, texts] of pages) {
+          await watched.page.goto(demo.url + path);
+          await consoleSettled(watched.page);
+          const shown = await watched.page.locator('main').innerText();
+          for (const text of texts) expect(shown, `${path} shows ${text}`).to.include(text);
+          if (texts[0]?.startsWith('Workload ')) expect(await watched.page.title()).to.equal(`Workload ${name} · gpu-capacity-api`);
+          // Nothing of either string became markup: no image, no handler attribute, no script but the console's own.
+          const injected = await inPage<string[]>(watched.page, `[...document.querySelectorAll('*')].filter((e) =>
+            e.tagName === 'IMG' || (e.tagName === 'SCRIPT' && !(e.getAttribute('src') ?? '').startsWith('/ui/')) ||
+            [...e.attributes].some((a) => a.name.startsWith('on'))).map((e) => e.outerHTML)`);
+          expect(injected, path).to.deep.equal([]);
+        }
+        expect(dialogs).to.deep.equal([]);
+        expect(watched.problems).to.deep.equal([]);
+      });
+    } finally {
+      store.delete('jobs', { namespace: 'vision', name });
+      store.update('configmaps', { ...(store.get('configmaps', budgetKey) as KubeObject), data: { 'capacity.yaml': budgetText } });
+    }
   });
 
   it('can be used with the keyboard alone: skip link, then Tab to a workload and Enter', async () => {

@@ -75,8 +75,9 @@ describe('kubectl gpucap port-forward through a real kube-apiserver (envtest v1.
   const cli = async (args: string[]) => {
     let out = '';
     let err = '';
-    const code = await run([...args, '--token', t?.callers.admin.token ?? '', '--org', 'acme'], {
-      env: {},
+    // The credentials come from the environment: a --token on the command line is warned about on stderr.
+    const code = await run(args, {
+      env: { GPUCAP_TOKEN: t?.callers.admin.token ?? '', GPUCAP_ORG: 'acme' },
       out: (text) => (out += text),
       err: (text) => (err += text),
       now: () => Date.now(),

@@ -9,6 +9,8 @@ import type { ConsoleAsset, ConsoleAssets } from './console-assets.js';
 /** The console's pages; each loads the same index.html, which routes in the browser. */
 export const CONSOLE_PAGE_PATHS: readonly RegExp[] = [/^\/$/, /^\/workloads$/, /^\/workloads\/[^/]+$/, /^\/rankings$/, /^\/statistics$/];
 const ASSET_PREFIX = '/ui/';
+/** The route names of its answers (ctx.state.route): the same for everyone, cached by their own rules. */
+export const CONSOLE_ROUTES = { page: '/', asset: '/ui/*' } as const;
 
 // No inline script or style, nothing from another origin, never framed. `img-src data:` is for the
 // icons the stylesheet embeds; the data comes from this origin's /v1 (connect-src 'self').
@@ -44,7 +46,7 @@ export function serveConsole(assets: ConsoleAssets | { missing: string }) {
     const isPage = CONSOLE_PAGE_PATHS.some((path) => path.test(ctx.path));
     const assetName = ctx.path.startsWith(ASSET_PREFIX) ? ctx.path.slice(ASSET_PREFIX.length) : undefined;
     if (!isPage && assetName === undefined) return next();
-    ctx.state.route = isPage ? '/' : '/ui/*';
+    ctx.state.route = isPage ? CONSOLE_ROUTES.page : CONSOLE_ROUTES.asset;
     if ('missing' in assets) throw new ApiError('NOT_FOUND', assets.missing);
     const asset = isPage ? assets.page : assets.files.get(assetName ?? '');
     if (asset === undefined) throw new ApiError('NOT_FOUND', `The console has no file ${ctx.path}`);

@@ -4,9 +4,12 @@ import type { Next } from 'koa';
 import { ApiError, validationError } from '../../domain/errors.js';
 import type { Principal } from '../../access/principal.js';
 import type { ApiContext } from '../context.js';
+import type { AuthFailureLimit } from './auth-failure-limit.js';
 
 export interface Authenticate {
   authenticate(authorization: string | undefined): Promise<Principal>;
+  /** How many failed authentications a client address may have, enforced before this middleware. */
+  readonly failureLimit: AuthFailureLimit;
 }
 
 export function authenticate(authenticator: Authenticate) {

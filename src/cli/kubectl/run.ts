@@ -11,6 +11,7 @@ import { TOP_KEYS, topView } from './commands/top.js';
 import { workloadView } from './commands/workload.js';
 import { workloadsView } from './commands/workloads.js';
 import { resolveCredentials } from './credentials.js';
+import { exposureWarnings } from './exposure-warnings.js';
 import { parseCommandLine, USAGE, type CommandLine } from './flags.js';
 import { outputFormat, render, type View } from './output/formats.js';
 import { instantFlag, oneOf, positiveInteger } from './values.js';
@@ -51,8 +52,11 @@ export async function run(args: readonly string[], context: RunContext): Promise
     const format = outputFormat(line.flags.output);
     const credentials = resolveCredentials({ token: line.flags.token, org: line.flags.org }, context.env);
     const show = viewOf(line, context.now);
-    connection = line.flags.url !== undefined
-      ? { url: checkedUrl(line.flags.url), close: async () => undefined }
+    const url = line.flags.url === undefined ? undefined : checkedUrl(line.flags.url);
+    // Once the command line is known good, before the token is sent anywhere.
+    for (const warning of exposureWarnings({ token: line.flags.token, url }, context.env)) context.err(warning);
+    connection = url !== undefined
+      ? { url, close: async () => undefined }
       : await context.connect({ context: line.flags.context, namespace: line.flags.namespace });
     const client = new ApiClient(connection.url, credentials);
     if (line.command === 'top' && line.flags.watch) {

@@ -74,6 +74,8 @@ describe('kubectl gpucap (--url, against the real service)', function () {
     return { code, out, err };
   };
   const as = (caller = t.callers.admin) => ['--url', t.url, '--token', caller.token, '--org', caller.organizationId];
+  /** The caller's credentials from the environment: no --token, so stderr holds only what the test is about. */
+  const withEnv = (caller = t.callers.admin): Partial<RunContext> => ({ env: { HOME: temp.path, GPUCAP_TOKEN: caller.token, GPUCAP_ORG: caller.organizationId } });
   const ok = async (args: string[]) => {
     const result = await cli([...args, ...as()]);
     expect(result.code, result.err).to.equal(0);
@@ -163,10 +165,10 @@ describe('kubectl gpucap (--url, against the real service)', function () {
   });
 
   it('prints the API\'s message and code and exits 1 for a refused request', async () => {
-    const forbidden = await cli(['workloads', '--team', 'llm', ...as(t.callers.member)]);
+    const forbidden = await cli(['workloads', '--team', 'llm', '--url', t.url], withEnv(t.callers.member));
     expect(forbidden.code).to.equal(1);
     expect(forbidden.err).to.match(/^Error: .+ \(FORBIDDEN, request [0-9a-f-]+\)\n$/);
-    const missing = await cli(['workload', 'nope', ...as()]);
+    const missing = await cli(['workload', 'nope', '--url', t.url], withEnv());
     expect(missing.code).to.equal(1);
     expect(missing.err).to.match(/^Error: Workload "nope" was not found \(NOT_FOUND, request .+\)\n$/);
     const badToken = await cli(['health', '--url', t.url, '--token', 'gca_wrong', '--org', 'acme']);
@@ -195,9 +197,9 @@ describe('kubectl gpucap (--url, against the real service)', function () {
 
   it('exits 2 when the service cannot be reached, or when the way to it fails', async () => {
     const [closed] = await freePorts(1);
-    const unreachable = await cli(['health', '--url', `http://127.0.0.1:${closed}`, '--token', 't', '--org', 'acme']);
+    const unreachable = await cli(['health', '--url', `http://127.0.0.1:${closed}`], withEnv());
     expect(unreachable).to.deep.include({ code: 2, err: `Cannot reach the service at http://127.0.0.1:${closed}: connect ECONNREFUSED 127.0.0.1:${closed}\n` });
-    const noCluster = await cli(['health', '--token', 't', '--org', 'acme']);
+    const noCluster = await cli(['health'], withEnv());
     expect(noCluster).to.deep.include({ code: 2, err: 'Error: no kubeconfig in this test\n' });
   });
 
