@@ -1,5 +1,6 @@
 // Prometheus series of the sampler and the rings: scrape outcomes as they happen (a histogram cannot
-// be read back from a status object), and the telemetry state's size read at scrape time.
+// be read back from a status object), and the telemetry state's size read at scrape time; and what
+// the trust rules keep out: samples that count for nobody, exporters never scraped.
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { gaugeFrom } from './collected-metrics.js';
 
@@ -19,7 +20,7 @@ export interface TelemetryMetricSources {
 
 /** What the sampler reports after each scrape (SamplerObserver). */
 export interface ScrapeObserver {
-  scraped(target: { clusterId: string }, result: { seconds: number; samples: number }): void;
+  scraped(target: { clusterId: string }, result: { seconds: number; samples: number; dropped: readonly { reason: string }[] }): void;
   failed(target: { clusterId: string }, failure: { reason: string; seconds: number }): void;
 }
 
@@ -50,10 +51,19 @@ function scrapeObserver(registry: Registry): ScrapeObserver {
     labelNames: ['cluster'],
     registers: [registry],
   });
+  const dropped = new Counter({
+    name: 'gpucap_telemetry_samples_dropped_total',
+    help:
+      'GPU samples (one per GPU per scrape) stored for nobody, by cluster and reason ' +
+      '(other_node: the pod they name runs on another node than the exporter)',
+    labelNames: ['cluster', 'reason'],
+    registers: [registry],
+  });
   return {
     scraped(target, result) {
       duration.observe({ cluster: target.clusterId, outcome: 'success' }, result.seconds);
       samples.inc({ cluster: target.clusterId }, result.samples);
+      for (const drop of result.dropped) dropped.inc({ cluster: target.clusterId, reason: drop.reason });
     },
     failed(target, failure) {
       duration.observe({ cluster: target.clusterId, outcome: 'failure' }, failure.seconds);
@@ -123,4 +133,23 @@ const STATE_GAUGES: readonly [string, string, (stats: TelemetryStats) => number]
 
 function registerStateGauges(registry: Registry, stats: () => TelemetryStats): void {
   for (const [name, help, read] of STATE_GAUGES) gaugeFrom(registry, name, help, [], () => [{ labels: {}, value: read(stats()) }]);
+}
+
+/**
+ * Exporter pods that match the selectors but are never scraped, by cluster and reason
+ * (untrusted_namespace: outside exporter_namespaces and the service's namespace). A gauge, not a
+ * count of drops: such an exporter is never contacted, so it has no samples to count.
+ */
+export function registerIgnoredExporterMetrics(registry: Registry, ignored: () => Iterable<{ clusterId: string; reason: string }>): void {
+  const help = 'Exporter pods never scraped, by cluster and reason (untrusted_namespace)';
+  gaugeFrom(registry, 'gpucap_telemetry_exporters_ignored', help, ['cluster', 'reason'], () => {
+    const counts = new Map<string, { labels: { cluster: string; reason: string }; value: number }>();
+    for (const { clusterId, reason } of ignored()) {
+      const key = `${clusterId}\n${reason}`;
+      const entry = counts.get(key);
+      if (entry === undefined) counts.set(key, { labels: { cluster: clusterId, reason }, value: 1 });
+      else entry.value += 1;
+    }
+    return [...counts.values()];
+  });
 }

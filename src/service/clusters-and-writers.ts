@@ -56,6 +56,7 @@ export interface WatchedClusters extends IndexWriters {
 function labelKeys(config: Config): LabelKeys {
   return {
     initiative: config.label_initiative,
+    allowedInitiatives: config.label_allowed_initiatives,
     organization: config.label_organization,
     submittedBy: config.label_submitted_by,
     managed: config.label_managed,
@@ -94,6 +95,7 @@ export function createIndexWriters(
   const indexers = new ClusterIndexers(null, {
     defaultOrganizationId: config.default_organization_id,
     keys: labelKeys(config),
+    initiativeSource: config.initiative_source,
     gpuResources: config.gpu_resources,
     reservationNamespace: config.kai_reservation_namespace === '' ? null : config.kai_reservation_namespace,
     counting: gpuCounting(config, logger),

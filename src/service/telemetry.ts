@@ -1,7 +1,7 @@
 // GPU telemetry: exporter discovery (through the pod informers), the sampler, and where its samples
 // go: this process's rings and lifetime totals (SQLite), or summaries every replica shares through
 // PostgreSQL, gathered by the writer of each cluster (docs/scaling.md).
-import { registerTelemetryMetrics } from '../admin/telemetry-metrics.js';
+import { registerIgnoredExporterMetrics, registerTelemetryMetrics } from '../admin/telemetry-metrics.js';
 import { registerTelemetrySummaryMetrics } from '../admin/telemetry-summary-metrics.js';
 import { scrapeTimeoutSeconds } from '../config/schema.js';
 import type { GpuSummaryStore } from '../domain/telemetry.js';
@@ -62,12 +62,33 @@ export function startTelemetry(context: ServiceContext, deps: { store: Telemetry
     store.kind === 'local'
       ? { route: { samples: { lifetime: store.lifetimes } }, reader: undefined }
       : shareTelemetry(context, { summaries: store.summaries, writers: deps.writers });
+  const log = logger.child({ component: 'sampler' });
   const telemetry = new GpuTelemetry({
-    discovery: { selectors: config.exporter_selectors, port: config.exporter_port, path: config.exporter_path },
+    discovery: {
+      selectors: config.exporter_selectors,
+      // Only cluster admins create pods in the GPU Operator's namespaces (and the service's own); a
+      // team can in its own namespaces, so an exporter there could forge anyone's figures.
+      namespaces: [...new Set([...config.exporter_namespaces, config.namespace])],
+      port: config.exporter_port,
+      path: config.exporter_path,
+    },
     gpuResources: config.gpu_resources,
     rawSlots: rawSlotsFor(config.scrape_interval_seconds),
+    onExporterIgnored: (exporter) =>
+      log.warn(
+        {
+          cluster: exporter.clusterId,
+          namespace: exporter.namespace,
+          pod: exporter.pod,
+          node: exporter.node,
+          podIP: exporter.podIP,
+          reason: exporter.reason,
+        },
+        'dcgm-exporter pod outside exporter_namespaces: never scraped (docs/telemetry.md, "Trust")',
+      ),
     ...route,
   });
+  registerIgnoredExporterMetrics(metrics.registry, () => telemetry.ignoredExporters());
   if (store.kind === 'local') {
     const flusher = runPeriodically(config.lifetime_flush_seconds * 1000, () => void store.lifetimes.flush(), {
       delay,
@@ -88,7 +109,7 @@ export function startTelemetry(context: ServiceContext, deps: { store: Telemetry
       exporters: (): ExporterStatus[] => sampler.statuses(),
       lastTick: () => sampler.lastTick(),
     }),
-    logger: logger.child({ component: 'sampler' }),
+    logger: log,
     beforeTick: (targets) => telemetry.beforeTick(targets),
     afterTick: (at) => telemetry.prune(at),
   });

@@ -1,7 +1,8 @@
 // The telemetry state of the service: per cluster, what its pod informer says about exporters and GPU
 // pods, and its ResourceClaim informer about the pods of DRA claims; across clusters, every GPU's
 // rings and every workload's lifetime totals. The sampler feeds it payloads; the read side asks it
-// for summaries and rankings (the TelemetryReader port).
+// for summaries and rankings (the TelemetryReader port). Only exporters in the trusted namespaces are
+// targets, and a GPU's samples count only for a pod on its exporter's node (docs/telemetry.md, "Trust").
 import type { WatchedResource } from '../domain/cluster-status.js';
 import { METRIC_NAMES, type MetricName, type MetricSummary, type RankedMetricName } from '../domain/metrics.js';
 import type { Percentile } from '../domain/percentiles.js';
@@ -19,8 +20,9 @@ import type { LifetimeAccumulators } from './sinks/lifetime.js';
 import { summarizeTotals } from './sinks/lifetime.js';
 import { decodeMetric, encodeMetric, METRIC_COUNT, METRIC_SLOT, MISSING } from './rings/metric-codec.js';
 import { takeHistograms } from './summaries/percentile-histogram.js';
+import type { IgnoredExporter } from './scrape/exporter-pods.js';
 import { PodDirectory } from './scrape/pod-directory.js';
-import type { IngestResult } from './scrape/sampler.js';
+import type { DroppedSample, IngestResult } from './scrape/sampler.js';
 import { addPercentiles } from './summaries/window-percentiles.js';
 import { WindowSummary } from './summaries/window-summary.js';
 import { XidWatch } from './scrape/xid-watch.js';
@@ -44,7 +46,11 @@ export interface GpuTelemetryOptions {
   samples: { lifetime: LifetimeAccumulators } | { buckets: BucketAccumulator };
   /** Whether this replica scrapes a cluster's exporters now (shared telemetry: only its writer does). Unset: every cluster. */
   scrapes?: (clusterId: string) => boolean;
+  /** Told once of each exporter pod outside the trusted namespaces, which is never scraped. */
+  onExporterIgnored?: (exporter: IgnoredExporter) => void;
 }
+
+const NO_DROPS: readonly DroppedSample[] = Object.freeze([]);
 
 const toSeconds = (ms: number): number => Math.floor(ms / 1000);
 
@@ -72,6 +78,7 @@ export class GpuTelemetry implements TelemetryReader {
       discovery: this.#options.discovery,
       selectors: this.#selectors,
       gpuResources: this.#options.gpuResources,
+      ...(this.#options.onExporterIgnored === undefined ? {} : { onExporterIgnored: this.#options.onExporterIgnored }),
     });
     this.#directories.set(cluster.clusterId, directory);
     return {
@@ -85,10 +92,15 @@ export class GpuTelemetry implements TelemetryReader {
     };
   }
 
-  /** Every exporter pod of every watched cluster. */
+  /** Every trusted exporter pod of every watched cluster. */
   *targets(): Generator<ExporterTarget> {
     const scrapes = this.#options.scrapes;
     for (const [clusterId, directory] of this.#directories) if (scrapes === undefined || scrapes(clusterId)) yield* directory.exporters();
+  }
+
+  /** Exporter pods of every watched cluster that are not scraped: outside the trusted namespaces. */
+  *ignoredExporters(): Generator<IgnoredExporter> {
+    for (const directory of this.#directories.values()) yield* directory.ignoredExporters();
   }
 
   /**
@@ -101,7 +113,11 @@ export class GpuTelemetry implements TelemetryReader {
     this.#fleet.reserve(Math.ceil(targets.length * perExporter));
   }
 
-  /** Stores one exporter's payload, sampled at `at` (ms). Throws ExpositionParseError for unreadable text. */
+  /**
+   * Stores one exporter's payload, sampled at `at` (ms). Throws ExpositionParseError for unreadable
+   * text. A GPU whose pod runs on another node than the exporter is not stored at all: it is no GPU
+   * of this exporter's node to record, and its samples count for nobody (returned as dropped).
+   */
   ingest(target: ExporterTarget, text: string, at: number): IngestResult {
     const payload = readDcgmPayload(text);
     const directory = this.#directories.get(target.clusterId);
@@ -113,8 +129,14 @@ export class GpuTelemetry implements TelemetryReader {
       this.#payloads += 1;
       this.#payloadGpus += payload.readings.length;
     }
+    let dropped: DroppedSample[] | undefined;
     for (const reading of payload.readings) {
-      const workloadId = directory?.workloadOfReading(reading);
+      const attribution = directory?.attributionOf(reading, target.node);
+      if (typeof attribution === 'object') {
+        (dropped ??= []).push({ ...attribution, gpu: reading.key });
+        continue;
+      }
+      const workloadId = attribution;
       for (let m = 0; m < METRIC_COUNT; m += 1) {
         const value = encodeMetric(m, reading.values[m] ?? NaN);
         stored[m] = value;
@@ -140,7 +162,7 @@ export class GpuTelemetry implements TelemetryReader {
       const xidError = this.#xids.observe(key, reading.xid, at);
       if (workloadId !== undefined) samples.lifetime.add(workloadId, key, decoded, { at, mig, xidError });
     }
-    return { samples: payload.samples, gpus: payload.readings.length };
+    return { samples: payload.samples, gpus: payload.readings.length, dropped: dropped ?? NO_DROPS };
   }
 
   /** Lets go of GPUs and workloads older than the rings' span. */

@@ -4,7 +4,8 @@
 // these and drops the rest (src/k8s/objects/k8s-types.ts names the same fields as types). Labels
 // are kept whole: they are small, and the exporter selectors and the attribution keys both read them.
 // Of the annotations, which can be large (kubectl's last-applied-configuration), only the submitted-by
-// key and KAI Scheduler's fraction keys (src/k8s/gpus/gpu-ask.ts) are kept.
+// key and KAI Scheduler's fraction keys (src/k8s/gpus/gpu-ask.ts) are kept, and of a Namespace the
+// one listing the initiatives its objects may name (attribution/labels.ts).
 // test/workloads/read-fields.test.ts checks that the projection of a selected object equals that of
 // the whole one.
 import type { WatchedResource } from '../domain/cluster-status.js';
@@ -39,10 +40,10 @@ const CONDITION: FieldSelection = { type: true, status: true, reason: true, last
 /** What is read of each kind, for the label keys the service is configured with. */
 export function readFields(keys: Readonly<LabelKeys>): Record<WatchedResource, FieldSelection> {
   const metadata = objectMeta(keys);
-  const context: FieldSelection = { metadata: { name: true, uid: true, resourceVersion: true, labels: true } };
+  const context = { name: true, uid: true, resourceVersion: true, labels: true } as const;
   return {
-    namespaces: context,
-    nodes: context,
+    namespaces: { metadata: { ...context, annotations: { [keys.allowedInitiatives]: true } } },
+    nodes: { metadata: context },
     pods: {
       metadata,
       spec: POD_SPEC,

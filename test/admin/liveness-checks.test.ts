@@ -26,7 +26,7 @@ describe('admin/liveness-checks', () => {
       delay: (_ms, signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true })),
       scrape: () => Promise.reject(new Error('no exporter')),
       targets: () => [],
-      ingest: () => ({ samples: 0, gpus: 0 }),
+      ingest: () => ({ samples: 0, gpus: 0, dropped: [] }),
       observer: { scraped() {}, failed() {} },
       logger: silent,
     });

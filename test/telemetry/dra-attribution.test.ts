@@ -29,7 +29,7 @@ const inMemory = (): LifetimeRepository => {
 
 function newTelemetry(): { telemetry: GpuTelemetry; cluster: AttachedTelemetry } {
   const telemetry = new GpuTelemetry({
-    discovery: { selectors: ['app=nvidia-dcgm-exporter'], port: 9400, path: '/metrics' },
+    discovery: { selectors: ['app=nvidia-dcgm-exporter'], namespaces: ['gpu-operator'], port: 9400, path: '/metrics' },
     gpuResources: ['nvidia.com/gpu'],
     rawSlots: rawSlotsFor(15),
     samples: { lifetime: new LifetimeAccumulators(inMemory(), { clock: new FixedClock(NOW), idleMs: 60_000, intervalSeconds: 15, idleThresholdPercent: 5 }) },
@@ -37,7 +37,11 @@ function newTelemetry(): { telemetry: GpuTelemetry; cluster: AttachedTelemetry }
   return { telemetry, cluster: telemetry.attach({ clusterId: 'east' }) };
 }
 
-const draPod = (): Pod => podFixture('gpu-sharing/pod-dra-claim.json');
+/** Runs on TARGET's node, gpu-h100-dra-1, unless moved to `node`. */
+const draPod = (node?: string): Pod => {
+  const pod = podFixture('gpu-sharing/pod-dra-claim.json');
+  return node === undefined ? pod : { ...pod, spec: { ...pod.spec, nodeName: node } };
+};
 const allocatedClaim = (): ResourceClaim => objectFixture('gpu-sharing/dra-resourceclaim-allocated.json', 'ResourceClaim');
 const workload = (id: string) => ({ workloadId: id }) as WorkloadView;
 const lastHour = (telemetry: GpuTelemetry, id: string) =>
@@ -74,6 +78,17 @@ describe('telemetry attribution of DRA GPUs', () => {
     expect(telemetry.stats()).to.include({ gpus: 2, attributedGpus: 1, workloads: 1, gpuPods: 1 });
   });
 
+  it('counts a claimed GPU for nobody when the claim\'s reserved pod runs on another node than the exporter', async () => {
+    const node: SimNodeGpus = { hostname: 'gpu-h100-dra-1', gpus: [{ index: 0, uuid: 'GPU-h1', claim: ALLOCATED, values: { DCGM_FI_DEV_GPU_UTIL: 64 } }] };
+    const { telemetry, cluster } = newTelemetry();
+    cluster.onEvent('resourceclaims', { type: 'SYNC', items: [allocatedClaim()] }, undefined);
+    cluster.onEvent('pods', { type: 'SYNC', items: [draPod('gpu-h100-dra-2')] }, undefined);
+    const result = telemetry.ingest(TARGET, renderDcgmMetrics(node), NOW);
+    expect(result.dropped).to.deep.equal([{ reason: 'other_node', pod: { namespace: 'ml', name: 'train-dra-0' }, podNode: 'gpu-h100-dra-2', claim: ALLOCATED, gpu: 'GPU-h1' }]);
+    expect((await lastHour(telemetry, TRAIN_POD_UID)).gpu_utilization).to.deep.equal({ avg: null, min: null, max: null, current: null });
+    expect(telemetry.stats()).to.include({ gpus: 0, attributedGpus: 0, workloads: 0 });
+  });
+
   it('stops attributing once the claim is DELETED', async () => {
     const node: SimNodeGpus = { hostname: 'gpu-h100-dra-1', gpus: [{ index: 0, uuid: 'GPU-h1', claim: ALLOCATED, values: { DCGM_FI_DEV_GPU_UTIL: 10 } }] };
     const { telemetry, cluster } = newTelemetry();
@@ -100,7 +115,7 @@ describe('telemetry attribution of DRA GPUs', () => {
     const text = renderDcgmMetrics(node);
     expect(text).to.contain('dra_device_name="gpu-0-mig-1g10gb-13",dra_driver_name="gpu.nvidia.com",dra_mig_device_uuid="MIG-m13",dra_mig_profile="1g.10gb"');
     const { telemetry, cluster } = newTelemetry();
-    cluster.onEvent('pods', { type: 'SYNC', items: [draPod()] }, undefined);
+    cluster.onEvent('pods', { type: 'SYNC', items: [draPod('gpu-h100-dra-mig-1')] }, undefined);
     cluster.onEvent('resourceclaims', { type: 'SYNC', items: [allocatedClaim()] }, undefined);
     const result = telemetry.ingest({ ...TARGET, node: 'gpu-h100-dra-mig-1' }, text, NOW);
     expect(result.gpus).to.equal(3); // GPU-p/MIG-m13 (the parent's labelled series), GPU-p/13, GPU-p/14

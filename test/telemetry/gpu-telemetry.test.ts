@@ -21,17 +21,18 @@ const inMemory = (): LifetimeRepository => {
   return { loadLifetime: (id) => saved.get(id), saveLifetimes: (entries) => entries.forEach((e) => saved.set(e.workloadId, e.totals)) };
 };
 
-function gpuPod(name: string, options: { jobUid?: string; resource?: string } = {}): Pod {
+/** A running GPU pod, on TARGET's node unless told otherwise. */
+function gpuPod(name: string, options: { jobUid?: string; resource?: string; node?: string } = {}): Pod {
   return {
     metadata: { name, namespace: 'llm', uid: `uid-${name}`, ...(options.jobUid ? { ownerReferences: [{ kind: 'Job', apiVersion: 'batch/v1', name: 'j', uid: options.jobUid }] } : {}) },
-    spec: { containers: [{ name: 'main', resources: { limits: { [options.resource ?? 'nvidia.com/gpu']: '1' } } }] },
+    spec: { nodeName: options.node ?? TARGET.node, containers: [{ name: 'main', resources: { limits: { [options.resource ?? 'nvidia.com/gpu']: '1' } } }] },
     status: { phase: 'Running' },
   };
 }
 
 function telemetryWith(pods: Pod[], repository: LifetimeRepository = inMemory()): GpuTelemetry {
   const telemetry = new GpuTelemetry({
-    discovery: { selectors: ['app=nvidia-dcgm-exporter'], port: 9400, path: '/metrics' },
+    discovery: { selectors: ['app=nvidia-dcgm-exporter'], namespaces: ['gpu-operator'], port: 9400, path: '/metrics' },
     gpuResources: ['nvidia.com/gpu', 'nvidia.com/mig-*'],
     rawSlots: rawSlotsFor(15),
     samples: { lifetime: new LifetimeAccumulators(repository, { clock: new FixedClock(NOW), idleMs: 60_000, intervalSeconds: 15, idleThresholdPercent: 5 }) },
@@ -96,6 +97,27 @@ describe('telemetry attribution', () => {
     expect(await telemetry.lastHour('gpu_utilization', NOW)).to.deep.equal(new Map());
   });
 
+  it('stores nothing of a GPU whose pod runs on another node than the exporter, and says so', async () => {
+    const node: SimNodeGpus = {
+      hostname: 'n1',
+      gpus: [
+        { index: 0, uuid: 'GPU-here', pod: { pod: 'solo', namespace: 'llm' }, values: { DCGM_FI_DEV_GPU_UTIL: 30 } },
+        { index: 1, uuid: 'GPU-forged', pod: { pod: 'victim', namespace: 'llm' }, values: { DCGM_FI_DEV_GPU_UTIL: 100 } },
+      ],
+    };
+    const telemetry = telemetryWith([gpuPod('solo'), gpuPod('victim', { node: 'n2' })]);
+    const result = telemetry.ingest(TARGET, renderDcgmMetrics(node), NOW);
+    expect(result.dropped).to.deep.equal([{ reason: 'other_node', pod: { namespace: 'llm', name: 'victim' }, podNode: 'n2', claim: undefined, gpu: 'GPU-forged' }]);
+    expect(result.gpus).to.equal(2);
+    expect(telemetry.stats()).to.include({ gpus: 1, attributedGpus: 1, workloads: 1 });
+    expect((await lastHour(telemetry, 'uid-victim')).gpu_utilization).to.deep.equal({ avg: null, min: null, max: null, current: null });
+    expect((await lastHour(telemetry, 'uid-solo')).gpu_utilization).to.deep.equal({ avg: 30, min: 30, max: 30, current: 30 });
+    // The exporter of the victim's node counts it.
+    const own = telemetry.ingest({ ...TARGET, key: 'east/gpu-operator/dcgm-n2', node: 'n2' }, renderDcgmMetrics({ hostname: 'n2', gpus: [node.gpus[1] as SimNodeGpus['gpus'][number]] }), NOW);
+    expect(own.dropped).to.deep.equal([]);
+    expect((await lastHour(telemetry, 'uid-victim')).gpu_utilization).to.deep.equal({ avg: 100, min: 100, max: 100, current: 100 });
+  });
+
   it('answers the lifetime of a workload from its totals, not from the window', async () => {
     const node: SimNodeGpus = { hostname: 'n1', gpus: [{ index: 0, uuid: 'GPU-1', pod: { pod: 'solo', namespace: 'llm' }, values: { DCGM_FI_DEV_GPU_UTIL: 20 } }] };
     const telemetry = telemetryWith([gpuPod('solo')]);
@@ -149,7 +171,7 @@ describe('telemetry attribution', () => {
 
 describe('telemetry usage figures through ingest (both paths)', () => {
   const USAGE_RULES = { intervalSeconds: 15, idleThresholdPercent: 5 };
-  const DISCOVERY = { selectors: ['app=nvidia-dcgm-exporter'], port: 9400, path: '/metrics' };
+  const DISCOVERY = { selectors: ['app=nvidia-dcgm-exporter'], namespaces: ['gpu-operator'], port: 9400, path: '/metrics' };
   /** A whole GPU at `util` % and 300 W reporting `xid`, and a MIG slice at 50 % whose exporter repeats the GPU's 200 W. */
   const payload = (util: number, xid: number) => [
     `DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-1",pod="solo",namespace="llm"} ${util}`,

@@ -162,7 +162,7 @@ describe('workloads: the fields read of each kind', () => {
 
   it('gives the telemetry flow the same exporters and GPU pods whole or selected', () => {
     const directories = [false, true].map((select) => {
-      const directory = new PodDirectory('c1', { discovery: { selectors: [], port: 9400, path: '/metrics' }, selectors: [['app', 'nvidia-dcgm-exporter']], gpuResources: DEFAULT_GPU_RESOURCES });
+      const directory = new PodDirectory('c1', { discovery: { selectors: [], namespaces: ['gpu-operator'], port: 9400, path: '/metrics' }, selectors: [['app', 'nvidia-dcgm-exporter']], gpuResources: DEFAULT_GPU_RESOURCES });
       const gpuPod = aGpuPod('ml', 'p', { gpus: 1 });
       const objects = [anExporterPod('gpu-1', '198.18.0.9') as Pod, { ...gpuPod, metadata: { ...gpuPod.metadata, uid: 'p-uid' } } as Pod, { ...aRichPod(), status: { ...aRichPod().status, phase: 'Running' } }];
       for (const object of objects) directory.onPodEvent({ type: 'ADDED', object: select ? (selectFields(object, fields.pods) as Pod) : object, resourceVersion: '1' }, undefined);
@@ -175,11 +175,24 @@ describe('workloads: the fields read of each kind', () => {
   });
 
   it('keeps of a Namespace and a Node what the context and the writer election read', () => {
-    const namespace = { metadata: { name: 'kube-system', uid: 'ks-1', resourceVersion: '3', labels: { 'gpucap.io/organization': 'org-a' }, annotations: { big: 'z'.repeat(100) } } };
-    const node = { metadata: { name: 'gpu-1', uid: 'n-1', labels: { 'node.kubernetes.io/instance-type': 'p5.48xlarge' } }, status: { images: [{ names: ['a'], sizeBytes: 1 }] } };
+    const allowed = { 'gpucap.io/allowed-initiatives': 'llm, vision' };
+    const namespace = { metadata: { name: 'kube-system', uid: 'ks-1', resourceVersion: '3', labels: { 'gpucap.io/organization': 'org-a' }, annotations: { big: 'z'.repeat(100), ...allowed } } };
+    const node = { metadata: { name: 'gpu-1', uid: 'n-1', labels: { 'node.kubernetes.io/instance-type': 'p5.48xlarge' }, annotations: allowed }, status: { images: [{ names: ['a'], sizeBytes: 1 }] } };
     const slim = contextSlimmer(KEYS);
     expect(slim(selectFields(namespace, fields.namespaces) as never)).to.deep.equal(slim(namespace));
-    expect(slim(selectFields(node, fields.nodes) as never)).to.deep.equal(slim(node));
-    expect(selectFields(namespace, fields.namespaces)).to.deep.equal({ metadata: { name: 'kube-system', uid: 'ks-1', resourceVersion: '3', labels: { 'gpucap.io/organization': 'org-a' } } });
+    expect(slim(selectFields(namespace, fields.namespaces) as never).metadata?.annotations).to.deep.equal(allowed);
+    expect(selectFields(namespace, fields.namespaces)).to.deep.equal({
+      metadata: { name: 'kube-system', uid: 'ks-1', resourceVersion: '3', labels: { 'gpucap.io/organization': 'org-a' }, annotations: allowed },
+    });
+    // A Node's annotations are read for nothing.
+    expect(selectFields(node, fields.nodes)).to.deep.equal({ metadata: { name: 'gpu-1', uid: 'n-1', labels: node.metadata.labels } });
+  });
+
+  it('keeps the allowed-initiatives annotation of the configured key', () => {
+    const keys: LabelKeys = { ...KEYS, allowedInitiatives: 'example.com/teams' };
+    const namespace = { metadata: { name: 'ml', annotations: { 'example.com/teams': 'llm', 'gpucap.io/allowed-initiatives': 'vision' } } };
+    expect(contextSlimmer(keys)(selectFields(namespace, readFields(keys).namespaces) as never)).to.deep.equal({
+      metadata: { name: 'ml', labels: undefined, annotations: { 'example.com/teams': 'llm' } },
+    });
   });
 });

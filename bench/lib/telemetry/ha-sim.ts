@@ -57,7 +57,7 @@ export class SimClock {
 /** The lifetime totals of a replica that never saved any (a new pod, or SQLite's file gone). */
 const NO_SAVED_LIFETIMES: LifetimeRepository = { loadLifetime: () => undefined, saveLifetimes: () => undefined };
 
-const DISCOVERY: GpuTelemetryOptions['discovery'] = { selectors: ['app=nvidia-dcgm-exporter'], port: 9400, path: '/metrics' };
+const DISCOVERY: GpuTelemetryOptions['discovery'] = { selectors: ['app=nvidia-dcgm-exporter'], namespaces: ['gpu-operator'], port: 9400, path: '/metrics' };
 
 /** One GpuTelemetry fed as the sampler would, with the CPU its ingests took. */
 class Replica {

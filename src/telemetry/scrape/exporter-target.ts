@@ -6,13 +6,19 @@ export interface ExporterTarget {
   clusterId: string;
   namespace: string;
   pod: string;
-  node: string | undefined;
+  /** The exporter pod's spec.nodeName: the node whose GPUs (and pods) it may report. */
+  node: string;
   url: string;
 }
 
 export interface ExporterDiscovery {
   /** `key=value` label selectors; a pod matching any of them is an exporter. */
   selectors: readonly string[];
+  /**
+   * The namespaces where an exporter pod is trusted, and scraped: any team may create a pod with the
+   * exporters' labels in its own namespace, and what an exporter serves is believed.
+   */
+  namespaces: readonly string[];
   port: number;
   path: string;
 }

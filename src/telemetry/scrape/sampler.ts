@@ -5,15 +5,23 @@
 import type { Clock } from '../../domain/clock.js';
 import type { ExporterTarget } from './exporter-target.js';
 import { ScrapeError, type Scrape, type ScrapeFailureReason } from './http-scrape.js';
+import type { OffNodeReading } from './pod-directory.js';
+
+/** A GPU's sample that counts for nobody, and why; `gpu` is its key (UUID, MIG instance). */
+export type DroppedSample = OffNodeReading & { gpu: string };
 
 export interface IngestResult {
   samples: number;
   gpus: number;
+  /** The payload's GPU samples that count for nobody (docs/telemetry.md, "Trust"). */
+  dropped: readonly DroppedSample[];
 }
 
 export interface ExporterStatus extends ExporterTarget {
   consecutiveFailures: number;
   failures: number;
+  /** GPU samples of this exporter that counted for nobody, since it was found. */
+  droppedSamples: number;
   lastError: { reason: ScrapeFailureReason; message: string; at: string } | null;
   lastSuccessAt: string | null;
   lastDurationMs: number | null;
@@ -190,6 +198,7 @@ export class Sampler {
       if (status.consecutiveFailures > 0) {
         logger.info({ exporter: target.key, url: target.url, failures: status.consecutiveFailures }, 'exporter recovered');
       }
+      this.#countDropped(target, status, result.dropped);
       Object.assign(status, {
         consecutiveFailures: 0,
         lastSuccessAt: new Date(at).toISOString(),
@@ -215,12 +224,38 @@ export class Sampler {
     }
   }
 
+  /** Counts an exporter's dropped samples; its first one is logged, once while the exporter lives, not per scrape. */
+  #countDropped(target: ExporterTarget, status: ExporterStatus, dropped: readonly DroppedSample[]): void {
+    const first = dropped[0];
+    if (first === undefined) return;
+    if (status.droppedSamples === 0) {
+      this.#options.logger.warn(
+        {
+          exporter: target.key,
+          namespace: target.namespace,
+          pod: target.pod,
+          node: target.node,
+          reason: first.reason,
+          gpu: first.gpu,
+          samplePod: `${first.pod.namespace}/${first.pod.name}`,
+          samplePodNode: first.podNode ?? null,
+          ...(first.claim === undefined ? {} : { claim: `${first.claim.namespace}/${first.claim.name}` }),
+          droppedInScrape: dropped.length,
+        },
+        'exporter reports a GPU of a pod that does not run on its node: its samples count for nobody ' +
+          '(logged once per exporter)',
+      );
+    }
+    status.droppedSamples += dropped.length;
+  }
+
   #statusOf(target: ExporterTarget): ExporterStatus {
     let status = this.#statuses.get(target.key);
     if (status === undefined) {
       status = {
         ...target,
-        consecutiveFailures: 0, failures: 0, lastError: null, lastSuccessAt: null, lastDurationMs: null, lastSamples: 0, lastGpus: 0,
+        consecutiveFailures: 0, failures: 0, droppedSamples: 0,
+        lastError: null, lastSuccessAt: null, lastDurationMs: null, lastSamples: 0, lastGpus: 0,
       };
       this.#statuses.set(target.key, status);
     }

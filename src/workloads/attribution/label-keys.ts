@@ -4,6 +4,8 @@
 /** Label and annotation keys read for attribution (DECISIONS "Where a workload comes from"). */
 export interface LabelKeys {
   initiative: string;
+  /** Namespace annotation listing the initiatives its objects may name themselves (initiative_source `namespace`). */
+  allowedInitiatives: string;
   organization: string;
   submittedBy: string;
   managed: string;
@@ -14,6 +16,7 @@ export interface LabelKeys {
 
 export const DEFAULT_LABEL_KEYS: Readonly<LabelKeys> = Object.freeze({
   initiative: 'gpucap.io/initiative',
+  allowedInitiatives: 'gpucap.io/allowed-initiatives',
   organization: 'gpucap.io/organization',
   submittedBy: 'gpucap.io/submitted-by',
   managed: 'gpucap.io/managed',

@@ -4,6 +4,7 @@ import { UNKNOWN } from '../../domain/workload.js';
 import type { Namespace, Node, ObjectMeta, StringMap } from '../../k8s/objects/k8s-types.js';
 import type { NamespaceInitiatives } from '../../domain/namespace-initiatives.js';
 import type { LabelKeys } from './label-keys.js';
+import { DEFAULT_INITIATIVE_SOURCE, type InitiativeSource } from './initiative-source.js';
 
 export { UNKNOWN };
 
@@ -15,6 +16,8 @@ function valueOf(map: StringMap | undefined, key: string): string | undefined {
 
 interface InitiativeOptions {
   keys: LabelKeys;
+  /** Who decides (absent: `labels`, initiative-source.ts). */
+  initiativeSource?: InitiativeSource;
   namespace?: Namespace;
   organizationId?: string;
   namespaceInitiatives?: NamespaceInitiatives;
@@ -25,7 +28,20 @@ export function ownInitiative(meta: ObjectMeta | undefined, keys: LabelKeys): st
   return valueOf(meta?.labels, keys.initiative);
 }
 
-/** Object label → Namespace label → the organization's capacity budget's namespace mapping → namespace name. */
+/**
+ * Whether the Namespace's allowed-initiatives annotation lists `initiative`: comma-separated, each
+ * item trimmed, empty items ignored. An unknown Namespace allows nothing.
+ */
+export function namespaceAllows(namespace: Namespace | undefined, keys: LabelKeys, initiative: string): boolean {
+  const listed = valueOf(namespace?.metadata?.annotations, keys.allowedInitiatives);
+  if (listed === undefined) return false;
+  return initiative !== '' && listed.split(',').some((item) => item.trim() === initiative);
+}
+
+/**
+ * `labels`: object label → Namespace label → the organization's capacity budget's namespace mapping →
+ * namespace name. `namespace`: the same, but the object label counts only when the Namespace allows it.
+ */
 export function initiativeOf(meta: ObjectMeta | undefined, options: InitiativeOptions): string {
   return initiativeFrom({ own: ownInitiative(meta, options.keys), namespace: meta?.namespace }, options);
 }
@@ -37,7 +53,14 @@ export function initiativeFrom(object: { own: string | undefined; namespace: str
     options.namespaceInitiatives === undefined || options.organizationId === undefined || namespaceName === undefined
       ? undefined
       : options.namespaceInitiatives.initiativeOf(options.organizationId, namespaceName);
-  return object.own ?? valueOf(options.namespace?.metadata?.labels, options.keys.initiative) ?? mapped ?? namespaceName ?? '';
+  const ofNamespace = valueOf(options.namespace?.metadata?.labels, options.keys.initiative);
+  return ownCounted(object.own, options) ?? ofNamespace ?? mapped ?? namespaceName ?? '';
+}
+
+/** The object's own label, if it counts under the configured source. */
+function ownCounted(own: string | undefined, options: InitiativeOptions): string | undefined {
+  if (own === undefined || (options.initiativeSource ?? DEFAULT_INITIATIVE_SOURCE) === 'labels') return own;
+  return namespaceAllows(options.namespace, options.keys, own) ? own : undefined;
 }
 
 /** Namespace label → the cluster's configured organization → the service's default organization. */

@@ -1,14 +1,20 @@
 // Namespaces and Nodes by name, for their labels: a Namespace gives its workloads their organization
-// and initiative, a Node its pods' instance type. Only the labels matter, so a change elsewhere in
-// the object re-maps nothing. Nodes come and go with autoscaling: a deleted one is kept only while
-// a cached workload still maps with it (deleted-objects.ts), so the cache stays the size of the
-// cluster instead of growing with every node it ever had.
+// and initiative, a Node its pods' instance type. Only the labels and annotations of the slim copy
+// (slim.ts) matter, so a change elsewhere in the object re-maps nothing. Nodes come and go with
+// autoscaling: a deleted one is kept only while a cached workload still maps with it
+// (deleted-objects.ts), so the cache stays the size of the cluster instead of growing with every
+// node it ever had.
 import { DeletedObjects } from './deleted-objects.js';
 import type { WithMetadata } from './seen.js';
+import type { StringMap } from '../../k8s/objects/k8s-types.js';
 import type { WholeEvent } from '../../k8s/objects/resource-event.js';
 
+const sortedEntries = (map: StringMap | undefined): [string, string | undefined][] =>
+  Object.entries(map ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+// A Namespace's annotation allowing initiatives re-attributes its workloads as its labels do.
 const labelsKey = (object: WithMetadata): string =>
-  JSON.stringify(Object.entries(object.metadata?.labels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  JSON.stringify([sortedEntries(object.metadata?.labels), sortedEntries(object.metadata?.annotations)]);
 
 const labelsChanged = (previous: WithMetadata | undefined, object: WithMetadata): boolean =>
   previous === undefined || labelsKey(previous) !== labelsKey(object);

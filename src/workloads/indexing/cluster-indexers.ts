@@ -10,6 +10,7 @@ import { WorkloadIndexer } from './indexer.js';
 import type { Job, Namespace, Node, Pod } from '../../k8s/objects/k8s-types.js';
 import type { DeviceClass, ResourceClaim, ResourceSlice } from '../../k8s/objects/dra-types.js';
 import type { NamespaceInitiatives } from '../../domain/namespace-initiatives.js';
+import type { InitiativeSource } from '../attribution/initiative-source.js';
 import type { LabelKeys } from '../attribution/label-keys.js';
 import type { IndexerLogger, WorkloadSink } from '../workload-sink.js';
 import type { ResourceEvent } from '../../k8s/objects/resource-event.js';
@@ -26,6 +27,8 @@ export interface ClusterIndexersOptions {
   /** Resolves on a later turn of the event loop (setImmediate), so requests and timers run between steps. */
   yieldToLoop: () => Promise<void>;
   keys: Readonly<LabelKeys>;
+  /** Who decides the initiative (absent: `labels`). */
+  initiativeSource?: InitiativeSource;
   gpuResources: readonly string[];
   /** KAI Scheduler's reservation namespace, whose pods are no workloads (null: none). */
   reservationNamespace?: string | null;
@@ -70,13 +73,14 @@ export class ClusterIndexers {
   }
 
   attach(cluster: { clusterId: string; organizationId?: string }): AttachedIndexer {
-    const { defaultOrganizationId, keys, gpuResources, reservationNamespace, counting, namespaceInitiatives } = this.#options;
-    const { clock, logger } = this.#options;
+    const { defaultOrganizationId, keys, initiativeSource, gpuResources, reservationNamespace, counting } = this.#options;
+    const { namespaceInitiatives, clock, logger } = this.#options;
     const indexer = new WorkloadIndexer(this.#sink, {
       clusterId: cluster.clusterId,
       clusterOrganizationId: cluster.organizationId,
       defaultOrganizationId,
       keys,
+      ...(initiativeSource === undefined ? {} : { initiativeSource }),
       gpuResources,
       reservationNamespace,
       ...(counting === undefined ? {} : { counting }),

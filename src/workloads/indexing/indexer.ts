@@ -16,6 +16,7 @@ import { LabelCache } from '../caches/label-cache.js';
 import { firstPodNodeName } from '../mapping/map-job.js';
 import type { NamespaceInitiatives } from '../../domain/namespace-initiatives.js';
 import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../attribution/label-keys.js';
+import type { InitiativeSource } from '../attribution/initiative-source.js';
 import { DEFAULT_GPU_RESOURCES } from '../../k8s/objects/gpu-request.js';
 import type { MappedWorkload } from '../mapping/mapped-workload.js';
 import type { PodFacts } from '../facts/pod-facts.js';
@@ -45,6 +46,8 @@ export interface WorkloadIndexerOptions {
   clusterOrganizationId?: string;
   defaultOrganizationId: string;
   keys?: Readonly<LabelKeys>;
+  /** Who decides the initiative (absent: `labels`). */
+  initiativeSource?: InitiativeSource;
   gpuResources?: readonly string[];
   /** KAI Scheduler's reservation namespace, whose pods are no workloads (absent or null: none). */
   reservationNamespace?: string | null;
@@ -139,6 +142,7 @@ export class WorkloadIndexer {
       clusterOrganizationId: options.clusterOrganizationId,
       defaultOrganizationId: options.defaultOrganizationId,
       keys: options.keys ?? DEFAULT_LABEL_KEYS,
+      ...(options.initiativeSource === undefined ? {} : { initiativeSource: options.initiativeSource }),
       gpuResources: options.gpuResources ?? DEFAULT_GPU_RESOURCES,
       ...(options.namespaceInitiatives === undefined ? {} : { namespaceInitiatives: options.namespaceInitiatives }),
       ...(options.counting === undefined ? {} : { counting: options.counting }),

@@ -2,6 +2,7 @@
 // caller has looked up (namespace, node, a Job's pods) and whether the object was deleted.
 import type { NamespaceInitiatives } from '../../domain/namespace-initiatives.js';
 import type { Namespace, Node } from '../../k8s/objects/k8s-types.js';
+import type { InitiativeSource } from '../attribution/initiative-source.js';
 import type { LabelKeys } from '../attribution/label-keys.js';
 import type { PodFacts } from '../facts/pod-facts.js';
 import type { PodShares } from './pod-shares.js';
@@ -23,6 +24,8 @@ export interface MappingContext {
   /** When the object was observed; the last fallback for a terminal time Kubernetes did not record. */
   observedAt?: number;
   keys: Readonly<LabelKeys>;
+  /** Who decides the initiative (absent: `labels`). */
+  initiativeSource?: InitiativeSource;
   gpuResources: readonly string[];
   /** The share each pod holds; absent: every device counts as a whole GPU (rows before shares). */
   shares?: PodShares;

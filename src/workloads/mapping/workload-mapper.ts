@@ -8,6 +8,7 @@ import { firstPodNodeName, mapJob } from './map-job.js';
 import { mapPod, podInterval } from './map-pod.js';
 import type { MappingContext } from './mapping-context.js';
 import type { NamespaceInitiatives } from '../../domain/namespace-initiatives.js';
+import type { InitiativeSource } from '../attribution/initiative-source.js';
 import type { LabelKeys } from '../attribution/label-keys.js';
 import type { MappedWorkload } from './mapped-workload.js';
 import type { PodFacts } from '../facts/pod-facts.js';
@@ -18,6 +19,8 @@ export interface WorkloadMapperOptions {
   clusterOrganizationId?: string;
   defaultOrganizationId: string;
   keys: Readonly<LabelKeys>;
+  /** Who decides the initiative (absent: `labels`). */
+  initiativeSource?: InitiativeSource;
   gpuResources: readonly string[];
   namespaceInitiatives?: NamespaceInitiatives;
   /** How GPUs are counted; absent: every device whole, as before shares (the tests of other concerns). */
@@ -59,7 +62,8 @@ export class WorkloadMapper {
   }
 
   #context(namespace: string | undefined, nodeName: string | null | undefined, observedAt: number, deleted: Deleted): MappingContext {
-    const { clusterId, clusterOrganizationId, defaultOrganizationId, keys, gpuResources, namespaceInitiatives } = this.#options;
+    const { clusterId, clusterOrganizationId, defaultOrganizationId, keys, initiativeSource, gpuResources } = this.#options;
+    const { namespaceInitiatives } = this.#options;
     return {
       clusterId,
       clusterOrganizationId,
@@ -69,6 +73,7 @@ export class WorkloadMapper {
       deleted,
       observedAt,
       keys,
+      ...(initiativeSource === undefined ? {} : { initiativeSource }),
       gpuResources,
       ...(namespaceInitiatives === undefined ? {} : { namespaceInitiatives }),
       ...(this.#shares === undefined ? {} : { shares: this.#shares }),

@@ -8,7 +8,9 @@ import { parseSelectors } from '../../../src/telemetry/scrape/exporter-target.js
 import { PodDirectory } from '../../../src/telemetry/scrape/pod-directory.js';
 import { objectFixture, podFixture } from '../../fixtures/kubernetes/kubernetes-fixtures.js';
 
-const DISCOVERY = { selectors: ['app=nvidia-dcgm-exporter'], port: 9400, path: '/metrics' };
+const DISCOVERY = { selectors: ['app=nvidia-dcgm-exporter'], namespaces: ['gpu-operator'], port: 9400, path: '/metrics' };
+/** The node of pod-dra-claim.json, and of every claimPod(). */
+const NODE = 'gpu-h100-dra-1';
 const ALLOCATED = 'train-dra-0-gpu-x7k2p';
 
 function directory(): PodDirectory {
@@ -19,10 +21,10 @@ const draPod = (): Pod => podFixture('gpu-sharing/pod-dra-claim.json');
 const claimFixture = (name: string): ResourceClaim => objectFixture(`gpu-sharing/${name}.json`, 'ResourceClaim');
 
 /** A pod of a Job holding a claim, as a claim template gives it one. */
-function claimPod(name: string, jobUid: string): Pod {
+function claimPod(name: string, jobUid: string, node = NODE): Pod {
   return {
     metadata: { name, namespace: 'ml', uid: `uid-${name}`, ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', uid: jobUid, controller: true }] },
-    spec: { resourceClaims: [{ name: 'gpu', resourceClaimName: 'shared-h100' }], containers: [{ name: 'main' }] } as Pod['spec'],
+    spec: { nodeName: node, resourceClaims: [{ name: 'gpu', resourceClaimName: 'shared-h100' }], containers: [{ name: 'main' }] } as Pod['spec'],
     status: { phase: 'Running' },
   };
 }
@@ -31,7 +33,7 @@ function claim(name: string, pods: string[], namespace = 'ml'): ResourceClaim {
   return { metadata: { name, namespace, uid: `uid-${name}` }, status: { reservedFor: pods.map((pod) => ({ resource: 'pods', name: pod, uid: `uid-${pod}` })) } };
 }
 
-const byClaim = (d: PodDirectory, name: string, namespace = 'ml') => d.workloadOfReading({ pod: undefined, claim: { namespace, name } });
+const byClaim = (d: PodDirectory, name: string, namespace = 'ml') => d.attributionOf({ pod: undefined, claim: { namespace, name } }, NODE);
 
 describe('telemetry pod directory: DRA claims', () => {
   it('counts a pod with resource claims and no nvidia.com/gpu request as a GPU pod', () => {
@@ -60,9 +62,21 @@ describe('telemetry pod directory: DRA claims', () => {
     const d = directory();
     d.onPodEvent({ type: 'SYNC', items: [claimPod('infer-a', 'job-a'), claimPod('solo', 'job-s')] }, undefined);
     d.onClaimEvent({ type: 'ADDED', object: claim('c', ['infer-a']) }, undefined);
-    expect(d.workloadOfReading({ pod: { namespace: 'ml', name: 'solo' }, claim: { namespace: 'ml', name: 'c' } })).to.equal('job-s');
-    expect(d.workloadOfReading({ pod: { namespace: 'ml', name: 'gone' }, claim: { namespace: 'ml', name: 'c' } })).to.equal('job-a');
-    expect(d.workloadOfReading({ pod: undefined, claim: undefined })).to.equal(undefined);
+    expect(d.attributionOf({ pod: { namespace: 'ml', name: 'solo' }, claim: { namespace: 'ml', name: 'c' } }, NODE)).to.equal('job-s');
+    expect(d.attributionOf({ pod: { namespace: 'ml', name: 'gone' }, claim: { namespace: 'ml', name: 'c' } }, NODE)).to.equal('job-a');
+    expect(d.attributionOf({ pod: undefined, claim: undefined }, NODE)).to.equal(undefined);
+  });
+
+  it('counts a claim\'s GPU for nobody when its reserved pod runs on another node than the exporter', () => {
+    const d = directory();
+    d.onPodEvent({ type: 'SYNC', items: [claimPod('infer-a', 'job-a', 'elsewhere')] }, undefined);
+    d.onClaimEvent({ type: 'ADDED', object: claim('c', ['infer-a']) }, undefined);
+    expect(byClaim(d, 'c')).to.deep.equal({ reason: 'other_node', pod: { namespace: 'ml', name: 'infer-a' }, podNode: 'elsewhere', claim: { namespace: 'ml', name: 'c' } });
+    expect(d.attributionOf({ pod: undefined, claim: { namespace: 'ml', name: 'c' } }, 'elsewhere')).to.equal('job-a');
+    // A pod label that names a pod elsewhere is not rescued by a claim whose pod is here.
+    d.onPodEvent({ type: 'ADDED', object: claimPod('here', 'job-h') }, undefined);
+    d.onClaimEvent({ type: 'ADDED', object: claim('h', ['here']) }, undefined);
+    expect(d.attributionOf({ pod: { namespace: 'ml', name: 'infer-a' }, claim: { namespace: 'ml', name: 'h' } }, NODE)).to.deep.include({ reason: 'other_node', podNode: 'elsewhere' });
   });
 
   it('gives a claim shared by pods of two workloads to the first reserved pod it knows, whole', () => {

@@ -44,11 +44,11 @@ describe('sampler', function () {
       scrape: createHttpScrape({ timeoutMs: 5_000, maxBytes: 1 << 20 }),
       targets: () => [targetOf(hanging), targetOf(healthy)],
       ingest: (target, text) => {
-        ingested.push(target.node ?? '');
+        ingested.push(target.node);
         const payload = readDcgmPayload(text);
-        return { samples: payload.samples, gpus: payload.readings.length };
+        return { samples: payload.samples, gpus: payload.readings.length, dropped: [] };
       },
-      observer: { scraped() {}, failed: (target, failure) => failures.push({ node: target.node ?? '', reason: failure.reason }) },
+      observer: { scraped() {}, failed: (target, failure) => failures.push({ node: target.node, reason: failure.reason }) },
       logger: silent,
       ...options,
     });
@@ -116,7 +116,7 @@ describe('sampler', function () {
     const seen: { targets: string[]; ingestedSoFar: number }[] = [];
     const s = aSampler({
       targets: () => [targetOf(healthy)],
-      beforeTick: (targets) => seen.push({ targets: targets.map((t) => t.node ?? ''), ingestedSoFar: ingested.length }),
+      beforeTick: (targets) => seen.push({ targets: targets.map((t) => t.node), ingestedSoFar: ingested.length }),
     });
     await s.tick();
     await s.tick();

@@ -1,7 +1,7 @@
 // Attribution precedence: one table per field (DECISIONS "Where a workload comes from").
 import { expect } from 'chai';
 import type { Namespace, Node, ObjectMeta } from '../../../src/k8s/objects/k8s-types.js';
-import { initiativeOf, instanceTypeOf, isManagedOf, organizationOf, submittedByOf } from '../../../src/workloads/attribution/labels.js';
+import { initiativeOf, instanceTypeOf, isManagedOf, namespaceAllows, organizationOf, submittedByOf } from '../../../src/workloads/attribution/labels.js';
 import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../../src/workloads/attribution/label-keys.js';
 import { aMeta, aNamespace, aNode } from '../fixtures.js';
 
@@ -31,6 +31,65 @@ describe('workloads: initiative_id', () => {
       expect(initiativeOf(row.meta, { keys: row.keys ?? keys, namespace: row.namespace })).to.equal(row.expected);
     });
   }
+});
+
+describe('workloads: initiative_id when the namespace decides (initiative_source: namespace)', () => {
+  const llm = aMeta({ labels: { 'gpucap.io/initiative': 'llm' } });
+  const vision = (annotations?: Record<string, string>): Namespace => ({
+    metadata: { name: 'team-vision', labels: { 'gpucap.io/initiative': 'vision' }, ...(annotations === undefined ? {} : { annotations }) },
+  });
+  const allowing = (list: string): Namespace => vision({ 'gpucap.io/allowed-initiatives': list });
+  const budgets = { initiativeOf: (_organizationId: string, namespace: string) => (namespace === 'team-a' ? 'mapped' : undefined) };
+  const inNamespaceMode = (meta: ObjectMeta, namespace?: Namespace, extra: { keys?: LabelKeys; organizationId?: string } = {}): string =>
+    initiativeOf(meta, { keys: extra.keys ?? keys, initiativeSource: 'namespace', namespace, ...(extra.organizationId === undefined ? {} : { organizationId: extra.organizationId, namespaceInitiatives: budgets }) });
+
+  const rows: { name: string; namespace?: Namespace; expected: string }[] = [
+    { name: "the object's label is ignored without the annotation", namespace: vision(), expected: 'vision' },
+    { name: 'the object\'s label counts when the annotation lists it', namespace: allowing('llm'), expected: 'llm' },
+    { name: 'among others, items trimmed', namespace: allowing(' speech ,llm , vision'), expected: 'llm' },
+    { name: 'empty items are ignored', namespace: allowing(',, llm,'), expected: 'llm' },
+    { name: 'a list that names other initiatives does not allow it', namespace: allowing('speech, llm-research'), expected: 'vision' },
+    { name: 'the whole list is not one item', namespace: allowing('llm speech'), expected: 'vision' },
+    { name: 'a blank annotation allows nothing', namespace: allowing('  '), expected: 'vision' },
+    { name: 'an unknown namespace allows nothing: its name', expected: 'team-a' },
+  ];
+  for (const row of rows) {
+    it(`${row.name}: ${row.expected}`, () => {
+      expect(inNamespaceMode(llm, row.namespace)).to.equal(row.expected);
+    });
+  }
+
+  it('without a namespace label, the capacity mapping, then the name, beat a label it does not allow', () => {
+    expect(inNamespaceMode(llm, aNamespace(), { organizationId: 'acme' })).to.equal('mapped');
+    const llmInTeamB = aMeta({ namespace: 'team-b', labels: { 'gpucap.io/initiative': 'llm' } });
+    expect(inNamespaceMode(llmInTeamB, aNamespace({}, 'team-b'), { organizationId: 'acme' })).to.equal('team-b');
+    expect(inNamespaceMode(aMeta(), aNamespace({ 'gpucap.io/initiative': 'vision' }), { organizationId: 'acme' })).to.equal('vision');
+  });
+
+  it('an allowed object label beats the namespace label and the capacity mapping', () => {
+    const allowed = { metadata: { name: 'team-a', annotations: { 'gpucap.io/allowed-initiatives': 'llm' } } };
+    expect(inNamespaceMode(llm, allowed, { organizationId: 'acme' })).to.equal('llm');
+  });
+
+  it('reads the configured keys', () => {
+    const own: LabelKeys = { ...keys, initiative: 'example.com/project', allowedInitiatives: 'example.com/projects' };
+    const meta = aMeta({ labels: { 'example.com/project': 'p1' } });
+    const namespace = (annotations: Record<string, string>): Namespace => ({ metadata: { name: 'team-a', annotations } });
+    expect(inNamespaceMode(meta, namespace({ 'example.com/projects': 'p1' }), { keys: own })).to.equal('p1');
+    expect(inNamespaceMode(meta, namespace({ 'gpucap.io/allowed-initiatives': 'p1' }), { keys: own })).to.equal('team-a');
+  });
+
+  it('leaves the default (labels) as it was: the object label wins, whatever the annotation', () => {
+    expect(initiativeOf(llm, { keys, namespace: vision() })).to.equal('llm');
+    expect(initiativeOf(llm, { keys, initiativeSource: 'labels', namespace: allowing('speech') })).to.equal('llm');
+  });
+
+  it('namespaceAllows matches whole items only', () => {
+    expect(namespaceAllows(allowing('llm'), keys, 'll')).to.equal(false);
+    expect(namespaceAllows(allowing('llm'), keys, '')).to.equal(false);
+    expect(namespaceAllows(allowing(' , '), keys, '')).to.equal(false);
+    expect(namespaceAllows(allowing('LLM'), keys, 'llm')).to.equal(false);
+  });
 });
 
 describe('workloads: organization_id', () => {

@@ -64,6 +64,16 @@ describe('workloads/label-cache', () => {
     expect(cache.get('c')?.metadata?.labels).to.deep.equal({ [INSTANCE_TYPE]: 'p5e.48xlarge' });
   });
 
+  it('answers the name of a Namespace whose kept annotation changed, as for a label', () => {
+    const cache = new LabelCache();
+    const team = (annotations?: Record<string, string>): Namespace => ({ metadata: { name: 'team-a', labels: { 'gpucap.io/initiative': 'vision' }, ...(annotations === undefined ? {} : { annotations }) } });
+    cache.apply({ type: 'SYNC', items: [team()] });
+    expect([...cache.apply({ type: 'MODIFIED', object: team({ 'gpucap.io/allowed-initiatives': 'llm' }) })]).to.deep.equal(['team-a']);
+    expect([...cache.apply({ type: 'MODIFIED', object: team({ 'gpucap.io/allowed-initiatives': 'llm' }) })]).to.deep.equal([]);
+    expect([...cache.apply({ type: 'SYNC', items: [team({ 'gpucap.io/allowed-initiatives': 'llm,speech' })] })]).to.deep.equal(['team-a']);
+    expect([...cache.apply({ type: 'MODIFIED', object: team() })]).to.deep.equal(['team-a']);
+  });
+
   it('answers a relist with the names whose labels changed or are new: a deleted node listed again, unchanged, is neither', () => {
     const cache = new LabelCache();
     applyAndRemap(cache, { type: 'SYNC', items: [aNodeNamed('a'), aNodeNamed('b')] });

@@ -4,7 +4,7 @@ import sinon from 'sinon';
 import type { WorkloadView } from '../../../src/domain/workload.js';
 import type { WorkloadIndex } from '../../../src/query/ports.js';
 import { WorkloadIndexer } from '../../../src/workloads/indexing/indexer.js';
-import type { Job, Pod } from '../../../src/k8s/objects/k8s-types.js';
+import type { Job, Namespace, Pod } from '../../../src/k8s/objects/k8s-types.js';
 import type { WorkloadSink } from '../../../src/workloads/workload-sink.js';
 import { FixedClock } from '../../support/fixed-clock.js';
 import { openTestIndex, type TestIndex } from '../../support/test-index.js';
@@ -326,6 +326,39 @@ describe('workloads/indexer', () => {
       await indexer.flush();
       indexer.onNamespaceEvent({ type: 'MODIFIED', object: aNamespace({ 'gpucap.io/initiative': 'vision' }) });
       expect(indexer.pending).to.equal(0);
+    });
+
+    describe('when the namespace decides the initiative (initiative_source: namespace)', () => {
+      const allowing = (list: string | undefined, extra: Record<string, string> = {}): Namespace => ({
+        metadata: { name: 'team-a', labels: { 'gpucap.io/initiative': 'vision' }, annotations: { ...(list === undefined ? {} : { 'gpucap.io/allowed-initiatives': list }), ...extra } },
+      });
+      const llmPod = aPod({ metadata: { uid: 'pod-1', labels: { 'gpucap.io/initiative': 'llm' } } });
+      const llmJob = aJob({ metadata: { uid: 'job-1', labels: { 'gpucap.io/initiative': 'llm' } } });
+      beforeEach(() => {
+        indexer = new WorkloadIndexer(sink, { clusterId: 'local', defaultOrganizationId: 'default-org', initiativeSource: 'namespace', clock, logger });
+      });
+
+      it('follows an edit of the allowed-initiatives annotation, both ways', async () => {
+        indexer.onNamespaceEvent({ type: 'SYNC', items: [allowing(undefined)] });
+        podEvent('ADDED', llmPod);
+        jobEvent('ADDED', llmJob);
+        await indexer.flush();
+        for (const id of ['pod-1', 'job-1']) expect((await view(id))?.initiativeId).to.equal('vision');
+        indexer.onNamespaceEvent({ type: 'MODIFIED', object: allowing('speech, llm') });
+        await indexer.flush();
+        for (const id of ['pod-1', 'job-1']) expect((await view(id))?.initiativeId).to.equal('llm');
+        indexer.onNamespaceEvent({ type: 'MODIFIED', object: allowing('speech') });
+        await indexer.flush();
+        for (const id of ['pod-1', 'job-1']) expect((await view(id))?.initiativeId).to.equal('vision');
+      });
+
+      it('re-maps nothing when another annotation of the namespace changes', async () => {
+        indexer.onNamespaceEvent({ type: 'ADDED', object: allowing('llm') });
+        podEvent('ADDED', llmPod);
+        await indexer.flush();
+        indexer.onNamespaceEvent({ type: 'MODIFIED', object: allowing('llm', { 'kubectl.kubernetes.io/last-applied-configuration': '{}' }) });
+        expect(indexer.pending).to.equal(0);
+      });
     });
   });
 
