@@ -41,9 +41,10 @@ export async function listWorkloads(index: WorkloadIndex, scope: Scope, request:
   // Teams are a set: an identity provider may list them in another order in a refreshed token.
   const teams = scope.initiatives === null ? null : [...new Set(scope.initiatives)].sort();
   const digest = filterDigest({ ...filter, scope: undefined, org: scope.organizationId, teams });
+  const key = await index.cursorKey();
   let after = null;
   if (request.nextToken !== undefined) {
-    const decoded = decodeCursor(request.nextToken, digest);
+    const decoded = decodeCursor(request.nextToken, digest, key);
     if (decoded === 'malformed') throw cursorError('is not a token this service issued');
     if (decoded === 'other_filters') throw cursorError('was issued for other filters; repeat the filters of the first page');
     after = decoded;
@@ -52,7 +53,7 @@ export async function listWorkloads(index: WorkloadIndex, scope: Scope, request:
   const last = page.items.at(-1);
   return {
     workloads: page.items,
-    nextToken: page.hasMore && last ? encodeCursor({ submittedAt: last.submittedAt, workloadId: last.workloadId }, digest) : null,
+    nextToken: page.hasMore && last ? encodeCursor({ submittedAt: last.submittedAt, workloadId: last.workloadId }, digest, key) : null,
     totalCount: page.totalCount,
   };
 }

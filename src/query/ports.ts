@@ -61,10 +61,27 @@ export interface StatsResult {
 }
 
 /**
+ * The most workloads whose waits queue percentiles read one by one: up to this many in the filter,
+ * each percentile is exact; more, and they are taken from wait buckets, in memory bounded by the
+ * buckets rather than the workloads (WAIT_BUCKET_ERROR).
+ */
+export const EXACT_QUEUE_WAITS = 1_000_000;
+
+/**
+ * How far below the exact percentile one taken from buckets may be, as a share of it: it is the
+ * smallest wait of the bucket holding the rank, and a bucket spans less than 1/128 of its waits
+ * (waits under 256 s have a bucket per second, so those stay exact). Never above the exact value.
+ */
+export const WAIT_BUCKET_ERROR = 1 / 128;
+
+/**
  * The nearest-rank percentiles of queue time of a filter's workloads, in whole seconds (the
- * queue_seconds of one of them), in the order asked; null where no workload counts.
+ * queue_seconds of one of them), in the order asked; null where no workload counts. Exact when the
+ * filter holds at most `exactWaits` workloads, else within WAIT_BUCKET_ERROR below (`exact` false).
  */
 export interface QueuePercentiles {
+  /** False when they came from wait buckets (more workloads than `exactWaits`). */
+  exact: boolean;
   summary: (number | null)[];
   /** One per group of workloads, as stats' groups are keyed; empty without groupBy. */
   groups: { key: string; values: number[] }[];
@@ -130,10 +147,13 @@ export interface WorkloadIndex {
   /** The workload whatever its organization; the caller checks the scope. */
   get(workloadId: string, now: number): Promise<WorkloadView | undefined>;
   stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult>;
-  /** Nearest-rank percentiles of queue time over every workload of the filter, overall and per group. */
+  /**
+   * Nearest-rank percentiles of queue time over every workload of the filter, overall and per group:
+   * exact over at most `exactWaits` workloads (default EXACT_QUEUE_WAITS), from wait buckets beyond.
+   */
   queuePercentiles(
     filter: WorkloadFilter,
-    options: { groupBy: StatsGroupKey | null; percentiles: readonly Percentile[] },
+    options: { groupBy: StatsGroupKey | null; percentiles: readonly Percentile[]; exactWaits?: number },
     now: number,
   ): Promise<QueuePercentiles>;
   /** The series of the filter's window, and the statistics it adds up to, from one read. */
@@ -154,6 +174,18 @@ export interface WorkloadIndex {
   activeGpus(filter: WorkloadFilter): Promise<number>;
   /** Every organization's teams, with a workload or a running GPU: from the rollups and the running rows' index. */
   teamCounts(): Promise<TeamCounts>;
+  /**
+   * The key of next_token's MAC (cursor.ts). The index keeps it, made by the first process that
+   * opened it, so that every replica on one PostgreSQL, and every run of a pod on its SQLite file,
+   * issues and accepts the same tokens.
+   */
+  cursorKey(): Promise<Uint8Array>;
+  /**
+   * Days a finished workload stays in the index before retention deletes it (retention_days), which
+   * is the longest span a custom statistics range may have; null when nothing deletes them (an index
+   * opened without the service's retention: tests, tools).
+   */
+  retentionDays(): Promise<number | null>;
 }
 
 /** Per-workload GPU telemetry (filled by the sampler; empty until then). */

@@ -43,3 +43,33 @@ export function statsWindow(range: Exclude<StatsTimeRange, 'custom'>, now: numbe
       return { from: now - 30 * DAY_MS, to };
   }
 }
+
+/**
+ * Why a custom range [from, to) is too long, or null: it may span at most `retentionDays` days, the
+ * retention (`to` is end_date, or now when it is omitted: the millisecond that takes now in is not counted).
+ */
+export function customSpanProblem(range: Window, retentionDays: number): { span: string; limit: string } | null {
+  const span = range.to - range.from;
+  if (span <= retentionDays * DAY_MS) return null;
+  return {
+    span: describeSpan(span),
+    limit:
+      `a custom range spans at most ${describeSpan(retentionDays * DAY_MS)} ` +
+      '(retention_days: older finished workloads are no longer in the index)',
+  };
+}
+
+/** `400 days`, `400 days 2 h 5 min`, `1 day 1 ms`: the whole units of a span, largest first. */
+export function describeSpan(ms: number): string {
+  const units: [number, string, string][] = [
+    [DAY_MS, ' day', ' days'], [3_600_000, ' h', ' h'], [60_000, ' min', ' min'], [1000, ' s', ' s'], [1, ' ms', ' ms'],
+  ];
+  const parts: string[] = [];
+  let rest = ms;
+  for (const [size, one, many] of units) {
+    const count = Math.floor(rest / size);
+    rest -= count * size;
+    if (count > 0) parts.push(`${count.toLocaleString('en-US')}${count === 1 ? one : many}`);
+  }
+  return parts.length === 0 ? '0 ms' : parts.join(' ');
+}

@@ -6,7 +6,7 @@ import { scopedFilter } from '../access/scoped-filter.js';
 import { percentileKey, type Percentile, type PercentileKey } from '../domain/percentiles.js';
 import type { QueuePercentiles, StatsFigures, StatsGroupKey, StatsResult, TrendEntry, WorkloadIndex } from './ports.js';
 import { checkSeriesLength, fillSeries } from './trend-series.js';
-import { DEFAULT_STATS_TIME_RANGE, statsWindow, type StatsTimeRange, type Window } from './stats-range.js';
+import { customSpanProblem, DEFAULT_STATS_TIME_RANGE, statsWindow, type StatsTimeRange, type Window } from './stats-range.js';
 
 export interface WorkloadStatsRequest {
   timeRange?: StatsTimeRange;
@@ -40,6 +40,7 @@ export async function workloadStats(
 ): Promise<WorkloadStatsResult> {
   const timeRange = request.timeRange ?? DEFAULT_STATS_TIME_RANGE;
   const window = resolveWindow(timeRange, request, now);
+  if (timeRange === 'custom') checkCustomSpan(request, now, await index.retentionDays());
   const { interval } = request;
   if (interval !== undefined) checkSeriesLength(interval, window);
   const filter = scopedFilter(scope, { initiativeId: request.initiativeId, submittedFrom: window.from, submittedBefore: window.to });
@@ -91,4 +92,13 @@ function resolveWindow(timeRange: StatsTimeRange, request: WorkloadStatsRequest,
   const to = request.endDate ?? now + 1;
   if (to <= request.startDate) throw validationError([{ location: 'query', field: 'end_date', message: 'must be after start_date' }]);
   return { from: request.startDate, to };
+}
+
+/** A custom range spans at most the retention: what lies before it is no longer in the index, and reading it costs. */
+function checkCustomSpan(request: WorkloadStatsRequest, now: number, retentionDays: number | null): void {
+  if (retentionDays === null || request.startDate === undefined) return;
+  const problem = customSpanProblem({ from: request.startDate, to: request.endDate ?? now }, retentionDays);
+  if (problem === null) return;
+  const end = request.endDate === undefined ? 'now (end_date omitted)' : 'end_date';
+  throw validationError([{ location: 'query', field: 'start_date', message: `is ${problem.span} before ${end}; ${problem.limit}` }]);
 }

@@ -30,6 +30,7 @@ export async function openIndex(context: ServiceContext): Promise<OpenedIndex> {
     poolSize: config.db_pool_size,
     preparedStatements: config.db_prepared_statements,
     leaseSeconds: config.ha_lease_seconds,
+    retentionDays: config.retention_days,
     logger,
     gauge: (name, help, read) => metrics.gaugeFrom(name, help, read),
   });

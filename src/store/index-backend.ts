@@ -30,6 +30,11 @@ export interface BackendOptions {
   /** PostgreSQL: named statements on generic plans for lists and lookups by id (default true). */
   preparedStatements?: boolean;
   leaseSeconds: number;
+  /**
+   * Days a finished workload stays before the service's retention deletes it (retention_days), which
+   * the read side answers as the index's (WorkloadIndex.retentionDays); absent: none deletes them.
+   */
+  retentionDays?: number;
   logger: {
     info(obj: object, msg?: string): void;
     warn(obj: object, msg?: string): void;

@@ -77,6 +77,9 @@ function refusedBySchema(parameters: Parameter[], request: GeneratedRequest): st
   return null;
 }
 
+/** The span a custom statistics range may have at most: retention_days, whose default the test service keeps. */
+const RETENTION_DAYS = 400;
+
 function refusedByRule(operationId: string, request: GeneratedRequest, now: number): string | null {
   const { start_date: start, end_date: end, time_range: range, next_token: token } = request.query;
   // "metadata.next_token of the previous page": generated tokens were never issued.
@@ -87,6 +90,8 @@ function refusedByRule(operationId: string, request: GeneratedRequest, now: numb
     if (start === undefined) return 'start_date';
     if (end === undefined && instant(start) > now) return 'start_date';
     if ((end === undefined ? now + 1 : instant(end)) <= instant(start)) return 'end_date';
+    // At most the retention (the test service's retention_days is the default, 400 days).
+    if ((end === undefined ? now : instant(end)) - instant(start) > RETENTION_DAYS * 86_400_000) return 'start_date';
   }
   return null;
 }

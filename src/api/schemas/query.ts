@@ -5,7 +5,7 @@ import { METRIC_NAMES, METRICS_TIME_RANGES, RANKING_SORT_KEYS } from '../../doma
 import { PERCENTILES } from '../../domain/percentiles.js';
 import { TREND_INTERVALS } from '../../domain/trend-interval.js';
 import { WORKLOAD_STATUSES } from '../../domain/workload.js';
-import { STATS_GROUP_KEYS } from '../../query/ports.js';
+import { EXACT_QUEUE_WAITS, STATS_GROUP_KEYS } from '../../query/ports.js';
 import { STATS_TIME_RANGES } from '../../query/stats-range.js';
 import { IdParam, InstantParam, StringEnum } from './primitives.js';
 
@@ -51,7 +51,10 @@ export const WorkloadStatsQuery = Type.Object(
     time_range: Type.Optional(
       StringEnum(STATS_TIME_RANGES, { description: 'Default `last_30_days`. Calendar ranges start at 00:00 UTC (weeks on Monday).' }),
     ),
-    start_date: Type.Optional(InstantParam('Start of a `custom` range (inclusive); required with `custom`, refused with other ranges.')),
+    start_date: Type.Optional(
+      InstantParam('Start of a `custom` range (inclusive); required with `custom`, refused with other ranges. ' +
+        'At most retention_days (default 400) before end_date, or before now without end_date.'),
+    ),
     end_date: Type.Optional(
       InstantParam('End of a `custom` range (exclusive), after start_date; default now ' +
         '(start_date must then not be in the future); refused with other ranges.'),
@@ -71,7 +74,9 @@ export const WorkloadStatsQuery = Type.Object(
           `Addition: comma-separated percentiles, ascending, each once, no spaces (of ${PERCENTILES.join(', ')}): ` +
           'adds `pNN_queue_seconds` to the summary and each group, ' +
           'the exact nearest-rank percentile of the workloads\' queue_seconds, read from every workload of the range ' +
-          '(docs/api.md gives its cost). Omitted: none.',
+          `(docs/api.md gives its cost); over more than ${EXACT_QUEUE_WAITS.toLocaleString('en-US')} workloads, ` +
+          'from wait buckets, less than 1/128 below the exact value. ' +
+          'Omitted: none.',
       }),
     ),
   },

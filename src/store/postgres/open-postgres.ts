@@ -4,19 +4,25 @@
 // telemetry summaries on the primary pool.
 import type { BackendOptions, IndexBackend } from '../index-backend.js';
 import { forwardingSeedWriter, type SeedWriter } from '../ports.js';
+import { withIndexTerms } from '../reads/read-methods.js';
+import { CURSOR_KEY_SECRET } from '../sql/service-secrets.js';
 import { connectMaintenance, createReadPool } from './connection.js';
 import { PostgresGpuSummaries } from './gpu-summaries.js';
 import { PostgresLeases } from './lease.js';
 import { migrate } from './migrations/migrate.js';
 import { postgresIndex } from './read-index.js';
+import { ensureServiceSecret } from './service-secrets.js';
 import { poolWriter, sessionWriter, type SessionWrites } from './writers.js';
 
 export async function openPostgres(location: { url: string; readUrl: string | undefined }, options: BackendOptions): Promise<IndexBackend> {
   const logger = options.logger.child({ component: 'postgres' });
   // Replicas starting together migrate one after the other, under the schema lock.
   const maintenance = await connectMaintenance(location.url, { instanceId: options.instanceId, logger });
+  let cursorKey: Uint8Array;
   try {
     await migrate(maintenance, { now: options.clock.now() });
+    // On the primary, as a read replica may not hold the row yet when this replica made it.
+    cursorKey = await ensureServiceSecret(maintenance, CURSOR_KEY_SECRET);
   } finally {
     await maintenance.end().catch(() => undefined);
   }
@@ -45,7 +51,10 @@ export async function openPostgres(location: { url: string; readUrl: string | un
   return {
     kind: 'postgres',
     writesOnWorker: false,
-    index: postgresIndex(readers, { preparedStatements: options.preparedStatements ?? true }),
+    index: withIndexTerms(postgresIndex(readers, { preparedStatements: options.preparedStatements ?? true }), {
+      cursorKey,
+      retentionDays: options.retentionDays ?? null,
+    }),
     readPool: null,
     leases,
     purger,

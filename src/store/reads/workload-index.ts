@@ -11,15 +11,18 @@ import type {
   GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult, TeamCounts, TrendsResult,
   UsageBreakdown, UsageRanking, WorkloadFilter, WorkloadIndex,
 } from '../../query/ports.js';
+import { EXACT_QUEUE_WAITS } from '../../query/ports.js';
 import type { SqlDialect, SqlParams } from '../sql/dialect.js';
 import * as queueRanking from '../rankings/queue-ranking.js';
 import * as ranking from '../rankings/gpu-hours-ranking.js';
 import * as usageRanking from '../rankings/usage-ranking.js';
 import { toRecord, toView, type ViewRow, type WorkloadRow } from '../rows/row-mapping.js';
 import {
-  percentilesOfRanked, percentilesOfSorted, rankedWaitsQuery, sortedWaitsQuery, type PercentileOptions, type RankedWaitRow,
-  type SortedWaitsRow,
+  percentilesOfBuckets, percentilesOfRanked, percentilesOfSorted, rankedWaitsQuery, sortedWaitsQuery, sqliteWaitBucketsQuery,
+  waitBucketsOfSqlite, waitBucketsQuery, type PercentileOptions, type RankedWaitRow, type SortedWaitsRow, type SqliteWaitBucketsRow,
 } from '../statistics/queue-percentiles.js';
+import type { WaitBucketRow } from '../statistics/wait-buckets.js';
+import { CURSOR_KEY_SECRET, missingSecretError, SECRET_SQL, type SecretRow } from '../sql/service-secrets.js';
 import {
   statsOfTrendRows, statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow,
 } from '../statistics/stats-queries.js';
@@ -37,6 +40,8 @@ type Described = Map<string, { name: string; initiativeId: string }>;
 export class SqlWorkloadIndex implements WorkloadIndex {
   readonly #x: ReadExecutor;
   readonly #d: SqlDialect;
+  /** Read once: the key is made when the index is first opened and never changes in it. */
+  #cursorKey: Promise<Uint8Array> | undefined;
 
   constructor(executor: ReadExecutor, dialect: SqlDialect) {
     this.#x = executor;
@@ -63,11 +68,25 @@ export class SqlWorkloadIndex implements WorkloadIndex {
     return statsResult(await this.#x.all<StatsRow>(statsQuery(this.#d, filter, { groupBy, now })), groupBy);
   }
 
-  async queuePercentiles(filter: WorkloadFilter, options: PercentileOptions, now: number): Promise<QueuePercentiles> {
-    if (this.#d.sortedWaits) {
-      return percentilesOfSorted(await this.#x.all<SortedWaitsRow>(sortedWaitsQuery(filter, options.groupBy, now)), options);
-    }
-    return percentilesOfRanked(await this.#x.all<RankedWaitRow>(rankedWaitsQuery(this.#d, filter, options, now)), options);
+  /**
+   * Exact from at most `exactWaits` + 1 waits; a filter of more is read again into wait buckets. The
+   * two reads need no common snapshot: the answer is the second one's alone.
+   */
+  async queuePercentiles(
+    filter: WorkloadFilter,
+    options: PercentileOptions & { exactWaits?: number },
+    now: number,
+  ): Promise<QueuePercentiles> {
+    const bounded = { ...options, exactWaits: options.exactWaits ?? EXACT_QUEUE_WAITS };
+    const read = bounded.exactWaits + 1;
+    const exact = this.#d.sortedWaits
+      ? percentilesOfSorted(await this.#x.all<SortedWaitsRow>(sortedWaitsQuery(filter, options.groupBy, now, read)), bounded)
+      : percentilesOfRanked(await this.#x.all<RankedWaitRow>(rankedWaitsQuery(this.#d, filter, options, now, read)), bounded);
+    if (exact !== null) return exact;
+    const buckets = this.#d.sortedWaits
+      ? waitBucketsOfSqlite(await this.#x.get<SqliteWaitBucketsRow>(sqliteWaitBucketsQuery(filter, options.groupBy, now)))
+      : await this.#x.all<WaitBucketRow>(waitBucketsQuery(this.#d, filter, options.groupBy, now));
+    return percentilesOfBuckets(buckets, options);
   }
 
   async trends(
@@ -171,6 +190,24 @@ export class SqlWorkloadIndex implements WorkloadIndex {
       gpus: await r.all<TeamGpusRow>({ sql: teamActiveGpusSql(this.#d), params: {} }),
     }));
     return teamCountsOf(statuses, gpus);
+  }
+
+  /** The key the opener made (sql/service-secrets.ts); an opener that holds it answers without this read. */
+  async cursorKey(): Promise<Uint8Array> {
+    this.#cursorKey ??= this.#x.get<SecretRow>({ sql: SECRET_SQL, params: { name: CURSOR_KEY_SECRET } }).then((row) => {
+      if (row === undefined) throw missingSecretError(CURSOR_KEY_SECRET);
+      return new Uint8Array(row.value);
+    });
+    // A failed read is not kept: the next call tries again.
+    this.#cursorKey.catch(() => {
+      this.#cursorKey = undefined;
+    });
+    return this.#cursorKey;
+  }
+
+  /** The rows alone do not say how long they are kept: the opener that knows answers (read-methods.ts, withIndexTerms). */
+  async retentionDays(): Promise<number | null> {
+    return null;
   }
 
   /** In the process: each sought team's page, merged, then the count on its own. */

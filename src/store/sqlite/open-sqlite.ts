@@ -5,12 +5,15 @@ import type { Clock } from '../../domain/clock.js';
 import type { LifetimeSave } from '../../domain/telemetry.js';
 import type { BackendOptions, IndexBackend } from '../index-backend.js';
 import { boundWriter, type SeedWriter } from '../ports.js';
+import { withIndexTerms } from '../reads/read-methods.js';
+import { CURSOR_KEY_SECRET } from '../sql/service-secrets.js';
 import { executorOf, sqliteIndex, sqliteWriter } from './connection-ports.js';
 import { openDatabase, type Database } from './database.js';
 import { SqliteLeases } from './lease.js';
 import { lifetimeSaves, SqliteLifetimeStore } from './lifetime-store.js';
 import { AsyncLifetimes } from './async-lifetimes.js';
 import { ReadPool } from './threads/read-pool.js';
+import { ensureServiceSecret } from './service-secrets.js';
 import { listUnfinished } from './unfinished.js';
 import { SqliteWriteThread } from './threads/write-thread.js';
 
@@ -23,6 +26,13 @@ export async function openSqlite(path: string, options: BackendOptions): Promise
   // totals of a workload and the row count of /metrics.
   const db = openDatabase(path, { servesReads: !(readsOnWorkers && writesOnWorker) });
   const closing: (() => Promise<void> | void)[] = [() => void db.close()];
+  let cursorKey: Uint8Array;
+  try {
+    cursorKey = ensureServiceSecret(db, CURSOR_KEY_SECRET);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const closeAll = async () => {
     for (const close of closing) await close();
   };
@@ -69,7 +79,7 @@ export async function openSqlite(path: string, options: BackendOptions): Promise
   return {
     kind: 'sqlite',
     writesOnWorker: writes !== undefined,
-    index: pool?.index ?? sqliteIndex(db),
+    index: withIndexTerms(pool?.index ?? sqliteIndex(db), { cursorKey, retentionDays: options.retentionDays ?? null }),
     readPool: pool ?? null,
     leases: new SqliteLeases(
       { ...boundWriter(writer), listUnfinished: (clusterId) => listUnfinished(statements, clusterId) },

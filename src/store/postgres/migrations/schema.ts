@@ -29,6 +29,7 @@ import { V9 } from './v09-usage-index.js';
 import { V10 } from './v10-initiative-rollups.js';
 import { V11 } from './v11-weekly-submitter-rollups.js';
 import { V12 } from './v12-gpu-shares.js';
+import { V13 } from './v13-service-secrets.js';
 
 export interface Migration {
   version: number;
@@ -114,6 +115,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'GPU-hours in whole-GPU equivalents: float8 open GPUs, and each row\'s allocated GPUs, sharing and model',
     compatibleSince: 12,
     sql: V12,
+  },
+  {
+    version: 13,
+    description: 'secrets of the service kept in the index: the key of next_token\'s MAC',
+    compatibleSince: 12,
+    sql: V13,
   },
 ];
 

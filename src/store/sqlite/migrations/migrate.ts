@@ -13,6 +13,7 @@ import { V9 } from './v09-usage-index.js';
 import { V10 } from './v10-initiative-rollups.js';
 import { V11 } from './v11-weekly-submitter-rollups.js';
 import { V12 } from './v12-gpu-shares.js';
+import { V13 } from './v13-service-secrets.js';
 
 export interface Migration {
   version: number;
@@ -45,6 +46,7 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'GPU-hours in whole-GPU equivalents: REAL open GPUs, and each row\'s allocated GPUs, sharing and model',
     sql: V12,
   },
+  { version: 13, description: 'secrets of the service kept in the index: the key of next_token\'s MAC', sql: V13 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
