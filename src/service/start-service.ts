@@ -10,7 +10,7 @@ import { ReadinessTracker } from '../admin/readiness.js';
 import { describeDatabase, type Config } from '../config/schema.js';
 import { systemClock, type Clock } from '../domain/clock.js';
 import type { ClusterManager } from '../k8s/cluster-manager.js';
-import { homeKubeconfig, type LoadedKubeconfig } from '../k8s/kubeconfig.js';
+import { homeKubeconfig, KubeconfigError, type LoadedKubeconfig } from '../k8s/kubeconfig.js';
 import { noBudgets, noTelemetry } from '../query/empty-sources.js';
 import type { WorkloadIndex } from '../query/ports.js';
 import { Disposables } from '../runtime/disposables.js';
@@ -82,9 +82,7 @@ export async function startService(config: Config, options: ServiceOptions = {})
   const logDestination = options.logger === undefined ? new StdoutLogDestination() : undefined;
   const logger = options.logger ?? createLogger({ level: config.log_level, version }, logDestination);
   // Before anything is opened: a bad kubeconfig fails the start with nothing to clean up.
-  // The home cluster's API also serves the capacity ConfigMaps, even when its workloads are not watched.
-  const needsHome = config.home_cluster_enabled || config.capacity_configmaps_enabled;
-  const home = needsHome ? homeKubeconfig({ file: config.kubeconfig, readFile: (path) => readFileSync(path, 'utf8') }) : undefined;
+  const home = loadHome(config);
   const parts = options.parts ?? new Disposables(logger);
   let running: RunningService;
   try {
@@ -99,6 +97,22 @@ export async function startService(config: Config, options: ServiceOptions = {})
   if (logDestination === undefined) return running;
   // The process exits once stopped: every line logged before goes out first, in order.
   return { ...running, stop: () => running.stop().finally(() => logDestination.end()) };
+}
+
+/**
+ * The cluster the service runs in, when a part needs its API: the home cluster's workloads, the
+ * capacity ConfigMaps (even when its workloads are not watched), and the reviews of /metrics' tokens.
+ */
+function loadHome(config: Config): LoadedKubeconfig | undefined {
+  const needsHome = config.home_cluster_enabled || config.capacity_configmaps_enabled || config.admin_auth === 'kubernetes';
+  if (!needsHome) return undefined;
+  try {
+    return homeKubeconfig({ file: config.kubeconfig, readFile: (path) => readFileSync(path, 'utf8') });
+  } catch (error) {
+    if (!(error instanceof KubeconfigError) || config.admin_auth !== 'kubernetes') throw error;
+    throw new KubeconfigError(`${error.message}. GPUCAP_ADMIN_AUTH=kubernetes (the default) needs it too: the same API ` +
+      'server reviews the bearer tokens of /metrics (GPUCAP_ADMIN_AUTH=none serves /metrics to anyone who reaches the admin port)');
+  }
 }
 
 async function startParts(
@@ -160,6 +174,7 @@ async function startParts(
   const admin = await startAdmin(service, {
     sources: { readiness, eventLoop, watched, capacity, telemetry, retention, authenticator: api.authenticator },
     liveness: options.liveness,
+    home,
   });
   logger.info(
     { api: api.listener.address, admin: admin.address, db: describeDatabase(location), backend: backend.kind, instance: instanceId },

@@ -91,6 +91,8 @@ describe('/livez', function () {
       GPUCAP_KUBECONFIG: east.kubeconfigPath,
       GPUCAP_CLUSTER_ID: 'gpu-east',
       GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false',
+      // The simulated API server answers no TokenReview; /metrics is read without a token here.
+      GPUCAP_ADMIN_AUTH: 'none',
       GPUCAP_READ_WORKERS: '0',
       GPUCAP_INDEX_FLUSH_INTERVAL_MS: '20',
       GPUCAP_SCRAPE_INTERVAL_SECONDS: String(SCRAPE_INTERVAL_MS / 1000),

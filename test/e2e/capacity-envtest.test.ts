@@ -176,7 +176,8 @@ describe('Capacity ConfigMaps against a real kube-apiserver (envtest v1.20), rea
       expect(data.initiatives[0]).to.include({ initiative_id: 'llm', name: 'LLM Research', allocated_gpu_hours: 300 });
       expect(await rejected(), 'the unlabelled ConfigMaps are neither rejected nor in conflict').to.equal(0);
       const ready = await readyz();
-      expect(ready.body.components.capacity).to.deep.include({ enabled: true, synced: true, organizations: ['acme'], problems: [] });
+      // Counted, not named: /readyz is open (the names are on /metrics, behind admin_auth).
+      expect(ready.body.components.capacity).to.deep.include({ enabled: true, synced: true, organizations: 1, problems: 0 });
       expect(ready.body.conditions.capacity).to.deep.include({ ready: true, failure: null });
     });
 
@@ -199,9 +200,8 @@ describe('Capacity ConfigMaps against a real kube-apiserver (envtest v1.20), rea
       }, { timeoutMs: 5_000, what: '/readyz to report degraded' });
       expect(degraded.status, 'still ready: a budget is in force').to.equal(200);
       expect(degraded.body.conditions.capacity).to.deep.include({ failure: '1 capacity ConfigMap(s) rejected' });
-      const problems = degraded.body.components.capacity.problems;
-      expect(problems.map((p: JsonBody) => p.configMap)).to.deep.equal([CAPACITY_KEYED]);
-      expect(problems[0].problem).to.include('"period"');
+      expect(degraded.body.components.capacity).to.deep.include({ organizations: 1, problems: 1 });
+      expect(JSON.stringify(degraded.body), '/readyz names no ConfigMap of an organization').to.not.include(CAPACITY);
       expect(await health()).to.equal('degraded');
 
       await admin.patchConfigMapData(NAMESPACE, CAPACITY, { [CAPACITY_KEY]: capacityYaml({ allocated: 3000 }) });
@@ -216,7 +216,7 @@ describe('Capacity ConfigMaps against a real kube-apiserver (envtest v1.20), rea
       const data = await allocationIs(0, 'the deleted ConfigMap');
       expect(data.pools).to.deep.equal([]);
       expect(await rejected()).to.equal(0);
-      expect((await readyz()).body.components.capacity).to.deep.include({ organizations: [], problems: [] });
+      expect((await readyz()).body.components.capacity).to.deep.include({ organizations: 0, problems: 0 });
     });
   });
 });

@@ -1,6 +1,11 @@
-// The admin port as the kubelet and Prometheus see it: /livez, /readyz, /metrics.
+// The admin port as the kubelet and Prometheus see it: /livez, /readyz, /metrics. The harness runs
+// it with admin_auth none (open /metrics, said at start); admin_auth kubernetes is tested against a
+// real API server in test/e2e/admin-auth-envtest.test.ts, and here for failing closed.
 import { expect } from 'chai';
+import { createLogger } from '../../src/runtime/logger.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
+import { startSimCluster, type SimCluster } from '../support/sim-cluster.js';
+import { makeTempDir } from '../support/temp-dir.js';
 import { aPodInterval, aWorkload } from '../support/workload-builder.js';
 
 const WORKLOAD_ID = 'ad000000-0000-4000-8000-000000000001';
@@ -40,6 +45,7 @@ describe('admin port', () => {
     const body = JSON.parse(res.text);
     expect(body).to.deep.include({ ready: true, degraded: false, shuttingDown: false, conditions: { startup: { ready: true, failure: null, waived: false }, index: { ready: true, failure: null, waived: false }, telemetry: { ready: true, failure: null, waived: false } } });
     expect(body.components).to.be.an('object');
+    expect(body.components.adminAuth).to.deep.equal({ mode: 'none' });
   });
 
   it('/readyz answers 503 naming the condition that is not ready, and 200 again once it is', async () => {
@@ -97,5 +103,76 @@ describe('admin port', () => {
     expect((await admin(t, '/v1/health')).status).to.equal(404);
     expect((await fetch(`${t.url}/metrics`)).status).to.equal(404);
     expect((await fetch(`${t.url}/readyz`)).status).to.equal(404);
+  });
+});
+
+describe('admin port: what admin_auth none says at start', () => {
+  async function startLogged(adminListen: string): Promise<{ t: TestService; lines: { level: string; msg: string }[] }> {
+    const written: string[] = [];
+    const t = await startTestService({
+      env: { GPUCAP_ADMIN_LISTEN: adminListen },
+      logger: createLogger({ level: 'info', version: 'test' }, { write: (line: string) => void written.push(line) }),
+    });
+    const lines = written.join('').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { level: string; msg: string });
+    return { t, lines: lines.filter((line) => line.msg.startsWith('admin_auth is none')) };
+  }
+
+  it('warns that anyone who reaches the admin port reads every team\'s usage when it listens beyond loopback', async () => {
+    const { t, lines } = await startLogged('0.0.0.0:0');
+    try {
+      expect(lines.map((line) => line.level)).to.deep.equal(['warn']);
+      expect(lines[0]?.msg).to.include('anyone who reaches the admin port').and.include('every organization\'s and team\'s usage').and.include('GPUCAP_ADMIN_AUTH=kubernetes');
+      expect((await fetch(`http://127.0.0.1:${t.adminUrl.split(':').at(-1)}/metrics`)).status, '/metrics open').to.equal(200);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it('says it at info when the admin port listens on loopback only (a laptop, the demo)', async () => {
+    const { t, lines } = await startLogged('127.0.0.1:0');
+    try {
+      expect(lines.map((line) => line.level)).to.deep.equal(['info']);
+    } finally {
+      await t.stop();
+    }
+  });
+});
+
+describe('admin port with admin_auth kubernetes, against an API server that answers no TokenReview', () => {
+  const temp = makeTempDir();
+  let sim: SimCluster;
+  let t: TestService;
+  before(async () => {
+    sim = await startSimCluster(temp.path, 'gpu-east');
+    t = await startTestService({ env: { GPUCAP_ADMIN_AUTH: 'kubernetes', GPUCAP_KUBECONFIG: sim.kubeconfigPath } });
+  });
+  after(async () => {
+    await t.stop();
+    await sim.close();
+    temp.remove();
+  });
+
+  it('asks for a bearer token with 401 and WWW-Authenticate: Bearer', async () => {
+    const response = await fetch(`${t.adminUrl}/metrics`);
+    expect(response.status).to.equal(401);
+    expect(response.headers.get('www-authenticate')).to.equal('Bearer');
+    expect(((await response.json()) as { error: { code: string } }).error.code).to.equal('UNAUTHENTICATED');
+  });
+
+  it('fails closed with 503 and why when the review cannot be had, never with the metrics', async () => {
+    const response = await fetch(`${t.adminUrl}/metrics`, { headers: { Authorization: 'Bearer some-token' } });
+    expect(response.status).to.equal(503);
+    const text = await response.text();
+    expect(JSON.parse(text).error).to.deep.include({ code: 'UNAVAILABLE' });
+    expect(JSON.parse(text).error.message, text).to.match(/^Cannot check the bearer token: TokenReview failed: the API server answered 405 \(Method "POST" is not simulated\)/);
+    expect(text).to.not.include('gpucap_');
+  });
+
+  it('keeps /livez and /readyz open, /readyz saying how /metrics is guarded and why the last review failed', async () => {
+    expect((await fetch(`${t.adminUrl}/livez`)).status).to.equal(200);
+    const ready = await t.readyz();
+    expect(ready.status).to.equal(200);
+    expect(ready.body.components.adminAuth).to.deep.include({ mode: 'kubernetes', cacheSeconds: 10 });
+    expect(ready.body.components.adminAuth.lastError).to.match(/^TokenReview failed: the API server answered 405 \(Method "POST" is not simulated\)/);
   });
 });

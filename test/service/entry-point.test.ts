@@ -72,7 +72,7 @@ describe('entry point (child process)', function () {
 
   // The test backend's index: SQLite in a folder the service creates, or a PostgreSQL database.
   let index: TestIndexLocation | undefined;
-  const baseEnv = () => ({ ...index?.env, GPUCAP_API_TOKENS_FILE: tokensFile, GPUCAP_LOG_LEVEL: 'info', GPUCAP_SHUTDOWN_DELAY_SECONDS: '0', GPUCAP_HOME_CLUSTER_ENABLED: 'false', GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false' });
+  const baseEnv = () => ({ ...index?.env, GPUCAP_API_TOKENS_FILE: tokensFile, GPUCAP_LOG_LEVEL: 'info', GPUCAP_SHUTDOWN_DELAY_SECONDS: '0', GPUCAP_HOME_CLUSTER_ENABLED: 'false', GPUCAP_CAPACITY_CONFIGMAPS_ENABLED: 'false', GPUCAP_ADMIN_AUTH: 'none' });
 
   before(async () => {
     index = await testIndexLocation(join(temp.path, 'data'));
@@ -142,6 +142,17 @@ describe('entry point (child process)', function () {
     const exit = await run.exited;
     expect(exit.code).to.equal(2);
     expect(run.stderr.join('')).to.match(/^No kubeconfig for the home cluster: set GPUCAP_KUBECONFIG, .*GPUCAP_HOME_CLUSTER_ENABLED=false/m);
+  });
+
+  it('exits 2 without a kubeconfig under admin_auth kubernetes (the default) alone, saying why it needs one and how to do without', async () => {
+    const { GPUCAP_ADMIN_AUTH: _none, ...env } = baseEnv();
+    const run = startProcess({ ...env, GPUCAP_LISTEN: '127.0.0.1:0', GPUCAP_ADMIN_LISTEN: '127.0.0.1:0', HOME: temp.path, KUBECONFIG: '' });
+    running.push(run);
+    const exit = await run.exited;
+    expect(exit.code).to.equal(2);
+    const stderr = run.stderr.join('');
+    expect(stderr).to.match(/^No kubeconfig for the home cluster: /m);
+    expect(stderr).to.contain('GPUCAP_ADMIN_AUTH=kubernetes (the default) needs it too').and.contain('GPUCAP_ADMIN_AUTH=none');
   });
 
   it('exits 2 quoting the file when GPUCAP_KUBECONFIG is not a usable kubeconfig', async () => {

@@ -179,6 +179,8 @@ describe('start and stop never leak', function () {
       GPUCAP_SHUTDOWN_DELAY_SECONDS: '0',
       GPUCAP_SHUTDOWN_GRACE_SECONDS: '2',
       GPUCAP_RATE_LIMIT_PER_SECOND: '0',
+      // The simulated API server answers no TokenReview.
+      GPUCAP_ADMIN_AUTH: 'none',
     });
     return { config, apiPort, adminPort, index };
   }

@@ -1,8 +1,8 @@
 // cluster-admin calls for test setup: create the objects a kubelet, scheduler and Job controller
 // would, move them through their lifecycle by patching status, delete them, write the capacity
-// ConfigMaps an operator would, serve DRA's resource.k8s.io/v1 as CRDs and create its objects, and
-// grant the reader the chart's ClusterRole and namespaced Role. Plain JSON over node:https with the
-// kubeconfig's TLS and token.
+// ConfigMaps an operator would, serve DRA's resource.k8s.io/v1 as CRDs and create its objects, grant
+// the reader the chart's ClusterRole and namespaced Role, and create ServiceAccounts, their tokens and
+// ClusterRoleBindings. Plain JSON over node:https with the kubeconfig's TLS and token.
 import { readFileSync } from 'node:fs';
 import { request, type RequestOptions } from 'node:https';
 import { fileURLToPath } from 'node:url';
@@ -40,6 +40,10 @@ export const DRA = `${DRA_GROUP}/v1`;
 /** Creating, establishing and publishing three CRDs takes about a second; this allows for a slow machine. */
 const DRA_SERVED_TIMEOUT_MS = 30_000;
 const READER_SUBJECT = { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: READER_USER };
+/** Who a ClusterRoleBinding names: a user (the reader) or a ServiceAccount of a namespace. */
+export type RbacSubject = { kind: 'User'; name: string; namespace?: undefined } | { kind: 'ServiceAccount'; name: string; namespace: string };
+/** The reader as an RBAC subject: the identity the service runs as in these tests. */
+export const READER: RbacSubject = { kind: 'User', name: READER_USER };
 
 /** Anything with metadata, as the API server returns it. */
 export interface KubeObject {
@@ -272,6 +276,34 @@ export class AdminClient {
       metadata,
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: READER_NAMESPACED_ROLE },
       subjects: [READER_SUBJECT],
+    });
+  }
+
+  createServiceAccount(namespace: string, name: string): Promise<KubeObject> {
+    return this.call('POST', `/api/v1/namespaces/${namespace}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
+  }
+
+  /** A token of the ServiceAccount from the TokenRequest API, as the kubelet projects one into a pod (Prometheus' own). */
+  async serviceAccountToken(namespace: string, name: string, expirationSeconds = 3600): Promise<string> {
+    const request = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds } };
+    const answer = await this.call<{ status?: { token?: string } }>('POST', `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, request);
+    const token = answer.status?.token;
+    if (token === undefined || token === '') throw new Error(`The TokenRequest for ${namespace}/${name} returned no token`);
+    return token;
+  }
+
+  /** A ClusterRole of `rules` (omit them to bind a role that exists, e.g. system:auth-delegator) bound to `subject`. Idempotent. */
+  async bindClusterRole(role: string, subject: RbacSubject, rules?: V1PolicyRule[]): Promise<void> {
+    if (rules !== undefined) {
+      await this.createUnlessExists(`${RBAC}/clusterroles`, { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: role }, rules });
+    }
+    const name = `${role}--${subject.namespace ?? ''}-${subject.name}`.replace(/[^a-z0-9.-]/g, '-');
+    await this.createUnlessExists(`${RBAC}/clusterrolebindings`, {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+      subjects: [subject.kind === 'ServiceAccount' ? subject : { apiGroup: 'rbac.authorization.k8s.io', ...subject }],
     });
   }
 
