@@ -10,8 +10,12 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { CoreV1Api, KubeConfig, PortForward, type V1Pod, type V1Service } from '@kubernetes/client-node';
 
-/** The chart's labels (charts/gpu-capacity-api/templates/_helpers.tpl): the Service of every release. */
-export const SERVICE_SELECTOR = 'app.kubernetes.io/name=gpu-capacity-api';
+/**
+ * The chart's labels (charts/gpu-capacity-api/templates/_helpers.tpl): the API Service of every
+ * release. The admin Service carries the same name label and `component: admin`; it is left out, or
+ * every release would look like two services.
+ */
+export const SERVICE_SELECTOR = 'app.kubernetes.io/name=gpu-capacity-api,app.kubernetes.io/component!=admin';
 const API_PORT_NAME = 'api';
 
 export interface ServiceForwardOptions {

@@ -12,10 +12,16 @@ import { CHART_DIR, CI_VALUES_DIR, NAMESPACE, RELEASE, ciValuesFiles, container,
 const FULLNAME = `${RELEASE}-gpu-capacity-api`;
 const SELECTOR = { 'app.kubernetes.io/name': 'gpu-capacity-api', 'app.kubernetes.io/instance': RELEASE };
 /** Settings the chart sets itself, so `config` may not. */
-const CHART_SET_KEYS = ['listen', 'admin_listen', 'db_path', 'db_url', 'db_read_url', 'db_pool_size', 'instance_id', 'namespace', 'api_tokens_file', 'remote_kubeconfig_dir', 'remote_clusters', 'jwks_url', 'jwt_issuer', 'jwt_audience'];
+const CHART_SET_KEYS = ['listen', 'admin_listen', 'admin_auth', 'db_path', 'db_url', 'db_read_url', 'db_pool_size', 'instance_id', 'namespace', 'api_tokens_file', 'remote_kubeconfig_dir', 'remote_clusters', 'jwks_url', 'jwt_issuer', 'jwt_audience'];
 
 function as<T>(object: RenderedObject): T {
   return object as unknown as T;
+}
+
+function named(objects: RenderedObject[], kind: string, name: string): RenderedObject {
+  const found = objects.find((object) => object.kind === kind && object.metadata.name === name);
+  if (found === undefined) throw new Error(`no ${kind}/${name} rendered`);
+  return found;
 }
 
 describe('Helm chart charts/gpu-capacity-api', function () {
@@ -36,7 +42,7 @@ describe('Helm chart charts/gpu-capacity-api', function () {
 
     it('passes with each ci/*-values.yaml', async () => {
       const files = ciValuesFiles();
-      expect(files).to.include.members(['servicemonitor-values.yaml', 'networkpolicy-values.yaml', 'pdb-values.yaml', 'emptydir-values.yaml', 'remote-clusters-values.yaml', 'jwt-values.yaml', 'postgres-values.yaml']);
+      expect(files).to.include.members(['servicemonitor-values.yaml', 'podmonitor-values.yaml', 'networkpolicy-values.yaml', 'pdb-values.yaml', 'emptydir-values.yaml', 'remote-clusters-values.yaml', 'jwt-values.yaml', 'postgres-values.yaml']);
       for (const file of files) {
         const result = await helm(helmBin, ['lint', CHART_DIR, '--strict', '-f', join(CI_VALUES_DIR, file)]);
         expect(result.code, `${file}: ${result.stdout}${result.stderr}`).to.equal(0);
@@ -49,13 +55,18 @@ describe('Helm chart charts/gpu-capacity-api', function () {
       expect(defaults.map((object) => `${object.kind}/${object.metadata.name}`).sort()).to.deep.equal(
         [
           `ClusterRole/${FULLNAME}`,
+          `ClusterRole/${FULLNAME}-metrics-reader`,
           `ClusterRoleBinding/${FULLNAME}`,
+          `ClusterRoleBinding/${FULLNAME}-auth-delegator`,
+          `ClusterRoleBinding/${FULLNAME}-metrics-reader`,
           `Deployment/${FULLNAME}`,
+          `NetworkPolicy/${FULLNAME}`,
           `PersistentVolumeClaim/${FULLNAME}-index`,
           `Role/${FULLNAME}`,
           `RoleBinding/${FULLNAME}`,
           `Secret/${FULLNAME}-api-tokens`,
           `Service/${FULLNAME}`,
+          `Service/${FULLNAME}-admin`,
           `ServiceAccount/${FULLNAME}`,
         ].sort(),
       );
@@ -72,7 +83,7 @@ describe('Helm chart charts/gpu-capacity-api', function () {
       const deployment = as<V1Deployment>(only(defaults, 'Deployment'));
       expect(deployment.spec?.selector.matchLabels).to.deep.equal(SELECTOR);
       expect(deployment.spec?.template.metadata?.labels).to.include(SELECTOR);
-      expect(as<V1Service>(only(defaults, 'Service')).spec?.selector).to.deep.equal(SELECTOR);
+      for (const service of find(defaults, 'Service')) expect(as<V1Service>(service).spec?.selector, service.metadata.name).to.deep.equal(SELECTOR);
     });
 
     it('never puts helm.sh/chart or the version in a selector, whatever the values', async () => {
@@ -85,10 +96,10 @@ describe('Helm chart charts/gpu-capacity-api', function () {
     });
 
     it('ships the ClusterRole and Role rules of files/*.yaml, bound to the ServiceAccount', () => {
-      expect(only(defaults, 'ClusterRole').rules).to.deep.equal(readChartFile('files/clusterrole-rules.yaml'));
+      expect(named(defaults, 'ClusterRole', FULLNAME).rules).to.deep.equal(readChartFile('files/clusterrole-rules.yaml'));
       expect(as<V1Role>(only(defaults, 'Role')).rules).to.deep.equal(readChartFile('files/role-rules.yaml'));
       const subject = { kind: 'ServiceAccount', name: FULLNAME, namespace: NAMESPACE };
-      const clusterBinding = as<V1ClusterRoleBinding>(only(defaults, 'ClusterRoleBinding'));
+      const clusterBinding = as<V1ClusterRoleBinding>(named(defaults, 'ClusterRoleBinding', FULLNAME));
       expect(clusterBinding.roleRef).to.deep.equal({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: FULLNAME });
       expect(clusterBinding.subjects).to.deep.equal([subject]);
       const binding = as<V1ClusterRoleBinding>(only(defaults, 'RoleBinding'));
@@ -134,6 +145,7 @@ describe('Helm chart charts/gpu-capacity-api', function () {
       expect(envValue(defaults, 'GPUCAP_DB_PATH')).to.equal('/var/lib/gpu-capacity-api/index.db');
       expect(envValue(defaults, 'GPUCAP_LISTEN')).to.equal('0.0.0.0:8080');
       expect(envValue(defaults, 'GPUCAP_ADMIN_LISTEN')).to.equal('0.0.0.0:9090');
+      expect(envValue(defaults, 'GPUCAP_ADMIN_AUTH')).to.equal('kubernetes');
       expect(envValue(defaults, 'GPUCAP_API_TOKENS_FILE')).to.equal('/etc/gpu-capacity-api/tokens/tokens.yaml');
       expect([...variables.keys()].filter((name) => name.startsWith('GPUCAP_JWKS') || name.startsWith('GPUCAP_REMOTE'))).to.deep.equal([]);
     });
@@ -156,16 +168,13 @@ describe('Helm chart charts/gpu-capacity-api', function () {
       expect(parse(secret.stringData?.['tokens.yaml'] ?? '')).to.deep.equal({ tokens: [] });
     });
 
-    it('exposes the api and admin ports on the Service, and allows delay + grace + margin to drain', () => {
-      expect(as<V1Service>(only(defaults, 'Service')).spec?.ports).to.deep.equal([
-        { name: 'api', port: 8080, targetPort: 'api', protocol: 'TCP' },
-        { name: 'admin', port: 9090, targetPort: 'admin', protocol: 'TCP' },
-      ]);
+    it('allows delay + grace + margin to drain', () => {
       expect(as<V1Deployment>(only(defaults, 'Deployment')).spec?.template.spec?.terminationGracePeriodSeconds).to.be.at.least(5 + 10 + 5);
     });
 
     it('creates none of the optional objects', () => {
-      for (const kind of ['ServiceMonitor', 'NetworkPolicy', 'PodDisruptionBudget']) expect(find(defaults, kind), kind).to.deep.equal([]);
+      for (const kind of ['ServiceMonitor', 'PodMonitor', 'PodDisruptionBudget']) expect(find(defaults, kind), kind).to.deep.equal([]);
+      expect(find(defaults, 'ServiceAccount').map((account) => account.metadata.name), 'no metrics-scraper ServiceAccount without a monitor').to.deep.equal([FULLNAME]);
     });
   });
 
@@ -174,24 +183,53 @@ describe('Helm chart charts/gpu-capacity-api', function () {
       return template(helmBin, ['-f', join(CI_VALUES_DIR, file)]);
     }
 
-    it('servicemonitor: a ServiceMonitor on the admin port /metrics, selecting the Service', async () => {
-      const monitor = only(await ci('servicemonitor-values.yaml'), 'ServiceMonitor');
+    it('servicemonitor: a ServiceMonitor on the admin Service\'s /metrics with the Prometheus pod\'s token, its ServiceAccount bound to read it', async () => {
+      const objects = await ci('servicemonitor-values.yaml');
+      const monitor = only(objects, 'ServiceMonitor');
       expect(monitor.apiVersion).to.equal('monitoring.coreos.com/v1');
       expect(monitor.metadata.labels).to.include({ release: 'kube-prometheus-stack' });
       expect(monitor.spec).to.deep.equal({
-        selector: { matchLabels: SELECTOR },
+        selector: { matchLabels: { ...SELECTOR, 'app.kubernetes.io/component': 'admin' } },
         namespaceSelector: { matchNames: [NAMESPACE] },
-        endpoints: [{ port: 'admin', path: '/metrics', interval: '15s', scrapeTimeout: '10s' }],
+        endpoints: [{
+          port: 'metrics', path: '/metrics', scheme: 'http', interval: '15s', scrapeTimeout: '10s',
+          bearerTokenFile: '/var/run/secrets/kubernetes.io/serviceaccount/token',
+          relabelings: [{ action: 'replace', targetLabel: 'job', replacement: FULLNAME }],
+        }],
       });
+      expect(as<V1ClusterRoleBinding>(named(objects, 'ClusterRoleBinding', `${FULLNAME}-metrics-reader`)).subjects).to.deep.equal([{ kind: 'ServiceAccount', name: 'kube-prometheus-stack-prometheus', namespace: 'monitoring' }]);
     });
 
-    it('networkpolicy: API from the given peers, admin from monitoring, egress to API server, DNS and exporters on 9400', async () => {
+    it('podmonitor: a PodMonitor on the pods\' admin port with the metrics-scraper\'s token Secret, and no admin Service', async () => {
+      const objects = await ci('podmonitor-values.yaml');
+      const monitor = only(objects, 'PodMonitor');
+      expect(monitor.apiVersion).to.equal('monitoring.coreos.com/v1');
+      expect(monitor.spec).to.deep.equal({
+        selector: { matchLabels: SELECTOR },
+        namespaceSelector: { matchNames: [NAMESPACE] },
+        podMetricsEndpoints: [{
+          port: 'admin', path: '/metrics', scheme: 'http', interval: '30s', scrapeTimeout: '10s',
+          authorization: { type: 'Bearer', credentials: { name: `${FULLNAME}-metrics-scraper-token`, key: 'token' } },
+          relabelings: [{ action: 'replace', targetLabel: 'job', replacement: FULLNAME }],
+        }],
+      });
+      expect(find(objects, 'Service').map((service) => service.metadata.name)).to.deep.equal([FULLNAME]);
+    });
+
+    it('networkpolicy: API from the given peers and CIDR, admin from the release namespace, two more and a Prometheus elsewhere, egress to API server, DNS and exporters on 9400', async () => {
       const policy = as<V1NetworkPolicy>(only(await ci('networkpolicy-values.yaml'), 'NetworkPolicy'));
       expect(policy.spec?.podSelector?.matchLabels).to.deep.equal(SELECTOR);
       expect(policy.spec?.policyTypes).to.deep.equal(['Ingress', 'Egress']);
       expect(policy.spec?.ingress).to.deep.equal([
-        { ports: [{ port: 'api', protocol: 'TCP' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'grafana' } } }] },
-        { ports: [{ port: 'admin', protocol: 'TCP' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }] },
+        { ports: [{ port: 'api', protocol: 'TCP' }], from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'grafana' } } }, { ipBlock: { cidr: '203.0.113.0/24' } }] },
+        {
+          ports: [{ port: 'admin', protocol: 'TCP' }],
+          from: [
+            { podSelector: {} },
+            { namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['monitoring', 'observability'] }] } },
+            { namespaceSelector: { matchLabels: { team: 'sre' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } },
+          ],
+        },
       ]);
       expect(policy.spec?.egress).to.deep.equal([
         { ports: [{ port: 443, protocol: 'TCP' }, { port: 6443, protocol: 'TCP' }], to: [{ ipBlock: { cidr: '10.0.0.1/32' } }] },
@@ -240,6 +278,9 @@ describe('Helm chart charts/gpu-capacity-api', function () {
       expect(envValue(objects, 'GPUCAP_RATE_LIMIT_PER_SECOND')).to.equal('2.5');
       expect(envValue(objects, 'GPUCAP_TELEMETRY_ENABLED')).to.equal('false');
       expect(envValue(objects, 'GPUCAP_WATCH_NAMESPACES')).to.equal('team-a,team-b');
+      expect(envValue(objects, 'GPUCAP_INITIATIVE_SOURCE')).to.equal('namespace');
+      expect(envValue(objects, 'GPUCAP_EXPORTER_NAMESPACES')).to.equal('gpu-operator,dcgm-exporter');
+      expect(envValue(objects, 'GPUCAP_AUTH_FAILURE_RATE_PER_SECOND')).to.equal('0.5');
       expect(envValue(objects, 'NODE_OPTIONS')).to.equal('--max-old-space-size=768');
       const records = parse(as<V1Secret>(only(objects, 'Secret')).stringData?.['tokens.yaml'] ?? '') as { tokens: { id: string }[] };
       expect(records.tokens.map((record) => record.id)).to.deep.equal(['grafana-prod']);
@@ -264,6 +305,13 @@ describe('Helm chart charts/gpu-capacity-api', function () {
 
     it('no credential source: the service would refuse to start', async () => {
       expect(await refused(['--set', 'apiTokens.enabled=false'])).to.include('needs a credential source');
+    });
+
+    it('a plain http:// JWKS URL to a host that is not loopback, unless config.jwks_allow_http', async () => {
+      const jwt = ['--set', 'jwt.issuer=https://idp.example.com/', '--set', 'jwt.audience=gpu-capacity-api'];
+      expect(await refused([...jwt, '--set', 'jwt.jwksUrl=http://idp.corp.example/jwks'])).to.include('config.jwks_allow_http=true');
+      await template(helmBin, [...jwt, '--set', 'jwt.jwksUrl=http://idp.corp.example/jwks', '--set', 'config.jwks_allow_http=true']);
+      await template(helmBin, [...jwt, '--set', 'jwt.jwksUrl=http://127.0.0.1:8081/jwks']);
     });
 
     it('a JWKS URL without issuer and audience', async () => {

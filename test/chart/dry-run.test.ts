@@ -1,7 +1,7 @@
 // The chart's objects against a real kube-apiserver (envtest v1.20): every object of the default render,
 // and of each ci/*-values.yaml, is created with server-side dry run (`?dryRun=All`), so the API
 // server's validation and admission run but nothing is stored. A kind the server does not serve (the
-// Prometheus Operator's ServiceMonitor and PrometheusRule CRDs) is skipped and named; the PodDisruptionBudget, policy/v1 from 1.21, is sent as
+// Prometheus Operator's ServiceMonitor, PodMonitor and PrometheusRule CRDs) is skipped and named; the PodDisruptionBudget, policy/v1 from 1.21, is sent as
 // policy/v1beta1 (what the chart renders for a 1.20 cluster, through .Capabilities).
 import { expect } from 'chai';
 import { join } from 'node:path';
@@ -23,11 +23,12 @@ const RESOURCES: Record<string, string> = {
   NetworkPolicy: 'networkpolicies',
   PodDisruptionBudget: 'poddisruptionbudgets',
   ServiceMonitor: 'servicemonitors',
+  PodMonitor: 'podmonitors',
   PrometheusRule: 'prometheusrules',
   ConfigMap: 'configmaps',
 };
 /** The Prometheus Operator's kinds, which envtest does not serve (no CRDs). */
-const OPERATOR_KINDS = ['ServiceMonitor', 'PrometheusRule'];
+const OPERATOR_KINDS = ['ServiceMonitor', 'PodMonitor', 'PrometheusRule'];
 const CLUSTER_SCOPED = new Set(['ClusterRole', 'ClusterRoleBinding']);
 
 function groupVersionPath(apiVersion: string): string {

@@ -24,7 +24,7 @@ describe('deploy/manifests/gpu-capacity-api.yaml', function () {
     expect(committed).to.include('`npm run manifests`');
     const objects = parseObjects(committed);
     expect(objects.map((object) => object.kind).sort()).to.deep.equal(
-      ['ClusterRole', 'ClusterRoleBinding', 'Deployment', 'PersistentVolumeClaim', 'Role', 'RoleBinding', 'Secret', 'Service', 'ServiceAccount'].sort(),
+      ['ClusterRole', 'ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Deployment', 'NetworkPolicy', 'PersistentVolumeClaim', 'Role', 'RoleBinding', 'Secret', 'Service', 'Service', 'ServiceAccount'].sort(),
     );
     for (const object of objects) if (!object.kind.startsWith('Cluster')) expect(object.metadata.namespace, object.kind).to.equal(NAMESPACE);
     expect(objects.find((object) => object.kind === 'Deployment')?.metadata.name).to.equal('gpu-capacity-api');

@@ -137,7 +137,7 @@ describe('Helm chart: the index in PostgreSQL (database.*)', function () {
   it('networkpolicy: egress to the database pods on networkPolicy.database.port', async () => {
     const egress = (only(fromSecrets, 'NetworkPolicy') as unknown as V1NetworkPolicy).spec?.egress ?? [];
     expect(egress.at(-1)).to.deep.equal({ ports: [{ port: 5432, protocol: 'TCP' }], to: [{ podSelector: { matchLabels: { 'cnpg.io/cluster': 'gpucap-db' } } }] });
-    const pooler = await template(helmBin, ['--set', 'database.existingSecret=gpucap-db-app', '--set', 'networkPolicy.enabled=true', '--set', 'networkPolicy.database.port=6432']);
+    const pooler = await template(helmBin, ['--set', 'database.existingSecret=gpucap-db-app', '--set', 'networkPolicy.restrictEgress=true', '--set', 'networkPolicy.database.port=6432']);
     expect((only(pooler, 'NetworkPolicy') as unknown as V1NetworkPolicy).spec?.egress?.at(-1)).to.deep.equal({ ports: [{ port: 6432, protocol: 'TCP' }] });
   });
 

@@ -1,8 +1,11 @@
 // The chart installed on a real single-node Kubernetes cluster (scripts/cluster/up.sh: etcd,
 // kube-apiserver, controller-manager, scheduler, kubelet, kube-proxy, containerd), walked as an
 // operator walks it: helm install with the defaults plus an API-token record, the pod Ready through its
-// own probes, the API reached with kubectl port-forward, workloads that really ran on the node, a
-// capacity ConfigMap, helm upgrade, a deleted pod, helm uninstall. Run by `npm run test:cluster` (and
+// own probes, the API and the admin Service reached with kubectl port-forward, /metrics refused to a
+// tenant's ServiceAccount token and served to the one the chart's metrics-reader ClusterRole is bound
+// to, workloads that really ran on the node, a capacity ConfigMap, helm upgrade, a deleted pod, helm
+// uninstall. The chart's NetworkPolicy is installed but not enforced: this cluster's bridge network
+// plugin enforces none, so nothing here tests what it would refuse. Run by `npm run test:cluster` (and
 // .ci/run), not by `npm test`: it needs root, the built image and minutes.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +24,10 @@ const NAMESPACE = 'gpu-capacity';
 const FULLNAME = `${RELEASE}-gpu-capacity-api`;
 const SELECTOR = `app.kubernetes.io/instance=${RELEASE},app.kubernetes.io/name=gpu-capacity-api`;
 const TEAM_NAMESPACE = 'team-llm';
+/** A tenant's namespace with a ServiceAccount bound to nothing. */
+const TENANT_NAMESPACE = 'team-vision';
+/** The Prometheus ServiceAccount the chart's metrics-reader ClusterRole is bound to by default (kube-prometheus-stack's). */
+const PROMETHEUS = { namespace: 'monitoring', name: 'prometheus-kube-prometheus-prometheus' };
 const CLUSTER_HINT = 'sudo npm run test:cluster builds what it needs (the Kubernetes binaries take 15-20 minutes the first time)';
 
 interface Workload {
@@ -41,6 +48,7 @@ describe('the Helm chart on a real single-node cluster', function () {
   let helm: string;
   let image: string;
   let forward: PortForward | undefined;
+  let adminForward: PortForward | undefined;
   let failed = false;
 
   before(async function () {
@@ -60,6 +68,7 @@ describe('the Helm chart on a real single-node cluster', function () {
 
   after(async () => {
     forward?.stop();
+    adminForward?.stop();
     await cluster?.down({ keepLogs: failed });
     if (!failed) temp.remove();
   });
@@ -78,9 +87,21 @@ describe('the Helm chart on a real single-node cluster', function () {
     return pods.length === 1 ? ready[0] : undefined;
   };
   const currentPodName = async (): Promise<string> => (await waitFor(readyPod, { timeoutMs: 60_000, what: 'one Ready pod of the release' })).metadata.name;
+  /** The API Service and the admin Service, each forwarded as `helm install`'s notes say. */
   const openForward = async () => {
     forward?.stop();
-    forward = await portForward(cluster as Cluster, NAMESPACE, `svc/${FULLNAME}`, [8080, 9090]);
+    adminForward?.stop();
+    forward = await portForward(cluster as Cluster, NAMESPACE, `svc/${FULLNAME}`, [8080]);
+    adminForward = await portForward(cluster as Cluster, NAMESPACE, `svc/${FULLNAME}-admin`, [9090]);
+  };
+  /** A token of the ServiceAccount, created if need be, from the TokenRequest API (what `kubectl create token` calls from 1.24). */
+  const serviceAccountToken = async (namespace: string, name: string): Promise<string> => {
+    const existing = await admin.send('GET', `/api/v1/namespaces/${namespace}/serviceaccounts/${name}`);
+    if (existing.status === 404) await admin.call('POST', `/api/v1/namespaces/${namespace}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
+    const request = await admin.call<{ status: { token: string } }>('POST', `/api/v1/namespaces/${namespace}/serviceaccounts/${name}/token`, {
+      apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 600 },
+    });
+    return request.status.token;
   };
   const api = (path: string) => fetch(`http://127.0.0.1:${forward?.ports[0]}${path}`, { headers: { Authorization: `Bearer ${token}`, 'X-Organization-Id': 'acme' } });
   const workloads = async (): Promise<Workload[]> => {
@@ -117,7 +138,7 @@ describe('the Helm chart on a real single-node cluster', function () {
 
   it('answers through kubectl port-forward: /readyz (watching with the in-cluster service account) and an authorized GET /v1/workloads', async () => {
     await openForward();
-    const readyz = (await (await fetch(`http://127.0.0.1:${forward?.ports[1]}/readyz`)).json()) as { ready: boolean; components: { clusters: Array<{ clusterId: string; origin: string }> } };
+    const readyz = (await (await fetch(`http://127.0.0.1:${adminForward?.ports[0]}/readyz`)).json()) as { ready: boolean; components: { clusters: Array<{ clusterId: string; origin: string }> } };
     expect(readyz.ready).to.be.true;
     expect(readyz.components.clusters.map((c) => [c.clusterId, c.origin])).to.deep.equal([['local', 'in-cluster service account']]);
     const response = await api('/v1/workloads');
@@ -125,6 +146,41 @@ describe('the Helm chart on a real single-node cluster', function () {
     expect(((await response.json()) as { data: { workloads: unknown[] } }).data.workloads).to.be.an('array');
     const unauthorized = await fetch(`http://127.0.0.1:${forward?.ports[0]}/v1/workloads`, { headers: { 'X-Organization-Id': 'acme' } });
     expect(unauthorized.status).to.equal(401);
+  });
+
+  it('serves /metrics, through the admin Service and at the pod IP, only to a ServiceAccount the chart\'s metrics-reader ClusterRole is bound to', async () => {
+    const service = await admin.call<{ spec: { type: string; clusterIP: string; ports: Array<{ name: string; port: number }> } }>('GET', `/api/v1/namespaces/${NAMESPACE}/services/${FULLNAME}-admin`);
+    expect(service.spec.type).to.equal('ClusterIP');
+    expect(service.spec.ports.map((port) => port.name)).to.deep.equal(['metrics']);
+    const apiService = await admin.call<{ spec: { ports: Array<{ port: number }> } }>('GET', `/api/v1/namespaces/${NAMESPACE}/services/${FULLNAME}`);
+    expect(apiService.spec.ports.map((port) => port.port), 'the API Service\'s ports').to.deep.equal([8080]);
+    const pod = await waitFor(readyPod, { timeoutMs: 60_000, what: 'one Ready pod of the release' });
+    // This test runs on the node: the bridge reaches pod IPs, and kube-proxy's rules ClusterIPs.
+    const urls = {
+      'the admin Service': `http://${service.spec.clusterIP}:${service.spec.ports[0]?.port ?? 0}/metrics`,
+      'the pod IP': `http://${(pod.status as { podIP: string }).podIP}:9090/metrics`,
+    };
+    await admin.createNamespace(TENANT_NAMESPACE);
+    const tenantToken = await serviceAccountToken(TENANT_NAMESPACE, 'notebook-runner');
+    await admin.createNamespace(PROMETHEUS.namespace);
+    const prometheusToken = await serviceAccountToken(PROMETHEUS.namespace, PROMETHEUS.name);
+    const get = (url: string, token?: string) => fetch(url, { headers: token === undefined ? {} : { Authorization: `Bearer ${token}` } });
+    for (const [where, url] of Object.entries(urls)) {
+      const anonymous = await get(url);
+      expect(anonymous.status, `${where}, no token`).to.equal(401);
+      expect(await anonymous.text(), `${where}, no token`).not.to.include('gpucap_');
+      const tenant = await get(url, tenantToken);
+      expect(tenant.status, `${where}, the token of ${TENANT_NAMESPACE}'s ServiceAccount (authenticated, not allowed)`).to.equal(403);
+      expect(await tenant.text(), `${where}, the token of ${TENANT_NAMESPACE}'s ServiceAccount`).not.to.include('gpucap_');
+      const prometheus = await get(url, prometheusToken);
+      expect(prometheus.status, `${where}, the token of ${PROMETHEUS.namespace}/${PROMETHEUS.name}`).to.equal(200);
+      expect(await prometheus.text()).to.match(/^gpucap_ready(\{[^}]*\})? 1$/m);
+    }
+    const binding = await admin.call<{ roleRef: { name: string }; subjects: Array<{ kind: string; name: string; namespace: string }> }>('GET', `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/${FULLNAME}-metrics-reader`);
+    expect(binding.roleRef.name).to.equal(`${FULLNAME}-metrics-reader`);
+    expect(binding.subjects).to.deep.equal([{ kind: 'ServiceAccount', ...PROMETHEUS }]);
+    // The probes' endpoints stay open, tokens or not.
+    expect((await fetch(`http://127.0.0.1:${adminForward?.ports[0]}/livez`)).status).to.equal(200);
   });
 
   it('indexes a Job and a Pod that ran on the node, as its ServiceAccount with the chart\'s RBAC and nothing more', async () => {
@@ -157,7 +213,7 @@ describe('the Helm chart on a real single-node cluster', function () {
     const serviceAccount = `system:serviceaccount:${NAMESPACE}:${FULLNAME}`;
     const can = async (verb: string, resource: string, namespace?: string) =>
       (await (cluster as Cluster).kubectlResult(['auth', 'can-i', verb, resource, '--as', serviceAccount, ...(namespace ? ['-n', namespace] : ['--all-namespaces'])])).stdout.trim();
-    for (const [verb, resource] of [['list', 'pods'], ['watch', 'pods'], ['list', 'jobs.batch'], ['watch', 'nodes'], ['list', 'namespaces']] as const) {
+    for (const [verb, resource] of [['list', 'pods'], ['watch', 'pods'], ['list', 'jobs.batch'], ['watch', 'nodes'], ['list', 'namespaces'], ['create', 'tokenreviews.authentication.k8s.io'], ['create', 'subjectaccessreviews.authorization.k8s.io']] as const) {
       expect(await can(verb, resource), `${verb} ${resource}`).to.equal('yes');
     }
     expect(await can('watch', 'configmaps', NAMESPACE), 'watch configmaps in its namespace').to.equal('yes');
@@ -237,9 +293,14 @@ describe('the Helm chart on a real single-node cluster', function () {
   it('helm uninstall removes everything but the PVC; installing the release again takes the PVC, and its history, back', async () => {
     forward?.stop();
     forward = undefined;
+    adminForward?.stop();
+    adminForward = undefined;
     const manifest = await helmRun(['get', 'manifest', RELEASE, '--namespace', NAMESPACE]);
     const objects = [...manifest.matchAll(/^kind: (\S+)\n(?:.*\n)*?metadata:\n\s+name: (\S+)/gm)].map((m) => `${m[1]}/${m[2]}`);
-    expect(objects).to.include.members([`Deployment/${FULLNAME}`, `Service/${FULLNAME}`, `ServiceAccount/${FULLNAME}`, `PersistentVolumeClaim/${FULLNAME}-index`]);
+    expect(objects).to.include.members([
+      `Deployment/${FULLNAME}`, `Service/${FULLNAME}`, `Service/${FULLNAME}-admin`, `ServiceAccount/${FULLNAME}`, `PersistentVolumeClaim/${FULLNAME}-index`,
+      `NetworkPolicy/${FULLNAME}`, `ClusterRoleBinding/${FULLNAME}-auth-delegator`, `ClusterRole/${FULLNAME}-metrics-reader`, `ClusterRoleBinding/${FULLNAME}-metrics-reader`,
+    ]);
     await helmRun(['uninstall', RELEASE, '--namespace', NAMESPACE, '--wait', '--timeout', '3m']);
     const left = async (kind: string, name: string) => {
       const namespaced = !['ClusterRole', 'ClusterRoleBinding'].includes(kind);

@@ -33,7 +33,13 @@ describe('kubectl gpucap port-forward through a real kube-apiserver (envtest v1.
 
   const service = (namespace: string) => ({
     apiVersion: 'v1', kind: 'Service', metadata: { name: 'gpucap-gpu-capacity-api', namespace, labels: LABELS },
-    spec: { selector: LABELS, ports: [{ name: 'api', port: 8080, targetPort: 'api' }, { name: 'admin', port: 9090, targetPort: 'admin' }] },
+    spec: { selector: LABELS, ports: [{ name: 'api', port: 8080, targetPort: 'api' }] },
+  });
+  // The chart's second Service, with the same name label: the plugin must not count it as a release.
+  const adminService = (namespace: string) => ({
+    apiVersion: 'v1', kind: 'Service',
+    metadata: { name: 'gpucap-gpu-capacity-api-admin', namespace, labels: { ...LABELS, 'app.kubernetes.io/component': 'admin' } },
+    spec: { selector: LABELS, ports: [{ name: 'admin', port: 9090, targetPort: 'admin' }] },
   });
   const pod = (namespace: string, name: string) => ({
     apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace, labels: LABELS },
@@ -55,6 +61,7 @@ describe('kubectl gpucap port-forward through a real kube-apiserver (envtest v1.
     });
     await admin.createNamespace('gpu-capacity');
     await admin.call('POST', '/api/v1/namespaces/gpu-capacity/services', service('gpu-capacity'));
+    await admin.call('POST', '/api/v1/namespaces/gpu-capacity/services', adminService('gpu-capacity'));
     await admin.call('POST', '/api/v1/namespaces/gpu-capacity/pods', pod('gpu-capacity', 'gpucap-0'));
     await markReady('gpu-capacity', 'gpucap-0', true);
     const [host, port] = t.service.apiAddress.split(':');
@@ -108,7 +115,7 @@ describe('kubectl gpucap port-forward through a real kube-apiserver (envtest v1.
 
   it('says which namespace has no service, which services are ambiguous, and which context is unknown (exit 2)', async () => {
     const absent = await cli(['health', '--namespace', 'elsewhere']);
-    expect(absent).to.deep.include({ code: 2, err: 'Error: No gpu-capacity-api service (label app.kubernetes.io/name=gpu-capacity-api) in namespace "elsewhere"; pass --namespace, or --url to skip the discovery\n' });
+    expect(absent).to.deep.include({ code: 2, err: 'Error: No gpu-capacity-api service (label app.kubernetes.io/name=gpu-capacity-api,app.kubernetes.io/component!=admin) in namespace "elsewhere"; pass --namespace, or --url to skip the discovery\n' });
     const unknown = await cli(['health', '--context', 'nowhere']);
     expect(unknown.code).to.equal(2);
     expect(unknown.err).to.match(/^Error: The kubeconfig has no context "nowhere" \(contexts: .+\)\n$/);

@@ -71,6 +71,45 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- .Values.persistence.existingClaim | default (printf "%s-index" (include "gpu-capacity-api.fullname" .)) }}
 {{- end }}
 
+{{/* Name of the admin Service: the full name cut to leave room for "-admin" within a DNS label's 63 characters. */}}
+{{- define "gpu-capacity-api.adminServiceName" -}}
+{{- printf "%s-admin" (include "gpu-capacity-api.fullname" . | trunc 57 | trimSuffix "-") }}
+{{- end }}
+
+{{/* Name of the ClusterRole (and its binding) allowed to read /metrics. */}}
+{{- define "gpu-capacity-api.metricsReaderName" -}}
+{{- printf "%s-metrics-reader" (include "gpu-capacity-api.fullname" .) }}
+{{- end }}
+
+{{/* Name of the ServiceAccount whose token the monitors send when no bearerTokenFile is used. */}}
+{{- define "gpu-capacity-api.metricsScraperName" -}}
+{{- printf "%s-metrics-scraper" (include "gpu-capacity-api.fullname" .) }}
+{{- end }}
+
+{{/*
+"true" when a monitor sends a token from a Secret (the PodMonitor always, the ServiceMonitor without
+bearerTokenFile), else empty.
+*/}}
+{{- define "gpu-capacity-api.monitorNeedsTokenSecret" -}}
+{{- if or .Values.podMonitor.enabled (and .Values.serviceMonitor.enabled (not .Values.serviceMonitor.bearerTokenFile)) }}true{{ end }}
+{{- end }}
+
+{{/* "true" when the chart creates the scraper ServiceAccount and its token Secret, else empty. */}}
+{{- define "gpu-capacity-api.createMetricsScraper" -}}
+{{- if and (include "gpu-capacity-api.monitorNeedsTokenSecret" .) (not .Values.metricsScraper.existingSecret) }}true{{ end }}
+{{- end }}
+
+{{/* The Secret and key holding the token the monitors send: the operator's, or the scraper's. */}}
+{{- define "gpu-capacity-api.metricsTokenSecret" -}}
+{{- if .Values.metricsScraper.existingSecret -}}
+name: {{ .Values.metricsScraper.existingSecret }}
+key: {{ .Values.metricsScraper.existingSecretKey }}
+{{- else -}}
+name: {{ include "gpu-capacity-api.metricsScraperName" . }}-token
+key: token
+{{- end }}
+{{- end }}
+
 {{/*
 "true" when the index is in PostgreSQL (database.url or database.existingSecret), else empty: the HA
 mode (many replicas, one elected writer per cluster, no PVC) against today's single pod on SQLite.
@@ -128,6 +167,15 @@ Checks across values that the schema cannot express; each fails the render with 
 {{- if or (not .Values.jwt.issuer) (not .Values.jwt.audience) }}
 {{- fail "jwt.jwksUrl is set: jwt.issuer and jwt.audience are required too" }}
 {{- end }}
+{{- end }}
+{{- if and .Values.jwt.jwksUrl (hasPrefix "http://" (lower .Values.jwt.jwksUrl)) (not (regexMatch "^http://(localhost|127(\\.[0-9]+){3}|\\[::1\\])(:[0-9]+)?(/|$)" (lower .Values.jwt.jwksUrl))) (ne (toString (get .Values.config "jwks_allow_http")) "true") }}
+{{- fail "jwt.jwksUrl is plain http:// to a host that is not loopback: the service refuses it, since keys fetched in the clear can be replaced on the way, and with them every identity. Use https://, or on a network you trust set config.jwks_allow_http=true" }}
+{{- end }}
+{{- if and .Values.serviceMonitor.enabled (not .Values.adminService.enabled) }}
+{{- fail "serviceMonitor.enabled=true selects the admin Service: keep adminService.enabled=true, or scrape the pods with podMonitor.enabled=true instead" }}
+{{- end }}
+{{- if and (include "gpu-capacity-api.createMetricsScraper" .) (not .Values.metricsReader.create) }}
+{{- fail "the PodMonitor (or the ServiceMonitor without bearerTokenFile) sends the token of the chart's metrics-scraper ServiceAccount, which only metricsReader.create=true allows to read /metrics: keep it true, or name a Secret holding an allowed token in metricsScraper.existingSecret" }}
 {{- end }}
 {{- $database := include "gpu-capacity-api.database" . }}
 {{- if and (not $database) .Values.persistence.enabled (gt (int (include "gpu-capacity-api.replicas" .)) 1) }}
