@@ -119,10 +119,17 @@ export function checkedLegs(repo = REPO) {
   };
 }
 
-/** A mocha config for `leg`: .mocharc.json's settings with the leg's files as its spec. */
+/** The spec reporter that also names the pending tests in $GPUCAP_PENDING_REPORT (CI: scripts/ci/pending-check.mjs). */
+const PENDING_REPORTER = join(REPO, 'scripts/ci/pending-reporter.mjs');
+
+/**
+ * A mocha config for `leg`: .mocharc.json's settings with the leg's files as its spec, and with
+ * GPUCAP_PENDING_REPORT set, the reporter that writes the leg's pending tests there.
+ */
 export function mochaConfig(leg, overrides = {}) {
   const base = JSON.parse(readFileSync(join(REPO, '.mocharc.json'), 'utf8'));
-  return { ...base, spec: [...testLegs()[leg]], ...overrides };
+  const reporter = (process.env.GPUCAP_PENDING_REPORT ?? '') === '' ? {} : { reporter: PENDING_REPORTER };
+  return { ...base, ...reporter, spec: [...testLegs()[leg]], ...overrides };
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -2,7 +2,8 @@
 // writer and of retention, the rollups as the writer kept them, and the same rollups recomputed from
 // the rows. SQLite: a file in memory, recomputed by migration v3's backfill over a copy of the rows
 // (rollup-history.ts). PostgreSQL: a database copied from the migrated template, recomputed by the
-// rebuild of `gpucap migrate` (rollup-rebuild.ts) in a transaction that is rolled back.
+// rebuild of `gpucap migrate` (rollup-rebuild.ts) in a transaction that is rolled back. And the raw
+// rows, from which rollup-oracle.ts works the rollups' answers out without the product's code.
 import pg from 'pg';
 import type { Clock } from '../../src/domain/clock.js';
 import { TYPES } from '../../src/store/postgres/connection.js';
@@ -18,6 +19,7 @@ import type { GpuUsage } from '../../src/domain/gpu-usage.js';
 import { TEST_BACKEND } from '../support/backend.js';
 import { freshDatabase } from '../support/postgres-database.js';
 import { expect } from 'chai';
+import { RAW_POD_COLUMNS, RAW_WORKLOAD_COLUMNS, type RawPod, type RawRows, type RawWorkload } from './rollup-oracle.js';
 import { recomputedRollups, rollupContents, T0 } from './rollup-history.js';
 import { usageState, type UsageState } from './usage-contents.js';
 import type { CommandTarget } from './write-commands.js';
@@ -30,6 +32,8 @@ export interface PropertyIndex {
   rollups(): Promise<Record<string, unknown[]>>;
   /** The same, recomputed from the rows. */
   recomputed(): Promise<Record<string, unknown[]>>;
+  /** The workloads and pods as stored, for the rollups' oracle (rollup-oracle.ts). */
+  raw(): Promise<RawRows>;
   /** The usage rollup, its recomputation, and the usage invariants (usage-contents.ts). */
   usage(): Promise<UsageState>;
   close(): Promise<void>;
@@ -55,6 +59,10 @@ function openSqlite(clock: Clock): PropertyIndex {
     podOwner: async (podUid) => owner.get(podUid) as string | undefined,
     rollups: async () => rollupContents(db),
     recomputed: async () => recomputedRollups(db),
+    raw: async () => ({
+      workloads: db.prepare(`SELECT ${RAW_WORKLOAD_COLUMNS} FROM workloads`).all() as RawWorkload[],
+      pods: db.prepare(`SELECT ${RAW_POD_COLUMNS} FROM workload_pods`).all() as RawPod[],
+    }),
     usage: () => usageState(async (sql) => db.prepare(sql).all() as Record<string, unknown>[], (c) => `(${c} / 86400000 - (${c} % 86400000 < 0))`),
     close: async () => void db.close(),
   };
@@ -123,6 +131,10 @@ async function openPostgres(context: Mocha.Context, clock: Clock): Promise<Prope
           await sql.query('ROLLBACK');
         }
       },
+      raw: async () => ({
+        workloads: (await sql.query<RawWorkload>(`SELECT ${RAW_WORKLOAD_COLUMNS} FROM workloads`)).rows,
+        pods: (await sql.query<RawPod>(`SELECT ${RAW_POD_COLUMNS} FROM workload_pods`)).rows,
+      }),
       usage: () => usageState(async (text) => (await sql.query<Record<string, unknown>>(text)).rows, (c) => `floor(${c} / 86400000.0)::bigint`),
       close,
     };
