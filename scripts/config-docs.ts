@@ -112,6 +112,7 @@ export function renderConfigDocs(): string {
     '',
     `- \`jwks_url\` and \`jwks_file\` are alternatives: set at most one (\`${envVarOf('jwks_url')}\`, \`${envVarOf('jwks_file')}\`).`,
     `- Setting either turns JWT verification on, which then requires \`jwt_issuer\` and \`jwt_audience\` (\`${envVarOf('jwt_issuer')}\`, \`${envVarOf('jwt_audience')}\`).`,
+    `- \`jwks_url\` must be \`https://\`, unless its host is loopback (127.0.0.0/8, ::1, localhost) or \`jwks_allow_http\` (\`${envVarOf('jwks_allow_http')}\`) is true: keys fetched over plain http can be swapped on the way.`,
     `- At least one credential source is required: \`jwks_url\`, \`jwks_file\` or \`api_tokens_file\` (\`${envVarOf('api_tokens_file')}\`); otherwise every request would be rejected. Both JWTs and API tokens may be on at once.`,
     `- \`admin_listen\` must differ from \`listen\`, unless both ask for port 0 (the OS then picks a free port for each).`,
     `- \`scrape_timeout_seconds\` must be shorter than \`scrape_interval_seconds\` (\`${envVarOf('scrape_timeout_seconds')}\`); unset, it is 10 or the interval − 1, whichever is shorter.`,

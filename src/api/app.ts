@@ -1,6 +1,6 @@
 // The Koa application of the public API. Middleware order (DESIGN "API"): request id → access log →
 // private answers → error envelope → web console (its own paths only) → CORS (/v1 only) → router; per
-// authenticated route: auth → rate limit → readiness → validation. Paths are case-sensitive
+// authenticated route: failed-authentication limit → auth → rate limit → readiness → validation. Paths are case-sensitive
 // everywhere: /V1/workloads is an unknown path, not another spelling of /v1/workloads.
 import cors from '@koa/cors';
 import Router from '@koa/router';
