@@ -27,9 +27,10 @@ async function reportOn(backend: 'sqlite' | 'postgres'): Promise<{ log: string; 
   try {
     const report = join(dir.path, 'pending.json');
     const { stdout } = await run(process.execPath, [
-      join(REPO, 'node_modules/mocha/bin/mocha.js'), '--no-config', '--import=tsx', '--reporter', join(REPO, 'scripts/ci/pending-reporter.mjs'), FIXTURE,
+      join(REPO, 'node_modules/mocha/bin/mocha.js'), '--no-config', '--import=tsx', '--no-color', '--reporter', join(REPO, 'scripts/ci/pending-reporter.mjs'), FIXTURE,
     ], {
       cwd: REPO,
+      // --no-color: under CI=true mocha colours even a pipe, and the assertions read the plain text.
       // The fixture asks for no database: PostgreSQL's switch only needs PG_BIN named to load.
       env: { ...process.env, GPUCAP_TEST_BACKEND: backend, PG_BIN: backend === 'postgres' ? '/nonexistent/pg/bin' : '', GPUCAP_PENDING_REPORT: report },
     });
