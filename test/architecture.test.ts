@@ -139,7 +139,7 @@ const K8S_PACKAGES = ['@kubernetes/client-node'];
 const BUDGET_ARITHMETIC = ['src/capacity/budget-period.ts', 'src/capacity/budget-forecast.ts', 'src/capacity/budget-figures.ts'];
 
 /** The flows of the service: each takes events or scrapes in and hands its results to the store or the read side. */
-const FLOW_FOLDERS = ['src/workloads', 'src/telemetry', 'src/capacity', 'src/ha'];
+const FLOW_FOLDERS = ['src/workloads', 'src/telemetry', 'src/capacity', 'src/ha', 'src/fleet'];
 
 /**
  * What the flows share instead of importing each other: plain types and helpers (src/domain,
@@ -268,7 +268,7 @@ export const architectureRules: readonly ArchitectureRule[] = [
     check: importCircles(ALLOWED_CIRCLES),
   },
   {
-    title: 'the flow folders (workloads, telemetry, capacity, ha) import no other flow folder, only the shared leaves',
+    title: 'the flow folders (workloads, telemetry, capacity, ha, fleet) import no other flow folder, only the shared leaves',
     check: (modules) =>
       modules.flatMap((module) => {
         const flow = FLOW_FOLDERS.find((folder) => inFolder(module.file, folder));

@@ -16,6 +16,14 @@ export function requireOrganization(scope: Scope, organizationId: string | undef
   }
 }
 
+/**
+ * Nodes and clusters are shared infrastructure, no team's: only a scope over the whole organization
+ * (ORG_ADMIN) reads them (docs/api.md, "Who sees what").
+ */
+export function requireWholeOrganization(scope: Scope, what: string): void {
+  if (scope.initiatives !== null) throw new ApiError('FORBIDDEN', `${what} is shared infrastructure: only an ORG_ADMIN may read it`);
+}
+
 export function scopedFilter(scope: Scope, filters: Omit<WorkloadFilter, 'scope'> = {}): WorkloadFilter {
   requireInitiativeInScope(scope, filters.initiativeId);
   return { scope, ...filters };

@@ -3,7 +3,7 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Clock } from '../domain/clock.js';
 import type { ErrorCode } from '../domain/errors.js';
-import type { BudgetSource, HealthSource, TelemetryReader, WorkloadIndex } from '../query/ports.js';
+import type { BudgetSource, FleetSource, HealthSource, TelemetryReader, WorkloadIndex } from '../query/ports.js';
 import type { ApiContext } from './context.js';
 import type { CsvTable } from './csv/csv-table.js';
 
@@ -11,6 +11,7 @@ export interface ReadDeps {
   index: WorkloadIndex;
   telemetry: TelemetryReader;
   budgets: BudgetSource;
+  fleet: FleetSource;
   health: HealthSource;
   clock: Clock;
   version: string;

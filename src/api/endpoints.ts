@@ -2,6 +2,7 @@
 // /{workload_id} so they are not taken for workload ids.
 import type { Endpoint } from './endpoint.js';
 import { capacityEndpoint } from './routes/capacity.js';
+import { fleetEndpoint, fleetNodesEndpoint } from './routes/fleet.js';
 import { healthEndpoint } from './routes/health.js';
 import { rankingEndpoint, workloadMetricsEndpoint } from './routes/metrics.js';
 import { workloadStatsEndpoint } from './routes/stats.js';
@@ -16,5 +17,7 @@ export function allEndpoints(): Endpoint[] {
     getWorkloadEndpoint,
     workloadMetricsEndpoint,
     capacityEndpoint,
+    fleetEndpoint,
+    fleetNodesEndpoint,
   ] as unknown as Endpoint[];
 }

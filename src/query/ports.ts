@@ -2,6 +2,7 @@
 // the SQLite index, the telemetry rings and the capacity ConfigMaps implement them. Every read is
 // async so a heavy query can move off the event loop (worker thread) without changing callers.
 import type { CapacityBudget } from '../domain/capacity-budget.js';
+import type { FleetNode } from '../domain/fleet.js';
 import type { UsageFigures } from '../domain/gpu-usage.js';
 import type { Scope } from '../access/principal.js';
 import type { TrendInterval } from '../domain/trend-interval.js';
@@ -207,6 +208,12 @@ export interface TelemetryReader {
 }
 
 /** Budgets from capacity ConfigMaps (filled by the capacity source; none until then). */
+/** The GPU nodes of the watched clusters, live (src/fleet/fleet-inventory.ts). */
+export interface FleetSource {
+  /** The GPU nodes of the clusters of this organization, by cluster then node name. */
+  nodes(organizationId: string): readonly FleetNode[];
+}
+
 export interface BudgetSource {
   budgetFor(organizationId: string): CapacityBudget | undefined;
   /** Every budget in force. */

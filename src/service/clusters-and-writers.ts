@@ -7,6 +7,7 @@ import { registerInformerMetrics } from '../admin/informer-metrics.js';
 import { registerWriterMetrics } from '../admin/writer-metrics.js';
 import type { ConfigMapBudgets } from '../capacity/configmap-budgets.js';
 import type { Config } from '../config/schema.js';
+import { FleetInventory } from '../fleet/fleet-inventory.js';
 import { ClusterWriters } from '../ha/cluster-writers.js';
 import type { ReflectorTuning } from '../k8s/cluster-informers.js';
 import { fanOutClusters } from '../k8s/cluster-fan-out.js';
@@ -45,6 +46,8 @@ export interface InformerOptions {
 export interface IndexWriters {
   indexers: ClusterIndexers;
   writers: ClusterWriters;
+  /** Every cluster's GPU nodes, live, fed beside the indexers. */
+  fleet: FleetInventory;
 }
 
 /** Every cluster that is watched, and who writes it. */
@@ -92,13 +95,21 @@ export function createIndexWriters(
   deps: { backend: IndexBackend; instanceId: string; budgets: ConfigMapBudgets | undefined },
 ): IndexWriters {
   const { config, clock, delay, logger } = context;
+  const counting = gpuCounting(config, logger);
+  const fleet = new FleetInventory({
+    defaultOrganizationId: config.default_organization_id,
+    keys: labelKeys(config),
+    gpuResources: config.gpu_resources,
+    settings: counting.settings,
+  });
   const indexers = new ClusterIndexers(null, {
     defaultOrganizationId: config.default_organization_id,
     keys: labelKeys(config),
     initiativeSource: config.initiative_source,
     gpuResources: config.gpu_resources,
     reservationNamespace: config.kai_reservation_namespace === '' ? null : config.kai_reservation_namespace,
-    counting: gpuCounting(config, logger),
+    counting,
+    intervalsOf: (clusterId) => fleet.intervalsOf(clusterId),
     clock,
     logger: logger.child({ component: 'indexer' }),
     yieldToLoop: () => new Promise((resolve) => setImmediate(resolve)),
@@ -113,7 +124,7 @@ export function createIndexWriters(
     delay,
     logger: logger.child({ component: 'writers' }),
   });
-  return { indexers, writers };
+  return { indexers, writers, fleet };
 }
 
 /**
@@ -126,7 +137,7 @@ export function watchClusters(
   deps: { writers: IndexWriters; telemetry: GpuTelemetry | undefined; informers: InformerOptions | undefined },
 ): ClusterManager {
   const { config, metrics, clock, delay, logger, parts } = context;
-  const { indexers, writers } = deps.writers;
+  const { indexers, writers, fleet } = deps.writers;
   const informerLogger = logger.child({ component: 'informers' });
   const cpus = availableCpus();
   const decodeOnWorker = config.decode_worker ?? cpus >= DECODE_WORKER_MIN_CPUS;
@@ -158,7 +169,7 @@ export function watchClusters(
     decoding: { decoder, fields: readFields(labelKeys(config)) },
     dependencyWaitMs: deps.informers?.dependencyWaitMs,
     // Detached in this order: the indexer writes its last changes, then the write lock is released.
-    attach: fanOutClusters([indexers, writers, ...(deps.telemetry === undefined ? [] : [deps.telemetry])]),
+    attach: fanOutClusters([fleet, indexers, writers, ...(deps.telemetry === undefined ? [] : [deps.telemetry])]),
   });
   parts.phase('stop sources').add('clusters', () => clusters.stop()); // each cluster's queued rows are written as it detaches
   return clusters;

@@ -168,6 +168,7 @@ async function startParts(
     index: backend.index,
     telemetry: telemetry?.reader ?? noTelemetry,
     budgets: budgets ?? noBudgets,
+    fleet: indexWriters.fleet,
     readiness,
     version,
   });

@@ -4,14 +4,16 @@
 // these and drops the rest (src/k8s/objects/k8s-types.ts names the same fields as types). Labels
 // are kept whole: they are small, and the exporter selectors and the attribution keys both read them.
 // Of the annotations, which can be large (kubectl's last-applied-configuration), only the submitted-by
-// key and KAI Scheduler's fraction keys (src/k8s/gpus/gpu-ask.ts) are kept, and of a Namespace the
-// one listing the initiatives its objects may name (attribution/labels.ts).
+// key and KAI Scheduler's fraction keys (src/k8s/gpus/gpu-ask.ts) are kept, of a Namespace the
+// one listing the initiatives its objects may name (attribution/labels.ts), and of a Node HAMi's
+// register of its GPUs (src/k8s/gpus/physical-gpus.ts).
 // test/workloads/read-fields.test.ts checks that the projection of a selected object equals that of
 // the whole one.
 import type { WatchedResource } from '../domain/cluster-status.js';
 import type { FieldSelection } from '../domain/field-selection.js';
 import type { LabelKeys } from './attribution/label-keys.js';
 import { KAI_ANNOTATIONS } from '../k8s/gpus/gpu-ask.js';
+import { HAMI_NODE_REGISTER } from '../k8s/gpus/physical-gpus.js';
 
 function objectMeta(keys: Readonly<LabelKeys>): FieldSelection {
   return {
@@ -43,7 +45,13 @@ export function readFields(keys: Readonly<LabelKeys>): Record<WatchedResource, F
   const context = { name: true, uid: true, resourceVersion: true, labels: true } as const;
   return {
     namespaces: { metadata: { ...context, annotations: { [keys.allowedInitiatives]: true } } },
-    nodes: { metadata: context },
+    // The fleet reads a node's state and GPUs (src/fleet/node-facts.ts); heartbeat times are left out,
+    // so that the kubelet's status updates change nothing the caches compare.
+    nodes: {
+      metadata: { ...context, annotations: { [HAMI_NODE_REGISTER]: true } },
+      spec: { unschedulable: true },
+      status: { capacity: true, allocatable: true, conditions: { type: true, status: true } },
+    },
     pods: {
       metadata,
       spec: POD_SPEC,

@@ -14,6 +14,8 @@ const EXPECTED_PATHS = [
   '/v1/workloads/{workload_id}',
   '/v1/workloads/{workload_id}/metrics',
   '/v1/capacity',
+  '/v1/fleet',
+  '/v1/fleet/nodes',
 ];
 
 describe('OpenAPI document', () => {
@@ -62,7 +64,7 @@ describe('OpenAPI document', () => {
     expect(responses['200'].headers['Cache-Control'].schema).to.deep.equal({ type: 'string', const: 'no-store' });
     expect(doc.paths['/v1/workloads/{workload_id}'].get.responses['200'].headers).to.have.keys(...scoped);
     const csvPaths = EXPECTED_PATHS.filter((path) => doc.paths[path].get.responses['200'].content['text/csv'] !== undefined);
-    expect(csvPaths).to.deep.equal(['/v1/workloads', '/v1/workloads/stats', '/v1/capacity']);
+    expect(csvPaths).to.deep.equal(['/v1/workloads', '/v1/workloads/stats', '/v1/capacity', '/v1/fleet', '/v1/fleet/nodes']);
     expect(responses['400'].headers).to.have.keys(...scoped);
     expect(responses['401'].headers).to.have.keys(...scoped, 'WWW-Authenticate');
     expect(responses['405'].headers).to.have.keys(...scoped, 'Allow');
@@ -127,6 +129,8 @@ describe('OpenAPI document', () => {
     await check('/v1/workloads/stats?group_by=submitted_by', '/v1/workloads/stats');
     await check('/v1/workloads/metrics?sort_by=gpu_hours', '/v1/workloads/metrics');
     await check('/v1/capacity', '/v1/capacity');
+    await check('/v1/fleet?group_by=gpu_model', '/v1/fleet');
+    await check('/v1/fleet/nodes', '/v1/fleet/nodes');
   });
 
   it('types as nullable only the fields docs/api.md names, each as type: [T, "null"], and never a plain string', () => {
@@ -143,6 +147,8 @@ describe('OpenAPI document', () => {
     expect(nullable.sort()).to.deep.equal(
       [
         '/v1/capacity.data.initiatives[].projected_exhaustion_at string|null',
+        '/v1/fleet/nodes.data.nodes[].gpu_model string|null',
+        '/v1/fleet/nodes.data.nodes[].pool_id string|null',
         '/v1/capacity.data.initiatives[].projected_used_gpu_hours_at_period_end number|null',
         '/v1/capacity.data.pools[].projected_exhaustion_at string|null',
         '/v1/capacity.data.pools[].projected_used_gpu_hours_at_period_end number|null',

@@ -163,6 +163,8 @@ const AUTHENTICATED_PATHS: [string, string][] = [
   ['GET /v1/workloads/metrics', '/v1/workloads/metrics'],
   ['GET /v1/workloads/metrics?sort_by=gpu_hours', '/v1/workloads/metrics?sort_by=gpu_hours'],
   ['GET /v1/capacity', '/v1/capacity'],
+  ['GET /v1/fleet', '/v1/fleet'],
+  ['GET /v1/fleet/nodes', '/v1/fleet/nodes'],
 ];
 
 /** Endpoints that take an initiative_id filter. */
@@ -274,6 +276,16 @@ describe('API roles: what each caller sees on every endpoint', () => {
         });
         expect(data.initiatives.map((i: { initiative_id: string }) => i.initiative_id)).to.deep.equal(expected.capacity.initiatives);
         expect(data.pools.map((p: { pool_id: string }) => p.pool_id)).to.deep.equal(expected.capacity.pools);
+      });
+
+      // Nodes are no team's: an ORG_ADMIN reads its organization's fleet, a team role none of it.
+      const admin = role === 'admin' || role === 'otherOrgAdmin';
+      it(`the fleet answers ${role} ${admin ? '200' : '403 FORBIDDEN'}`, async () => {
+        for (const path of ['/v1/fleet', '/v1/fleet/nodes', '/v1/fleet/nodes?state=ready']) {
+          const res = await t.get(path, { as: caller(role) });
+          expect(res.status, path).to.equal(admin ? 200 : 403);
+          if (!admin) expect(res.body.error).to.deep.equal({ code: 'FORBIDDEN', message: 'The fleet is shared infrastructure: only an ORG_ADMIN may read it', details: [] });
+        }
       });
     });
   }

@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import { selectFields } from '../../src/domain/field-selection.js';
 import type { FieldSelection } from '../../src/domain/field-selection.js';
 import { FactsProjection } from '../../src/workloads/facts/facts-projection.js';
-import type { Job, Pod } from '../../src/k8s/objects/k8s-types.js';
+import type { Job, Node, Pod } from '../../src/k8s/objects/k8s-types.js';
+import { nodeFacts } from '../../src/fleet/node-facts.js';
 import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../../src/workloads/attribution/label-keys.js';
 import { DEFAULT_GPU_RESOURCES } from '../../src/k8s/objects/gpu-request.js';
 import { podFailureEvidence } from '../../src/workloads/failure/pod-failure-evidence.js';
@@ -184,8 +185,30 @@ describe('workloads: the fields read of each kind', () => {
     expect(selectFields(namespace, fields.namespaces)).to.deep.equal({
       metadata: { name: 'kube-system', uid: 'ks-1', resourceVersion: '3', labels: { 'gpucap.io/organization': 'org-a' }, annotations: allowed },
     });
-    // A Node's annotations are read for nothing.
-    expect(selectFields(node, fields.nodes)).to.deep.equal({ metadata: { name: 'gpu-1', uid: 'n-1', labels: node.metadata.labels } });
+    // Of a Node's annotations only HAMi's register of its GPUs; of its status what the fleet reads.
+    expect(selectFields(node, fields.nodes)).to.deep.equal({ metadata: { name: 'gpu-1', uid: 'n-1', labels: node.metadata.labels, annotations: {} }, status: {} });
+  });
+
+  it('keeps of a Node what the fleet reads of its state and GPUs, and drops the kubelet\'s heartbeats', () => {
+    const register = '[{"id":"GPU-1","count":10,"health":true}]';
+    const node = {
+      metadata: { name: 'gpu-1', uid: 'n-1', labels: { 'nvidia.com/gpu.count': '8' }, annotations: { 'hami.io/node-nvidia-register': register, 'hami.io/node-handshake': 'Reported now' } },
+      spec: { unschedulable: true, podCIDR: '198.18.0.0/24' },
+      status: {
+        capacity: { 'nvidia.com/gpu': '8', cpu: '224' },
+        allocatable: { 'nvidia.com/gpu': '7', cpu: '223' },
+        conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2026-12-05T10:00:00Z', reason: 'KubeletReady', message: 'posting' }],
+        images: [{ names: ['a'], sizeBytes: 1 }],
+      },
+    };
+    const selected = selectFields(node, fields.nodes) as Node;
+    expect(selected).to.deep.equal({
+      metadata: { name: 'gpu-1', uid: 'n-1', labels: node.metadata.labels, annotations: { 'hami.io/node-nvidia-register': register } },
+      spec: { unschedulable: true },
+      status: { capacity: node.status.capacity, allocatable: node.status.allocatable, conditions: [{ type: 'Ready', status: 'True' }] },
+    });
+    const reading = { keys: KEYS, gpuResources: DEFAULT_GPU_RESOURCES };
+    expect(nodeFacts(selected, reading)).to.deep.equal(nodeFacts(node as Node, reading));
   });
 
   it('keeps the allowed-initiatives annotation of the configured key', () => {

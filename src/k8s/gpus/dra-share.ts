@@ -18,6 +18,8 @@ export interface DraDevice {
   productName: string | null;
   profile: string | null;
   uuid: string | null;
+  /** A MIG device's GPU (`parentUUID`): the physical GPUs of a node are its gpu devices and these parents. */
+  parentUuid: string | null;
 }
 
 /** The key of a device among all slices: (driver, pool, device). */
@@ -42,6 +44,7 @@ export function sliceDevices(slice: ResourceSlice): Map<string, DraDevice> {
       productName: stringAttribute(device, 'productName'),
       profile: stringAttribute(device, 'profile'),
       uuid: stringAttribute(device, 'uuid'),
+      parentUuid: stringAttribute(device, 'parentUUID'),
     });
   }
   return devices;

@@ -123,4 +123,11 @@ export interface Namespace {
 
 export interface Node {
   metadata?: ObjectMeta;
+  /** `unschedulable`: cordoned (kubectl cordon, a drain, an autoscaler scaling it down). */
+  spec?: { unschedulable?: boolean };
+  /**
+   * What the kubelet reports: the device plugins' resources (capacity, and allocatable without the
+   * devices they mark unhealthy), and the conditions (Ready).
+   */
+  status?: { capacity?: ResourceList; allocatable?: ResourceList; conditions?: readonly Condition[] };
 }

@@ -1,6 +1,7 @@
 // Attribution of a workload (DECISIONS "Where a workload comes from"): each field reads its labels in
 // a fixed order of precedence and ends at a fallback, so every row has a value.
 import { UNKNOWN } from '../../domain/workload.js';
+import { instanceTypeFromLabels } from '../../domain/instance-type.js';
 import type { Namespace, Node, ObjectMeta, StringMap } from '../../k8s/objects/k8s-types.js';
 import type { NamespaceInitiatives } from '../../domain/namespace-initiatives.js';
 import type { LabelKeys } from './label-keys.js';
@@ -97,6 +98,5 @@ export function isManagedOf(meta: ObjectMeta | undefined, keys: LabelKeys): bool
 
 /** Node's instance-type label → its GPU product label → `unknown` (also when the node is not known). */
 export function instanceTypeOf(node: Node | undefined, keys: LabelKeys): string {
-  const labels = node?.metadata?.labels;
-  return valueOf(labels, keys.instanceType) ?? valueOf(labels, keys.gpuProduct) ?? UNKNOWN;
+  return instanceTypeFromLabels(node?.metadata?.labels, keys);
 }

@@ -10,6 +10,7 @@ import { WorkloadIndexer } from './indexer.js';
 import type { Job, Namespace, Node, Pod } from '../../k8s/objects/k8s-types.js';
 import type { DeviceClass, ResourceClaim, ResourceSlice } from '../../k8s/objects/dra-types.js';
 import type { NamespaceInitiatives } from '../../domain/namespace-initiatives.js';
+import type { IntervalObserver } from '../../domain/interval-observer.js';
 import type { InitiativeSource } from '../attribution/initiative-source.js';
 import type { LabelKeys } from '../attribution/label-keys.js';
 import type { IndexerLogger, WorkloadSink } from '../workload-sink.js';
@@ -34,6 +35,8 @@ export interface ClusterIndexersOptions {
   reservationNamespace?: string | null;
   counting?: GpuCounting;
   namespaceInitiatives?: NamespaceInitiatives;
+  /** Where each cluster's indexer tells of the pod intervals it queues (the fleet's allocations; absent: nowhere). */
+  intervalsOf?: (clusterId: string) => IntervalObserver;
   clock: Clock;
   logger: IndexerLogger & { error(obj: object, msg?: string): void };
 }
@@ -74,7 +77,7 @@ export class ClusterIndexers {
 
   attach(cluster: { clusterId: string; organizationId?: string }): AttachedIndexer {
     const { defaultOrganizationId, keys, initiativeSource, gpuResources, reservationNamespace, counting } = this.#options;
-    const { namespaceInitiatives, clock, logger } = this.#options;
+    const { namespaceInitiatives, intervalsOf, clock, logger } = this.#options;
     const indexer = new WorkloadIndexer(this.#sink, {
       clusterId: cluster.clusterId,
       clusterOrganizationId: cluster.organizationId,
@@ -85,6 +88,7 @@ export class ClusterIndexers {
       reservationNamespace,
       ...(counting === undefined ? {} : { counting }),
       ...(namespaceInitiatives === undefined ? {} : { namespaceInitiatives }),
+      ...(intervalsOf === undefined ? {} : { intervals: intervalsOf(cluster.clusterId) }),
       clock,
       logger,
     });

@@ -7,7 +7,7 @@
 // (facts/facts-projection.ts), Namespaces and Nodes as slim copies of their metadata.
 import type { GpuCounting } from '../mapping/pod-shares.js';
 import type { Clock } from '../../domain/clock.js';
-import { isTerminal, type WorkloadKind } from '../../domain/workload.js';
+import { isTerminal, type PodGpuInterval, type WorkloadKind } from '../../domain/workload.js';
 import { FactsProjection } from '../facts/facts-projection.js';
 import type { JobFacts } from '../facts/job-facts.js';
 import { JobPodCache, tombstone } from '../caches/job-pod-cache.js';
@@ -19,6 +19,7 @@ import { DEFAULT_LABEL_KEYS, type LabelKeys } from '../attribution/label-keys.js
 import type { InitiativeSource } from '../attribution/initiative-source.js';
 import { DEFAULT_GPU_RESOURCES } from '../../k8s/objects/gpu-request.js';
 import type { MappedWorkload } from '../mapping/mapped-workload.js';
+import type { IntervalObserver } from '../../domain/interval-observer.js';
 import type { PodFacts } from '../facts/pod-facts.js';
 import { cancelVanished } from './reconcile.js';
 import { jobsOfRelist, keepOutOfScope, podsOfRelist, scopeOf, withinScope } from './relist.js';
@@ -55,6 +56,8 @@ export interface WorkloadIndexerOptions {
   counting?: GpuCounting;
   /** The capacity budgets' namespace → initiative mapping (absent: none). */
   namespaceInitiatives?: NamespaceInitiatives;
+  /** Told of every pod interval queued, with the pod's node (the fleet's allocations; absent: nobody). */
+  intervals?: IntervalObserver;
   clock: Clock;
   logger: IndexerLogger;
 }
@@ -87,7 +90,7 @@ export class WorkloadIndexer {
   /** The scopes a LIST of Jobs and of Pods has covered: the whole cluster (null) or namespaces. */
   readonly #listed = { jobs: new Set<string | null>(), pods: new Set<string | null>() };
   readonly #options: WorkloadIndexerOptions;
-  readonly #batch = new WriteBatch();
+  readonly #batch: WriteBatch;
   /** The batch being written in steps, if any, and how many snapshots (SYNCs) it holds the result of. */
   #staged: StagedWrite | null = null;
   /** The write step in progress, if any: the next one waits for it. */
@@ -125,6 +128,11 @@ export class WorkloadIndexer {
   constructor(sink: WorkloadSink | null, options: WorkloadIndexerOptions) {
     this.#sink = sink;
     this.#options = options;
+    const observer = options.intervals;
+    this.#batch = new WriteBatch(observer === undefined ? undefined : {
+      interval: (interval) => observer.interval(interval, this.#nodeOf(interval)),
+      closed: (workloadIds) => observer.closed(workloadIds),
+    });
     const keys = options.keys ?? DEFAULT_LABEL_KEYS;
     const projection = new FactsProjection({
       keys,
@@ -488,7 +496,16 @@ export class WorkloadIndexer {
     return job.mayHoldGpus || this.#dra.served;
   }
 
-  /** What the DRA caches keep follows the pods cached: pods relisted are noted, those gone forgotten. */
+  /** The node of an interval's pod, as cached (null once the pod is gone from the caches). */
+  #nodeOf(interval: PodGpuInterval): string | null {
+    const pod = this.#jobPods.get(interval.workloadId, interval.podUid) ?? this.#pods.get(interval.podUid);
+    return pod?.nodeName ?? null;
+  }
+
+  /**
+   * What the DRA caches keep follows the pods cached: pods relisted are noted, those gone forgotten;
+   * the interval observer keeps only what the cached pods hold.
+   */
   #noteDraPods(): void {
     const cached = new Set<string>();
     for (const pod of this.#pods.values()) {
@@ -502,6 +519,7 @@ export class WorkloadIndexer {
       }
     }
     this.#dra.retainPods(cached);
+    this.#options.intervals?.retainPods(cached);
   }
 
   /** Keeps a pod that looks like no GPU pod for a while, where DRA is served: a claim may yet be reserved for it. */

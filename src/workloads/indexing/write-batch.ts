@@ -1,6 +1,13 @@
 // The micro-batch of the indexer: rows, intervals and interval closings queued by events,
-// deduplicated by key (the last one queued wins), written together by the next flush.
+// deduplicated by key (the last one queued wins), written together by the next flush. What it is
+// given of intervals is also told, as it comes, to the indexer's observer (the fleet's allocations).
 import type { PodGpuInterval, WorkloadRecord } from '../../domain/workload.js';
+
+/** What the batch tells of the intervals it is given: each with its pod's node, and the closings. */
+export interface BatchObserver {
+  interval(interval: PodGpuInterval): void;
+  closed(workloadIds: readonly string[]): void;
+}
 
 /** Workloads whose still open pod intervals end at `at` (see WorkloadSink.closeOpenIntervals). */
 export interface IntervalClosing {
@@ -15,10 +22,15 @@ export interface BatchContents {
 }
 
 export class WriteBatch {
+  readonly #observer: BatchObserver | undefined;
   #rows = new Map<string, WorkloadRecord>();
   #intervals = new Map<string, PodGpuInterval>();
   /** When each workload's open intervals end, by workload id. */
   #closings = new Map<string, number>();
+
+  constructor(observer?: BatchObserver) {
+    this.#observer = observer;
+  }
 
   addRow(row: WorkloadRecord): void {
     this.#rows.set(row.workloadId, row);
@@ -26,11 +38,14 @@ export class WriteBatch {
 
   /** Intervals without GPUs are never stored (the pods of a Job without GPUs). */
   addInterval(interval: PodGpuInterval): void {
-    if (interval.gpus > 0 && interval.podUid !== '') this.#intervals.set(interval.podUid, interval);
+    if (interval.gpus <= 0 || interval.podUid === '') return;
+    this.#intervals.set(interval.podUid, interval);
+    this.#observer?.interval(interval);
   }
 
   closeOpenIntervals(workloadIds: readonly string[], at: number): void {
     for (const workloadId of workloadIds) this.#closings.set(workloadId, at);
+    this.#observer?.closed(workloadIds);
   }
 
   get size(): number {

@@ -1,0 +1,70 @@
+// The GPU nodes of every watched cluster, live: a ClusterFleet per cluster, attached beside its
+// indexer (the Node and ResourceSlice events come here, the pod intervals through the indexer's
+// observer). It answers the read side's FleetSource port.
+import type { IntervalObserver } from '../domain/interval-observer.js';
+import type { FleetNode } from '../domain/fleet.js';
+import type { WatchedResource } from '../domain/cluster-status.js';
+import type { ResourceSlice } from '../k8s/objects/dra-types.js';
+import type { Node } from '../k8s/objects/k8s-types.js';
+import type { ResourceEvent } from '../k8s/objects/resource-event.js';
+import type { FleetSource } from '../query/ports.js';
+import { ClusterFleet } from './cluster-fleet.js';
+import type { NodeReading } from './node-facts.js';
+
+export interface FleetInventoryOptions extends NodeReading {
+  defaultOrganizationId: string;
+}
+
+/** The handler the informers of one cluster call, and how to let go of the cluster (ClusterConsumer). */
+export interface AttachedFleet {
+  onEvent(resource: WatchedResource, event: ResourceEvent<unknown>, namespace: string | undefined): void;
+  detach(): Promise<void>;
+}
+
+export class FleetInventory implements FleetSource {
+  readonly #options: FleetInventoryOptions;
+  readonly #clusters = new Map<string, ClusterFleet>();
+
+  constructor(options: FleetInventoryOptions) {
+    this.#options = options;
+  }
+
+  attach(cluster: { clusterId: string; organizationId?: string }): AttachedFleet {
+    const fleet = new ClusterFleet(
+      { clusterId: cluster.clusterId, organizationId: cluster.organizationId ?? this.#options.defaultOrganizationId },
+      this.#options,
+    );
+    this.#clusters.set(cluster.clusterId, fleet);
+    return {
+      onEvent: (resource, event) => {
+        if (resource === 'nodes') fleet.onNodeEvent(event as ResourceEvent<Node>);
+        else if (resource === 'resourceslices') fleet.onSliceEvent(event as ResourceEvent<ResourceSlice>);
+      },
+      detach: () => {
+        if (this.#clusters.get(cluster.clusterId) === fleet) this.#clusters.delete(cluster.clusterId);
+        return Promise.resolve();
+      },
+    };
+  }
+
+  /**
+   * Where a cluster's indexer tells of its pods' intervals: to the cluster attached under that id
+   * at the time, so the order in which the consumers attach does not matter.
+   */
+  intervalsOf(clusterId: string): IntervalObserver {
+    const allocations = () => this.#clusters.get(clusterId)?.allocations;
+    return {
+      interval: (interval, nodeName) => allocations()?.interval(interval, nodeName),
+      closed: (workloadIds) => allocations()?.closed(workloadIds),
+      retainPods: (podUids) => allocations()?.retainPods(podUids),
+    };
+  }
+
+  nodes(organizationId: string): FleetNode[] {
+    const nodes: FleetNode[] = [];
+    for (const [, fleet] of [...this.#clusters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      for (const node of fleet.nodes()) if (node.organizationId === organizationId) nodes.push(node);
+    }
+    return nodes;
+  }
+}

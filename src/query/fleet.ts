@@ -1,0 +1,68 @@
+// GET /v1/fleet: the organization's GPUs now, whole and by group (cluster, model, pool or node).
+import type { Scope } from '../access/principal.js';
+import { fleetNodes, type FleetFilters, type FleetNodeView, type FleetReadDeps } from './fleet-nodes.js';
+
+export const FLEET_GROUP_KEYS = ['cluster_id', 'gpu_model', 'pool_id', 'node'] as const;
+export type FleetGroupKey = (typeof FLEET_GROUP_KEYS)[number];
+
+/** The GPUs of a set of nodes now, whole-GPU equivalents; total = allocated + unallocated + unavailable. */
+export interface FleetNowFigures {
+  totalGpus: number;
+  allocatedGpus: number;
+  unallocatedGpus: number;
+  unavailableGpus: number;
+  nodes: number;
+  /** Nodes out of service: cordoned or not ready. */
+  nodesUnavailable: number;
+}
+
+export interface FleetResult {
+  now: FleetNowFigures;
+  /** Empty without group_by; by total GPUs descending, then key ascending. Nodes without a model or pool: key ''. */
+  groups: (FleetNowFigures & { key: string })[];
+}
+
+const NONE: FleetNowFigures = { totalGpus: 0, allocatedGpus: 0, unallocatedGpus: 0, unavailableGpus: 0, nodes: 0, nodesUnavailable: 0 };
+
+function add(figures: FleetNowFigures, node: FleetNodeView): FleetNowFigures {
+  return {
+    totalGpus: figures.totalGpus + node.totalGpus,
+    allocatedGpus: figures.allocatedGpus + node.allocatedGpus,
+    unallocatedGpus: figures.unallocatedGpus + node.unallocatedGpus,
+    unavailableGpus: figures.unavailableGpus + node.unavailableGpus,
+    nodes: figures.nodes + 1,
+    nodesUnavailable: figures.nodesUnavailable + (node.state === 'ready' ? 0 : 1),
+  };
+}
+
+/** The key of a node's group: for `node`, cluster and node, since node names repeat across clusters. */
+export function fleetGroupKey(node: Pick<FleetNodeView, 'clusterId' | 'name' | 'gpuModel' | 'poolId'>, key: FleetGroupKey): string {
+  switch (key) {
+    case 'cluster_id':
+      return node.clusterId;
+    case 'gpu_model':
+      return node.gpuModel ?? '';
+    case 'pool_id':
+      return node.poolId ?? '';
+    case 'node':
+      return `${node.clusterId}/${node.name}`;
+  }
+}
+
+export function fleet(deps: FleetReadDeps, scope: Scope, request: FleetFilters & { groupBy?: FleetGroupKey }): FleetResult {
+  const { groupBy, ...filters } = request;
+  const nodes = fleetNodes(deps, scope, filters);
+  let now = NONE;
+  const groups = new Map<string, FleetNowFigures>();
+  for (const node of nodes) {
+    now = add(now, node);
+    if (groupBy === undefined) continue;
+    const key = fleetGroupKey(node, groupBy);
+    groups.set(key, add(groups.get(key) ?? NONE, node));
+  }
+  return {
+    now,
+    groups: [...groups].map(([key, figures]) => ({ key, ...figures }))
+      .sort((a, b) => b.totalGpus - a.totalGpus || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
+  };
+}
