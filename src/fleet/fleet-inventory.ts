@@ -61,10 +61,13 @@ export class FleetInventory implements FleetSource {
   }
 
   nodes(organizationId: string): FleetNode[] {
+    return this.allNodes().filter((node) => node.organizationId === organizationId);
+  }
+
+  /** Every cluster's GPU nodes, whatever its organization, by cluster then node (the admin port's gauges). */
+  allNodes(): FleetNode[] {
     const nodes: FleetNode[] = [];
-    for (const [, fleet] of [...this.#clusters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      for (const node of fleet.nodes()) if (node.organizationId === organizationId) nodes.push(node);
-    }
+    for (const [, fleet] of [...this.#clusters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) nodes.push(...fleet.nodes());
     return nodes;
   }
 }

@@ -16,6 +16,7 @@ import { listen, type Listener } from '../runtime/http-listener.js';
 import type { RetentionJob } from '../store/retention/retention-job.js';
 import type { CapacityRuntime } from './capacity.js';
 import type { WatchedClusters } from './clusters-and-writers.js';
+import { registerFleetMetrics, type FleetMetricSources } from '../admin/fleet-metrics.js';
 import type { ServiceContext } from './service-context.js';
 import type { TelemetryRuntime } from './telemetry.js';
 
@@ -56,10 +57,11 @@ export function startEventLoopMonitor(context: ServiceContext, liveness: Livenes
 /** The metrics about the index as a whole, and whether the service is ready. */
 export function registerServiceGauges(
   context: ServiceContext,
-  deps: { index: WorkloadIndex; budgets: BudgetSource; readiness: ReadinessTracker },
+  deps: { index: WorkloadIndex; budgets: BudgetSource; readiness: ReadinessTracker; fleet: FleetMetricSources },
 ): void {
   const { metrics, clock, logger } = context;
   const { index, budgets, readiness } = deps;
+  registerFleetMetrics(metrics.registry, deps.fleet);
   const ready = () => readiness.isReady();
   registerAggregateMetrics(metrics.registry, { index, budgets, ready, clock, logger: logger.child({ component: 'metrics' }) });
   metrics.gaugeFrom(

@@ -152,7 +152,8 @@ async function startParts(
   // Never holds back readiness; marks the service degraded while no exporter answers. Declared only
   // when telemetry runs, so /v1/health shows no `exporters` check for a feed that is turned off.
   if (telemetry !== undefined) readiness.markReady('telemetry');
-  registerServiceGauges(service, { index: backend.index, budgets: budgets ?? noBudgets, readiness });
+  const fleetNodes = { nodes: () => indexWriters.fleet.allNodes() };
+  registerServiceGauges(service, { index: backend.index, budgets: budgets ?? noBudgets, readiness, fleet: fleetNodes });
 
   const clusters = watchClusters(service, { writers: indexWriters, telemetry: telemetry?.telemetry, informers: options.informers });
   // Started after the cluster manager so that it stops before the clusters: no budget change remaps

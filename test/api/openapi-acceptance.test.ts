@@ -80,6 +80,11 @@ function refusedBySchema(parameters: Parameter[], request: GeneratedRequest): st
 /** The span a custom statistics range may have at most: retention_days, whose default the test service keeps. */
 const RETENTION_DAYS = 400;
 
+const OPERATIONS = [
+  'getHealth', 'listWorkloads', 'getWorkloadStatistics', 'rankWorkloadMetrics', 'getWorkload', 'getWorkloadMetrics', 'getCapacity',
+  'getFleet', 'listFleetNodes',
+];
+
 function refusedByRule(operationId: string, request: GeneratedRequest, now: number): string | null {
   const { start_date: start, end_date: end, time_range: range, next_token: token } = request.query;
   // "metadata.next_token of the previous page": generated tokens were never issued.
@@ -162,10 +167,10 @@ describe('OpenAPI document: accepted exactly when valid by it', function () {
 
   it('covers every operation of the document', () => {
     const operations = Object.values(doc.paths).map((item) => (item as { get: { operationId: string } }).get.operationId);
-    expect(operations).to.have.members(['getHealth', 'listWorkloads', 'getWorkloadStatistics', 'rankWorkloadMetrics', 'getWorkload', 'getWorkloadMetrics', 'getCapacity']);
+    expect(operations).to.have.members(OPERATIONS);
   });
 
-  for (const operationId of ['getHealth', 'listWorkloads', 'getWorkloadStatistics', 'rankWorkloadMetrics', 'getWorkload', 'getWorkloadMetrics', 'getCapacity']) {
+  for (const operationId of OPERATIONS) {
     it(`${operationId}: every generated request valid by the document is accepted, every invalid one is a 400 naming a parameter`, async () => {
       const [path, item] = Object.entries(doc.paths).find(([, i]) => (i as { get: { operationId: string } }).get.operationId === operationId) as [string, { get: { parameters: Parameter[] } }];
       const parameters = item.get.parameters;

@@ -1,7 +1,8 @@
 // The fleet now, through the real service on the simulated API: GPU nodes of known GPUs and states
 // (ready, cordoned, not ready, one GPU unhealthy) with running pods give the exact figures of
 // GET /v1/fleet and every field of GET /v1/fleet/nodes; cordoning a node moves its free GPUs to
-// unavailable within seconds, a pod that ends frees its share, and only an ORG_ADMIN reads any of it.
+// unavailable within seconds, a pod that ends frees its share, only an ORG_ADMIN reads any of it, and
+// the admin port's gauges say the same.
 import { expect } from 'chai';
 import sinon from 'sinon';
 import type { CapacityBudget } from '../../src/domain/capacity-budget.js';
@@ -165,6 +166,25 @@ describe('the fleet now, on the simulated API (GET /v1/fleet, GET /v1/fleet/node
       'level,key,total_gpus,allocated_gpus,unallocated_gpus,unavailable_gpus,nodes,nodes_unavailable',
       'fleet,acme,28,6.5,9,12.5,4,2',
       'group,gpu-east,28,6.5,9,12.5,4,2',
+    ]);
+  });
+
+  it('exports the split by cluster, model and state, and the nodes by state, on /metrics', async () => {
+    const text = await (await fetch(`${t.adminUrl}/metrics`)).text();
+    // Every series also carries the registry's default label.
+    const series = (name: string) => text.split('\n').filter((line) => line.startsWith(`${name}{`)).map((line) => line.replace(',service="gpu-capacity-api"', '')).sort();
+    expect(series('gpucap_fleet_gpus')).to.deep.equal([
+      'gpucap_fleet_gpus{cluster_id="gpu-east",gpu_model="NVIDIA-A10G",state="allocated"} 0.5',
+      'gpucap_fleet_gpus{cluster_id="gpu-east",gpu_model="NVIDIA-A10G",state="unallocated"} 0',
+      'gpucap_fleet_gpus{cluster_id="gpu-east",gpu_model="NVIDIA-A10G",state="unavailable"} 3.5',
+      'gpucap_fleet_gpus{cluster_id="gpu-east",gpu_model="NVIDIA-H100-80GB-HBM3",state="allocated"} 6',
+      'gpucap_fleet_gpus{cluster_id="gpu-east",gpu_model="NVIDIA-H100-80GB-HBM3",state="unallocated"} 9',
+      'gpucap_fleet_gpus{cluster_id="gpu-east",gpu_model="NVIDIA-H100-80GB-HBM3",state="unavailable"} 9',
+    ]);
+    expect(series('gpucap_fleet_nodes')).to.deep.equal([
+      'gpucap_fleet_nodes{cluster_id="gpu-east",state="cordoned"} 1',
+      'gpucap_fleet_nodes{cluster_id="gpu-east",state="not_ready"} 1',
+      'gpucap_fleet_nodes{cluster_id="gpu-east",state="ready"} 2',
     ]);
   });
 
