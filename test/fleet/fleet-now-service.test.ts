@@ -8,6 +8,7 @@ import sinon from 'sinon';
 import type { CapacityBudget } from '../../src/domain/capacity-budget.js';
 import { noBudgets } from '../../src/query/empty-sources.js';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
+import { run } from '../../src/cli/kubectl/run.js';
 import { nodeFixture } from '../fixtures/kubernetes/kubernetes-fixtures.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
 import { FAST_INFORMERS, aNamespace, finished, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
@@ -186,6 +187,32 @@ describe('the fleet now, on the simulated API (GET /v1/fleet, GET /v1/fleet/node
       'gpucap_fleet_nodes{cluster_id="gpu-east",state="not_ready"} 1',
       'gpucap_fleet_nodes{cluster_id="gpu-east",state="ready"} 2',
     ]);
+  });
+
+  it('answers kubectl gpucap fleet and nodes with the API\'s figures, and refuses a MEMBER with exit 1', async () => {
+    const kubectl = async (args: string[], caller = t.callers.admin) => {
+      let out = '';
+      let err = '';
+      const code = await run([...args, '--url', t.url, '--token', caller.token, '--org', caller.organizationId], {
+        env: { HOME: temp.path }, out: (s) => (out += s), err: (s) => (err += s), now: () => Date.now(),
+        connect: () => Promise.reject(new Error('no kubeconfig in this test')),
+      });
+      return { code, out, err };
+    };
+    const fleet = await kubectl(['fleet']);
+    expect(fleet.code, fleet.err).to.equal(0);
+    expect(fleet.out.trim().split('\n').map((line) => line.trim().split(/\s{2,}/))).to.deep.equal([
+      ['MODEL', 'GPUS', 'ALLOCATED', 'FREE', 'UNAVAILABLE', 'ALLOC %', 'NODES'],
+      ['all', '28', '6.50', '9', '12.50', '42 %', '2/4'],
+      ['NVIDIA-H100-80GB-HBM3', '24', '6', '9', '9', '40 %', '2/3'],
+      ['NVIDIA-A10G', '4', '0.50', '0', '3.50', '100 %', '0/1'],
+    ]);
+    const nodes = await kubectl(['nodes', '--state', 'ready', '-o', 'json']);
+    expect(JSON.parse(nodes.out).nodes).to.deep.equal((await t.get('/v1/fleet/nodes?state=ready')).body.data.nodes);
+    const csv = await kubectl(['nodes', '-o', 'csv']);
+    expect(csv.out.split(/\r?\n/)[0]).to.equal('cluster_id,node,gpu_model,instance_type,pool_id,state,gpu_sharing,total_gpus,allocated_gpus,unallocated_gpus,unavailable_gpus,unhealthy_gpus');
+    const member = await kubectl(['nodes'], t.callers.member);
+    expect([member.code, member.err]).to.satisfy(([code, err]: [number, string]) => code === 1 && err.includes('only an ORG_ADMIN'));
   });
 
   it('is FORBIDDEN to a TEAM_LEAD and a MEMBER, and shows another organization nothing', async () => {

@@ -3,7 +3,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { usageError } from './cli-error.js';
 
-export const COMMANDS = ['workloads', 'workload', 'stats', 'metrics', 'top', 'capacity', 'health'] as const;
+export const COMMANDS = ['workloads', 'workload', 'stats', 'metrics', 'top', 'capacity', 'fleet', 'nodes', 'health'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const OPTIONS = {
@@ -28,6 +28,10 @@ const OPTIONS = {
   watch: { type: 'boolean', short: 'w' },
   interval: { type: 'string' },
   pool: { type: 'string' },
+  // fleet, nodes
+  cluster: { type: 'string' },
+  model: { type: 'string' },
+  state: { type: 'string' },
 } as const satisfies ParseArgsConfig['options'];
 
 export type Flags = ReturnType<typeof parse>['values'];
@@ -44,6 +48,8 @@ const COMMAND_FLAGS: Record<Command, readonly (keyof typeof OPTIONS)[]> = {
   metrics: ['range'],
   top: ['by', 'limit', 'team', 'watch', 'interval'],
   capacity: ['pool', 'team'],
+  fleet: ['by'],
+  nodes: ['cluster', 'model', 'pool', 'state'],
   health: [],
 };
 const COMMON_FLAGS = ['url', 'context', 'namespace', 'token', 'org', 'output', 'help'];
@@ -94,6 +100,9 @@ Commands:
   top                  workloads ranked   --by gpu_utilization|memory_utilization|power_usage|gpu_hours
                          --limit N  --team ID  --watch [--interval SECONDS]
   capacity             GPU-hour budgets   --pool ID  --team ID
+  fleet                the fleet's GPUs now (ORG_ADMIN)   --by model|pool|cluster|node
+  nodes                the GPU nodes, every page (ORG_ADMIN)   --cluster ID  --model M  --pool ID
+                         --state ready|cordoned|not_ready
   health               the service's health
 
 Connection (default: the service of the current kubeconfig context, port-forwarded):

@@ -4,6 +4,7 @@
 import { ApiClient } from './api-client.js';
 import { CliError, usageError } from './cli-error.js';
 import { capacityView } from './commands/capacity.js';
+import { FLEET_GROUPS, fleetView, nodesView, type FleetGroupName } from './commands/fleet.js';
 import { healthView } from './commands/health.js';
 import { metricsView } from './commands/metrics.js';
 import { GROUP_BY, statsView, type GroupName } from './commands/stats.js';
@@ -118,6 +119,15 @@ function viewOf({ command, argument, flags }: CommandLine, now: () => number): (
     }
     case 'capacity':
       return async (client) => capacityView(client, { pool: flags.pool, team: flags.team }) as Promise<View<unknown>>;
+    case 'fleet': {
+      const by = oneOf('by', flags.by, Object.keys(FLEET_GROUPS) as FleetGroupName[]) ?? 'model';
+      return async (client) => fleetView(client, { by }) as Promise<View<unknown>>;
+    }
+    case 'nodes': {
+      const state = oneOf('state', flags.state, ['ready', 'cordoned', 'not_ready'] as const);
+      const filters = { cluster: flags.cluster, model: flags.model, pool: flags.pool, state };
+      return async (client) => nodesView(client, filters) as Promise<View<unknown>>;
+    }
     default:
       return async (client) => healthView(client) as Promise<View<unknown>>;
   }

@@ -185,7 +185,7 @@ describe('kubectl gpucap (--url, against the real service)', function () {
       [['top', '--by', 'temperature'], '--by must be one of gpu_utilization, memory_utilization, power_usage, gpu_hours, not "temperature"'],
       [['stats', '--watch'], '--watch is not a flag of stats (its flags: --range, --by)'],
       [['metrics'], 'kubectl gpucap metrics needs a workload ID'],
-      [['launch'], 'Unknown command "launch" (commands: workloads, workload, stats, metrics, top, capacity, health)'],
+      [['launch'], 'Unknown command "launch" (commands: workloads, workload, stats, metrics, top, capacity, fleet, nodes, health)'],
       [['health', '-o', 'xml'], '--output must be one of table, wide, json, yaml, csv, not "xml"'],
       [['health', '--url', 'ftp://x'], '--url must be an http:// or https:// URL, not "ftp://x"'],
     ];
