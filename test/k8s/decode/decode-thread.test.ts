@@ -133,6 +133,11 @@ describe('k8s/decode thread', () => {
     try {
       for (let i = 0; i < 50; i++) sim.store.create('pods', pod('ml', `before-${i}`));
       await eventually(() => expect(consumer.snapshot()).to.deep.equal(storeSnapshot(sim)));
+      // One event through the watch before the worker dies: the LIST may have carried all 50, and a
+      // watch whose stream had not reached the worker yet would go to the next one unharmed (CI once
+      // saw no restart that way, on a loaded machine).
+      sim.store.create('pods', pod('ml', 'through-the-watch'));
+      await eventually(() => expect(consumer.snapshot()).to.deep.equal(storeSnapshot(sim)));
       await workers[0]?.terminate();
       for (let i = 0; i < 50; i++) sim.store.create('pods', pod('ml', `after-${i}`));
       sim.store.delete('pods', { namespace: 'ml', name: 'before-0' });
