@@ -1,5 +1,6 @@
 // The fleet's results → JSON: snake_case, GPUs to 4 decimals (presenters.ts does the same for workloads).
-import type { FleetNowFigures, FleetResult } from '../query/fleet.js';
+import type { FleetNowFigures, FleetOverview } from '../query/fleet.js';
+import type { FleetHoursFigures } from '../query/fleet-history.js';
 import type { FleetNodeView } from '../query/fleet-nodes.js';
 import { round } from './presenters.js';
 
@@ -16,10 +17,41 @@ function presentNow(figures: FleetNowFigures) {
   };
 }
 
-export function presentFleet(result: FleetResult) {
+const hours = (value: number) => round(value, 4);
+const rate = (value: number | null) => (value === null ? null : round(value, 4));
+
+function presentHours(figures: FleetHoursFigures) {
   return {
+    capacity_gpu_hours: hours(figures.capacityGpuHours),
+    unavailable_gpu_hours: hours(figures.unavailableGpuHours),
+    allocated_gpu_hours: hours(figures.allocatedGpuHours),
+    idle_gpu_hours: hours(figures.idleGpuHours),
+    unallocated_gpu_hours: hours(figures.unallocatedGpuHours),
+    allocation_rate: rate(figures.allocationRate),
+    utilization_rate: rate(figures.utilizationRate),
+  };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function presentFleet(result: FleetOverview) {
+  const grouped = result.groups.map((group) => ({ key: group.key, ...presentNow(group.now), ...presentHours(group.hours) }));
+  const series = result.history.series?.map((entry) => ({
+    start: iso(entry.start),
+    ...presentHours(entry.figures),
+    ...(entry.groups.size === 0 ? {} : {
+      grouped: [...entry.groups].map(([key, figures]) => ({ key, ...presentHours(figures) }))
+        .sort((a, b) => b.capacity_gpu_hours - a.capacity_gpu_hours || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
+    }),
+  }));
+  return {
+    time_range: result.timeRange,
+    start: iso(result.history.window.from),
+    end: iso(result.history.window.to),
     now: presentNow(result.now),
-    grouped: result.groups.map((group) => ({ key: group.key, ...presentNow(group) })),
+    summary: presentHours(result.history.summary),
+    grouped,
+    ...(series === undefined ? {} : { series }),
   };
 }
 

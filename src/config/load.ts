@@ -189,6 +189,10 @@ function crossKeyProblems(values: Record<string, unknown>, name: (key: string) =
   if (typeof bucket === 'number' && 3600 % bucket !== 0) {
     problems.push(`${name('telemetry_summary_seconds')}: must divide 3600 (an hour holds whole buckets), got ${bucket}`);
   }
+  const resolution = values.fleet_history_resolution_seconds;
+  if (typeof resolution === 'number' && 3600 % resolution !== 0) {
+    problems.push(`${name('fleet_history_resolution_seconds')}: must divide 3600 (an hour holds whole buckets), got ${resolution}`);
+  }
   // Port 0 asks the OS for a free port each, so two ":0" addresses never collide.
   if (typeof values.listen === 'string' && values.listen === values.admin_listen && !values.listen.endsWith(':0')) {
     problems.push(`${name('admin_listen')}: must differ from ${name('listen')}`);

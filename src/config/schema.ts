@@ -174,6 +174,11 @@ export const ConfigSchema = Type.Object(
       'as managed when `label_managed` is absent.'),
     label_instance_type: LabelKey('node.kubernetes.io/instance-type', 'Node label holding the instance type.'),
     label_gpu_product: LabelKey('nvidia.com/gpu.product', 'Node label used as instance type when the instance-type label is absent.'),
+    fleet_history_resolution_seconds: Seconds(60, 1, 3600, 'The clock buckets in which each node\'s GPU time is integrated ' +
+      'before its cluster\'s writer adds them to the fleet\'s history (docs/fleet.md, "History"): the history runs this much ' +
+      'behind, plus fleet_history_flush_seconds. Must divide 3600.'),
+    fleet_history_flush_seconds: Seconds(15, 1, 300, 'How often the writer of each cluster adds the closed buckets of its ' +
+      'nodes\' GPU time to the fleet\'s history.'),
     index_flush_interval_ms: Type.Integer({
       default: 100,
       minimum: 10,

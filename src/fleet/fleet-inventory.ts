@@ -1,6 +1,7 @@
 // The GPU nodes of every watched cluster, live: a ClusterFleet per cluster, attached beside its
 // indexer (the Node and ResourceSlice events come here, the pod intervals through the indexer's
 // observer). It answers the read side's FleetSource port.
+import type { Clock } from '../domain/clock.js';
 import type { IntervalObserver } from '../domain/interval-observer.js';
 import type { FleetNode } from '../domain/fleet.js';
 import type { WatchedResource } from '../domain/cluster-status.js';
@@ -10,9 +11,19 @@ import type { ResourceEvent } from '../k8s/objects/resource-event.js';
 import type { FleetSource } from '../query/ports.js';
 import { ClusterFleet } from './cluster-fleet.js';
 import type { NodeReading } from './node-facts.js';
+import type { NodeLedger } from './node-ledger.js';
 
 export interface FleetInventoryOptions extends NodeReading {
   defaultOrganizationId: string;
+  clock: Clock;
+  /** The buckets of each node's GPU time (fleet_history_resolution_seconds). */
+  bucketMs: number;
+}
+
+export interface ClusterLedger {
+  clusterId: string;
+  organizationId: string;
+  ledger: NodeLedger;
 }
 
 /** The handler the informers of one cluster call, and how to let go of the cluster (ClusterConsumer). */
@@ -33,6 +44,7 @@ export class FleetInventory implements FleetSource {
     const fleet = new ClusterFleet(
       { clusterId: cluster.clusterId, organizationId: cluster.organizationId ?? this.#options.defaultOrganizationId },
       this.#options,
+      { clock: this.#options.clock, bucketMs: this.#options.bucketMs },
     );
     this.#clusters.set(cluster.clusterId, fleet);
     return {
@@ -52,12 +64,17 @@ export class FleetInventory implements FleetSource {
    * at the time, so the order in which the consumers attach does not matter.
    */
   intervalsOf(clusterId: string): IntervalObserver {
-    const allocations = () => this.#clusters.get(clusterId)?.allocations;
+    const intervals = () => this.#clusters.get(clusterId)?.intervals;
     return {
-      interval: (interval, nodeName) => allocations()?.interval(interval, nodeName),
-      closed: (workloadIds) => allocations()?.closed(workloadIds),
-      retainPods: (podUids) => allocations()?.retainPods(podUids),
+      interval: (interval, nodeName) => intervals()?.interval(interval, nodeName),
+      closed: (workloadIds) => intervals()?.closed(workloadIds),
+      retainPods: (podUids) => intervals()?.retainPods(podUids),
     };
+  }
+
+  /** The GPU-time record of every cluster attached now. */
+  ledgers(): ClusterLedger[] {
+    return [...this.#clusters].map(([clusterId, fleet]) => ({ clusterId, organizationId: fleet.organizationId, ledger: fleet.ledger }));
   }
 
   nodes(organizationId: string): FleetNode[] {

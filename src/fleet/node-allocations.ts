@@ -18,6 +18,13 @@ export class NodeAllocations implements IntervalObserver {
   readonly #byNode = new Map<string, Map<string, number>>();
   readonly #byWorkload = new Map<string, Set<string>>();
   #version = 0;
+  #relisted = false;
+  readonly #onChange: (node: string) => void;
+
+  /** `onChange` is told each node whose allocations moved, once they did. */
+  constructor(onChange: (node: string) => void = () => undefined) {
+    this.#onChange = onChange;
+  }
 
   interval(interval: PodGpuInterval, nodeName: string | null): void {
     const share = interval.share ?? interval.gpus;
@@ -38,6 +45,12 @@ export class NodeAllocations implements IntervalObserver {
 
   retainPods(podUids: ReadonlySet<string>): void {
     for (const podUid of [...this.#pods.keys()]) if (!podUids.has(podUid)) this.#drop(podUid);
+    this.#relisted = true;
+  }
+
+  /** Whether the pods were listed once: what they hold is known. */
+  get relisted(): boolean {
+    return this.#relisted;
   }
 
   /** Whole-GPU equivalents the running pods hold on `node`. */
@@ -61,6 +74,7 @@ export class NodeAllocations implements IntervalObserver {
     if (ofWorkload === undefined) this.#byWorkload.set(held.workloadId, (ofWorkload = new Set()));
     ofWorkload.add(podUid);
     this.#version += 1;
+    this.#onChange(held.node);
   }
 
   #drop(podUid: string): void {
@@ -74,5 +88,6 @@ export class NodeAllocations implements IntervalObserver {
     ofWorkload?.delete(podUid);
     if (ofWorkload?.size === 0) this.#byWorkload.delete(held.workloadId);
     this.#version += 1;
+    this.#onChange(held.node);
   }
 }

@@ -1,6 +1,12 @@
-// GET /v1/fleet: the organization's GPUs now, whole and by group (cluster, model, pool or node).
+// GET /v1/fleet: the organization's GPUs now, whole and by group (cluster, model, pool or node), and
+// their GPU-hours over a range (fleet-history.ts), the same groups, and a series.
 import type { Scope } from '../access/principal.js';
+import type { TrendInterval } from '../domain/trend-interval.js';
+import { fleetHistory, type FleetHistoryResult, type FleetHoursFigures } from './fleet-history.js';
 import { fleetNodes, type FleetFilters, type FleetNodeView, type FleetReadDeps } from './fleet-nodes.js';
+import type { WorkloadIndex } from './ports.js';
+import { DEFAULT_STATS_TIME_RANGE, type StatsTimeRange } from './stats-range.js';
+import { checkCustomSpan, resolveWindow } from './workload-stats.js';
 
 export const FLEET_GROUP_KEYS = ['cluster_id', 'gpu_model', 'pool_id', 'node'] as const;
 export type FleetGroupKey = (typeof FLEET_GROUP_KEYS)[number];
@@ -65,4 +71,48 @@ export function fleet(deps: FleetReadDeps, scope: Scope, request: FleetFilters &
     groups: [...groups].map(([key, figures]) => ({ key, ...figures }))
       .sort((a, b) => b.totalGpus - a.totalGpus || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
   };
+}
+
+export interface FleetOverviewRequest extends FleetFilters {
+  groupBy?: FleetGroupKey;
+  timeRange?: StatsTimeRange;
+  startDate?: number;
+  endDate?: number;
+  interval?: TrendInterval;
+}
+
+export interface FleetOverview {
+  timeRange: StatsTimeRange;
+  now: FleetNowFigures;
+  history: FleetHistoryResult;
+  /** Every key of the groups now or over the range, by total GPUs now descending, then capacity GPU-hours, then key. */
+  groups: { key: string; now: FleetNowFigures; hours: FleetHoursFigures }[];
+}
+
+const NO_HOURS: FleetHoursFigures = {
+  capacityGpuHours: 0, unavailableGpuHours: 0, allocatedGpuHours: 0, idleGpuHours: 0, unallocatedGpuHours: 0,
+  allocationRate: null, utilizationRate: null,
+};
+
+/** The fleet now and over the range: what GET /v1/fleet answers. */
+export async function fleetOverview(
+  deps: FleetReadDeps & { index: Pick<WorkloadIndex, 'fleetHistory' | 'retentionDays'>; now: number },
+  scope: Scope,
+  request: FleetOverviewRequest,
+): Promise<FleetOverview> {
+  const { timeRange = DEFAULT_STATS_TIME_RANGE, startDate, endDate, interval, ...rest } = request;
+  const current = fleet(deps, scope, rest);
+  const window = resolveWindow(timeRange, { startDate, endDate }, deps.now);
+  if (timeRange === 'custom') checkCustomSpan({ startDate, endDate }, deps.now, await deps.index.retentionDays());
+  const history = await fleetHistory(
+    { index: deps.index, budget: deps.budgets.budgetFor(scope.organizationId) },
+    scope.organizationId,
+    { window, interval, groupBy: rest.groupBy, clusterId: rest.clusterId, gpuModel: rest.gpuModel, poolId: rest.poolId },
+  );
+  const nowByKey = new Map(current.groups.map(({ key, ...figures }) => [key, figures]));
+  const keys = new Set([...nowByKey.keys(), ...history.groups.keys()]);
+  const groups = [...keys].map((key) => ({ key, now: nowByKey.get(key) ?? NONE, hours: history.groups.get(key) ?? NO_HOURS }))
+    .sort((a, b) => b.now.totalGpus - a.now.totalGpus || b.hours.capacityGpuHours - a.hours.capacityGpuHours ||
+      (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { timeRange, now: current.now, history, groups };
 }

@@ -187,6 +187,34 @@ export interface WorkloadIndex {
    * opened without the service's retention: tests, tools).
    */
   retentionDays(): Promise<number | null>;
+  /** The organization's fleet history in [from, to) (both boundaries of `grain`), summed per bucket and node kind. */
+  fleetHistory(query: FleetHistoryQuery): Promise<FleetHistoryRow[]>;
+}
+
+export interface FleetHistoryQuery {
+  organizationId: string;
+  /** 'hour' reads fleet_hours, 'day' fleet_days. */
+  grain: 'hour' | 'day';
+  from: number;
+  to: number;
+  clusterId?: string;
+  gpuModel?: string;
+  /** One row per node (group_by=node); otherwise the nodes of a cluster, model and instance type are summed. */
+  byNode: boolean;
+}
+
+/** GPU·ms of one bucket of the history: of a node, or of the nodes of one cluster, model and instance type. */
+export interface FleetHistoryRow {
+  at: number;
+  clusterId: string;
+  /** '' unless byNode. */
+  node: string;
+  gpuModel: string | null;
+  instanceType: string;
+  capacityMs: number;
+  unavailableMs: number;
+  allocatedMs: number;
+  idleMs: number;
 }
 
 /** Per-workload GPU telemetry (filled by the sampler; empty until then). */

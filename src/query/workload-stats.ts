@@ -58,6 +58,12 @@ export async function workloadStats(
   return { ...result, timeRange, window, series: groupBy === null ? fillSeries(read.series, interval, window) : read.series };
 }
 
+/** The bounds of a custom range as asked (start_date, end_date). */
+export interface CustomRange {
+  startDate?: number;
+  endDate?: number;
+}
+
 /** The statistics with each figure's percentiles; both reads count the same workloads, so every group has them. */
 function withQueuePercentiles(
   figures: StatsResult,
@@ -73,7 +79,8 @@ function withQueuePercentiles(
   };
 }
 
-function resolveWindow(timeRange: StatsTimeRange, request: WorkloadStatsRequest, now: number): Window {
+/** The [from, to) of a statistics range (time_range, start_date, end_date), validated. */
+export function resolveWindow(timeRange: StatsTimeRange, request: CustomRange, now: number): Window {
   if (timeRange !== 'custom') {
     const stray = request.startDate !== undefined ? 'start_date' : request.endDate !== undefined ? 'end_date' : null;
     if (stray) {
@@ -95,7 +102,7 @@ function resolveWindow(timeRange: StatsTimeRange, request: WorkloadStatsRequest,
 }
 
 /** A custom range spans at most the retention: what lies before it is no longer in the index, and reading it costs. */
-function checkCustomSpan(request: WorkloadStatsRequest, now: number, retentionDays: number | null): void {
+export function checkCustomSpan(request: CustomRange, now: number, retentionDays: number | null): void {
   if (retentionDays === null || request.startDate === undefined) return;
   const problem = customSpanProblem({ from: request.startDate, to: request.endDate ?? now }, retentionDays);
   if (problem === null) return;

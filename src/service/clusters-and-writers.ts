@@ -8,7 +8,9 @@ import { registerWriterMetrics } from '../admin/writer-metrics.js';
 import type { ConfigMapBudgets } from '../capacity/configmap-budgets.js';
 import type { Config } from '../config/schema.js';
 import { FleetInventory } from '../fleet/fleet-inventory.js';
+import { FleetLedgerWriters } from '../fleet/fleet-ledger-writer.js';
 import { ClusterWriters } from '../ha/cluster-writers.js';
+import type { WriterTargets } from '../ha/ports.js';
 import type { ReflectorTuning } from '../k8s/cluster-informers.js';
 import { fanOutClusters } from '../k8s/cluster-fan-out.js';
 import { ClusterManager } from '../k8s/cluster-manager.js';
@@ -48,6 +50,8 @@ export interface IndexWriters {
   writers: ClusterWriters;
   /** Every cluster's GPU nodes, live, fed beside the indexers. */
   fleet: FleetInventory;
+  /** Writes the fleet's history of the clusters this replica writes. */
+  ledger: FleetLedgerWriters;
 }
 
 /** Every cluster that is watched, and who writes it. */
@@ -101,7 +105,10 @@ export function createIndexWriters(
     keys: labelKeys(config),
     gpuResources: config.gpu_resources,
     settings: counting.settings,
+    clock,
+    bucketMs: config.fleet_history_resolution_seconds * 1000,
   });
+  const ledger = new FleetLedgerWriters(() => fleet.ledgers(), { clock, logger: logger.child({ component: 'fleet-history' }) });
   const indexers = new ClusterIndexers(null, {
     defaultOrganizationId: config.default_organization_id,
     keys: labelKeys(config),
@@ -117,14 +124,26 @@ export function createIndexWriters(
     ...(deps.backend.writesOnWorker ? { stepItems: WORKER_STEP_ITEMS } : {}),
     ...(deps.budgets === undefined ? {} : { namespaceInitiatives: deps.budgets }),
   });
-  const writers = new ClusterWriters(deps.backend.leases, indexers, {
+  // The fleet's history is written by whoever writes the cluster's workloads, through the same session.
+  const targets: WriterTargets = {
+    becomeWriter: (clusterId, sink) => {
+      indexers.becomeWriter(clusterId, sink);
+      ledger.becomeWriter(clusterId, sink);
+    },
+    standby: (clusterId) => {
+      ledger.standby(clusterId);
+      indexers.standby(clusterId);
+    },
+    snapshotsWritten: (clusterId) => indexers.snapshotsWritten(clusterId),
+  };
+  const writers = new ClusterWriters(deps.backend.leases, targets, {
     instanceId: deps.instanceId,
     retryMs: config.ha_retry_seconds * 1000,
     clock,
     delay,
     logger: logger.child({ component: 'writers' }),
   });
-  return { indexers, writers, fleet };
+  return { indexers, writers, fleet, ledger };
 }
 
 /**
@@ -191,6 +210,12 @@ export async function addClusters(
     onError: (error) => logger.error({ err: error }, 'Index flush failed'),
   });
   parts.phase('stop sources').add('index flush loop', () => flusher.stop());
+  const { ledger } = deps.writers;
+  const history = runPeriodically(config.fleet_history_flush_seconds * 1000, () => ledger.flushAll(), {
+    delay,
+    onError: (error) => logger.error({ err: error }, 'Fleet history flush failed'),
+  });
+  parts.phase('stop sources').add('fleet history loop', () => history.stop());
   if (home !== undefined && config.home_cluster_enabled) {
     const { kubeConfig, origin } = home;
     clusters.add({ id: config.cluster_id, kubeConfig, origin, organizationId: config.cluster_organization_id });

@@ -1,6 +1,7 @@
 // The index's write port, once: what a cluster's writer session, a seed writer and the retention job
 // write through. Every layer that carries these writes elsewhere (the write worker's thread, a lease
 // session) derives its methods from here rather than declaring them again.
+import type { FleetLedgerWrite } from '../domain/fleet-ledger.js';
 import type { PodGpuInterval, WorkloadRecord } from '../domain/workload.js';
 
 /** The writes of workload rows and their pods' GPU intervals. */
@@ -22,6 +23,13 @@ export interface IndexWriter {
    * many it closed. Reaches the intervals of pods this process never saw (stored by an earlier run).
    */
   closeOpenIntervals(workloadIds: readonly string[], at: number): Promise<number>;
+  /** Up to when the cluster's fleet history is written (epoch ms); null before its first write. */
+  fleetLedgerMark(clusterId: string): Promise<number | null>;
+  /**
+   * Adds the hours of the fleet's history and moves the cluster's mark, in one transaction; rejects
+   * (code 'FLEET_MARK_MOVED') without writing when the mark is no longer `expectedMark`. Returns the hours written.
+   */
+  writeFleetLedger(write: FleetLedgerWrite): Promise<number>;
 }
 
 /**
@@ -34,7 +42,10 @@ export interface ClusterWrites extends IndexWriter {
 
 /** Retention's write: one bounded batch per call, so that the job can yield between batches. */
 export interface FinishedWorkloadPurger {
-  /** Deletes up to `limit` workloads finished before `cutoffMs`; fewer than `limit` means none is left. */
+  /**
+   * Deletes up to `limit` workloads finished before `cutoffMs`, and up to `limit` rows of the fleet's
+   * history of each grain from before it; returns how many went. Fewer than `limit` means none is left.
+   */
   deleteFinishedBatch(cutoffMs: number, limit: number): Promise<number>;
 }
 
@@ -43,7 +54,7 @@ export interface SeedWriter extends IndexWriter, FinishedWorkloadPurger {}
 
 /** The methods of IndexWriter, by name, for what forwards them (derived, never listed again). */
 export const INDEX_WRITER_METHODS = [
-  'upsertWorkloads', 'upsertPodIntervals', 'writeWorkloads', 'closeOpenIntervals',
+  'upsertWorkloads', 'upsertPodIntervals', 'writeWorkloads', 'closeOpenIntervals', 'fleetLedgerMark', 'writeFleetLedger',
 ] as const satisfies readonly (keyof IndexWriter)[];
 export type IndexWriterMethod = (typeof INDEX_WRITER_METHODS)[number];
 

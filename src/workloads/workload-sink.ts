@@ -4,7 +4,9 @@
 import type { ClusterWrites } from '../store/ports.js';
 
 /** Where the indexer writes rows and intervals, and reads what it must reconcile after a relist. */
-export type WorkloadSink = Omit<ClusterWrites, 'writeWorkloads'> & Partial<Pick<ClusterWrites, 'writeWorkloads'>>;
+/** The fleet's history is written beside the indexer (src/fleet/fleet-ledger-writer.ts), not by it. */
+export type WorkloadSink = Omit<ClusterWrites, 'writeWorkloads' | 'fleetLedgerMark' | 'writeFleetLedger'> &
+  Partial<Pick<ClusterWrites, 'writeWorkloads'>>;
 
 /** The part of a pino logger the indexer uses. */
 export interface IndexerLogger {

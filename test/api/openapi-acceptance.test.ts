@@ -90,15 +90,29 @@ function refusedByRule(operationId: string, request: GeneratedRequest, now: numb
   // "metadata.next_token of the previous page": generated tokens were never issued.
   if (token !== undefined) return 'next_token';
   if (operationId === 'listWorkloads' && start !== undefined && end !== undefined && instant(end) <= instant(start)) return 'end_date';
-  if (operationId === 'getWorkloadStatistics') {
+  if (operationId === 'getWorkloadStatistics' || operationId === 'getFleet') {
     if ((range ?? 'last_30_days') !== 'custom') return start !== undefined ? 'start_date' : end !== undefined ? 'end_date' : null;
     if (start === undefined) return 'start_date';
     if (end === undefined && instant(start) > now) return 'start_date';
     if ((end === undefined ? now + 1 : instant(end)) <= instant(start)) return 'end_date';
     // At most the retention (the test service's retention_days is the default, 400 days).
     if ((end === undefined ? now : instant(end)) - instant(start) > RETENTION_DAYS * 86_400_000) return 'start_date';
+    if (operationId === 'getFleet' && tooManyFleetIntervals(request.query.interval, instant(start), end === undefined ? now + 1 : instant(end))) {
+      return 'interval';
+    }
   }
   return null;
+}
+
+/** The fleet's series over whole hours holds at most 744 hours, 1,000 days or 1,000 weeks (docs/api.md). */
+function tooManyFleetIntervals(interval: string | undefined, start: number, end: number): boolean {
+  if (interval === undefined) return false;
+  const hour = 3_600_000;
+  const from = Math.floor(start / hour) * hour;
+  const to = Math.ceil(end / hour) * hour;
+  const size = interval === 'hour' ? hour : interval === 'day' ? 24 * hour : 7 * 24 * hour;
+  const number = (ms: number) => (interval === 'week' ? Math.floor((Math.floor(ms / (24 * hour)) + 3) / 7) : Math.floor(ms / size));
+  return number(to - 1) - number(from) + 1 > (interval === 'hour' ? 744 : 1000);
 }
 
 /** Values drawn from a parameter's schema, and near misses of it: the oracle sorts them out. */

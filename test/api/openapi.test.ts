@@ -148,6 +148,8 @@ describe('OpenAPI document', () => {
       [
         '/v1/capacity.data.initiatives[].projected_exhaustion_at string|null',
         '/v1/fleet/nodes.data.nodes[].gpu_model string|null',
+        ...['summary', 'grouped[]', 'series[]', 'series[].grouped[]'].flatMap((at) =>
+          ['allocation_rate', 'utilization_rate'].map((f) => `/v1/fleet.data.${at}.${f} number|null`)),
         '/v1/fleet/nodes.data.nodes[].pool_id string|null',
         '/v1/capacity.data.initiatives[].projected_used_gpu_hours_at_period_end number|null',
         '/v1/capacity.data.pools[].projected_exhaustion_at string|null',

@@ -79,6 +79,8 @@ describe('config/load', () => {
         scrape_max_bytes: 16777216,
         exporter_namespaces: ['gpu-operator', 'nvidia-gpu-operator', 'gpu-operator-resources'],
         exporter_selectors: ['app=nvidia-dcgm-exporter', 'app.kubernetes.io/name=dcgm-exporter'],
+        fleet_history_resolution_seconds: 60,
+        fleet_history_flush_seconds: 15,
         exporter_port: 9400,
         exporter_path: '/metrics',
         lifetime_flush_seconds: 60,

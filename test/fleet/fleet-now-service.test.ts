@@ -7,9 +7,9 @@ import { expect } from 'chai';
 import sinon from 'sinon';
 import type { CapacityBudget } from '../../src/domain/capacity-budget.js';
 import { noBudgets } from '../../src/query/empty-sources.js';
-import type { KubeObject } from '../../sim/kube-api/resources.js';
 import { run } from '../../src/cli/kubectl/run.js';
-import { nodeFixture } from '../fixtures/kubernetes/kubernetes-fixtures.js';
+import type { KubeObject } from '../../sim/kube-api/resources.js';
+import { nodeFrom, podOn } from '../support/fleet-fixtures.js';
 import { startTestService, type TestService } from '../support/service-harness.js';
 import { FAST_INFORMERS, aNamespace, finished, running, startSimCluster, type SimCluster } from '../support/sim-cluster.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -24,32 +24,10 @@ const BUDGET: CapacityBudget = {
   initiatives: [],
 };
 
-/** A fixture node under another name and instance type, with its status and spec changed. */
-function nodeFrom(file: string, name: string, instanceType: string, change: { unschedulable?: boolean; ready?: 'True' | 'False'; allocatable?: Record<string, string> } = {}): KubeObject {
-  const fixture = nodeFixture(`gpu-sharing/${file}`);
-  const { resourceVersion: _rv, uid: _uid, ...metadata } = fixture.metadata ?? {};
-  const status = fixture.status ?? {};
-  return {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: { ...metadata, name, labels: { ...metadata.labels, 'kubernetes.io/hostname': name, 'node.kubernetes.io/instance-type': instanceType } },
-    spec: change.unschedulable === true ? { unschedulable: true } : {},
-    status: {
-      ...status,
-      allocatable: { ...status.allocatable, ...change.allocatable },
-      conditions: (status.conditions ?? []).map((condition) => (condition.type === 'Ready' && change.ready !== undefined ? { ...condition, status: change.ready } : condition)),
-    },
-  } as KubeObject;
-}
-
-function podOn(name: string, node: string, resources: Record<string, string>, status: Record<string, unknown>): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace: NAMESPACE },
-    spec: { nodeName: node, containers: [{ name: 'main', image: 'trainer', resources: { limits: resources, requests: resources } }] },
-    status,
-  };
+/** The figures now of a group of GET /v1/fleet (its GPU-hours over the range aside). */
+function nowOf(group: Record<string, unknown>) {
+  const { key, total_gpus, allocated_gpus, unallocated_gpus, unavailable_gpus, nodes, nodes_unavailable } = group;
+  return { key, total_gpus, allocated_gpus, unallocated_gpus, unavailable_gpus, nodes, nodes_unavailable };
 }
 
 describe('the fleet now, on the simulated API (GET /v1/fleet, GET /v1/fleet/nodes)', function () {
@@ -69,11 +47,11 @@ describe('the fleet now, on the simulated API (GET /v1/fleet, GET /v1/fleet/node
     sim.api.store.create('nodes', nodeFrom('node-whole-h100.json', 'gpu-c', 'p5.48xlarge', { ready: 'False' }));
     sim.api.store.create('nodes', nodeFrom('node-whole-h100.json', 'gpu-d', 'p5.48xlarge', { allocatable: { 'nvidia.com/gpu': '7' } }));
     sim.api.store.create('nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'cpu-1' }, status: { capacity: { cpu: '64' }, conditions: [{ type: 'Ready', status: 'True' }] } });
-    sim.api.store.create('pods', podOn('train', 'gpu-a', { 'nvidia.com/gpu': '4' }, running(startedAt)));
-    sim.api.store.create('pods', podOn('waiting', 'gpu-a', { 'nvidia.com/gpu': '2' }, { phase: 'Pending' }));
-    sim.api.store.create('pods', podOn('sliced', 'gpu-b', { 'nvidia.com/gpu': '2' }, running(startedAt)));
-    sim.api.store.create('pods', podOn('eval', 'gpu-d', { 'nvidia.com/gpu': '2' }, running(startedAt)));
-    sim.api.store.create('pods', podOn('done', 'gpu-d', { 'nvidia.com/gpu': '1' }, finished(startedAt, startedAt + 60_000, 0)));
+    sim.api.store.create('pods', podOn(NAMESPACE, 'train', 'gpu-a', { 'nvidia.com/gpu': '4' }, running(startedAt)));
+    sim.api.store.create('pods', podOn(NAMESPACE, 'waiting', 'gpu-a', { 'nvidia.com/gpu': '2' }, { phase: 'Pending' }));
+    sim.api.store.create('pods', podOn(NAMESPACE, 'sliced', 'gpu-b', { 'nvidia.com/gpu': '2' }, running(startedAt)));
+    sim.api.store.create('pods', podOn(NAMESPACE, 'eval', 'gpu-d', { 'nvidia.com/gpu': '2' }, running(startedAt)));
+    sim.api.store.create('pods', podOn(NAMESPACE, 'done', 'gpu-d', { 'nvidia.com/gpu': '1' }, finished(startedAt, startedAt + 60_000, 0)));
     t = await startTestService({
       clock: 'system',
       informers: FAST_INFORMERS,
@@ -99,14 +77,14 @@ describe('the fleet now, on the simulated API (GET /v1/fleet, GET /v1/fleet/node
     expect(res.status).to.equal(200);
     // 8 + 4 + 8 + 8 GPUs; allocated 4 (gpu-a) + 2 of 4 replicas (gpu-b) + 2 (gpu-d); unavailable the
     // free GPUs of cordoned gpu-b (3.5) and not ready gpu-c (8), and gpu-d's unhealthy one.
-    expect(res.body.data).to.deep.equal({
-      now: { total_gpus: 28, allocated_gpus: 6.5, unallocated_gpus: 9, unavailable_gpus: 12.5, nodes: 4, nodes_unavailable: 2 },
-      grouped: [],
+    expect(res.body.data.now).to.deep.equal({
+      total_gpus: 28, allocated_gpus: 6.5, unallocated_gpus: 9, unavailable_gpus: 12.5, nodes: 4, nodes_unavailable: 2,
     });
+    expect(res.body.data.grouped).to.deep.equal([]);
   });
 
   it('groups by model, pool, cluster and node', async () => {
-    const byModel = (await t.get('/v1/fleet?group_by=gpu_model')).body.data.grouped;
+    const byModel = (await t.get('/v1/fleet?group_by=gpu_model')).body.data.grouped.map(nowOf);
     expect(byModel).to.deep.equal([
       { key: 'NVIDIA-H100-80GB-HBM3', total_gpus: 24, allocated_gpus: 6, unallocated_gpus: 9, unavailable_gpus: 9, nodes: 3, nodes_unavailable: 1 },
       { key: 'NVIDIA-A10G', total_gpus: 4, allocated_gpus: 0.5, unallocated_gpus: 0, unavailable_gpus: 3.5, nodes: 1, nodes_unavailable: 1 },
@@ -163,10 +141,13 @@ describe('the fleet now, on the simulated API (GET /v1/fleet, GET /v1/fleet/node
       'gpu-east,gpu-d,NVIDIA-H100-80GB-HBM3,p5.48xlarge,h100,ready,exclusive,8,2,5,1,1',
     ]);
     const fleet = await t.getText('/v1/fleet?group_by=cluster_id', { headers: { accept: 'text/csv' } });
-    expect(fleet.text.trim().split(/\r?\n/)).to.deep.equal([
-      'level,key,total_gpus,allocated_gpus,unallocated_gpus,unavailable_gpus,nodes,nodes_unavailable',
-      'fleet,acme,28,6.5,9,12.5,4,2',
-      'group,gpu-east,28,6.5,9,12.5,4,2',
+    const records = fleet.text.trim().split(/\r?\n/).map((line) => line.split(','));
+    const columns = ['level', 'key', 'total_gpus', 'allocated_gpus', 'unallocated_gpus', 'unavailable_gpus', 'nodes', 'nodes_unavailable'];
+    const header = records[0] ?? [];
+    expect(records.map((record) => columns.map((column) => record[header.indexOf(column)]))).to.deep.equal([
+      columns,
+      ['fleet', 'acme', '28', '6.5', '9', '12.5', '4', '2'],
+      ['group', 'gpu-east', '28', '6.5', '9', '12.5', '4', '2'],
     ]);
   });
 

@@ -1,7 +1,7 @@
 // GET /v1/fleet and GET /v1/fleet/nodes: the organization's GPU nodes, for ORG_ADMIN only.
 import { Type } from '@sinclair/typebox';
 import { scopeOf } from '../../access/principal.js';
-import { fleet } from '../../query/fleet.js';
+import { fleetOverview } from '../../query/fleet.js';
 import { fleetNodes, listFleetNodes } from '../../query/fleet-nodes.js';
 import { principalOf } from '../context.js';
 import { fleetCsv, fleetNodesCsv } from '../csv/fleet-csv.js';
@@ -9,6 +9,7 @@ import { defineEndpoint, type EndpointRequest } from '../endpoint.js';
 import { presentFleet, presentFleetNode } from '../fleet-presenters.js';
 import { Fleet, FleetNodeItem, FleetNodesQuery, FleetQuery } from '../schemas/fleet.js';
 import { Envelope, ListMetadata } from '../schemas/responses.js';
+import { instant } from './workloads.js';
 
 const WHO = 'ORG_ADMIN only: nodes are shared infrastructure, no team\'s (TEAM_LEAD and MEMBER get FORBIDDEN). ' +
   'The nodes of the clusters whose configured organization is the caller\'s, as every replica watches them now.';
@@ -23,21 +24,30 @@ export const fleetEndpoint = defineEndpoint({
   operationId: 'getFleet',
   path: '/v1/fleet',
   summary: 'The GPUs of the fleet',
-  description: 'Addition: every GPU of the organization\'s clusters now, allocated, unallocated or unavailable (docs/fleet.md). ' + WHO,
+  description: 'Addition: every GPU of the organization\'s clusters now, allocated, unallocated or unavailable, and their ' +
+    'GPU-hours over a range of the statistics, by group and as a series (docs/fleet.md). ' + WHO,
   authenticated: true,
   query: FleetQuery,
   response: Envelope(Fleet),
   errors: ['VALIDATION_ERROR', 'FORBIDDEN'],
-  handle(request) {
-    return Promise.resolve({ body: { data: presentedFleet(request) } });
+  async handle(request) {
+    return { body: { data: await presentedFleet(request) } };
   },
-  csv(request) {
-    return Promise.resolve(fleetCsv(presentedFleet(request), principalOf(request.ctx).organizationId, request.deps.clock.now()));
+  async csv(request) {
+    return fleetCsv(await presentedFleet(request), principalOf(request.ctx).organizationId, request.deps.clock.now());
   },
 });
 
-function presentedFleet({ ctx, query, deps }: EndpointRequest<typeof FleetQuery>) {
-  return presentFleet(fleet(deps, scopeOf(principalOf(ctx)), { ...filtersOf(query), groupBy: query.group_by }));
+async function presentedFleet({ ctx, query, deps }: EndpointRequest<typeof FleetQuery>) {
+  const overview = await fleetOverview({ ...deps, now: deps.clock.now() }, scopeOf(principalOf(ctx)), {
+    ...filtersOf(query),
+    groupBy: query.group_by,
+    timeRange: query.time_range,
+    startDate: instant(query.start_date),
+    endDate: instant(query.end_date),
+    interval: query.interval,
+  });
+  return presentFleet(overview);
 }
 
 export const fleetNodesEndpoint = defineEndpoint({

@@ -4,8 +4,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { NODE_STATES } from '../../domain/fleet.js';
 import { GPU_SHARING } from '../../domain/gpu-sharing.js';
 import { FLEET_GROUP_KEYS } from '../../query/fleet.js';
-import { IdParam, Nullable, StringEnum } from './primitives.js';
-import { NEXT_TOKEN_PATTERN } from './query.js';
+import { STATS_TIME_RANGES } from '../../query/stats-range.js';
+import { TREND_INTERVALS } from '../../domain/trend-interval.js';
+import { IdParam, Nullable, StringEnum, Timestamp } from './primitives.js';
+import { NEXT_TOKEN_PATTERN, WorkloadStatsQuery } from './query.js';
 
 const strict = { additionalProperties: false } as const;
 
@@ -20,6 +22,14 @@ export const FleetQuery = Type.Object(
     ...filters,
     group_by: Type.Optional(StringEnum(FLEET_GROUP_KEYS, {
       description: 'Fill `grouped`; omitted: `grouped` is `[]`. `node` groups are keyed `cluster_id/node`.',
+    })),
+    // The range of the statistics, widened to whole clock hours (docs/fleet.md, "History").
+    time_range: WorkloadStatsQuery.properties.time_range,
+    start_date: WorkloadStatsQuery.properties.start_date,
+    end_date: WorkloadStatsQuery.properties.end_date,
+    interval: Type.Optional(StringEnum(TREND_INTERVALS, {
+      description: 'Adds `series`: the GPU-hours per UTC hour, day or ISO week (from Monday) of the range, every interval ' +
+        'at 0 when empty, each with its groups under group_by. At most 744 hours, 1,000 days or 1,000 weeks.',
     })),
   },
   strict,
@@ -57,13 +67,50 @@ const nowFields = {
 
 export const FleetNow = Type.Object(nowFields, { ...strict, description: 'The GPUs now.' });
 
+const gpuHours = (description: string) => Type.Number({ minimum: 0, description: `${description} GPU-hours, 4 decimals.` });
+const rate = (description: string) => Nullable(Type.Number({ minimum: 0, maximum: 1, description: `${description} 4 decimals.` }));
+
+const hourFields = {
+  capacity_gpu_hours: gpuHours('The nodes\' physical GPUs over the time they existed in the range.'),
+  unavailable_gpu_hours: gpuHours('Out of service and not allocated.'),
+  allocated_gpu_hours: gpuHours('Held by running pods: the workloads\' GPU-hours on these nodes.'),
+  idle_gpu_hours: gpuHours('Allocated, and idle by the idle rule (docs/telemetry.md).'),
+  unallocated_gpu_hours: gpuHours('capacity − unavailable − allocated.'),
+  allocation_rate: rate('allocated ÷ (capacity − unavailable); null when nothing was in service.'),
+  utilization_rate: rate('(allocated − idle) ÷ capacity; null without capacity.'),
+};
+
+export const FleetHours = Type.Object(hourFields, { ...strict, description: 'GPU-hours over the range.' });
+
+const groupKey = Type.String({ description: 'The group: \'\' for nodes without a model or pool; `cluster_id/node` for a node.' });
+
 export const Fleet = Type.Object(
   {
+    time_range: StringEnum(STATS_TIME_RANGES),
+    start: Timestamp('Start of the hours summed: the range\'s start, back to its clock hour.'),
+    end: Timestamp('End of the hours summed (exclusive): the range\'s end, on to its clock hour.'),
     now: FleetNow,
+    summary: FleetHours,
     grouped: Type.Array(
-      Type.Object({ key: Type.String({ description: 'The group: \'\' for nodes without a model or pool.' }), ...nowFields }, strict),
-      { description: 'Per group_by, by total_gpus descending then key.' },
+      Type.Object({ key: groupKey, ...nowFields, ...hourFields }, strict),
+      {
+        description: 'Per group_by, every group with a node now or GPU-hours in the range, by total_gpus descending, ' +
+          'then capacity_gpu_hours descending, then key. Σ groups = now and summary.',
+      },
     ),
+    series: Type.Optional(Type.Array(
+      Type.Object(
+        {
+          start: Timestamp('Start of the interval.'),
+          ...hourFields,
+          grouped: Type.Optional(Type.Array(Type.Object({ key: groupKey, ...hourFields }, strict), {
+            description: 'With group_by: the groups with GPU-hours in the interval, by capacity_gpu_hours descending.',
+          })),
+        },
+        strict,
+      ),
+      { description: 'With `interval`: every interval of the hours summed, by start. Σ series = summary.' },
+    )),
   },
   strict,
 );

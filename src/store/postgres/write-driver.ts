@@ -5,11 +5,12 @@
 // in its workload's month (it carries the workload's submitted_at), found through the key tables.
 import type pg from 'pg';
 import { POSTGRES } from '../sql/dialect.js';
+import { addFleetRowSql, type FleetGrain } from '../sql/fleet-ledger-sql.js';
 import { AGGREGATE_COLUMNS, RECORD_COLUMNS, type GpuAggregates } from '../rows/row-mapping.js';
 import type { PodRow } from '../rows/write-rules.js';
 import { ROLLUP_SOURCE_COLUMNS, type RollupSource } from '../rollups/definitions.js';
 import type { RollupDelta } from '../rollups/deltas.js';
-import type { ExpiredBatch, PodWrite, RowWrite, StoredRow, WriteDriver, WriteTransaction } from '../writes/write-driver.js';
+import type { ExpiredBatch, FleetTime, PodWrite, RowWrite, StoredRow, WriteDriver, WriteTransaction } from '../writes/write-driver.js';
 import { ClientReader } from './executor.js';
 import { LOCK_CLASS } from './locks.js';
 import { monthStart, nextMonthStart } from './partitions.js';
@@ -86,6 +87,19 @@ const DELETE_ROWS = `DELETE FROM workloads WHERE ${IN_KEYS}`;
 const DELETE_LIFETIMES = 'DELETE FROM workload_gpu_lifetime WHERE workload_id = ANY($1::text[])';
 
 type StoredPod = PodRow & { submitted_at: number };
+
+// Each key once per statement (ON CONFLICT cannot change a row twice): the writer sums them first.
+const FLEET_ARRAYS = 'SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], ' +
+  '$7::float8[], $8::float8[], $9::float8[], $10::float8[])';
+const ADD_FLEET_ROWS: Record<FleetGrain, string> = { hour: addFleetRowSql('hour', FLEET_ARRAYS), day: addFleetRowSql('day', FLEET_ARRAYS) };
+// The mark's row is locked: a writer fenced out in the middle of its transaction cannot interleave.
+const FLEET_MARK_FOR_UPDATE = 'SELECT covered_to FROM fleet_marks WHERE cluster_id = $1 FOR UPDATE';
+const SET_FLEET_MARK = `INSERT INTO fleet_marks (cluster_id, covered_to) VALUES ($1, $2)
+  ON CONFLICT (cluster_id) DO UPDATE SET covered_to = excluded.covered_to`;
+const EXPIRE_FLEET: Record<FleetGrain, string> = {
+  hour: 'DELETE FROM fleet_hours WHERE ctid IN (SELECT ctid FROM fleet_hours WHERE hour < $1 ORDER BY hour LIMIT $2)',
+  day: 'DELETE FROM fleet_days WHERE ctid IN (SELECT ctid FROM fleet_days WHERE day < $1 ORDER BY day LIMIT $2)',
+};
 
 class PostgresWriteTransaction implements WriteTransaction {
   readonly reader: ClientReader;
@@ -178,6 +192,32 @@ class PostgresWriteTransaction implements WriteTransaction {
       },
       removeUsage: () => deleteUsage(this.#client, ids),
     };
+  }
+
+  async fleetMark(clusterId: string): Promise<number | null> {
+    const { rows: [row] } = await this.#client.query<{ covered_to: number | string }>(FLEET_MARK_FOR_UPDATE, [clusterId]);
+    return row === undefined ? null : Number(row.covered_to);
+  }
+
+  async addFleetTime(clusterId: string, time: FleetTime, mark: number): Promise<void> {
+    for (const grain of ['hour', 'day'] as const) {
+      const rows = grain === 'hour' ? time.hours : time.days;
+      if (rows.length === 0) continue;
+      await this.#client.query(ADD_FLEET_ROWS[grain], [
+        rows.map((r) => r.organizationId), rows.map((r) => r.hour), rows.map((r) => r.clusterId), rows.map((r) => r.node),
+        rows.map((r) => r.gpuModel), rows.map((r) => r.instanceType), rows.map((r) => r.capacityMs), rows.map((r) => r.unavailableMs),
+        rows.map((r) => r.allocatedMs), rows.map((r) => r.idleMs),
+      ]);
+    }
+    await this.#client.query(SET_FLEET_MARK, [clusterId, mark]);
+  }
+
+  async expireFleetTime(cutoffMs: number, limit: number): Promise<number> {
+    let deleted = 0;
+    for (const grain of ['hour', 'day'] as const) {
+      deleted += (await this.#client.query(EXPIRE_FLEET[grain], [cutoffMs, limit])).rowCount ?? 0;
+    }
+    return deleted;
   }
 
   /** The ids that have a row, grouped by the start of their row's month. */

@@ -8,8 +8,8 @@
 import type { TrendInterval } from '../../domain/trend-interval.js';
 import type { WorkloadView } from '../../domain/workload.js';
 import type {
-  GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult, TeamCounts, TrendsResult,
-  UsageBreakdown, UsageRanking, WorkloadFilter, WorkloadIndex,
+  FleetHistoryQuery, FleetHistoryRow, GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult,
+  TeamCounts, TrendsResult, UsageBreakdown, UsageRanking, WorkloadFilter, WorkloadIndex,
 } from '../../query/ports.js';
 import { EXACT_QUEUE_WAITS } from '../../query/ports.js';
 import type { SqlDialect, SqlParams } from '../sql/dialect.js';
@@ -33,6 +33,7 @@ import {
 } from './list-queries.js';
 import type { ReadExecutor, SqlQuery, SqlReader } from '../sql/executor.js';
 import { rowsToRead, withCount } from './page-count.js';
+import { fleetHistoryQuery, fleetHistoryRow, type FleetHistorySqlRow } from './fleet-history.js';
 
 type PageRow = WorkloadRow & { list_total_count: number };
 type Described = Map<string, { name: string; initiativeId: string }>;
@@ -208,6 +209,10 @@ export class SqlWorkloadIndex implements WorkloadIndex {
   /** The rows alone do not say how long they are kept: the opener that knows answers (read-methods.ts, withIndexTerms). */
   async retentionDays(): Promise<number | null> {
     return null;
+  }
+
+  async fleetHistory(query: FleetHistoryQuery): Promise<FleetHistoryRow[]> {
+    return (await this.#x.all<FleetHistorySqlRow>(fleetHistoryQuery(this.#d, query))).map(fleetHistoryRow);
   }
 
   /** In the process: each sought team's page, merged, then the count on its own. */

@@ -2,12 +2,14 @@
 // write, the write lock taken before the rows are read, so that what is read before a write is what
 // the write changes. Each statement is short and prepared once: a row or a pod at a time, in the
 // process, costs microseconds. Lists of ids travel as one JSON array, so the SQL text stays the same.
+import type { FleetHourRow } from '../../domain/fleet-ledger.js';
 import { SQLITE } from '../sql/dialect.js';
+import { addFleetRowSql, FLEET_MARK_SQL, SET_FLEET_MARK_SQL, type FleetGrain } from '../sql/fleet-ledger-sql.js';
 import { AGGREGATE_COLUMNS, RECORD_COLUMNS, type GpuAggregates } from '../rows/row-mapping.js';
 import type { PodRow } from '../rows/write-rules.js';
 import { ROLLUP_SOURCE_COLUMNS, type RollupSource } from '../rollups/definitions.js';
 import type { RollupDelta } from '../rollups/deltas.js';
-import type { ExpiredBatch, PodWrite, RowWrite, StoredRow, WriteDriver, WriteTransaction } from '../writes/write-driver.js';
+import type { ExpiredBatch, FleetTime, PodWrite, RowWrite, StoredRow, WriteDriver, WriteTransaction } from '../writes/write-driver.js';
 import type { Database } from './database.js';
 import { SqliteExecutor, SqliteReader } from './executor.js';
 import { AGGREGATES_OF_PODS } from './gpu-aggregates.js';
@@ -51,6 +53,20 @@ const FINISHED_BATCH = `
   WHERE completed_at < @cutoff AND status IN ('completed', 'failed', 'cancelled')
   LIMIT @batchSize`;
 const DELETE_ROWIDS = 'DELETE FROM workloads WHERE rowid IN (SELECT value FROM json_each(@rowids))';
+
+const FLEET_ROW_VALUES = `VALUES (@organization_id, @at, @cluster_id, @node, @gpu_model, @instance_type,
+  @capacity_ms, @unavailable_ms, @allocated_ms, @idle_ms)`;
+const ADD_FLEET_ROW: Record<FleetGrain, string> = {
+  hour: addFleetRowSql('hour', FLEET_ROW_VALUES),
+  day: addFleetRowSql('day', FLEET_ROW_VALUES),
+};
+// The age index (schema v14) finds the oldest rows; a batch bounds how long the write lock is held.
+const EXPIRE_FLEET: Record<FleetGrain, string> = {
+  hour: `DELETE FROM fleet_hours WHERE (organization_id, hour, cluster_id, node) IN
+    (SELECT organization_id, hour, cluster_id, node FROM fleet_hours WHERE hour < @cutoff ORDER BY hour LIMIT @batchSize)`,
+  day: `DELETE FROM fleet_days WHERE (organization_id, day, cluster_id, node) IN
+    (SELECT organization_id, day, cluster_id, node FROM fleet_days WHERE day < @cutoff ORDER BY day LIMIT @batchSize)`,
+};
 
 class SqliteWriteTransaction implements WriteTransaction {
   readonly reader: SqliteReader;
@@ -124,6 +140,35 @@ class SqliteWriteTransaction implements WriteTransaction {
       removeUsage: async () => undefined,
     };
   }
+
+  async fleetMark(clusterId: string): Promise<number | null> {
+    const row = this.#statements.get(FLEET_MARK_SQL).get({ cluster_id: clusterId }) as { covered_to: number } | undefined;
+    return row?.covered_to ?? null;
+  }
+
+  async addFleetTime(clusterId: string, time: FleetTime, mark: number): Promise<void> {
+    for (const grain of ['hour', 'day'] as const) {
+      const add = this.#statements.get(ADD_FLEET_ROW[grain]);
+      for (const row of grain === 'hour' ? time.hours : time.days) add.run(fleetRowParams(row));
+    }
+    this.#statements.get(SET_FLEET_MARK_SQL).run({ cluster_id: clusterId, covered_to: mark });
+  }
+
+  async expireFleetTime(cutoffMs: number, limit: number): Promise<number> {
+    let deleted = 0;
+    for (const grain of ['hour', 'day'] as const) {
+      deleted += this.#statements.get(EXPIRE_FLEET[grain]).run({ cutoff: cutoffMs, batchSize: limit }).changes;
+    }
+    return deleted;
+  }
+}
+
+function fleetRowParams(row: FleetHourRow): Record<string, string | number | null> {
+  return {
+    organization_id: row.organizationId, at: row.hour, cluster_id: row.clusterId, node: row.node, gpu_model: row.gpuModel,
+    instance_type: row.instanceType, capacity_ms: row.capacityMs, unavailable_ms: row.unavailableMs, allocated_ms: row.allocatedMs,
+    idle_ms: row.idleMs,
+  };
 }
 
 export class SqliteWriteDriver implements WriteDriver {

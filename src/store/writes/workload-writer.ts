@@ -7,6 +7,7 @@
 // every write is idempotent and order-proof, so that a relist, a replay or a new writer whose cache
 // lags the dead one's changes nothing it should not (docs/workloads.md, "Write rules").
 import type { Clock } from '../../domain/clock.js';
+import { daysOf, FleetMarkMoved, type FleetLedgerWrite } from '../../domain/fleet-ledger.js';
 import type { PodGpuInterval, WorkloadRecord } from '../../domain/workload.js';
 import { markGpuErrors, mayBeGpuError } from '../rows/gpu-error.js';
 import type { GpuAggregates } from '../rows/row-mapping.js';
@@ -82,6 +83,21 @@ export class WorkloadWriter implements IndexWriter, FinishedWorkloadPurger {
     });
   }
 
+  async fleetLedgerMark(clusterId: string): Promise<number | null> {
+    return this.#driver.transaction((tx) => tx.fleetMark(clusterId));
+  }
+
+  async writeFleetLedger(write: FleetLedgerWrite): Promise<number> {
+    const problem = fleetWriteProblem(write);
+    if (problem !== null) throw new Error(`Cannot write the fleet history of cluster "${write.clusterId}": ${problem}`);
+    return this.#driver.transaction(async (tx) => {
+      const found = await tx.fleetMark(write.clusterId);
+      if (found !== write.expectedMark) throw new FleetMarkMoved(write.clusterId, write.expectedMark, found);
+      await tx.addFleetTime(write.clusterId, { hours: write.hours, days: daysOf(write.hours) }, write.to);
+      return write.hours.length;
+    });
+  }
+
   /**
    * After a save brought new XID errors for these workloads: rewrites those of their rows already
    * failed with a reason gpu_error outranks (rows/gpu-error.ts). Returns the rows written.
@@ -108,12 +124,13 @@ export class WorkloadWriter implements IndexWriter, FinishedWorkloadPurger {
       throw new Error(`Cannot delete finished workloads: "limit" must be a positive integer, got ${limit}`);
     }
     return this.#driver.transaction(async (tx) => {
+      const fleetRows = await tx.expireFleetTime(cutoffMs, limit);
       const batch = await tx.expired(cutoffMs, limit);
-      if (batch === null || batch.rows.length === 0) return 0;
+      if (batch === null || batch.rows.length === 0) return fleetRows;
       const deleted = await batch.remove();
       await tx.addRollups(rollupDeltas(batch.rows, []));
       await batch.removeUsage();
-      return deleted;
+      return Math.max(deleted, fleetRows);
     });
   }
 
@@ -157,6 +174,24 @@ export class WorkloadWriter implements IndexWriter, FinishedWorkloadPurger {
     const moved = writes.filter(({ row, stored: before }) => usageKeysChanged(before, row)).map(({ row }) => row);
     if (moved.length > 0) await tx.moveUsage(moved);
   }
+}
+
+/** What is wrong with a write of the fleet's history, or null: each hour of the cluster, each key once, the mark ahead. */
+function fleetWriteProblem(write: FleetLedgerWrite): string | null {
+  if (!(Number.isSafeInteger(write.to) && write.to % 1000 === 0)) return `its mark ${write.to} is not a whole second`;
+  if (write.expectedMark !== null && write.to < write.expectedMark) return `its mark ${write.to} is before ${write.expectedMark}`;
+  const keys = new Set<string>();
+  for (const row of write.hours) {
+    if (row.clusterId !== write.clusterId) return `an hour of node "${row.node}" is of cluster "${row.clusterId}"`;
+    const values = [row.capacityMs, row.unavailableMs, row.allocatedMs, row.idleMs];
+    if (!values.every((v) => Number.isFinite(v) && v >= 0)) {
+      return `an hour of node "${row.node}" has a negative or non-finite GPU time`;
+    }
+    const key = `${row.organizationId}\u0000${row.hour}\u0000${row.node}`;
+    if (keys.has(key)) return `node "${row.node}" has its hour ${row.hour} twice`;
+    keys.add(key);
+  }
+  return null;
 }
 
 /** The pods of the plan, each with its owner as it will be. */

@@ -4,6 +4,7 @@
 // only reads and writes what it is told, in the way its engine does best: SQLite one short statement
 // per row in the process, rewriting only the index families that change; PostgreSQL one statement
 // per table over arrays, each row in its month's partition, locked in id order.
+import type { FleetHourRow } from '../../domain/fleet-ledger.js';
 import type { RollupSource } from '../rollups/definitions.js';
 import type { RollupDelta } from '../rollups/deltas.js';
 import type { SqlDialect } from '../sql/dialect.js';
@@ -38,6 +39,12 @@ export interface ExpiredBatch {
   removeUsage(): Promise<void>;
 }
 
+/** GPU time of the fleet to add: by hour, and the same summed by day. */
+export interface FleetTime {
+  hours: readonly FleetHourRow[];
+  days: readonly FleetHourRow[];
+}
+
 /** The statements of one write transaction; each call runs inside it, in the order the writer makes them. */
 export interface WriteTransaction {
   /** Runs the shared read queries (the dialect's) inside the transaction. */
@@ -57,6 +64,12 @@ export interface WriteTransaction {
   moveUsage(rows: readonly StoredRow[]): Promise<void>;
   /** Up to `limit` finished rows completed before `cutoffMs`; null when another writer is deleting. */
   expired(cutoffMs: number, limit: number): Promise<ExpiredBatch | null>;
+  /** The cluster's fleet mark, held against other writers until the commit; null before its first write. */
+  fleetMark(clusterId: string): Promise<number | null>;
+  /** Adds the hours to fleet_hours, the days to fleet_days (each key once), and sets the cluster's mark. */
+  addFleetTime(clusterId: string, time: FleetTime, mark: number): Promise<void>;
+  /** Deletes up to `limit` hour rows and `limit` day rows of the fleet's history from before `cutoffMs`; returns how many went. */
+  expireFleetTime(cutoffMs: number, limit: number): Promise<number>;
 }
 
 export interface WriteDriver {

@@ -37,7 +37,7 @@ sqliteOnly.describe('store/database', () => {
       expect(schemaVersion(db)).to.equal(LATEST_VERSION);
       const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
       expect(tables).to.deep.equal([
-        'service_secrets', 'stats_daily_failure_reason', 'stats_daily_initiative', 'stats_daily_instance_type', 'stats_daily_submitter', 'stats_daily_usage',
+        'fleet_days', 'fleet_hours', 'fleet_marks', 'service_secrets', 'stats_daily_failure_reason', 'stats_daily_initiative', 'stats_daily_instance_type', 'stats_daily_submitter', 'stats_daily_usage',
         'stats_daily_usage_initiative', 'stats_daily_usage_submitter', 'stats_weekly_submitter', 'stats_weekly_usage_submitter', 'workload_counts',
         'workload_gpu_lifetime', 'workload_pods', 'workload_totals', 'workload_usage', 'workloads',
       ]);

@@ -30,6 +30,7 @@ import { V10 } from './v10-initiative-rollups.js';
 import { V11 } from './v11-weekly-submitter-rollups.js';
 import { V12 } from './v12-gpu-shares.js';
 import { V13 } from './v13-service-secrets.js';
+import { V14 } from './v14-fleet-history.js';
 
 export interface Migration {
   version: number;
@@ -121,6 +122,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'secrets of the service kept in the index: the key of next_token\'s MAC',
     compatibleSince: 12,
     sql: V13,
+  },
+  {
+    version: 14,
+    description: 'the fleet\'s history: each node\'s GPU time by state, by hour and by day, and each cluster\'s mark',
+    compatibleSince: 12,
+    sql: V14,
   },
 ];
 

@@ -14,6 +14,7 @@ import { V10 } from './v10-initiative-rollups.js';
 import { V11 } from './v11-weekly-submitter-rollups.js';
 import { V12 } from './v12-gpu-shares.js';
 import { V13 } from './v13-service-secrets.js';
+import { V14 } from './v14-fleet-history.js';
 
 export interface Migration {
   version: number;
@@ -47,6 +48,11 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: V12,
   },
   { version: 13, description: 'secrets of the service kept in the index: the key of next_token\'s MAC', sql: V13 },
+  {
+    version: 14,
+    description: 'the fleet\'s history: each node\'s GPU time by state, by hour and by day, and each cluster\'s mark',
+    sql: V14,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.reduce((max, m) => Math.max(max, m.version), 0);
