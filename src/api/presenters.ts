@@ -212,7 +212,10 @@ export function presentCapacity(c: CapacityResult) {
       current_active_gpus: c.summary.currentActiveGpus,
       ...forecast(c.summary),
     },
-    pools: c.pools.map((p) => ({ pool_id: p.poolId, name: p.name, ...budget(p), instance_types: p.instanceTypes })),
+    pools: c.pools.map((p) => ({
+      pool_id: p.poolId, name: p.name, ...budget(p), instance_types: p.instanceTypes,
+      capacity_gpu_hours_in_period: orNull(p.capacityGpuHoursInPeriod, 4), over_committed: p.overCommitted,
+    })),
     initiatives: c.initiatives.map((i) => ({ initiative_id: i.initiativeId, name: i.name, ...budget(i) })),
   };
 }

@@ -8,8 +8,9 @@ import { figuresAt, type CapacityFigures } from '../capacity/budget-figures.js';
 import { periodEnd, periodStart } from '../capacity/budget-period.js';
 import type { BudgetPeriod } from '../domain/capacity-budget.js';
 import { canSeeInitiative, type Scope } from '../access/principal.js';
+import { HOUR_MS } from '../domain/trend-interval.js';
 import { scopedFilter } from '../access/scoped-filter.js';
-import type { BudgetSource, UsageBreakdown, WorkloadIndex } from './ports.js';
+import type { BudgetSource, FleetSource, UsageBreakdown, WorkloadIndex } from './ports.js';
 
 export interface CapacityRequest {
   initiativeId?: string;
@@ -21,12 +22,24 @@ export interface CapacityResult {
   period: BudgetPeriod;
   periodStart: number | null;
   summary: CapacityFigures & { currentActiveGpus: number };
-  pools: (CapacityFigures & { poolId: string; name: string; instanceTypes: string[] })[];
+  pools: (CapacityFigures & PoolHardware & { poolId: string; name: string; instanceTypes: string[] })[];
   initiatives: (CapacityFigures & { initiativeId: string; name: string })[];
 }
 
+/** A pool's budget against its hardware (docs/fleet.md, "Budgets against hardware"). */
+export interface PoolHardware {
+  /**
+   * The pool's nodes' physical GPUs × the whole period, as if today's nodes stayed; null for a period
+   * without end, or when the service sees no GPU node of the organization.
+   */
+  capacityGpuHoursInPeriod: number | null;
+  /** The allocation is more than that hardware can give in the period. */
+  overCommitted: boolean;
+}
+
+/** `fleet` gives the pools their hardware; without it (the admin port's gauges) none is counted. */
 export async function capacity(
-  deps: { index: WorkloadIndex; budgets: BudgetSource },
+  deps: { index: WorkloadIndex; budgets: BudgetSource; fleet?: FleetSource },
   scope: Scope,
   request: CapacityRequest,
   now: number,
@@ -40,7 +53,16 @@ export async function capacity(
     deps.index.usage(filter, { from: burnWindowStart(now), to: now }),
     deps.index.activeGpus(filter),
   ]);
-  const figures = figuresAt({ budgeted: budget !== undefined, now, periodEnd: periodEnd(period, now) });
+  const end = periodEnd(period, now);
+  const figures = figuresAt({ budgeted: budget !== undefined, now, periodEnd: end });
+  const nodes = deps.fleet?.nodes(scope.organizationId) ?? [];
+  const hardware = (allocated: number, instanceTypes: readonly string[]): PoolHardware => {
+    // No GPU node of the organization at all: no cluster is watched (or listed yet), not a fleet of none.
+    if (from === null || end === null || nodes.length === 0) return { capacityGpuHoursInPeriod: null, overCommitted: false };
+    const gpus = nodes.filter((node) => instanceTypes.includes(node.instanceType)).reduce((sum, node) => sum + node.totalGpus, 0);
+    const hours = (gpus * (end - from)) / HOUR_MS;
+    return { capacityGpuHoursInPeriod: hours, overCommitted: allocated > hours };
+  };
 
   const budgetPools = budget?.pools ?? [];
   // A pool_id that names no pool narrows to nothing, like every other filter (docs/api.md "Filters").
@@ -62,6 +84,7 @@ export async function capacity(
       name: p.name,
       instanceTypes: [...p.instanceTypes],
       ...figures(p.allocatedGpuHours, ofInstanceTypes(usage, p.instanceTypes), ofInstanceTypes(trailing, p.instanceTypes)),
+      ...hardware(p.allocatedGpuHours, p.instanceTypes),
     })),
     initiatives: initiatives.map((i) => ({
       initiativeId: i.initiativeId,

@@ -41,14 +41,17 @@ describe('API capacity with a budget', () => {
     await t.stop();
   });
 
+  // No cluster is watched: the service sees no GPU node, so no pool's hardware.
+  const noNodes = { capacity_gpu_hours_in_period: null, over_committed: false };
+
   it('counts only GPU time inside the current month, running workloads up to now', async () => {
     const res = await t.get('/v1/capacity');
     expect(res.status).to.equal(200);
     const { summary, pools, initiatives } = withoutForecasts(res.body.data);
     expect(summary).to.deep.equal({ total_allocated_gpu_hours: 1000, total_used_gpu_hours: 20, total_remaining_gpu_hours: 980, current_active_gpus: 2 });
     expect(pools).to.deep.equal([
-      { pool_id: 'h100', name: 'H100', allocated_gpu_hours: 600, used_gpu_hours: 16, remaining_gpu_hours: 584, instance_types: ['p5.48xlarge'] },
-      { pool_id: 'l40s', name: 'L40S', allocated_gpu_hours: 400, used_gpu_hours: 4, remaining_gpu_hours: 396, instance_types: ['g6e.12xlarge'] },
+      { pool_id: 'h100', name: 'H100', allocated_gpu_hours: 600, used_gpu_hours: 16, remaining_gpu_hours: 584, instance_types: ['p5.48xlarge'], ...noNodes },
+      { pool_id: 'l40s', name: 'L40S', allocated_gpu_hours: 400, used_gpu_hours: 4, remaining_gpu_hours: 396, instance_types: ['g6e.12xlarge'], ...noNodes },
     ]);
     expect(initiatives).to.deep.equal([{ initiative_id: 'llm', name: 'LLM', allocated_gpu_hours: 700, used_gpu_hours: 20, remaining_gpu_hours: 680 }]);
   });

@@ -204,16 +204,20 @@ describe('API CSV (Accept: text/csv)', () => {
         remaining_gpu_hours: text(json.summary.total_remaining_gpu_hours), burn_rate_gpu_hours_per_day: text(json.summary.burn_rate_gpu_hours_per_day),
         projected_used_gpu_hours_at_period_end: text(json.summary.projected_used_gpu_hours_at_period_end),
         projected_exhaustion_at: text(json.summary.projected_exhaustion_at), current_active_gpus: text(json.summary.current_active_gpus), instance_types: '',
+        capacity_gpu_hours_in_period: '', over_committed: '',
       },
       ...json.pools.map((p: JsonBody) => ({
         level: 'pool', id: p.pool_id, name: 'H100, "big"', allocated_gpu_hours: '600', used_gpu_hours: text(p.used_gpu_hours), remaining_gpu_hours: text(p.remaining_gpu_hours),
         burn_rate_gpu_hours_per_day: text(p.burn_rate_gpu_hours_per_day), projected_used_gpu_hours_at_period_end: text(p.projected_used_gpu_hours_at_period_end),
         projected_exhaustion_at: text(p.projected_exhaustion_at), current_active_gpus: '', instance_types: 'p5.48xlarge p5e.48xlarge',
+        // No cluster is watched: no GPU node, so no hardware to set the budget against.
+        capacity_gpu_hours_in_period: '', over_committed: 'false',
       })),
       ...json.initiatives.map((i: JsonBody) => ({
         level: 'initiative', id: 'llm', name: 'LLM', allocated_gpu_hours: '700', used_gpu_hours: text(i.used_gpu_hours), remaining_gpu_hours: text(i.remaining_gpu_hours),
         burn_rate_gpu_hours_per_day: text(i.burn_rate_gpu_hours_per_day), projected_used_gpu_hours_at_period_end: text(i.projected_used_gpu_hours_at_period_end),
         projected_exhaustion_at: text(i.projected_exhaustion_at), current_active_gpus: '', instance_types: '',
+        capacity_gpu_hours_in_period: '', over_committed: '',
       })),
     ]);
     expect(Number(records[0]?.used_gpu_hours)).to.be.greaterThan(0);

@@ -153,6 +153,7 @@ describe('OpenAPI document', () => {
         '/v1/fleet/nodes.data.nodes[].pool_id string|null',
         '/v1/capacity.data.initiatives[].projected_used_gpu_hours_at_period_end number|null',
         '/v1/capacity.data.pools[].projected_exhaustion_at string|null',
+        '/v1/capacity.data.pools[].capacity_gpu_hours_in_period number|null',
         '/v1/capacity.data.pools[].projected_used_gpu_hours_at_period_end number|null',
         '/v1/capacity.data.summary.projected_exhaustion_at string|null',
         '/v1/capacity.data.summary.projected_used_gpu_hours_at_period_end number|null',

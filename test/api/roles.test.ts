@@ -297,6 +297,8 @@ describe('API roles: what each caller sees on every endpoint', () => {
       projected_used_gpu_hours_at_period_end: null,
       projected_exhaustion_at: exhaustion,
     });
+    // The service watches no cluster here: it sees no GPU node, so no pool's hardware.
+    const noNodes = { capacity_gpu_hours_in_period: null, over_committed: false };
     it('capacity shows each visible initiative\'s own budget and use, and the pool\'s use by the caller\'s teams', async () => {
       const res = await t.get('/v1/capacity', { as: caller('lead') });
       expect(res.body.data.initiatives).to.deep.equal([
@@ -305,7 +307,7 @@ describe('API roles: what each caller sees on every endpoint', () => {
       ]);
       // p5.48xlarge in acme: L1 16 + L2 8; globex's G1 on the same instance type never counts.
       expect(res.body.data.pools).to.deep.equal([
-        { pool_id: 'h100', name: 'H100 on-demand', allocated_gpu_hours: 500, used_gpu_hours: 24, remaining_gpu_hours: 476, ...burning(24 / 7, '2027-04-08T08:00:00.000Z'), instance_types: ['p5.48xlarge'] },
+        { pool_id: 'h100', name: 'H100 on-demand', allocated_gpu_hours: 500, used_gpu_hours: 24, remaining_gpu_hours: 476, ...burning(24 / 7, '2027-04-08T08:00:00.000Z'), instance_types: ['p5.48xlarge'], ...noNodes },
       ]);
     });
 
@@ -313,7 +315,7 @@ describe('API roles: what each caller sees on every endpoint', () => {
       // The member's team (vision) runs nothing on p5.48xlarge; llm's 24 hours there stay invisible.
       const res = await t.get('/v1/capacity', { as: caller('member') });
       expect(res.body.data.pools).to.deep.equal([
-        { pool_id: 'h100', name: 'H100 on-demand', allocated_gpu_hours: 500, used_gpu_hours: 0, remaining_gpu_hours: 500, ...burning(0, null), instance_types: ['p5.48xlarge'] },
+        { pool_id: 'h100', name: 'H100 on-demand', allocated_gpu_hours: 500, used_gpu_hours: 0, remaining_gpu_hours: 500, ...burning(0, null), instance_types: ['p5.48xlarge'], ...noNodes },
       ]);
     });
 

@@ -17,7 +17,11 @@ const BUDGET: CapacityBudget = {
   organizationId: 'acme',
   period: 'month',
   allocatedGpuHours: 1000,
-  pools: [{ poolId: 'h100', name: 'H100', allocatedGpuHours: 1000, instanceTypes: ['p5.48xlarge'] }],
+  pools: [
+    { poolId: 'h100', name: 'H100', allocatedGpuHours: 1000, instanceTypes: ['p5.48xlarge'] },
+    // 4 A10G GPUs give at most 31 × 24 × 4 = 2,976 GPU-hours in a month.
+    { poolId: 'a10g', name: 'A10G', allocatedGpuHours: 5000, instanceTypes: ['g5.12xlarge'] },
+  ],
   initiatives: [],
 };
 const HOURS_FIELDS = ['capacity_gpu_hours', 'unavailable_gpu_hours', 'allocated_gpu_hours', 'idle_gpu_hours', 'unallocated_gpu_hours'] as const;
@@ -119,6 +123,19 @@ describe('the fleet\'s history, on the simulated API (GET /v1/fleet over a range
     }
     const summary = (await t.get('/v1/fleet?time_range=today')).body.data.summary as Hours;
     expect(summary.allocated_gpu_hours).to.be.closeTo(stats.total_gpu_hours, 4.5 * seen);
+  });
+
+  it('sets each pool\'s budget against its hardware in the period, and marks the over-committed one', async () => {
+    const now = new Date();
+    const monthHours = (Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)) / 3_600_000;
+    for (const caller of [t.callers.admin, t.callers.member]) {
+      const pools = (await t.get('/v1/capacity', { as: caller })).body.data.pools as Record<string, unknown>[];
+      // Every H100 node counts, the not ready one too: 16 GPUs; the time-sliced A10G node its 4 physical ones.
+      expect(pools.map((p) => [p.pool_id, p.capacity_gpu_hours_in_period, p.over_committed])).to.deep.equal([
+        ['h100', 16 * monthHours, false],
+        ['a10g', 4 * monthHours, true],
+      ]);
+    }
   });
 
   it('answers a MEMBER 403, and refuses a series longer than its limit', async () => {

@@ -1,7 +1,7 @@
 // GET /v1/capacity as CSV: one record per budget, the organization's first, then each pool and each
 // initiative, `level` saying which. The organization's totals go under the budgets' names
 // (total_allocated_gpu_hours as allocated_gpu_hours, …); its active GPUs and a pool's instance types
-// (space-separated) have columns of their own that the others leave empty.
+// (space-separated), hardware in the period and over-commitment have columns of their own that the others leave empty.
 import type { presentCapacity } from '../presenters.js';
 import { csvFilename, recordsOf, type CsvTable } from './csv-table.js';
 
@@ -10,6 +10,7 @@ type PresentedCapacity = ReturnType<typeof presentCapacity>;
 const COLUMNS = [
   'level', 'id', 'name', 'allocated_gpu_hours', 'used_gpu_hours', 'remaining_gpu_hours', 'burn_rate_gpu_hours_per_day',
   'projected_used_gpu_hours_at_period_end', 'projected_exhaustion_at', 'current_active_gpus', 'instance_types',
+  'capacity_gpu_hours_in_period', 'over_committed',
 ] as const;
 
 export function capacityCsv(capacity: PresentedCapacity, now: number): CsvTable {

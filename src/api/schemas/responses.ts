@@ -321,7 +321,22 @@ export const Capacity = Type.Object(
       closed,
     ),
     pools: Type.Array(
-      Type.Object({ pool_id: Type.String(), name: Type.String(), ...Budget, instance_types: Type.Array(Type.String()) }, closed),
+      Type.Object(
+        {
+          pool_id: Type.String(),
+          name: Type.String(),
+          ...Budget,
+          instance_types: Type.Array(Type.String()),
+          capacity_gpu_hours_in_period: Nullable(Type.Number({
+            minimum: 0,
+            description: 'Addition: the physical GPU-hours of the pool\'s nodes over the whole period, as if today\'s nodes ' +
+              'stayed (docs/fleet.md); null for the period `total`, which has no end, or while the service sees no GPU ' +
+              'node of the organization.',
+          })),
+          over_committed: Type.Boolean({ description: 'Addition: allocated_gpu_hours > capacity_gpu_hours_in_period.' }),
+        },
+        closed,
+      ),
     ),
     initiatives: Type.Array(Type.Object({ initiative_id: Type.String(), name: Type.String(), ...Budget }, closed)),
   },
