@@ -10,7 +10,7 @@
 // the service never reads it.
 import type { Queryable } from '../../store/postgres/transaction.js';
 
-export const PHASES = ['partitions', 'workloads', 'pods', 'prune', 'lifetime', 'usage', 'rollups', 'verify'] as const;
+export const PHASES = ['partitions', 'workloads', 'pods', 'prune', 'lifetime', 'usage', 'fleet', 'rollups', 'verify'] as const;
 export type Phase = (typeof PHASES)[number];
 
 /** What a chain copies. */

@@ -8,7 +8,10 @@
 // hang off one object so that a test can make one of them fail (the seam of the resume test).
 import type { Queryable } from '../../store/postgres/transaction.js';
 import { USAGE_FIGURES } from '../../store/usage/usage-columns.js';
-import { WORKLOAD_COLUMNS, type SourceLifetime, type SourcePod, type SourceUsage, type SourceWorkload } from './source.js';
+import { addFleetRowSql } from '../../store/sql/fleet-ledger-sql.js';
+import {
+  WORKLOAD_COLUMNS, type SourceFleetRow, type SourceLifetime, type SourcePod, type SourceUsage, type SourceWorkload,
+} from './source.js';
 
 export type WriteMode = 'insert' | 'replace';
 
@@ -95,7 +98,38 @@ async function writeUsage(client: Queryable, rows: readonly SourceUsage[], mode:
   await client.query(`${INSERT_USAGE} ${USAGE_CONFLICT[mode]}`, columns(rows, USAGE_COLUMNS));
 }
 
+// The source's rows are what they are, not additions: the target takes them as they are (the writer's
+// additive upsert, on a row the copy deleted first).
+const FLEET_ROW_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'float8', 'float8', 'float8', 'float8'];
+const FLEET_KEYS = 'SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[])';
+const DELETE_FLEET = {
+  hour: `DELETE FROM fleet_hours WHERE (organization_id, hour, cluster_id, node) IN (${FLEET_KEYS})`,
+  day: `DELETE FROM fleet_days WHERE (organization_id, day, cluster_id, node) IN (${FLEET_KEYS})`,
+} as const;
+const SET_MARKS = `INSERT INTO fleet_marks (cluster_id, covered_to) SELECT * FROM unnest($1::text[], $2::bigint[])
+  ON CONFLICT (cluster_id) DO UPDATE SET covered_to = excluded.covered_to`;
+
+async function writeFleet(client: Queryable, rows: readonly SourceFleetRow[]): Promise<void> {
+  for (const grain of ['hour', 'day'] as const) {
+    const ofGrain = rows.filter((row) => row.grain === grain);
+    if (ofGrain.length === 0) continue;
+    const keys = columns(ofGrain, ['organization_id', 'at', 'cluster_id', 'node'] as const);
+    await client.query(DELETE_FLEET[grain], keys);
+    const values = columns(ofGrain, [
+      'organization_id', 'at', 'cluster_id', 'node', 'gpu_model', 'instance_type',
+      'capacity_ms', 'unavailable_ms', 'allocated_ms', 'idle_ms',
+    ] as const);
+    await client.query(addFleetRowSql(grain, unnest(FLEET_ROW_TYPES)), values);
+  }
+}
+
+async function writeFleetMarks(client: Queryable, marks: readonly { cluster_id: string; covered_to: number }[]): Promise<void> {
+  if (marks.length > 0) await client.query(SET_MARKS, [marks.map((m) => m.cluster_id), marks.map((m) => m.covered_to)]);
+}
+
 export const chunkWriter = {
+  fleet: writeFleet,
+  fleetMarks: writeFleetMarks,
   workloads: writeWorkloads,
   pods: writePods,
   lifetimes: writeLifetimes,

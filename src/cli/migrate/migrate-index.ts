@@ -8,8 +8,11 @@
 // 4. prune       rows of the source's clusters that the source no longer holds (a delta after
 //                retention ran); skipped when the counts show there are none
 // 5. lifetime    lifetime totals, last_minute = the cut-over minute
-// 6. rollups     rebuilt from the rows (rollup-rebuild.ts)
-// 7. verify      the checks; the run is done when they pass
+// 6. usage       what each workload's GPUs did
+// 7. fleet       the fleet's history by hour and day, and each cluster's mark (a delta: the hours and
+//                days from that of the earlier copy on, the only ones that still change)
+// 8. rollups     rebuilt from the rows (rollup-rebuild.ts)
+// 9. verify      the checks; the run is done when they pass
 //
 // A delta (--resume over a finished copy of an earlier state of the source) runs the same phases over
 // the rows changed since that copy, replacing what the target holds of them.
@@ -24,7 +27,7 @@ import { prepareSource } from './prepare-source.js';
 import { Progress } from './progress.js';
 import { SNAPSHOT_FILE } from './snapshot.js';
 import { chainsOf, planRun } from './run-plan.js';
-import type { LifetimeKey, SourceIndex, SourceState, WorkloadKey } from './source.js';
+import type { FleetKey, LifetimeKey, SourceIndex, SourceState, WorkloadKey } from './source.js';
 import { countClusters, deleteClusters, deleteWorkloads, holdsClusters, liveWriters, openTarget } from './target.js';
 import { verifyIndex, type Verification } from './verify-index.js';
 
@@ -135,7 +138,7 @@ async function run(
     }
   }
   const copy = new Copy(client, source, state, chain, options, at);
-  for (const phase of ['partitions', 'workloads', 'pods', 'prune', 'lifetime', 'usage', 'rollups'] as const) {
+  for (const phase of ['partitions', 'workloads', 'pods', 'prune', 'lifetime', 'usage', 'fleet', 'rollups'] as const) {
     if (chain.phases.get(phase)?.lastKey === null) continue;
     await copy[phase]();
   }
@@ -230,6 +233,17 @@ class Copy {
       read: (after, limit) => this.#source.usage(after?.[0] ?? null, limit, this.#since),
       keyOf: (row) => [row.workload_id],
       write: (rows) => chunkWriter.usage(this.#client, rows, this.#mode),
+    });
+  }
+
+  /** The marks first: the target has no writer of these clusters while the copy runs (refuseLiveWriters). */
+  async fleet(): Promise<void> {
+    await chunkWriter.fleetMarks(this.#client, this.#source.fleetMarks());
+    await this.#copy<FleetKey, ReturnType<SourceIndex['fleet']>[number]>('fleet', {
+      total: () => this.#source.countFleet(this.#since),
+      read: (after, limit) => this.#source.fleet(after, limit, this.#since),
+      keyOf: (row) => [row.grain, row.organization_id, row.at, row.cluster_id, row.node],
+      write: (rows) => chunkWriter.fleet(this.#client, rows),
     });
   }
 

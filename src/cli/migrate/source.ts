@@ -79,6 +79,23 @@ export interface SourceLifetime {
 }
 
 export type WorkloadKey = [organizationId: string, submittedAt: number, workloadId: string];
+/** A row of the fleet's history: its table's grain, then its primary key. */
+export type FleetKey = [grain: 'hour' | 'day', organizationId: string, at: number, clusterId: string, node: string];
+
+/** A row of fleet_hours or fleet_days (schema v14), its hour or day as `at`. */
+export interface SourceFleetRow {
+  grain: 'hour' | 'day';
+  organization_id: string;
+  at: number;
+  cluster_id: string;
+  node: string;
+  gpu_model: string | null;
+  instance_type: string;
+  capacity_ms: number;
+  unavailable_ms: number;
+  allocated_ms: number;
+  idle_ms: number;
+}
 export type LifetimeKey = [workloadId: string, metric: string];
 
 /** What a workload's GPUs did (schema v6): the figures, not the keys, which the target takes from its own rows. */
@@ -124,6 +141,14 @@ const USAGE = `SELECT u.workload_id, ${USAGE_FIGURES.map((f) => `u.${f}`).join('
   FROM workload_usage u JOIN workloads w ON w.workload_id = u.workload_id
   WHERE u.workload_id > @id AND (w.completed_at IS NULL OR ${SINCE('w')})
   ORDER BY u.workload_id LIMIT @limit`;
+
+// The fleet's history by its primary key, hours then days. Rows change only while their hour (day) is
+// open, so a delta takes those of the hour (day) of `since` and later.
+const FLEET_COLUMNS = 'organization_id, cluster_id, node, gpu_model, instance_type, capacity_ms, unavailable_ms, allocated_ms, idle_ms';
+const fleetAfter = (grain: 'hour' | 'day') => `SELECT '${grain}' AS grain, ${grain} AS at, ${FLEET_COLUMNS}
+  FROM fleet_${grain}s WHERE (organization_id, ${grain}, cluster_id, node) > (@org, @at, @cluster, @node) AND ${grain} >= @from
+  ORDER BY organization_id, ${grain}, cluster_id, node LIMIT @limit`;
+const FLEET_GRAIN_MS = { hour: 3_600_000, day: 86_400_000 } as const;
 
 export class SourceIndex {
   readonly db: Database;
@@ -228,6 +253,31 @@ export class SourceIndex {
     return this.db.prepare(USAGE).all({ id: after ?? '', since, limit }) as SourceUsage[];
   }
 
+  countFleet(since: Since): number {
+    let n = 0;
+    for (const grain of ['hour', 'day'] as const) {
+      const sql = `SELECT COUNT(*) AS n FROM fleet_${grain}s WHERE ${grain} >= @from`;
+      n += (this.db.prepare(sql).get({ from: fleetFrom(grain, since) }) as { n: number }).n;
+    }
+    return n;
+  }
+
+  /** The fleet's history after `after`: the hours, then the days. */
+  fleet(after: FleetKey | null, limit: number, since: Since): SourceFleetRow[] {
+    const [grain, org, at, cluster, node] = after ?? ['hour', '', Number.MIN_SAFE_INTEGER, '', ''];
+    const read = (g: 'hour' | 'day', key: { org: string; at: number; cluster: string; node: string }, wanted: number) =>
+      this.db.prepare(fleetAfter(g)).all({ ...key, from: fleetFrom(g, since), limit: wanted }) as SourceFleetRow[];
+    const rows = read(grain, { org, at, cluster, node }, limit);
+    if (grain === 'day' || rows.length === limit) return rows;
+    return [...rows, ...read('day', { org: '', at: Number.MIN_SAFE_INTEGER, cluster: '', node: '' }, limit - rows.length)];
+  }
+
+  /** Every cluster's mark of the fleet's history. */
+  fleetMarks(): { cluster_id: string; covered_to: number }[] {
+    const marks = this.db.prepare('SELECT cluster_id, covered_to FROM fleet_marks ORDER BY cluster_id');
+    return marks.all() as { cluster_id: string; covered_to: number }[];
+  }
+
   /** Those of `ids` that the source does not hold. */
   missing(ids: readonly string[]): string[] {
     const rows = this.db
@@ -239,6 +289,11 @@ export class SourceIndex {
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+/** The first hour (day) a delta since `since` copies: the one `since` falls in. */
+function fleetFrom(grain: 'hour' | 'day', since: Since): number {
+  return since === null ? Number.MIN_SAFE_INTEGER : Math.floor(since / FLEET_GRAIN_MS[grain]) * FLEET_GRAIN_MS[grain];
 }
 
 /**

@@ -8,6 +8,8 @@
 // - Pods and their GPUs, in millionths of a GPU (shares since schema v12); lifetime totals and their
 //   samples (of workloads the source holds: the copy leaves out totals without a workload, and says
 //   how many).
+// - The fleet's history: its hours and their GPU-ms (every state summed, rounded to whole ones per
+//   organization), of the clusters the source's history names.
 // - The rollups: workload_totals' rows and GPU-ms at T per organization against the same figures
 //   summed over the target's rows; then every row of every rollup table against a recomputation
 //   (rollup-rebuild.ts's SQL run into temporary tables of the same names, which a session's
@@ -60,6 +62,13 @@ const SOURCE_LIFETIMES = `SELECT w.organization_id AS org, COUNT(*) AS n, CAST(S
   FROM workload_gpu_lifetime l JOIN workloads w ON w.workload_id = l.workload_id GROUP BY w.organization_id`;
 const SOURCE_ORPHANS = 'SELECT COUNT(*) AS n FROM workload_gpu_lifetime WHERE workload_id NOT IN (SELECT workload_id FROM workloads)';
 
+const FLEET_SUM = 'capacity_ms + unavailable_ms + allocated_ms + idle_ms';
+const SOURCE_FLEET_CLUSTERS = 'SELECT DISTINCT cluster_id FROM fleet_days UNION SELECT cluster_id FROM fleet_marks';
+const SOURCE_FLEET = `SELECT organization_id AS org, COUNT(*) AS n, CAST(CAST(floor(SUM(${FLEET_SUM}) + 0.5) AS INTEGER) AS TEXT) AS sum
+  FROM fleet_hours GROUP BY organization_id`;
+const TARGET_FLEET = `SELECT organization_id AS org, COUNT(*) AS n, floor(SUM(${FLEET_SUM}) + 0.5)::bigint::text AS sum
+  FROM fleet_hours WHERE cluster_id = ANY($1::text[]) GROUP BY organization_id`;
+
 const TARGET_GPU_MS = `SUM(floor(${gpuMsSql(POSTGRES, '$2::bigint')} + 0.5)::bigint)::text`;
 const TARGET_ROWS = `SELECT organization_id AS org, status, COUNT(*) AS n, ${TARGET_GPU_MS} AS gpu_ms
   FROM workloads w WHERE w.cluster_id = ANY($1::text[]) GROUP BY organization_id, status`;
@@ -101,8 +110,11 @@ export async function verifyIndex(
   const targetLifetimes = (await target.query<CountRow>(TARGET_LIFETIMES, [clusters])).rows;
   const rowsAsTotals = (await target.query<CountRow>(ROWS_AS_TOTALS, [t])).rows;
   const totals = (await target.query<CountRow>(TOTALS, [t])).rows;
+  const sourceFleet = source.db.prepare(SOURCE_FLEET).all() as CountRow[];
+  const fleetClusters = source.db.prepare(SOURCE_FLEET_CLUSTERS).pluck().all() as string[];
+  const targetFleet = (await target.query<CountRow>(TARGET_FLEET, [fleetClusters])).rows;
 
-  const orgs = [...new Set([...sourceRows, ...targetRows, ...rowsAsTotals, ...totals].map((r) => r.org))].sort();
+  const orgs = [...new Set([...sourceRows, ...targetRows, ...rowsAsTotals, ...totals, ...sourceFleet].map((r) => r.org))].sort();
   const checks: Check[] = [];
   const add = (organization: string, check: string, expected: bigint, found: bigint, tolerance = 0n) => checks.push({
     organization,
@@ -128,6 +140,11 @@ export async function verifyIndex(
     add(org, 'pod GPUs (millionths)', BigInt(one(sourcePods)?.sum ?? 0), BigInt(one(targetPods)?.sum ?? 0));
     add(org, 'lifetime totals', BigInt(one(sourceLifetimes)?.n ?? 0), BigInt(one(targetLifetimes)?.n ?? 0));
     add(org, 'lifetime samples', BigInt(one(sourceLifetimes)?.sum ?? 0), BigInt(one(targetLifetimes)?.sum ?? 0));
+    if (one(sourceFleet) !== undefined || one(targetFleet) !== undefined) {
+      add(org, 'fleet hours', BigInt(one(sourceFleet)?.n ?? 0), BigInt(one(targetFleet)?.n ?? 0));
+      // Shares of a GPU make fractions of a GPU-ms, summed in another order: a GPU-ms per hour row is allowed.
+      add(org, 'fleet GPU-ms', BigInt(one(sourceFleet)?.sum ?? 0), BigInt(one(targetFleet)?.sum ?? 0), BigInt(one(sourceFleet)?.n ?? 0));
+    }
     add(org, 'rollup: rows = workload_totals', BigInt(one(rowsAsTotals)?.n ?? 0), BigInt(one(totals)?.n ?? 0));
     const rows = BigInt(one(rowsAsTotals)?.n ?? 0);
     add(org, 'rollup: GPU-ms at T = workload_totals', BigInt(one(rowsAsTotals)?.sum ?? 0), BigInt(one(totals)?.sum ?? 0), rows);

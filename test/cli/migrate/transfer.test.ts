@@ -22,6 +22,7 @@ import { migrateIndex, type MigrateIndexOptions } from '../../../src/cli/migrate
 import { SNAPSHOT_FILE } from '../../../src/cli/migrate/snapshot.js';
 import { openSource, WORKLOAD_COLUMNS } from '../../../src/cli/migrate/source.js';
 import type { Verification } from '../../../src/cli/migrate/verify-index.js';
+import type { FleetHourRow } from '../../../src/domain/fleet-ledger.js';
 import { freshDatabase, type TestDatabase } from '../../support/postgres-database.js';
 import { rejectionOf } from '../../support/rejection.js';
 import { aWorkload } from '../../support/workload-builder.js';
@@ -57,8 +58,21 @@ async function seedSource(options: { count?: number; from?: number; shared?: boo
     const seconds = 15 * (i + 1);
     return { workloadId, totals: {}, usage: { utilSeconds: seconds, utilWeighted: seconds * 100 * i, idleSeconds: i % 3 === 0 ? seconds : 0, powerSeconds: seconds, energyDj: seconds * 3000, gpuErrors: i % 7 === 0 ? 1 : 0 } };
   }));
+  // 60 hours and 6 days of the fleet's history: more than a chunk, the keyset going from the hours to the days.
+  await source.store.writeFleetLedger({ clusterId: 'gpu-east', expectedMark: null, to: FLEET_FROM + FLEET_HOURS * HOUR, hours: fleetHours(FLEET_FROM, FLEET_HOURS) });
   return source;
 }
+
+const HOUR = 60 * MINUTE;
+/** The fleet's history of two nodes, one of no model, over `hours` hours from `from`, in shares of a GPU. */
+function fleetHours(from: number, hours: number, scale = 1): FleetHourRow[] {
+  return Array.from({ length: hours }, (_, h) => [
+    { node: 'n1', gpuModel: 'NVIDIA-H100', capacityMs: 8 * HOUR, unavailableMs: HOUR / 3, allocatedMs: (h % 5) * HOUR * 0.25 * scale, idleMs: HOUR / 7 },
+    { node: 'n2', gpuModel: null, capacityMs: 4 * HOUR, unavailableMs: 0, allocatedMs: HOUR / 7 * scale, idleMs: 0 },
+  ].map((node) => ({ clusterId: 'gpu-east', organizationId: 'acme', hour: from + h * HOUR, instanceType: 'p5.48xlarge', ...node }))).flat();
+}
+const FLEET_FROM = T0 - 2 * 24 * HOUR + 6 * HOUR;
+const FLEET_HOURS = 30;
 
 const failedChecks = (v: Verification) => v.checks.filter((c) => !c.ok).map((c) => `${c.organization} ${c.check.trim()}`);
 
@@ -114,6 +128,12 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
       const rollup = `SELECT * FROM ${table} ORDER BY ${keys.join(', ')}`;
       expect((await sql.query(rollup)).rows, table).to.deep.equal(source.db.prepare(rollup).all());
     }
+    for (const table of ['fleet_hours', 'fleet_days', 'fleet_marks']) {
+      const rows = `SELECT * FROM ${table} ORDER BY 1, 2${table === 'fleet_marks' ? '' : ', 3, 4'}`;
+      const copied = (await sql.query(rows)).rows;
+      expect(copied, table).to.deep.equal(source.db.prepare(rows).all());
+      expect(copied, table).to.not.be.empty;
+    }
   }
 
   it('copies shares of a GPU as SQLite holds them, and every check matches', async () => {
@@ -136,7 +156,9 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
     expect(lifetime).to.deep.equal({ n: 120, lo: Math.floor(at / MINUTE) * MINUTE, hi: Math.floor(at / MINUTE) * MINUTE });
     expect(result.verification.orphanLifetimes).to.equal(1);
     const acme = result.verification.checks.filter((c) => c.organization === 'acme').map((c) => c.check.trim());
-    expect(acme).to.include.members(['workloads', 'completed', 'running', 'GPU-ms at T', 'pods', 'pod GPUs (millionths)', 'lifetime totals', 'lifetime samples']);
+    expect(acme).to.include.members([
+      'workloads', 'completed', 'running', 'GPU-ms at T', 'pods', 'pod GPUs (millionths)', 'lifetime totals', 'lifetime samples', 'fleet hours', 'fleet GPU-ms',
+    ]);
     expect(result.verification.checks.filter((c) => c.organization === '(all)'), 'one per rollup table, usage\'s four included').to.have.length(11);
     expect(existsSync(join(source.dir, SNAPSHOT_FILE)), 'the snapshot is removed once done').to.equal(false);
     expect(lines.some((l) => /^workloads: 300 rows in [\d.]+ s, [\d,]+ rows\/s$/.test(l)), lines.join('\n')).to.equal(true);
@@ -248,6 +270,9 @@ describe('gpucap migrate: SQLite into PostgreSQL', function () {
     // times in other months) and adds new ones; retention removes old finished rows.
     const later = sqliteWriter(source.db, { clock: ticking(T0 + 24 * 60 * MINUTE) });
     await write(later, history(12, 300).slice(0, 150));
+    // The fleet went on too: its open hour grew, and more hours came.
+    const mark = FLEET_FROM + FLEET_HOURS * HOUR;
+    await later.writeFleetLedger({ clusterId: 'gpu-east', expectedMark: mark, to: mark + 5 * HOUR, hours: fleetHours(mark - HOUR, 6, 2) });
     expect(await later.deleteFinishedBatch(T0 - 5 * 24 * 60 * MINUTE, 20)).to.be.greaterThan(0);
     const ids = (rows: { workload_id: string }[]) => new Set(rows.map((r) => r.workload_id));
     const kept = ids(source.db.prepare('SELECT workload_id FROM workloads').all() as { workload_id: string }[]);
