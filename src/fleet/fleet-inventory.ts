@@ -77,6 +77,21 @@ export class FleetInventory implements FleetSource {
     return [...this.#clusters].map(([clusterId, fleet]) => ({ clusterId, organizationId: fleet.organizationId, ledger: fleet.ledger }));
   }
 
+  /**
+   * A minute of a workload's GPUs the idle rule judged idle (the telemetry's): its GPU·ms go to the
+   * nodes its pods hold GPUs on, split by their shares there. A workload no pod of which runs any
+   * more (it ended within the minute) is no node's.
+   */
+  idle(minute: { workloadId: string; end: number; idleSeconds: number }): void {
+    for (const fleet of this.#clusters.values()) {
+      const nodes = fleet.allocations.nodesOf(minute.workloadId);
+      if (nodes.size === 0) continue;
+      const total = [...nodes.values()].reduce((sum, share) => sum + share, 0);
+      for (const [node, share] of nodes) fleet.ledger.addIdle(node, minute.end - 1, (minute.idleSeconds * 1000 * share) / total);
+      return;
+    }
+  }
+
   nodes(organizationId: string): FleetNode[] {
     return this.allNodes().filter((node) => node.organizationId === organizationId);
   }

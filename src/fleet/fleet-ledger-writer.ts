@@ -11,6 +11,19 @@ import { HOUR_MS, type FleetHourRow } from '../domain/fleet-ledger.js';
 import type { Clock } from '../domain/clock.js';
 import type { IndexWriter } from '../store/ports.js';
 import type { ClusterLedger } from './fleet-inventory.js';
+import type { LedgerHour } from './node-ledger.js';
+
+/** The buckets' hours with the idle time added to them, each node and hour once. */
+function withIdle(buckets: readonly LedgerHour[], idle: readonly LedgerHour[]): LedgerHour[] {
+  const byKey = new Map(buckets.map((row) => [`${row.hour}\u0000${row.node}`, { ...row }]));
+  for (const row of idle) {
+    const key = `${row.hour}\u0000${row.node}`;
+    const found = byKey.get(key);
+    if (found === undefined) byKey.set(key, { ...row });
+    else found.idleMs += row.idleMs;
+  }
+  return [...byKey.values()];
+}
 
 type LedgerSink = Pick<IndexWriter, 'fleetLedgerMark' | 'writeFleetLedger'>;
 
@@ -75,16 +88,25 @@ export class FleetLedgerWriters {
       session.mark ??= await session.sink.fleetLedgerMark(clusterId);
       const expected = session.mark;
       const from = expected === null ? held : Math.max(expected, held);
-      if (expected !== null && expected < held) {
+      const idle = ledger.takeIdle();
+      if (from < closed && expected !== null && expected < held) {
         this.#options.logger.warn(
           { cluster: clusterId, from: new Date(expected).toISOString(), to: new Date(held).toISOString() },
           'The fleet history has a gap no replica held the GPU time of (every replica was down, or none watched the cluster)',
         );
       }
-      if (from < closed) {
-        const hours: FleetHourRow[] = ledger.hours(from, closed).map((hour) => ({ ...hour, organizationId }));
-        written = await session.sink.writeFleetLedger({ clusterId, expectedMark: expected, to: closed, hours });
-        if (this.#sessions.get(clusterId) === session) session.mark = closed;
+      if (from < closed || idle.length > 0) {
+        // Idle time is judged after its minute: it is added to its hour whatever the mark.
+        const to = from < closed ? closed : (expected ?? closed);
+        const buckets = from < closed ? ledger.hours(from, closed) : [];
+        const hours: FleetHourRow[] = withIdle(buckets, idle).map((hour) => ({ ...hour, organizationId }));
+        try {
+          written = await session.sink.writeFleetLedger({ clusterId, expectedMark: expected, to, hours });
+        } catch (error) {
+          ledger.putBackIdle(idle);
+          throw error;
+        }
+        if (this.#sessions.get(clusterId) === session) session.mark = to;
       }
     }
     ledger.forget(Math.floor((closed - (this.#options.keepMs ?? HOUR_MS)) / ledger.bucketMs) * ledger.bucketMs);

@@ -53,6 +53,16 @@ export class NodeAllocations implements IntervalObserver {
     return this.#relisted;
   }
 
+  /** Where the workload's running pods hold GPUs: node → its share there. Empty when none runs. */
+  nodesOf(workloadId: string): Map<string, number> {
+    const nodes = new Map<string, number>();
+    for (const podUid of this.#byWorkload.get(workloadId) ?? []) {
+      const held = this.#pods.get(podUid);
+      if (held !== undefined) nodes.set(held.node, (nodes.get(held.node) ?? 0) + held.share);
+    }
+    return nodes;
+  }
+
   /** Whole-GPU equivalents the running pods hold on `node`. */
   allocatedOn(node: string): number {
     let sum = 0;

@@ -44,6 +44,8 @@ export class NodeLedger {
   /** The labels a node had last, kept while a bucket holds it (a node gone still has its buckets written). */
   readonly #labels = new Map<string, NodeLabels>();
   #recordFrom: number | null = null;
+  /** hour → node → idle GPU·ms the telemetry judged, not written yet (it judges a minute after it ends). */
+  readonly #idle = new Map<number, Map<string, number>>();
 
   /** `bucketMs` divides an hour. */
   constructor(clusterId: string, bucketMs: number) {
@@ -86,6 +88,36 @@ export class NodeLedger {
     }
   }
 
+  /** GPU·ms of `node` at `at` that the idle rule judged idle; nothing before the record began. */
+  addIdle(node: string, at: number, ms: number): void {
+    if (this.#recordFrom === null || at < this.#recordFrom || !(ms > 0)) return;
+    const hour = Math.floor(at / HOUR_MS) * HOUR_MS;
+    let nodes = this.#idle.get(hour);
+    if (nodes === undefined) this.#idle.set(hour, (nodes = new Map()));
+    nodes.set(node, (nodes.get(node) ?? 0) + ms);
+  }
+
+  /** The idle GPU·ms not written yet, by node and hour, taken out (putBack returns them after a failed write). */
+  takeIdle(): LedgerHour[] {
+    const rows: LedgerHour[] = [];
+    for (const [hour, nodes] of this.#idle) {
+      for (const [node, idleMs] of nodes) {
+        const labels = this.#labels.get(node) ?? { gpuModel: null, instanceType: '' };
+        rows.push({ clusterId: this.#clusterId, node, hour, ...labels, capacityMs: 0, unavailableMs: 0, allocatedMs: 0, idleMs });
+      }
+    }
+    this.#idle.clear();
+    return rows;
+  }
+
+  putBackIdle(rows: readonly LedgerHour[]): void {
+    for (const row of rows) {
+      let nodes = this.#idle.get(row.hour);
+      if (nodes === undefined) this.#idle.set(row.hour, (nodes = new Map()));
+      nodes.set(row.node, (nodes.get(row.node) ?? 0) + row.idleMs);
+    }
+  }
+
   /** Puts every node's GPU time up to `at` into the buckets. */
   advance(at: number): void {
     for (const [node, tracked] of this.#nodes) this.#accrue(node, tracked, at);
@@ -122,9 +154,12 @@ export class NodeLedger {
    */
   forget(before: number): void {
     for (const bucket of [...this.#buckets.keys()]) if (bucket < before) this.#buckets.delete(bucket);
+    // Idle time no writer took while it was kept (this replica stood by) goes with it.
+    for (const hour of [...this.#idle.keys()]) if (hour + HOUR_MS <= before) this.#idle.delete(hour);
     if (this.#recordFrom !== null) this.#recordFrom = Math.max(this.#recordFrom, before);
     const held = new Set(this.#nodes.keys());
     for (const nodes of this.#buckets.values()) for (const node of nodes.keys()) held.add(node);
+    for (const nodes of this.#idle.values()) for (const node of nodes.keys()) held.add(node);
     for (const node of [...this.#labels.keys()]) if (!held.has(node)) this.#labels.delete(node);
   }
 

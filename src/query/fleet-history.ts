@@ -144,8 +144,12 @@ function figuresOf(map: Map<string, Sums>): Map<string, FleetHoursFigures> {
   return new Map([...map].map(([key, sums]) => [key, figures(sums)]));
 }
 
-/** GPU·ms to GPU-hours, and the rates from the unrounded sums. */
-export function figures([capacity, unavailable, allocated, idle]: Sums): FleetHoursFigures {
+/**
+ * GPU·ms to GPU-hours, and the rates from the unrounded sums. Idle is at most allocated: the telemetry
+ * judges a shared GPU's minute whole, which a pod holding a share of it would otherwise overstate.
+ */
+export function figures([capacity, unavailable, allocated, judgedIdle]: Sums): FleetHoursFigures {
+  const idle = Math.min(judgedIdle, allocated);
   const inService = capacity - unavailable;
   return {
     capacityGpuHours: capacity / HOUR_MS,

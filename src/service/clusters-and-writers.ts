@@ -94,20 +94,26 @@ function gpuCounting(config: ServiceContext['config'], logger: ServiceContext['l
  * The indexers of the clusters, each a standby until the election (ClusterWriters) gives this replica
  * the cluster's write lock. Nothing runs until a cluster is attached.
  */
-export function createIndexWriters(
-  context: ServiceContext,
-  deps: { backend: IndexBackend; instanceId: string; budgets: ConfigMapBudgets | undefined },
-): IndexWriters {
-  const { config, clock, delay, logger } = context;
-  const counting = gpuCounting(config, logger);
-  const fleet = new FleetInventory({
+/** Every watched cluster's GPU nodes, live, and their GPU time (the telemetry tells it the idle minutes). */
+export function createFleetInventory(context: ServiceContext): FleetInventory {
+  const { config, clock, logger } = context;
+  return new FleetInventory({
     defaultOrganizationId: config.default_organization_id,
     keys: labelKeys(config),
     gpuResources: config.gpu_resources,
-    settings: counting.settings,
+    settings: gpuCounting(config, logger).settings,
     clock,
     bucketMs: config.fleet_history_resolution_seconds * 1000,
   });
+}
+
+export function createIndexWriters(
+  context: ServiceContext,
+  deps: { backend: IndexBackend; instanceId: string; budgets: ConfigMapBudgets | undefined; fleet: FleetInventory },
+): IndexWriters {
+  const { config, clock, delay, logger } = context;
+  const counting = gpuCounting(config, logger);
+  const { fleet } = deps;
   const ledger = new FleetLedgerWriters(() => fleet.ledgers(), { clock, logger: logger.child({ component: 'fleet-history' }) });
   const indexers = new ClusterIndexers(null, {
     defaultOrganizationId: config.default_organization_id,

@@ -24,7 +24,9 @@ import type { GpuTelemetry } from '../telemetry/gpu-telemetry.js';
 import { registerServiceGauges, startAdmin, startEventLoopMonitor, type LivenessOptions } from './admin.js';
 import { startApi } from './api.js';
 import { capacityBudgets, startCapacity } from './capacity.js';
-import { addClusters, createIndexWriters, followWriters, watchClusters, type InformerOptions } from './clusters-and-writers.js';
+import {
+  addClusters, createFleetInventory, createIndexWriters, followWriters, watchClusters, type InformerOptions,
+} from './clusters-and-writers.js';
 import { openIndex, startRetention } from './index-backend.js';
 import { startReadiness } from './readiness.js';
 import type { ServiceContext } from './service-context.js';
@@ -142,13 +144,17 @@ async function startParts(
   const eventLoop = startEventLoopMonitor(service, options.liveness);
   // Both in the flush phase, newest first: retention's last pass halts before the lifetime totals
   // (SQLite) are written, and the telemetry summaries (PostgreSQL, started below) are written before it.
-  const store = telemetryStore(service, backend.telemetry);
+  const fleet = createFleetInventory(service);
+  const onIdleMinute = (minute: { workloadId: string; end: number; idleSeconds: number }) => fleet.idle(minute);
+  const store = telemetryStore(service, backend.telemetry, onIdleMinute);
   const retention = startRetention(service, backend);
   readiness.markReady('index');
 
   const budgets = capacityBudgets(service, home);
-  const indexWriters = createIndexWriters(service, { backend, instanceId, budgets });
-  const telemetry = config.telemetry_enabled ? startTelemetry(service, { store, writers: indexWriters.writers }) : undefined;
+  const indexWriters = createIndexWriters(service, { backend, instanceId, budgets, fleet });
+  const telemetry = config.telemetry_enabled
+    ? startTelemetry(service, { store, writers: indexWriters.writers, onIdleMinute })
+    : undefined;
   // Never holds back readiness; marks the service degraded while no exporter answers. Declared only
   // when telemetry runs, so /v1/health shows no `exporters` check for a feed that is turned off.
   if (telemetry !== undefined) readiness.markReady('telemetry');

@@ -14,6 +14,7 @@ import { rawSlotsFor } from '../telemetry/rings/gpu-rings.js';
 import { GpuTelemetry, type GpuTelemetryOptions } from '../telemetry/gpu-telemetry.js';
 import { createHttpScrape } from '../telemetry/scrape/http-scrape.js';
 import { LifetimeAccumulators } from '../telemetry/sinks/lifetime.js';
+import type { IdleMinuteListener } from '../telemetry/sinks/usage-tally.js';
 import { Sampler, type ExporterStatus } from '../telemetry/scrape/sampler.js';
 import { SharedTelemetryReader } from '../telemetry/summaries/shared-telemetry.js';
 import { SummaryFlusher } from '../telemetry/sinks/summary-flusher.js';
@@ -32,7 +33,7 @@ export interface TelemetryRuntime {
 }
 
 /** The index's telemetry storage, made ready for samples; local lifetime totals are written last with the flushes. */
-export function telemetryStore(context: ServiceContext, storage: TelemetryStorage): TelemetryStore {
+export function telemetryStore(context: ServiceContext, storage: TelemetryStorage, onIdleMinute: IdleMinuteListener): TelemetryStore {
   const { config, clock, parts } = context;
   switch (storage.kind) {
     case 'local': {
@@ -41,6 +42,7 @@ export function telemetryStore(context: ServiceContext, storage: TelemetryStorag
         idleMs: LIFETIME_IDLE_MS,
         intervalSeconds: config.scrape_interval_seconds,
         idleThresholdPercent: config.idle_threshold_percent,
+        onIdleMinute,
       });
       // In the flush phase: runs after the sampler and the lifetime flush loop have stopped.
       parts.phase('flush').add('lifetime totals', () => lifetimes.flush());
@@ -55,13 +57,16 @@ export function telemetryStore(context: ServiceContext, storage: TelemetryStorag
  * The sampler and where its samples go. The last write of either store is in the flush phase, so that
  * it runs after the sampler and the flush loops have stopped.
  */
-export function startTelemetry(context: ServiceContext, deps: { store: TelemetryStore; writers: ClusterWriters }): TelemetryRuntime {
+export function startTelemetry(
+  context: ServiceContext,
+  deps: { store: TelemetryStore; writers: ClusterWriters; onIdleMinute: IdleMinuteListener },
+): TelemetryRuntime {
   const { config, metrics, clock, delay, logger, parts } = context;
   const { store } = deps;
   const { route, reader } =
     store.kind === 'local'
       ? { route: { samples: { lifetime: store.lifetimes } }, reader: undefined }
-      : shareTelemetry(context, { summaries: store.summaries, writers: deps.writers });
+      : shareTelemetry(context, { summaries: store.summaries, writers: deps.writers, onIdleMinute: deps.onIdleMinute });
   const log = logger.child({ component: 'sampler' });
   const telemetry = new GpuTelemetry({
     discovery: {
@@ -121,7 +126,7 @@ export function startTelemetry(context: ServiceContext, deps: { store: Telemetry
 /** The writer's buckets, their flush loop and last write, and the reader every replica answers from. */
 function shareTelemetry(
   context: ServiceContext,
-  deps: { summaries: GpuSummaryStore; writers: ClusterWriters },
+  deps: { summaries: GpuSummaryStore; writers: ClusterWriters; onIdleMinute: IdleMinuteListener },
 ): { route: Pick<GpuTelemetryOptions, 'samples' | 'scrapes'>; reader: TelemetryReader } {
   const { config, clock, delay, logger, parts } = context;
   const { summaries, writers } = deps;
@@ -132,6 +137,7 @@ function shareTelemetry(
     widthMs,
     intervalSeconds: config.scrape_interval_seconds,
     idleThresholdPercent: config.idle_threshold_percent,
+    onIdleMinute: deps.onIdleMinute,
   });
   const flusher = new SummaryFlusher(summaries, buckets, {
     // A tick's samples carry its start time and arrive up to the scrape timeout later.

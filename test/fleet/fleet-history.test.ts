@@ -4,10 +4,12 @@
 // summary, groups and series add up.
 import { expect } from 'chai';
 import { HOUR_MS, type FleetHourRow } from '../../src/domain/fleet-ledger.js';
+import { FleetInventory } from '../../src/fleet/fleet-inventory.js';
 import { FleetLedgerWriters } from '../../src/fleet/fleet-ledger-writer.js';
 import { NodeLedger } from '../../src/fleet/node-ledger.js';
 import { fleetHistory } from '../../src/query/fleet-history.js';
 import { FixedClock } from '../support/fixed-clock.js';
+import { nodeFrom } from '../support/fleet-fixtures.js';
 import { rejectionOf } from '../support/rejection.js';
 import { openTestIndex, type TestIndex } from '../support/test-index.js';
 
@@ -51,6 +53,39 @@ describe('fleet/history', () => {
 
     it('refuses a bucket that does not divide an hour', () => {
       expect(() => new NodeLedger('c1', 7 * MIN)).to.throw('a bucket of 420000 ms does not divide an hour');
+    });
+  });
+
+  describe('idle GPU time', () => {
+    it('goes to the nodes the workload\'s pods hold GPUs on, by their shares, and is written with the hour', async () => {
+      const clock = new FixedClock(T0);
+      const inventory = new FleetInventory({
+        defaultOrganizationId: 'acme', keys: { instanceType: 'node.kubernetes.io/instance-type', gpuProduct: 'nvidia.com/gpu.product' },
+        gpuResources: ['nvidia.com/gpu'], clock, bucketMs: MIN,
+      });
+      const cluster = inventory.attach({ clusterId: 'c1' });
+      const nodes = [nodeFrom('node-whole-h100.json', 'gpu-a', 'p5.48xlarge'), nodeFrom('node-whole-h100.json', 'gpu-b', 'p5.48xlarge')];
+      cluster.onEvent('nodes', { type: 'SYNC', items: nodes, resourceVersion: '1' }, undefined);
+      const intervals = inventory.intervalsOf('c1');
+      intervals.retainPods(new Set());
+      for (const [pod, node, gpus] of [['p1', 'gpu-a', 3], ['p2', 'gpu-b', 1]] as const) {
+        intervals.interval({ podUid: pod, workloadId: 'w1', gpus, startedAt: T0, finishedAt: null }, node);
+      }
+      const [{ ledger } = { ledger: undefined }] = inventory.ledgers();
+      if (ledger === undefined) throw new Error('the cluster has its ledger');
+      inventory.idle({ workloadId: 'w1', end: T0 + 2 * MIN, idleSeconds: 120 });
+      inventory.idle({ workloadId: 'nobody', end: T0 + 2 * MIN, idleSeconds: 60 });
+      clock.set(T0 + 3 * MIN);
+      const writes: FleetHourRow[][] = [];
+      const writer = new FleetLedgerWriters(() => inventory.ledgers(), { clock, logger: quiet });
+      writer.becomeWriter('c1', {
+        fleetLedgerMark: async () => null,
+        writeFleetLedger: async (write) => writes.push([...write.hours]),
+      });
+      await writer.flushAll();
+      const idle = Object.fromEntries((writes[0] ?? []).map((row) => [row.node, row.idleMs]));
+      expect(idle).to.deep.equal({ 'gpu-a': 90_000, 'gpu-b': 30_000 });
+      expect(writes[0]?.find((row) => row.node === 'gpu-a')?.allocatedMs).to.equal(3 * 3 * MIN);
     });
   });
 

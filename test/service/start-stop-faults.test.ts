@@ -34,6 +34,7 @@ const STOP_ORDER = [
   'writer holders loop',
   'readiness loop',
   'remote kubeconfigs',
+  'fleet history loop',
   'index flush loop',
   'capacity watch',
   'clusters',

@@ -11,7 +11,9 @@ import { emptyUsage, type GpuUsage } from '../../domain/gpu-usage.js';
 import type { GpuBucketRow } from '../../domain/telemetry.js';
 import { METRIC_COUNT } from '../rings/metric-codec.js';
 import { roundAverage } from '../summaries/round-average.js';
-import { addSampleUsage, checkUsageRules, IdleMinutes, type IdleMinute, type SampleFacts } from './usage-tally.js';
+import {
+  addSampleUsage, checkUsageRules, IdleMinutes, type IdleMinute, type IdleMinuteListener, type SampleFacts,
+} from './usage-tally.js';
 
 class WorkloadBucket {
   readonly count = new Float64Array(METRIC_COUNT);
@@ -88,6 +90,7 @@ export interface BucketAccumulatorOptions {
   intervalSeconds: number;
   /** idle_threshold_percent. */
   idleThresholdPercent: number;
+  onIdleMinute?: IdleMinuteListener;
 }
 
 /** One GPU's sample at `at` (ms) for a workload of `clusterId`, in reported units (NaN: missing). */
@@ -105,9 +108,11 @@ export class BucketAccumulator {
   readonly #buckets = new Map<number, Map<string, WorkloadBucket>>();
   /** Each GPU's open minute, tagged with its workload's cluster. */
   readonly #minutes: IdleMinutes<string>;
+  readonly #listener: IdleMinuteListener | undefined;
   readonly #onIdle = (minute: IdleMinute<string>): void => {
     const bucketAt = Math.floor((minute.end - 1) / this.widthMs) * this.widthMs;
     this.#bucket(bucketAt, minute.workloadId, minute.tag).usage.idleSeconds += minute.idleSeconds;
+    this.#listener?.({ workloadId: minute.workloadId, end: minute.end, idleSeconds: minute.idleSeconds });
   };
   /** Buckets starting before this were taken out: a sample for one of them comes too late. */
   #takenBefore = -Infinity;
@@ -119,6 +124,7 @@ export class BucketAccumulator {
     }
     this.widthMs = options.widthMs;
     this.#intervalSeconds = checkUsageRules(options).intervalSeconds;
+    this.#listener = options.onIdleMinute;
     this.#minutes = new IdleMinutes(options);
   }
 

@@ -12,7 +12,7 @@ import { METRIC_NAMES, type MetricName, type MetricSummary } from '../../domain/
 import type { LifetimeRepository, LifetimeSave, LifetimeTotals } from '../../domain/telemetry.js';
 import { METRIC_COUNT } from '../rings/metric-codec.js';
 import { roundAverage } from '../summaries/round-average.js';
-import { addSampleUsage, IdleMinutes, type IdleMinute, type SampleFacts } from './usage-tally.js';
+import { addSampleUsage, IdleMinutes, type IdleMinute, type IdleMinuteListener, type SampleFacts } from './usage-tally.js';
 
 class Accumulator {
   readonly sum = new Float64Array(METRIC_COUNT);
@@ -99,6 +99,7 @@ export interface LifetimeAccumulatorsOptions {
   intervalSeconds: number;
   /** idle_threshold_percent. */
   idleThresholdPercent: number;
+  onIdleMinute?: IdleMinuteListener;
 }
 
 /** One sample's time (epoch ms, the tick's) and what it says besides its values. */
@@ -114,9 +115,11 @@ export class LifetimeAccumulators {
   readonly #live = new Map<string, Accumulator>();
   /** Each GPU's open minute, tagged with the accumulator its idle seconds go to. */
   readonly #minutes: IdleMinutes<Accumulator>;
+  readonly #listener: IdleMinuteListener | undefined;
   readonly #onIdle = (minute: IdleMinute<Accumulator>): void => {
     minute.tag.usage.idleSeconds += minute.idleSeconds;
     minute.tag.dirty = true;
+    this.#listener?.({ workloadId: minute.workloadId, end: minute.end, idleSeconds: minute.idleSeconds });
   };
 
   constructor(repository: LifetimeRepository, options: LifetimeAccumulatorsOptions) {
@@ -124,6 +127,7 @@ export class LifetimeAccumulators {
     this.#clock = options.clock;
     this.#idleMs = options.idleMs;
     this.#intervalSeconds = options.intervalSeconds;
+    this.#listener = options.onIdleMinute;
     this.#minutes = new IdleMinutes({ intervalSeconds: options.intervalSeconds, idleThresholdPercent: options.idleThresholdPercent });
   }
 

@@ -78,6 +78,9 @@ export interface IdleMinute<Tag> {
 
 export type OnIdleMinute<Tag> = (minute: IdleMinute<Tag>) => void;
 
+/** Told of every idle minute as it is counted into a workload's usage (the fleet's history counts it by node). */
+export type IdleMinuteListener = (minute: Omit<IdleMinute<unknown>, 'tag'>) => void;
+
 /**
  * The open minute of each GPU of each workload. Only idle minutes are reported as they close; a
  * minute that closes busy just goes.
