@@ -22,7 +22,9 @@ async function main(): Promise<void> {
   const { finished, running, pending } = world.jobs;
   const out: string[] = [
     `\ngpu-capacity-api demo: ${url}   (admin: http://${service.adminAddress}/readyz, /metrics)`,
-    `Clusters gpu-east (H100, home) and gpu-west (L40S, remote); ${finished} finished, ${running} running and ${pending} pending Jobs`,
+    `Clusters gpu-east (H100, home) and gpu-west (L40S and L4, remote), both acme's,`,
+    `with a cordoned node, a NotReady one and a failed GPU; an L4 pool budgeted above its hardware (over-committed);`,
+    `${finished} finished, ${running} running and ${pending} pending Jobs`,
     `of organizations acme, globex and initech; a Job starts, finishes or fails every ${STEP_MS / 1000} s. GPU metrics are scraped every 5 s.\n`,
   ];
   out.push('The web console: open a sign-in link (the token stays in that browser tab; Sign out forgets it).');
@@ -44,6 +46,8 @@ async function main(): Promise<void> {
     `${as('ACME_ADMIN', 'acme')} "${url}/v1/workloads/$ID"                  # queue_seconds; idle_gpu_hours, gpu_efficiency, energy_kwh after a minute`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/metrics?sort_by=idle_gpu_hours&limit=5'   # lifetime idle GPU-hours (each minute below 5 %)`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/metrics?sort_by=queue_seconds&limit=5'   # who waited longest for GPUs, pending ones so far`,
+    `${as('ACME_ADMIN', 'acme')} '${url}/v1/fleet?time_range=today&interval=hour&group_by=gpu_model'   # the GPUs, by the hour`,
+    `${as('ACME_ADMIN', 'acme')} '${url}/v1/fleet/nodes?state=cordoned'      # or not_ready: the nodes out of service`,
     `${as('ACME_LEAD', 'acme')} '${url}/v1/workloads?limit=3'                # llm and vision only`,
     `${as('ACME_MEMBER', 'acme')} '${url}/v1/capacity'                       # vision's share`,
     `${as('GLOBEX_ADMIN', 'globex')} '${url}/v1/workloads/stats?group_by=submitted_by'`,

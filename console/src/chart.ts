@@ -1,6 +1,7 @@
 // Time charts on uPlot (a 50 KB canvas chart library): bars or lines over UTC days, hours or weeks, on
-// one or two value axes. Each chart comes with its figures as a table, which is what screen readers
-// and keyboard users read; the canvas itself is hidden from them.
+// one or two value axes, or bars stacked into one column per interval. Each chart comes with its
+// figures as a table, which is what screen readers and keyboard users read; the canvas itself is
+// hidden from them.
 import uPlot from 'uplot';
 import { h, table, type Child } from './dom.js';
 
@@ -10,6 +11,8 @@ export interface ChartSeries {
   kind: 'bars' | 'line';
   /** The right axis (when a second unit is shown), else the left one. */
   axis?: 'left' | 'right';
+  /** A colour of SERIES_COLOURS, for a series that keeps its colour from chart to chart; else by position. */
+  colour?: string;
   format(value: number | null): string;
 }
 
@@ -21,6 +24,15 @@ export interface TimeChart {
   series: readonly ChartSeries[];
   leftLabel: string;
   rightLabel?: string;
+  /** Bars stacked in the order given, the first at the bottom: each column adds up to their sum. */
+  stacked?: boolean;
+}
+
+/** What uPlot draws of a series: its values (running sums, when stacked) in its colour. */
+interface Layer {
+  series: ChartSeries;
+  drawn: (number | null)[];
+  colour: string;
 }
 
 // Colours of the series on white: every one has 3:1 contrast or more (WCAG 1.4.11, non-text).
@@ -35,8 +47,12 @@ export function timeChart(chart: TimeChart): HTMLElement {
   new ResizeObserver(() => {
     const width = holder.clientWidth;
     if (width === 0) return;
-    if (plot === undefined) plot = new uPlot(options(chart, width), [chart.x as number[], ...chart.series.map((s) => s.values as (number | null)[])], holder);
-    else if (plot.width !== width) plot.setSize({ width, height: HEIGHT });
+    if (plot === undefined) {
+      const drawn = layers(chart);
+      plot = new uPlot(options(chart, drawn, width), [chart.x as number[], ...drawn.map((layer) => layer.drawn)], holder);
+    } else if (plot.width !== width) {
+      plot.setSize({ width, height: HEIGHT });
+    }
   }).observe(holder);
   return h(
     'figure',
@@ -56,7 +72,22 @@ export function timeChart(chart: TimeChart): HTMLElement {
   );
 }
 
-function options(chart: TimeChart, width: number): uPlot.Options {
+function layers(chart: TimeChart): Layer[] {
+  const coloured = chart.series.map((series, i): Layer => ({
+    series,
+    drawn: [...series.values],
+    colour: series.colour ?? SERIES_COLOURS[i % SERIES_COLOURS.length] ?? AXIS_COLOUR,
+  }));
+  if (chart.stacked !== true) return coloured;
+  const sums = chart.x.map(() => 0);
+  for (const layer of coloured) {
+    layer.drawn = layer.series.values.map((value, i) => (sums[i] = (sums[i] ?? 0) + Math.max(0, value ?? 0)));
+  }
+  // Each bar rises from 0 to its running sum, so the top layer is drawn first and each lower one over it.
+  return coloured.reverse();
+}
+
+function options(chart: TimeChart, drawn: readonly Layer[], width: number): uPlot.Options {
   const two = chart.rightLabel !== undefined;
   const bars = uPlot.paths.bars?.({ size: [0.7, 48], align: 0 });
   return {
@@ -73,17 +104,19 @@ function options(chart: TimeChart, width: number): uPlot.Options {
     ],
     series: [
       { label: 'Start', value: (_self, _raw, _series, index) => (index === null ? '' : (chart.xLabels[index] ?? '')) },
-      ...chart.series.map((s, i) => {
-        const colour = SERIES_COLOURS[i % SERIES_COLOURS.length] ?? AXIS_COLOUR;
-        return {
-          label: s.label,
-          scale: s.axis === 'right' ? 'right' : 'left',
-          stroke: colour,
-          width: s.kind === 'bars' ? 1 : 2,
-          value: (_self: uPlot, raw: number | null) => s.format(raw),
-          ...(s.kind === 'bars' ? { fill: `${colour}99`, paths: bars, points: { show: false } } : { points: { show: true, size: 5 } }),
-        };
-      }),
+      ...drawn.map(({ series: s, colour }) => ({
+        label: s.label,
+        scale: s.axis === 'right' ? 'right' : 'left',
+        stroke: colour,
+        width: s.kind === 'bars' ? 1 : 2,
+        // The series' own figure, not the running sum a stacked layer is drawn at.
+        value: (_self: uPlot, _raw: number | null, _series: number, index: number | null) =>
+          s.format(index === null ? null : (s.values[index] ?? null)),
+        // Stacked layers overlap, so their fill is opaque: a translucent one would blend with the layers under it.
+        ...(s.kind === 'bars'
+          ? { fill: chart.stacked === true ? colour : `${colour}99`, paths: bars, points: { show: false } }
+          : { points: { show: true, size: 5 } }),
+      })),
     ],
   };
 }

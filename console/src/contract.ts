@@ -9,12 +9,14 @@ export const STATS_TIME_RANGES = ['today', 'this_week', 'this_month', 'last_7_da
 export const STATS_GROUP_KEYS = ['submitted_by', 'initiative_id', 'instance_type', 'failure_reason', 'gpu_model'] as const;
 export const TREND_INTERVALS = ['hour', 'day', 'week'] as const;
 export const LIST_LIMITS = [10, 20, 50, 100] as const;
+export const FLEET_NODE_STATES = ['ready', 'cordoned', 'not_ready'] as const;
 
 export type WorkloadStatus = (typeof WORKLOAD_STATUSES)[number];
 export type MetricName = (typeof METRIC_NAMES)[number];
 export type MetricsTimeRange = (typeof METRICS_TIME_RANGES)[number];
 export type RankingSortKey = (typeof RANKING_SORT_KEYS)[number];
 export type StatsGroupKey = (typeof STATS_GROUP_KEYS)[number];
+export type FleetNodeState = (typeof FLEET_NODE_STATES)[number];
 
 export interface WorkloadListItem {
   workload_id: string;
@@ -126,8 +128,61 @@ export interface Capacity {
     total_remaining_gpu_hours: number;
     current_active_gpus: number;
   };
-  pools: (Budget & { pool_id: string; name: string; instance_types: string[] })[];
+  pools: (Budget & PoolHardware & { pool_id: string; name: string; instance_types: string[] })[];
   initiatives: (Budget & { initiative_id: string; name: string })[];
+}
+
+/** A pool's budget against the GPU-hours its nodes can give in the whole period. */
+export interface PoolHardware {
+  /** null when the period has no end (`total`). */
+  capacity_gpu_hours_in_period: number | null;
+  over_committed: boolean;
+}
+
+/** The fleet's GPUs now, in whole-GPU equivalents. */
+export interface FleetNow {
+  total_gpus: number;
+  allocated_gpus: number;
+  unallocated_gpus: number;
+  unavailable_gpus: number;
+  nodes: number;
+  nodes_unavailable: number;
+}
+
+/** The fleet's GPU-hours over a range or an interval of it. */
+export interface FleetHours {
+  capacity_gpu_hours: number;
+  unavailable_gpu_hours: number;
+  allocated_gpu_hours: number;
+  idle_gpu_hours: number;
+  unallocated_gpu_hours: number;
+  allocation_rate: number | null;
+  utilization_rate: number | null;
+}
+
+export interface Fleet {
+  time_range: string;
+  start: string;
+  end: string;
+  now: FleetNow;
+  summary: FleetHours;
+  grouped: (FleetNow & FleetHours & { key: string })[];
+  series?: (FleetHours & { start: string; grouped?: (FleetHours & { key: string })[] })[];
+}
+
+export interface FleetNode {
+  cluster_id: string;
+  node: string;
+  gpu_model: string | null;
+  instance_type: string;
+  pool_id: string | null;
+  state: FleetNodeState;
+  gpu_sharing: GpuSharing;
+  total_gpus: number;
+  allocated_gpus: number;
+  unallocated_gpus: number;
+  unavailable_gpus: number;
+  unhealthy_gpus: number;
 }
 
 export interface ListMetadata {

@@ -3,6 +3,7 @@
 import '../styles/console.css';
 import 'uplot/dist/uPlot.min.css';
 import { h } from './dom.js';
+import { fleetPage } from './pages/fleet.js';
 import { overviewPage } from './pages/overview.js';
 import { rankingsPage } from './pages/rankings.js';
 import { signInPage } from './pages/sign-in.js';
@@ -19,6 +20,7 @@ const PAGES: Record<PageName, Page> = {
   workload: workloadPage,
   rankings: rankingsPage,
   statistics: statisticsPage,
+  fleet: fleetPage,
 };
 
 let current: AbortController | undefined;

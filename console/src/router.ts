@@ -2,7 +2,7 @@
 // string), so any view can be shared; the service serves index.html at each of these paths.
 import type { Session } from './session.js';
 
-export type PageName = 'overview' | 'workloads' | 'workload' | 'rankings' | 'statistics';
+export type PageName = 'overview' | 'workloads' | 'workload' | 'rankings' | 'statistics' | 'fleet';
 
 export interface Route {
   page: PageName;
@@ -14,6 +14,9 @@ export const NAV: readonly { page: PageName; path: string; title: string }[] = [
   { page: 'workloads', path: '/workloads', title: 'Workloads' },
   { page: 'rankings', path: '/rankings', title: 'Rankings' },
   { page: 'statistics', path: '/statistics', title: 'Statistics' },
+  // Every caller sees the entry: a token's role shows only in what the API answers, and the page says
+  // when it answered that the fleet is for ORG_ADMIN only.
+  { page: 'fleet', path: '/fleet', title: 'Fleet' },
 ];
 
 export function routeOf(pathname: string): Route | undefined {
@@ -21,6 +24,7 @@ export function routeOf(pathname: string): Route | undefined {
   if (pathname === '/workloads') return { page: 'workloads' };
   if (pathname === '/rankings') return { page: 'rankings' };
   if (pathname === '/statistics') return { page: 'statistics' };
+  if (pathname === '/fleet') return { page: 'fleet' };
   const workload = /^\/workloads\/([^/]+)$/.exec(pathname);
   if (workload?.[1] !== undefined) return { page: 'workload', id: decodeURIComponent(workload[1]) };
   return undefined;
@@ -53,4 +57,13 @@ export function formQuery(form: HTMLFormElement, defaults: Record<string, string
 /** The query string's values for the API: only the names it accepts, empty ones left out. */
 export function pick(query: URLSearchParams, names: readonly string[], defaults: Record<string, string> = {}): Record<string, string | undefined> {
   return Object.fromEntries(names.map((name) => [name, query.get(name) || defaults[name]]));
+}
+
+/** The page's query string with the keyset cursor `next_token` set, or dropped (the first page). */
+export function withCursor(query: URLSearchParams, cursor: string | undefined): string {
+  const params = new URLSearchParams(query);
+  if (cursor === undefined) params.delete('next_token');
+  else params.set('next_token', cursor);
+  const search = params.toString();
+  return search === '' ? '' : `?${search}`;
 }

@@ -75,8 +75,8 @@ export interface BudgetFigures {
   exhaustion: string | null;
 }
 
-/** One budget: name, bar, used/allocated, burn rate and projected exhaustion. */
-export function budgetRow(name: string, budget: BudgetFigures): HTMLElement {
+/** One budget: name, bar, used/allocated, burn rate and projected exhaustion; then `note`, if any. */
+export function budgetRow(name: string, budget: BudgetFigures, note?: Child): HTMLElement {
   const share = budget.allocated > 0 ? budget.used / budget.allocated : null;
   return h(
     'li',
@@ -90,6 +90,7 @@ export function budgetRow(name: string, budget: BudgetFigures): HTMLElement {
       h('span', {}, `burn ${formatNumber(budget.burnRate)} GPU-h/day`),
       h('span', {}, budget.exhaustion === null ? 'not projected to run out this period' : `runs out ${formatTime(budget.exhaustion)}`),
     ),
+    note,
   );
 }
 

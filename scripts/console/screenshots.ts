@@ -42,6 +42,7 @@ async function main(): Promise<void> {
       { file: 'workload.png', title: "One workload: its record and GPU metrics per window", caller: 'ACME_ADMIN', path: `/workloads/${id}`, viewport: DESKTOP },
       { file: 'rankings.png', title: 'Rankings by each sort key, with the scope average', caller: 'ACME_ADMIN', path: '/rankings', viewport: DESKTOP },
       { file: 'statistics.png', title: 'Statistics per day and team', caller: 'ACME_ADMIN', path: '/statistics?group_by=initiative_id', viewport: DESKTOP },
+      { file: 'fleet.png', title: 'Fleet: the GPUs now, by state over time per model, and every node', caller: 'ACME_ADMIN', path: '/fleet', viewport: DESKTOP },
       { file: 'overview-member.png', title: 'Overview as a MEMBER of vision: only that team', caller: 'ACME_MEMBER', path: '/', viewport: DESKTOP },
       { file: 'overview-phone.png', title: 'Overview at 390 × 844', caller: 'ACME_ADMIN', path: '/', viewport: PHONE },
     ];

@@ -1,8 +1,10 @@
 // The demo's simulated world: two GPU clusters (H100 nodes in gpu-east, L40S nodes in gpu-west), each
 // node with a simulated dcgm-exporter, and in gpu-east a MIG node and a time-sliced one with Jobs on
 // them (shared-gpus.ts) and a node whose GPUs are handed out by Dynamic Resource Allocation, with its
-// claims and pods (dra-gpus.ts); three organizations' namespaces, a month of finished Jobs, Jobs
-// running on real GPU slots, and a churn that starts, finishes and fails Jobs while the demo runs.
+// claims and pods (dra-gpus.ts); in gpu-west two L4 nodes of a pool budgeted above its hardware
+// (l4-pool.ts); a cordoned node, a NotReady one and one with a failed GPU (node-faults.ts); three
+// organizations' namespaces, a month of finished Jobs, Jobs running on real GPU slots, and a churn
+// that starts, finishes and fails Jobs while the demo runs.
 // Deterministic for a given seed, so every run looks alike. Every Job and Pod keeps the order a real
 // cluster gives them: created, then started, then finished (test/demo/world.test.ts).
 import { randomUUID } from 'node:crypto';
@@ -16,6 +18,8 @@ import type { KubeObject } from '../kube-api/resources.js';
 import { startKubeApi, type KubeApi } from '../kube-api/server.js';
 import { mulberry32 } from '../random.js';
 import { seedDraGpus } from './dra-gpus.js';
+import { L4_CLUSTER, L4_POOL_LINE, seedL4Nodes } from './l4-pool.js';
+import { reportNodeStates, schedulableGpu } from './node-faults.js';
 import { seedSharedGpus } from './shared-gpus.js';
 
 const HOUR = 3_600_000;
@@ -57,8 +61,10 @@ const BUDGETS: Record<string, string> = {
     'period: month',
     'allocated_gpu_hours: 40000',
     'pools:',
-    '  - { pool_id: h100, name: H100 on-demand, allocated_gpu_hours: 28000, instance_types: [p5.48xlarge] }',
+    // The pools add up to the organization's allocation: more would be logged as a warning at start.
+    '  - { pool_id: h100, name: H100 on-demand, allocated_gpu_hours: 26000, instance_types: [p5.48xlarge] }',
     '  - { pool_id: l40s, name: L40S, allocated_gpu_hours: 12000, instance_types: [g6e.12xlarge] }',
+    L4_POOL_LINE,
     'initiatives:',
     '  - { initiative_id: llm, name: LLM Research, allocated_gpu_hours: 25000 }',
     '  - { initiative_id: vision, name: Computer Vision, allocated_gpu_hours: 10000 }',
@@ -81,6 +87,8 @@ interface Slot {
   exporter: SimExporterHandle;
   uuid: string;
   busy: boolean;
+  /** False on a GPU out of service (node-faults.ts): no Job starts there. */
+  schedulable: boolean;
 }
 
 interface LiveJob {
@@ -166,8 +174,9 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
       exporterPod.metadata.creationTimestamp = new Date(options.now - EXPORTERS_UP_FOR).toISOString();
       exporterPod.status = { ...(exporterPod.status as Record<string, unknown>), startTime: new Date(options.now - EXPORTERS_UP_FOR + 60_000).toISOString() };
       store.create('pods', exporterPod);
-      for (const gpu of gpus) slots.push({ node, exporter, uuid: gpu.uuid, busy: false });
+      for (const gpu of gpus) slots.push({ node, exporter, uuid: gpu.uuid, busy: false, schedulable: schedulableGpu(node, gpu.index) });
     }
+    if (plan.name === L4_CLUSTER) seedL4Nodes(store);
     slotsByCluster.set(plan.name, slots);
     live.set(plan.name, []);
     pending.set(plan.name, []);
@@ -213,7 +222,7 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
     const slots = slotsByCluster.get(cluster) ?? [];
     // A Job's pod holds GPUs of one node, as the scheduler places it.
     const byNode = new Map<string, Slot[]>();
-    for (const slot of slots) if (!slot.busy) byNode.set(slot.node, [...(byNode.get(slot.node) ?? []), slot]);
+    for (const slot of slots) if (!slot.busy && slot.schedulable) byNode.set(slot.node, [...(byNode.get(slot.node) ?? []), slot]);
     for (const nodeSlots of byNode.values()) if (nodeSlots.length >= gpus) return nodeSlots.slice(0, gpus);
     return null;
   };
@@ -294,6 +303,8 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
   counts.running += seedSharedGpus((clusters[0] as DemoCluster).api.store, options.now);
   // And a DRA node there, whose pods hold whole GPUs, a MIG device and a shared GPU through claims (dra-gpus.ts).
   counts.running += seedDraGpus((clusters[0] as DemoCluster).api.store, options.now);
+  // Every node Ready but the faulty ones, once all are there.
+  for (const cluster of clusters) reportNodeStates(cluster.api.store, options.now);
 
   const remoteDir = join(options.dir, 'remote-clusters');
   mkdirSync(remoteDir, { recursive: true });

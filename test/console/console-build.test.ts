@@ -31,7 +31,7 @@ describe('web console build', function () {
     expect(readFileSync(join(built.outDir, 'licenses.txt'), 'utf8')).to.include('uPlot').and.include('MIT');
   });
 
-  it("lists the API's own values: statuses, metrics, windows, sort keys, ranges, groupings, intervals, page sizes, sharing modes", async () => {
+  it("lists the API's own values: statuses, metrics, windows, sort keys, ranges, groupings, intervals, page sizes, sharing, node states", async () => {
     const service = await startTestService();
     try {
       const doc: JsonBody = (await service.get('/v1/openapi.json', { as: null })).body;
@@ -48,6 +48,12 @@ describe('web console build', function () {
       const limit = parameter('/v1/workloads', 'limit');
       expect(contract.LIST_LIMITS.every((n) => n >= limit.minimum && n <= limit.maximum)).to.equal(true);
       expect(Math.max(...contract.LIST_LIMITS)).to.equal(limit.maximum);
+      // The Fleet page reads the fleet with the statistics' ranges and intervals, and filters its nodes by state.
+      expect(contract.STATS_TIME_RANGES).to.deep.equal(parameter('/v1/fleet', 'time_range').enum);
+      expect(contract.TREND_INTERVALS).to.deep.equal(parameter('/v1/fleet', 'interval').enum);
+      expect(contract.FLEET_NODE_STATES).to.deep.equal(parameter('/v1/fleet/nodes', 'state').enum);
+      const nodesLimit = parameter('/v1/fleet/nodes', 'limit');
+      expect(contract.LIST_LIMITS.every((n) => n >= nodesLimit.minimum && n <= nodesLimit.maximum)).to.equal(true);
     } finally {
       await service.stop();
     }

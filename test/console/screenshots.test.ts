@@ -24,7 +24,7 @@ describe('web console screenshots (docs/console/)', () => {
   });
 
   it('cover every page, as ORG_ADMIN and MEMBER, at 1280×800 and at 390×844', () => {
-    expect(new Set(manifest.shots.map((s) => s.path.split('?')[0]?.replace(/^\/workloads\/.+$/, '/workloads/{id}')))).to.deep.equal(new Set(['/', '/workloads', '/workloads/{id}', '/rankings', '/statistics']));
+    expect(new Set(manifest.shots.map((s) => s.path.split('?')[0]?.replace(/^\/workloads\/.+$/, '/workloads/{id}')))).to.deep.equal(new Set(['/', '/workloads', '/workloads/{id}', '/rankings', '/statistics', '/fleet']));
     expect(new Set(manifest.shots.map((s) => s.caller))).to.deep.equal(new Set(['ACME_ADMIN', 'ACME_MEMBER']));
     for (const shot of manifest.shots) {
       const file = join(repoRoot, 'docs', 'console', shot.file);

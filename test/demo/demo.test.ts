@@ -172,6 +172,34 @@ describe('npm run demo', function () {
     }, { what: 'the DRA workloads\' shares of a GPU', timeoutMs: 10_000, intervalMs: 500 });
   });
 
+  it("shows acme's fleet to its ORG_ADMIN only: both clusters' nodes, two out of service, a failed GPU, an over-committed pool", async () => {
+    const base = /gpu-capacity-api demo: (http:\/\/[^\s]+)/.exec(output)?.[1] ?? '';
+    const token = (variable: string) => new RegExp(`^export ${variable}='([^']+)'`, 'm').exec(output)?.[1] ?? '';
+    const get = (path: string, variable = 'ACME_ADMIN') =>
+      fetch(base + path, { headers: { Authorization: `Bearer ${token(variable)}`, 'X-Organization-Id': 'acme' } });
+    type Fleet = { now: Record<string, number>; grouped: { key: string; nodes: number }[] };
+    const fleet = ((await (await get('/v1/fleet?group_by=cluster_id')).json()) as { data: Fleet }).data;
+    // gpu-east: 10 H100 nodes, a MIG, a time-sliced and a DRA node; gpu-west: 12 L40S nodes and 2 L4 ones.
+    expect(fleet.now).to.include({ nodes: 27, nodes_unavailable: 2 });
+    expect(fleet.grouped.map((g) => [g.key, g.nodes])).to.have.deep.members([['gpu-east', 13], ['gpu-west', 14]]);
+    type Node = { node: string; state: string; total_gpus: number; unavailable_gpus: number; unhealthy_gpus: number };
+    const nodes = ((await (await get('/v1/fleet/nodes?limit=1000')).json()) as { data: { nodes: Node[] } }).data.nodes;
+    const outOfService = nodes.filter((n) => n.state !== 'ready' || n.unhealthy_gpus > 0).map((n) => [n.node, n.state, n.unhealthy_gpus]);
+    expect(outOfService).to.deep.equal([
+      ['gpu-east-node-08', 'ready', 1],
+      ['gpu-east-node-09', 'cordoned', 0],
+      ['gpu-west-node-11', 'not_ready', 0],
+    ]);
+    const cordoned = nodes.find((n) => n.node === 'gpu-east-node-09');
+    expect(cordoned?.unavailable_gpus, 'no Job on the cordoned node: all its GPUs are out').to.equal(8);
+    const pools = ((await (await get('/v1/capacity')).json()) as { data: { pools: Record<string, unknown>[] } }).data.pools;
+    expect(pools.map((p) => [p.pool_id, p.over_committed])).to.deep.equal([['h100', false], ['l40s', false], ['l4', true]]);
+    const l4 = pools.find((p) => p.pool_id === 'l4');
+    // Two L4 GPUs over the month: 2 × 24 h × its days.
+    expect([1344, 1392, 1440, 1488]).to.include(l4?.capacity_gpu_hours_in_period);
+    expect((await get('/v1/fleet', 'ACME_MEMBER')).status).to.equal(403);
+  });
+
   it('prints kubectl gpucap lines that answer with tables once the plugin is built', async () => {
     const token = /^export ACME_ADMIN='([^']+)'/m.exec(output)?.[1] ?? '';
     const lines = output.split('\n').filter((line) => line.startsWith('GPUCAP_TOKEN=$ACME_ADMIN GPUCAP_ORG=acme dist/kubectl-gpucap.cjs '));

@@ -3,7 +3,11 @@
 // The service reads submitted_at, started_at and completed_at from these timestamps, so a Job that
 // started before it was submitted shows a negative queue time in the demo's answers. Its DRA objects
 // are linked as a real cluster links them: pod to claim, claim to its pods' uids, results to devices.
+// Its GPU nodes are Ready but three, which are out of service the ways real ones are (cordoned,
+// NotReady, a failed GPU), and no Job runs on a GPU out of service, before or after churn.
 import { expect } from 'chai';
+import { L4_NODES } from '../../sim/demo/l4-pool.js';
+import { CORDONED_NODE, NOT_READY_NODE, UNHEALTHY_GPU_NODE } from '../../sim/demo/node-faults.js';
 import { startDemoWorld, type DemoWorld } from '../../sim/demo/world.js';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
 import { makeTempDir } from '../support/temp-dir.js';
@@ -151,6 +155,49 @@ function checkDra(world: DemoWorld): { problems: string[]; claims: number; claim
   return { problems, claims, claimingPods };
 }
 
+interface NodeShape {
+  spec?: { unschedulable?: boolean };
+  status?: { conditions?: Condition[]; capacity?: Record<string, string>; allocatable?: Record<string, string> };
+}
+
+/** Each node by cluster/name: its Ready condition's status, whether it is cordoned, and its GPU capacity and allocatable. */
+function nodeStates(world: DemoWorld): Map<string, { ready?: string; cordoned: boolean; capacity?: string; allocatable?: string }> {
+  const states = new Map<string, { ready?: string; cordoned: boolean; capacity?: string; allocatable?: string }>();
+  for (const cluster of world.clusters) {
+    for (const node of cluster.api.store.list('nodes')) {
+      const { spec, status } = node as NodeShape;
+      states.set(`${cluster.name}/${node.metadata.name}`, {
+        ready: status?.conditions?.find((c) => c.type === 'Ready')?.status,
+        cordoned: spec?.unschedulable === true,
+        capacity: status?.capacity?.['nvidia.com/gpu'],
+        allocatable: status?.allocatable?.['nvidia.com/gpu'],
+      });
+    }
+  }
+  return states;
+}
+
+/** Running pods on a node out of service, or more GPUs held on the node with a failed GPU than it has left. */
+function podsOnGpusOutOfService(world: DemoWorld): string[] {
+  const problems: string[] = [];
+  let heldOnUnhealthy = 0;
+  for (const cluster of world.clusters) {
+    for (const pod of cluster.api.store.list('pods')) {
+      const status = pod.status as { phase?: string };
+      const spec = pod.spec as DraPodSpec;
+      const gpus = Number(spec.containers?.[0]?.resources?.limits?.['nvidia.com/gpu'] ?? 0);
+      // The dcgm-exporter, a DaemonSet's pod, holds no GPU and runs on every node, cordoned or not.
+      if (status.phase !== 'Running' || gpus === 0) continue;
+      if (spec.nodeName === CORDONED_NODE || spec.nodeName === NOT_READY_NODE) {
+        problems.push(`${pod.metadata.name} runs on ${spec.nodeName}`);
+      }
+      if (spec.nodeName === UNHEALTHY_GPU_NODE) heldOnUnhealthy += gpus;
+    }
+  }
+  if (heldOnUnhealthy > 7) problems.push(`${heldOnUnhealthy} GPUs held on ${UNHEALTHY_GPU_NODE}, which has 7 healthy ones`);
+  return problems;
+}
+
 function checkWorld(world: DemoWorld, now: number): { problems: string[]; jobs: number; started: number; finished: number; pods: number } {
   const problems: string[] = [];
   let jobs = 0;
@@ -205,8 +252,30 @@ describe('demo world', function () {
     }
   });
 
+  it('has every GPU node Ready, but one cordoned, one NotReady and one whose device plugin took a failed GPU out', async () => {
+    const dir = makeTempDir('gpucap-demo-world-');
+    const world = await startDemoWorld({ dir: dir.path, now: NOW });
+    try {
+      const states = nodeStates(world);
+      // 10 H100 nodes, a MIG, a time-sliced and a DRA one in gpu-east; 12 L40S and 2 L4 nodes in gpu-west.
+      expect(states.size).to.equal(27);
+      for (const node of L4_NODES) {
+        expect(states.get(`gpu-west/${node}`), node).to.deep.equal({ ready: 'True', cordoned: false, capacity: '1', allocatable: '1' });
+      }
+      expect(states.get(`gpu-east/${CORDONED_NODE}`)).to.include({ ready: 'True', cordoned: true });
+      expect(states.get(`gpu-west/${NOT_READY_NODE}`)).to.include({ ready: 'Unknown', cordoned: false });
+      const unhealthy = { ready: 'True', cordoned: false, capacity: '8', allocatable: '7' };
+      expect(states.get(`gpu-east/${UNHEALTHY_GPU_NODE}`)).to.deep.equal(unhealthy);
+      const others = [...states].filter(([key]) => ![CORDONED_NODE, NOT_READY_NODE].includes(key.split('/')[1] ?? ''));
+      expect(others.filter(([, state]) => state.ready !== 'True' || state.cordoned).map(([key]) => key)).to.deep.equal([]);
+    } finally {
+      await world.close();
+      dir.remove();
+    }
+  });
+
   for (const seed of SEEDS) {
-    it(`with seed ${seed}, every Job and Pod is created, then started, then finished, before and after churn`, async () => {
+    it(`with seed ${seed}, every Job and Pod is created, started, finished, before and after churn, never on a GPU out of service`, async () => {
       const dir = makeTempDir('gpucap-demo-world-');
       const world = await startDemoWorld({ dir: dir.path, now: NOW, seed });
       try {
@@ -216,6 +285,7 @@ describe('demo world', function () {
         expect(atStart.jobs).to.equal(finished + running + pending);
         expect(atStart).to.include({ started: finished + running, finished });
         expect(running, 'Jobs running at the start').to.be.greaterThan(0);
+        expect(podsOnGpusOutOfService(world)).to.deep.equal([]);
 
         let now = NOW;
         for (let step = 0; step < 60; step += 1) {
@@ -229,6 +299,7 @@ describe('demo world', function () {
         expect(afterChurn.started, 'Jobs started by the churn').to.be.greaterThan(atStart.started);
         expect(afterChurn.finished, 'Jobs finished by the churn').to.be.greaterThan(atStart.finished);
         expect(afterChurn.pods).to.be.greaterThan(atStart.pods);
+        expect(podsOnGpusOutOfService(world)).to.deep.equal([]);
       } finally {
         await world.close();
         dir.remove();

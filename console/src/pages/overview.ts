@@ -1,9 +1,11 @@
-// Overview: the budgets burning down (organization, pools, teams) and the last 30 days.
+// Overview: the budgets burning down (organization, pools, teams), each pool against its hardware,
+// and the last 30 days.
 import { apiGet } from '../api.js';
 import { timeChart } from '../chart.js';
 import type { Capacity, WorkloadStats } from '../contract.js';
 import { h } from '../dom.js';
 import { formatDuration, formatGpuHours, formatNumber, formatSeriesStart, formatShare, formatTime } from '../format.js';
+import { poolHardware } from '../pool-hardware.js';
 import type { PageContext } from '../router.js';
 import { budgetRow, section, tiles } from '../ui.js';
 
@@ -49,7 +51,13 @@ function capacityView(capacity: Capacity): HTMLElement[] {
     h('h3', {}, 'Capacity pools'),
     capacity.pools.length === 0
       ? h('p', { class: 'muted' }, 'No pool in scope.')
-      : h('ul', { class: 'budgets', 'aria-label': 'Capacity pools' }, ...capacity.pools.map((p) => budgetRow(`${p.name} (${p.instance_types.join(', ') || 'any instance type'})`, figures(p)))),
+      : h(
+          'ul',
+          { class: 'budgets', 'aria-label': 'Capacity pools' },
+          ...capacity.pools.map((p) =>
+            budgetRow(`${p.name} (${p.instance_types.join(', ') || 'any instance type'})`, figures(p), poolHardware(p)),
+          ),
+        ),
     h('h3', {}, 'Teams'),
     capacity.initiatives.length === 0
       ? h('p', { class: 'muted' }, 'No team in scope.')

@@ -1,9 +1,10 @@
 // Statistics: GET /v1/workloads/stats over a range, grouped and per interval, as a chart and a table.
 import { apiGet } from '../api.js';
 import { timeChart, type ChartSeries } from '../chart.js';
-import { STATS_GROUP_KEYS, STATS_TIME_RANGES, TREND_INTERVALS, type StatsGroup, type StatsGroupKey, type StatsSeriesEntry, type WorkloadStats } from '../contract.js';
+import { STATS_GROUP_KEYS, TREND_INTERVALS, type StatsGroup, type StatsGroupKey, type StatsSeriesEntry, type WorkloadStats } from '../contract.js';
 import { field, h, select, table, textInput, type Child } from '../dom.js';
 import { formatDuration, formatGpuHours, formatNumber, formatSeriesStart, formatShare, humanize } from '../format.js';
+import { rangePicker } from '../range-picker.js';
 import { pick, type PageContext } from '../router.js';
 import { filtersForm, meter, section, tiles } from '../ui.js';
 
@@ -16,34 +17,19 @@ export async function statisticsPage(main: HTMLElement, context: PageContext): P
   context.title('Statistics');
   const { query } = context;
   const value = (name: string) => query.get(name) ?? '';
-  const range = value('time_range') || DEFAULTS.time_range;
   // `interval=none` keeps the chart off (the API's default) while the console's default is per day.
   const interval = value('interval') || DEFAULTS.interval;
   const groupBy = (STATS_GROUP_KEYS as readonly string[]).includes(value('group_by')) ? (value('group_by') as StatsGroupKey) : undefined;
-  const custom = h(
-    'div',
-    { class: 'custom-range' },
-    field('From', textInput('start_date', value('start_date'), '2026-11-01')),
-    field('Before', textInput('end_date', value('end_date'), 'now')),
-  );
-  custom.hidden = range !== 'custom';
-  const rangeSelect = select('time_range', STATS_TIME_RANGES.map((r) => [r, humanize(r)] as const), range);
-  rangeSelect.addEventListener('change', () => {
-    custom.hidden = rangeSelect.value !== 'custom';
-  });
+  const range = rangePicker(query, DEFAULTS.time_range);
   const form = filtersForm(
     {
       label: 'Range and grouping',
       path: '/statistics',
       defaults: DEFAULTS,
       go: context.go,
-      // The custom dates belong to the custom range only; the API refuses them with any other.
-      beforeApply: () => {
-        if (rangeSelect.value !== 'custom') for (const input of custom.querySelectorAll('input')) input.value = '';
-      },
+      beforeApply: range.clearUnusedDates,
     },
-    field('Range', rangeSelect),
-    custom,
+    ...range.fields,
     field('Group by', select('group_by', [['', 'nothing'], ...STATS_GROUP_KEYS.map((k) => [k, humanize(k)] as const)], groupBy ?? '')),
     field('Per', select('interval', [['none', 'whole range'], ...TREND_INTERVALS.map((i) => [i, i] as const)], interval)),
     field('Team (initiative)', textInput('initiative_id', value('initiative_id'))),

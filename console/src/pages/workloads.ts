@@ -5,7 +5,7 @@ import { apiGet } from '../api.js';
 import { LIST_LIMITS, WORKLOAD_STATUSES, type WorkloadListItem } from '../contract.js';
 import { field, h, select, table, textInput } from '../dom.js';
 import { formatTime } from '../format.js';
-import { pick, type PageContext } from '../router.js';
+import { pick, withCursor, type PageContext } from '../router.js';
 import { filtersForm, link, section, statusBadge } from '../ui.js';
 
 const FILTERS = ['organization_id', 'initiative_id', 'status', 'submitted_by', 'is_managed', 'start_date', 'end_date', 'limit'] as const;
@@ -62,12 +62,4 @@ export async function workloadsPage(main: HTMLElement, context: PageContext): Pr
     },
     context.signal,
   );
-}
-
-function withCursor(query: URLSearchParams, cursor: string | undefined): string {
-  const params = new URLSearchParams(query);
-  if (cursor === undefined) params.delete('next_token');
-  else params.set('next_token', cursor);
-  const search = params.toString();
-  return search === '' ? '' : `?${search}`;
 }

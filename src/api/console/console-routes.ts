@@ -7,7 +7,9 @@ import type { ApiContext } from '../context.js';
 import type { ConsoleAsset, ConsoleAssets } from './console-assets.js';
 
 /** The console's pages; each loads the same index.html, which routes in the browser. */
-export const CONSOLE_PAGE_PATHS: readonly RegExp[] = [/^\/$/, /^\/workloads$/, /^\/workloads\/[^/]+$/, /^\/rankings$/, /^\/statistics$/];
+export const CONSOLE_PAGE_PATHS: readonly RegExp[] = [
+  /^\/$/, /^\/workloads$/, /^\/workloads\/[^/]+$/, /^\/rankings$/, /^\/statistics$/, /^\/fleet$/,
+];
 const ASSET_PREFIX = '/ui/';
 /** The route names of its answers (ctx.state.route): the same for everyone, cached by their own rules. */
 export const CONSOLE_ROUTES = { page: '/', asset: '/ui/*' } as const;
