@@ -35,6 +35,7 @@ export interface AttachedFleet {
 export class FleetInventory implements FleetSource {
   readonly #options: FleetInventoryOptions;
   readonly #clusters = new Map<string, ClusterFleet>();
+  readonly #byOrganization = new Map<string, { parts: readonly (readonly FleetNode[])[]; nodes: readonly FleetNode[] }>();
 
   constructor(options: FleetInventoryOptions) {
     this.#options = options;
@@ -92,14 +93,24 @@ export class FleetInventory implements FleetSource {
     }
   }
 
-  nodes(organizationId: string): FleetNode[] {
-    return this.allNodes().filter((node) => node.organizationId === organizationId);
+  /** The organization's GPU nodes; the same array while no cluster's nodes moved (what reads them may keep their views). */
+  nodes(organizationId: string): readonly FleetNode[] {
+    const parts = this.#sortedClusters().map((fleet) => fleet.nodes());
+    const kept = this.#byOrganization.get(organizationId);
+    if (kept !== undefined && kept.parts.length === parts.length && kept.parts.every((part, i) => part === parts[i])) return kept.nodes;
+    const nodes = parts.flat().filter((node) => node.organizationId === organizationId);
+    this.#byOrganization.set(organizationId, { parts, nodes });
+    return nodes;
   }
 
   /** Every cluster's GPU nodes, whatever its organization, by cluster then node (the admin port's gauges). */
   allNodes(): FleetNode[] {
     const nodes: FleetNode[] = [];
-    for (const [, fleet] of [...this.#clusters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) nodes.push(...fleet.nodes());
+    for (const fleet of this.#sortedClusters()) nodes.push(...fleet.nodes());
     return nodes;
+  }
+
+  #sortedClusters(): ClusterFleet[] {
+    return [...this.#clusters].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, fleet]) => fleet);
   }
 }

@@ -37,20 +37,30 @@ export function poolOf(budget: CapacityBudget | undefined, instanceType: string)
   return budget?.pools.find((pool) => pool.instanceTypes.includes(instanceType))?.poolId ?? null;
 }
 
+/**
+ * Every node's view, kept while the nodes (the same array: fleet-inventory.ts) and the budget (the
+ * same object: a ConfigMap edit makes a new one) stand still, so a page costs its filters and its
+ * slice, not 1,250 views.
+ */
+const kept = new WeakMap<readonly FleetNode[], { budget: CapacityBudget | undefined; views: readonly FleetNodeView[] }>();
+
+function viewsOf(nodes: readonly FleetNode[], budget: CapacityBudget | undefined): readonly FleetNodeView[] {
+  const found = kept.get(nodes);
+  if (found !== undefined && found.budget === budget) return found.views;
+  const views = nodes.map((node) => ({ ...node, ...gpuSplit(node), poolId: poolOf(budget, node.instanceType) }));
+  kept.set(nodes, { budget, views });
+  return views;
+}
+
 /** The organization's GPU nodes that match the filters, with their split and pool. */
 export function fleetNodes(deps: FleetReadDeps, scope: Scope, filters: FleetFilters): FleetNodeView[] {
   requireWholeOrganization(scope, 'The fleet');
   const budget = deps.budgets.budgetFor(scope.organizationId);
-  const views: FleetNodeView[] = [];
-  for (const node of deps.fleet.nodes(scope.organizationId)) {
-    if (filters.clusterId !== undefined && node.clusterId !== filters.clusterId) continue;
-    if (filters.gpuModel !== undefined && node.gpuModel !== filters.gpuModel) continue;
-    if (filters.state !== undefined && node.state !== filters.state) continue;
-    const poolId = poolOf(budget, node.instanceType);
-    if (filters.poolId !== undefined && poolId !== filters.poolId) continue;
-    views.push({ ...node, ...gpuSplit(node), poolId });
-  }
-  return views;
+  return viewsOf(deps.fleet.nodes(scope.organizationId), budget).filter((node) =>
+    (filters.clusterId === undefined || node.clusterId === filters.clusterId) &&
+    (filters.gpuModel === undefined || node.gpuModel === filters.gpuModel) &&
+    (filters.state === undefined || node.state === filters.state) &&
+    (filters.poolId === undefined || node.poolId === filters.poolId));
 }
 
 const byPosition = (a: readonly [string, string], b: readonly [string, string]): number =>
