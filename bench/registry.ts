@@ -1,6 +1,7 @@
 // Every benchmark of `npm run bench`, in the order they run, with the rows of issue 7's table each one
 // measures (each row has its results file, bench/results/<row>.json). A new benchmark registers here.
 import { runBackendsBench } from './backends.js';
+import { runFleetBench } from './fleet.js';
 import { runFullScaleBench } from './full-scale.js';
 import { runKubeApiserverBench } from './kube-apiserver.js';
 import { runMixedBench } from './mixed.js';
@@ -32,6 +33,8 @@ export const BENCHES: readonly BenchDefinition[] = [
   { name: 'prometheus', rows: ['prometheus'], run: (options) => runPrometheusBench(options) },
   { name: 'sync-ingest', rows: ['sync', 'ingest'], run: (options) => runSyncIngestBench(options) },
   { name: 'kube-apiserver', rows: ['kube-apiserver'], run: (options) => runKubeApiserverBench(options) },
+  // Issue 39: GET /v1/fleet (30 days of history) and /v1/fleet/nodes at 1,250 nodes × 8 GPUs; its own small index.
+  { name: 'fleet', rows: ['fleet'], run: (options) => runFleetBench(options) },
   { name: 'workloads-api', rows: ['list', 'get', 'stats'], run: (options) => runWorkloadsApiBench(options) },
   { name: 'mixed', rows: ['mixed'], run: (options) => runMixedBench(options) },
   { name: 'backends', rows: ['backends'], run: (options) => runBackendsBench(options) },
