@@ -92,6 +92,15 @@ describe('telemetry: buckets of shared telemetry (writer side)', () => {
       }]);
     });
 
+    it('tells the listener of each idle minute it counts (the fleet\'s history counts it by node)', () => {
+      const told: unknown[] = [];
+      const buckets = new BucketAccumulator({ widthMs: 30_000, ...USAGE_RULES, onIdleMinute: (minute) => told.push(minute) });
+      buckets.add(sample(T0, util(1)));
+      buckets.add(sample(T0 + 15_000, util(3)));
+      buckets.takeEnded(T0 + MINUTE);
+      expect(told).to.deep.equal([{ workloadId: 'job', end: T0 + MINUTE, idleSeconds: 30 }]);
+    });
+
     it('closes a minute when the GPU\'s next sample for the workload falls in a later minute', () => {
       const buckets = accumulator(MINUTE);
       buckets.add(sample(T0 + 10_000, util(1)));

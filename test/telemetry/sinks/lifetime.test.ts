@@ -154,6 +154,16 @@ describe('lifetime usage figures (what the GPUs did since the last save)', () =>
     expect(lifetimes.flush()).to.equal(0);
   });
 
+  it('tells the listener of each idle minute as it counts it (the fleet\'s history counts it by node)', () => {
+    const told: unknown[] = [];
+    start({ onIdleMinute: (minute) => told.push(minute) });
+    for (let i = 0; i < 4; i += 1) lifetimes.add('w1', 'GPU-a', values(3), tick(T0 + i * 15_000));
+    lifetimes.add('w2', 'GPU-b', values(90), tick(T0));
+    clock.set(T0 + 60_000);
+    lifetimes.flush();
+    expect(told).to.deep.equal([{ workloadId: 'w1', end: T0 + 60_000, idleSeconds: 60 }]);
+  });
+
   it('judges a minute by the samples\' tick times, not by when they were ingested', () => {
     clock.set(T0 + 70_000); // scrapes of the tick at T0 + 50 s, ingested late
     lifetimes.add('w1', 'GPU-a', values(1), tick(T0 + 50_000));
