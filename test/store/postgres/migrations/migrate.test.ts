@@ -46,7 +46,7 @@ describe('PostgreSQL migrations', function () {
     const client = await connect();
     expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: COMPATIBLE_SINCE });
     expect(await tables(client)).to.deep.equal([
-      'clusters', 'pod_keys', 'schema_migrations', 'service_secrets', 'stats_daily_failure_reason', 'stats_daily_initiative', 'stats_daily_instance_type', 'stats_daily_submitter',
+      'clusters', 'fleet_days', 'fleet_hours', 'fleet_marks', 'pod_keys', 'schema_migrations', 'service_secrets', 'stats_daily_failure_reason', 'stats_daily_initiative', 'stats_daily_instance_type', 'stats_daily_submitter',
       'stats_daily_usage', 'stats_daily_usage_initiative', 'stats_daily_usage_submitter', 'stats_weekly_submitter', 'stats_weekly_usage_submitter', 'workload_counts', 'workload_gpu_buckets', 'workload_gpu_last_hour', 'workload_gpu_lifetime', 'workload_keys', 'workload_pods', 'workload_totals',
       'workload_usage', 'workloads', 'writer_leases',
     ]);
