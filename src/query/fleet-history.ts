@@ -6,11 +6,10 @@ import type { CapacityBudget } from '../domain/capacity-budget.js';
 import { DAY_MS, HOUR_MS } from '../domain/fleet-ledger.js';
 import { intervalOf, intervalStart, type TrendInterval } from '../domain/trend-interval.js';
 import { validationError } from '../domain/errors.js';
+import { fleetGroupKey, type FleetGroupKey } from './fleet-groups.js';
 import { poolOf } from './fleet-nodes.js';
 import type { FleetHistoryQuery, FleetHistoryRow, WorkloadIndex } from './ports.js';
 import type { Window } from './stats-range.js';
-
-export type FleetHistoryGroupKey = 'cluster_id' | 'gpu_model' | 'pool_id' | 'node';
 
 /** GPU-hours of a set of nodes over a range; unallocated = capacity − unavailable − allocated. */
 export interface FleetHoursFigures {
@@ -38,7 +37,7 @@ export interface FleetHistoryResult {
 export interface FleetHistoryRequest {
   window: Window;
   interval?: TrendInterval;
-  groupBy?: FleetHistoryGroupKey;
+  groupBy?: FleetGroupKey;
   clusterId?: string;
   gpuModel?: string;
   poolId?: string;
@@ -74,7 +73,9 @@ export async function fleetHistory(
   for (const row of rows) {
     const pool = poolOf(deps.budget, row.instanceType);
     if (request.poolId !== undefined && pool !== request.poolId) continue;
-    const key = groupBy === undefined ? null : groupKey(row, pool, groupBy);
+    // The same keys as the groups now.
+    const node = { clusterId: row.clusterId, name: row.node, gpuModel: row.gpuModel, poolId: pool };
+    const key = groupBy === undefined ? null : fleetGroupKey(node, groupBy);
     add(summary, row);
     if (key !== null) add(sumsAt(groups, key), row);
     if (interval === undefined) continue;
@@ -111,20 +112,6 @@ function everyInterval(interval: TrendInterval, from: number, to: number): numbe
   const numbers: number[] = [];
   for (let n = intervalOf(interval, from); n <= intervalOf(interval, to - 1); n++) numbers.push(n);
   return numbers;
-}
-
-/** The same keys as the groups now (query/fleet.ts): '' for no model or pool, `cluster/node` for a node. */
-function groupKey(row: FleetHistoryRow, pool: string | null, groupBy: FleetHistoryGroupKey): string {
-  switch (groupBy) {
-    case 'cluster_id':
-      return row.clusterId;
-    case 'gpu_model':
-      return row.gpuModel ?? '';
-    case 'pool_id':
-      return pool ?? '';
-    case 'node':
-      return `${row.clusterId}/${row.node}`;
-  }
 }
 
 function sumsAt(map: Map<string, Sums>, key: string): Sums {

@@ -4,12 +4,11 @@ import type { Scope } from '../access/principal.js';
 import type { TrendInterval } from '../domain/trend-interval.js';
 import { fleetHistory, type FleetHistoryResult, type FleetHoursFigures } from './fleet-history.js';
 import { fleetNodes, type FleetFilters, type FleetNodeView, type FleetReadDeps } from './fleet-nodes.js';
+import { fleetGroupKey, type FleetGroupKey } from './fleet-groups.js';
 import type { WorkloadIndex } from './ports.js';
 import { DEFAULT_STATS_TIME_RANGE, type StatsTimeRange } from './stats-range.js';
 import { checkCustomSpan, resolveWindow } from './workload-stats.js';
 
-export const FLEET_GROUP_KEYS = ['cluster_id', 'gpu_model', 'pool_id', 'node'] as const;
-export type FleetGroupKey = (typeof FLEET_GROUP_KEYS)[number];
 
 /** The GPUs of a set of nodes now, whole-GPU equivalents; total = allocated + unallocated + unavailable. */
 export interface FleetNowFigures {
@@ -39,20 +38,6 @@ function add(figures: FleetNowFigures, node: FleetNodeView): FleetNowFigures {
     nodes: figures.nodes + 1,
     nodesUnavailable: figures.nodesUnavailable + (node.state === 'ready' ? 0 : 1),
   };
-}
-
-/** The key of a node's group: for `node`, cluster and node, since node names repeat across clusters. */
-export function fleetGroupKey(node: Pick<FleetNodeView, 'clusterId' | 'name' | 'gpuModel' | 'poolId'>, key: FleetGroupKey): string {
-  switch (key) {
-    case 'cluster_id':
-      return node.clusterId;
-    case 'gpu_model':
-      return node.gpuModel ?? '';
-    case 'pool_id':
-      return node.poolId ?? '';
-    case 'node':
-      return `${node.clusterId}/${node.name}`;
-  }
 }
 
 export function fleet(deps: FleetReadDeps, scope: Scope, request: FleetFilters & { groupBy?: FleetGroupKey }): FleetResult {

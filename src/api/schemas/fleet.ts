@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { NODE_STATES } from '../../domain/fleet.js';
 import { GPU_SHARING } from '../../domain/gpu-sharing.js';
-import { FLEET_GROUP_KEYS } from '../../query/fleet.js';
+import { FLEET_GROUP_KEYS } from '../../query/fleet-groups.js';
 import { STATS_TIME_RANGES } from '../../query/stats-range.js';
 import { TREND_INTERVALS } from '../../domain/trend-interval.js';
 import { IdParam, Nullable, StringEnum, Timestamp } from './primitives.js';
