@@ -174,6 +174,16 @@ export const ConfigSchema = Type.Object(
       'as managed when `label_managed` is absent.'),
     label_instance_type: LabelKey('node.kubernetes.io/instance-type', 'Node label holding the instance type.'),
     label_gpu_product: LabelKey('nvidia.com/gpu.product', 'Node label used as instance type when the instance-type label is absent.'),
+    label_capacity_type: Type.String({
+      default: '',
+      pattern: `^(${LABEL_KEY.slice(1, -1)})?$`,
+      description: 'Node label holding how the node is sold: on-demand, spot or reserved, for pricing (docs/capacity.md, ' +
+        '"Prices"). Its value is read case-insensitively, `_` as `-`: `on-demand`, `ondemand`, `regular` and `standard` ' +
+        'are on-demand, `spot` and `preemptible` spot, `reserved` and `capacity-block` reserved. Empty: the well-known labels, ' +
+        'the first that says wins: `karpenter.sh/capacity-type`, `eks.amazonaws.com/capacityType`, ' +
+        '`cloud.google.com/gke-spot`, `cloud.google.com/gke-preemptible`, `kubernetes.azure.com/scalesetpriority`. ' +
+        'No label: unknown.',
+    }),
     fleet_history_resolution_seconds: Seconds(60, 1, 3600, 'The clock buckets in which each node\'s GPU time is integrated ' +
       'before its cluster\'s writer adds them to the fleet\'s history (docs/fleet.md, "History"): the history runs this much ' +
       'behind, plus fleet_history_flush_seconds. Must divide 3600.'),
@@ -281,10 +291,26 @@ export const ConfigSchema = Type.Object(
       pattern: '^[-._a-zA-Z0-9]{1,253}$',
       description: 'Key of the capacity ConfigMaps holding the budget file.',
     }),
+    prices_configmaps_enabled: Type.Boolean({
+      default: true,
+      description: 'Read GPU-hour and energy rates from the prices ConfigMaps of `namespace` in the cluster the service runs in (its ' +
+        'in-cluster service account, else `kubeconfig`; docs/capacity.md, "Prices"), when `capacity_configmaps_enabled` too. `false`: ' +
+        'no prices, no answer carries a cost.',
+    }),
+    prices_label_selector: Type.String({
+      default: 'gpucap.io/prices=true',
+      pattern: `${LABEL_KEY.slice(0, -1)}=[A-Za-z0-9._-]{0,63}$`,
+      description: 'Label (`key=value`) of the prices ConfigMaps.',
+    }),
+    prices_configmap_key: Type.String({
+      default: 'prices.yaml',
+      pattern: '^[-._a-zA-Z0-9]{1,253}$',
+      description: 'Key of the prices ConfigMaps holding the price file (GPU-hour and energy rates).',
+    }),
     namespace: Type.String({
       default: 'default',
       pattern: NAMESPACE,
-      description: 'The service\'s own namespace (capacity ConfigMaps). In a pod, set from the downward API.',
+      description: 'The service\'s own namespace (capacity and prices ConfigMaps). In a pod, set from the downward API.',
     }),
     default_organization_id: Type.String({
       default: 'default',

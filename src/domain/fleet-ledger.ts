@@ -1,6 +1,7 @@
 // The fleet's history (docs/fleet.md, "History"): per node and clock hour, the GPU-milliseconds
 // (whole-GPU equivalents × ms) its GPUs spent in each state, kept by the cluster's writer. Hours are
 // summed into as buckets (a minute by default) close, so a row of the current hour grows until the hour ends.
+import type { CapacityType } from './capacity-type.js';
 import { DAY_MS } from './trend-interval.js';
 
 export { DAY_MS, HOUR_MS } from './trend-interval.js';
@@ -14,6 +15,8 @@ export interface FleetHourRow {
   organizationId: string;
   gpuModel: string | null;
   instanceType: string;
+  /** How the node is sold (domain/capacity-type.ts); null when no label says. */
+  capacityType: CapacityType | null;
   /** GPU·ms the node had: its physical GPUs, whatever their state. */
   capacityMs: number;
   /** GPU·ms out of service and not allocated (docs/fleet.md, the split). */
@@ -51,7 +54,7 @@ export class FleetMarkMoved extends Error {
 
 /**
  * The rows of `hours` summed by node and UTC day (`hour` then holds the day's start): what the daily
- * table gains from them. A node's model and instance type are those of its latest hour.
+ * table gains from them. A node's model, instance type and capacity type are those of its latest hour.
  */
 export function daysOf(hours: readonly FleetHourRow[]): FleetHourRow[] {
   const days = new Map<string, FleetHourRow>();
@@ -65,6 +68,7 @@ export function daysOf(hours: readonly FleetHourRow[]): FleetHourRow[] {
     }
     sum.gpuModel = row.gpuModel;
     sum.instanceType = row.instanceType;
+    sum.capacityType = row.capacityType;
     sum.capacityMs += row.capacityMs;
     sum.unavailableMs += row.unavailableMs;
     sum.allocatedMs += row.allocatedMs;

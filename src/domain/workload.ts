@@ -1,5 +1,6 @@
 // The workload as the API and the index know it. Times are epoch milliseconds (UTC) inside the
 // service and ISO 8601 strings only at the HTTP edge.
+import type { CapacityType } from './capacity-type.js';
 import type { FailureReason } from './failure-reason.js';
 import type { GpuSharing } from './gpu-sharing.js';
 import type { GpuUsage } from './gpu-usage.js';
@@ -41,6 +42,11 @@ export interface WorkloadRecord {
   gpuSharing?: GpuSharing;
   /** The GPU product, GFD's name without its suffixes; null when unknown. */
   gpuModel?: string | null;
+  /**
+   * How the node it runs on is sold (domain/capacity-type.ts); null when no label says. Absent for rows
+   * written before schema v15, and as read back when unknown: the index cannot tell the two apart.
+   */
+  capacityType?: CapacityType | null;
   submittedAt: number;
   startedAt: number | null;
   completedAt: number | null;

@@ -13,7 +13,7 @@ import type { ResourceEvent } from '../k8s/objects/resource-event.js';
 import { SnapshotPages } from '../k8s/objects/snapshot-pages.js';
 import { NodeAllocations } from './node-allocations.js';
 import { nodeFacts, type NodeFacts, type NodeReading } from './node-facts.js';
-import { NodeLedger } from './node-ledger.js';
+import { NO_NODE_LABELS, NodeLedger } from './node-ledger.js';
 
 type SlicedDevice = DraDevice & { driver: string };
 
@@ -131,8 +131,8 @@ export class ClusterFleet {
     for (const name of new Set(names)) {
       const facts = this.#nodes.get(name);
       const node = facts === undefined ? null : this.#gpuNode(facts);
-      if (node === null) {
-        this.ledger.set(name, at, null, { gpuModel: null, instanceType: '' });
+      if (facts === undefined || node === null) {
+        this.ledger.set(name, at, null, NO_NODE_LABELS);
         continue;
       }
       const split = gpuSplit(node);
@@ -140,7 +140,8 @@ export class ClusterFleet {
         name,
         at,
         { capacity: split.totalGpus, unavailable: split.unavailableGpus, allocated: split.allocatedGpus },
-        { gpuModel: node.gpuModel, instanceType: node.instanceType },
+        // The capacity type is the node's own (its facts): the view the API answers with has none.
+        { gpuModel: node.gpuModel, instanceType: node.instanceType, capacityType: facts.capacityType },
       );
     }
   }

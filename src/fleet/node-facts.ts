@@ -1,6 +1,7 @@
-// What the fleet keeps of a Node: its name, instance type, state, and what its device plugins report
+// What the fleet keeps of a Node: its name, instance type, capacity type, state, and what its device plugins report
 // of its GPUs (src/k8s/gpus/physical-gpus.ts). Its DRA devices come from the ResourceSlices that
 // name it (cluster-fleet.ts).
+import { capacityTypeFromLabels, type CapacityType } from '../domain/capacity-type.js';
 import type { NodeState } from '../domain/fleet.js';
 import { instanceTypeFromLabels, type InstanceTypeKeys } from '../domain/instance-type.js';
 import type { Node } from '../k8s/objects/k8s-types.js';
@@ -10,12 +11,15 @@ import type { ShareSettings } from '../k8s/gpus/pod-share.js';
 export interface NodeFacts {
   name: string;
   instanceType: string;
+  /** How the node is sold; null when no label says. */
+  capacityType: CapacityType | null;
   state: NodeState;
   devicePlugin: NodeGpus;
 }
 
 export interface NodeReading {
-  keys: InstanceTypeKeys;
+  /** The label keys, as configured; capacityType '': the well-known labels (domain/capacity-type.ts). */
+  keys: InstanceTypeKeys & { capacityType: string };
   gpuResources: readonly string[];
   settings?: ShareSettings;
 }
@@ -31,6 +35,7 @@ export function nodeFacts(node: Node, reading: NodeReading): NodeFacts {
   return {
     name: node.metadata?.name ?? '',
     instanceType: instanceTypeFromLabels(node.metadata?.labels, reading.keys),
+    capacityType: capacityTypeFromLabels(node.metadata?.labels, reading.keys.capacityType),
     state: nodeState(node),
     devicePlugin: devicePluginGpus(node, reading.gpuResources, reading.settings),
   };

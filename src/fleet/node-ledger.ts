@@ -7,6 +7,7 @@
 //
 // The record begins at the first bucket boundary after the fleet is known (its nodes listed and its
 // pods' intervals told): a bucket before that would count GPUs as absent that were only not seen yet.
+import type { CapacityType } from '../domain/capacity-type.js';
 import { HOUR_MS, type FleetHourRow } from '../domain/fleet-ledger.js';
 
 /** A node's GPUs from an instant on, whole-GPU equivalents. */
@@ -19,7 +20,11 @@ export interface NodeRates {
 export interface NodeLabels {
   gpuModel: string | null;
   instanceType: string;
+  capacityType: CapacityType | null;
 }
+
+/** The labels of a node the ledger holds no labels of (it never had GPUs while watched). */
+export const NO_NODE_LABELS: Readonly<NodeLabels> = Object.freeze({ gpuModel: null, instanceType: '', capacityType: null });
 
 interface Tracked {
   rates: NodeRates;
@@ -102,7 +107,7 @@ export class NodeLedger {
     const rows: LedgerHour[] = [];
     for (const [hour, nodes] of this.#idle) {
       for (const [node, idleMs] of nodes) {
-        const labels = this.#labels.get(node) ?? { gpuModel: null, instanceType: '' };
+        const labels = this.#labels.get(node) ?? NO_NODE_LABELS;
         rows.push({ clusterId: this.#clusterId, node, hour, ...labels, capacityMs: 0, unavailableMs: 0, allocatedMs: 0, idleMs });
       }
     }
@@ -136,7 +141,7 @@ export class NodeLedger {
         const key = `${hour}\u0000${node}`;
         let row = byKey.get(key);
         if (row === undefined) {
-          const labels = this.#labels.get(node) ?? { gpuModel: null, instanceType: '' };
+          const labels = this.#labels.get(node) ?? NO_NODE_LABELS;
           row = { clusterId: this.#clusterId, node, hour, ...labels, capacityMs: 0, unavailableMs: 0, allocatedMs: 0, idleMs: 0 };
           byKey.set(key, row);
         }

@@ -70,6 +70,7 @@ function labelKeys(config: Config): LabelKeys {
     kueueQueueName: config.label_kueue_queue_name,
     instanceType: config.label_instance_type,
     gpuProduct: config.label_gpu_product,
+    capacityType: config.label_capacity_type,
   };
 }
 

@@ -15,12 +15,12 @@ import { openTestIndex, type TestIndex } from '../support/test-index.js';
 
 const T0 = Date.parse('2026-12-01T00:00:00Z');
 const MIN = 60_000;
-const H100 = { gpuModel: 'H100', instanceType: 'p5.48xlarge' };
+const H100 = { gpuModel: 'H100', instanceType: 'p5.48xlarge', capacityType: null };
 const quiet = { info: () => undefined, warn: () => undefined };
 
 function hourRow(node: string, hour: number, values: Partial<FleetHourRow>): FleetHourRow {
   return {
-    clusterId: 'c1', node, hour, organizationId: 'acme', gpuModel: 'H100', instanceType: 'p5.48xlarge',
+    clusterId: 'c1', node, hour, organizationId: 'acme', gpuModel: 'H100', instanceType: 'p5.48xlarge', capacityType: null,
     capacityMs: 0, unavailableMs: 0, allocatedMs: 0, idleMs: 0, ...values,
   };
 }
@@ -44,7 +44,7 @@ describe('fleet/history', () => {
       const ledger = new NodeLedger('c1', MIN);
       ledger.begin(T0);
       ledger.set('n1', T0, { capacity: 4, unavailable: 0, allocated: 4 }, H100);
-      ledger.set('n1', T0 + 30_000, null, { gpuModel: null, instanceType: '' });
+      ledger.set('n1', T0 + 30_000, null, { gpuModel: null, instanceType: '', capacityType: null });
       ledger.advance(T0 + 5 * MIN);
       expect(ledger.hours(T0, T0 + 5 * MIN)).to.deep.equal([{
         clusterId: 'c1', node: 'n1', hour: T0, ...H100, capacityMs: 120_000, unavailableMs: 0, allocatedMs: 120_000, idleMs: 0,
@@ -60,7 +60,7 @@ describe('fleet/history', () => {
     it('goes to the nodes the workload\'s pods hold GPUs on, by their shares, and is written with the hour', async () => {
       const clock = new FixedClock(T0);
       const inventory = new FleetInventory({
-        defaultOrganizationId: 'acme', keys: { instanceType: 'node.kubernetes.io/instance-type', gpuProduct: 'nvidia.com/gpu.product' },
+        defaultOrganizationId: 'acme', keys: { instanceType: 'node.kubernetes.io/instance-type', gpuProduct: 'nvidia.com/gpu.product', capacityType: '' },
         gpuResources: ['nvidia.com/gpu'], clock, bucketMs: MIN,
       });
       const cluster = inventory.attach({ clusterId: 'c1' });
@@ -128,6 +128,28 @@ describe('fleet/history', () => {
       expect(row).to.include({ node: 'n1', capacityMs: 8 * 5 * MIN, allocatedMs: 4 * 5 * MIN, unavailableMs: 0 });
       const [day] = await history(T0, T0 + 24 * HOUR_MS, 'day');
       expect(day).to.include({ capacityMs: 8 * 5 * MIN });
+    });
+
+    it('stores each node\'s capacity type, read from its labels, with its hours and its days', async () => {
+      const inventory = new FleetInventory({
+        defaultOrganizationId: 'acme', keys: { instanceType: 'node.kubernetes.io/instance-type', gpuProduct: 'nvidia.com/gpu.product', capacityType: '' },
+        gpuResources: ['nvidia.com/gpu'], clock, bucketMs: MIN,
+      });
+      const cluster = inventory.attach({ clusterId: 'c1' });
+      const spot = nodeFrom('node-whole-h100.json', 'gpu-spot', 'p5.48xlarge');
+      spot.metadata.labels = { ...spot.metadata.labels, 'karpenter.sh/capacity-type': 'spot' };
+      const unlabelled = nodeFrom('node-whole-h100.json', 'gpu-plain', 'p5.48xlarge');
+      cluster.onEvent('nodes', { type: 'SYNC', items: [spot, unlabelled], resourceVersion: '1' }, undefined);
+      inventory.intervalsOf('c1').retainPods(new Set());
+      const writer = new FleetLedgerWriters(() => inventory.ledgers(), { clock, logger: quiet });
+      writer.becomeWriter('c1', t.seed);
+      clock.set(T0 + 2 * MIN);
+      await writer.flushAll();
+      for (const table of ['fleet_hours', 'fleet_days']) {
+        expect(await t.sql(`SELECT node, capacity_type FROM ${table} ORDER BY node`), table).to.deep.equal([
+          { node: 'gpu-plain', capacity_type: null }, { node: 'gpu-spot', capacity_type: 'spot' },
+        ]);
+      }
     });
 
     it('refuses a write whose expected mark is not the stored one, and writes nothing of it', async () => {

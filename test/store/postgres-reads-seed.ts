@@ -66,7 +66,7 @@ export async function seedPostgres(client: pg.ClientBase, data: { workloads: rea
     workload_id: 'text', organization_id: 'text', cluster_id: 'text', namespace: 'text', name: 'text', kind: 'text', status: 'text',
     submitted_by: 'text', initiative_id: 'text', instance_type: 'text', gpu_count: 'int', submitted_at: 'bigint', started_at: 'bigint',
     completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', failure_reason: 'text',
-    allocated_gpus: 'float8', gpu_sharing: 'text', gpu_model: 'text', gpu_seconds_closed: 'float8',
+    allocated_gpus: 'float8', gpu_sharing: 'text', gpu_model: 'text', capacity_type: 'text', gpu_seconds_closed: 'float8',
     open_gpus: 'float8', open_gpu_start_sum: 'float8', updated_at: 'bigint',
   };
   const unnest = `SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${types[c]}[]`).join(', ')})`;

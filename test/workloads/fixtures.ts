@@ -25,6 +25,7 @@ export function aPendingRow(kind: WorkloadRecord['kind'], workloadId: string): W
     submittedBy: 'unknown',
     initiativeId: 'team-a',
     instanceType: 'unknown',
+    capacityType: null,
     gpuCount: 1,
     submittedAt: ms(T0),
     startedAt: null,

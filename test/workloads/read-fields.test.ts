@@ -218,4 +218,16 @@ describe('workloads: the fields read of each kind', () => {
       metadata: { name: 'ml', labels: undefined, annotations: { 'example.com/teams': 'llm' } },
     });
   });
+
+  it('keeps of a Node the capacity type\'s labels: the well-known ones, or only the configured one', () => {
+    const labels = {
+      'karpenter.sh/capacity-type': 'spot', 'eks.amazonaws.com/capacityType': 'SPOT', 'cloud.google.com/gke-spot': 'true',
+      'cloud.google.com/gke-preemptible': 'true', 'kubernetes.azure.com/scalesetpriority': 'spot', 'example.com/sold-as': 'reserved',
+      'topology.kubernetes.io/zone': 'us-east-1a',
+    };
+    const node = { metadata: { name: 'gpu-1', labels } };
+    const { 'example.com/sold-as': configured, 'topology.kubernetes.io/zone': _zone, ...wellKnown } = labels;
+    expect(contextSlimmer(KEYS)(node).metadata?.labels).to.deep.equal(wellKnown);
+    expect(contextSlimmer({ ...KEYS, capacityType: 'example.com/sold-as' })(node).metadata?.labels).to.deep.equal({ 'example.com/sold-as': configured });
+  });
 });

@@ -117,6 +117,7 @@ function hourOf(state: NodeHistory, hour: number, random: () => number): FleetHo
     organizationId: ORGANIZATION,
     gpuModel: node.gpuModel,
     instanceType: node.instanceType,
+    capacityType: null,
     capacityMs: GPUS_PER_NODE * HOUR_MS,
     unavailableMs: unavailable * HOUR_MS,
     allocatedMs: allocated * HOUR_MS,

@@ -19,7 +19,7 @@ const WORKLOAD_TYPES: Record<(typeof WORKLOAD_COLUMNS)[number], string> = {
   workload_id: 'text', organization_id: 'text', cluster_id: 'text', namespace: 'text', name: 'text', kind: 'text', status: 'text',
   submitted_by: 'text', initiative_id: 'text', instance_type: 'text', gpu_count: 'int', submitted_at: 'bigint', started_at: 'bigint',
   completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', failure_reason: 'text',
-  allocated_gpus: 'float8', gpu_sharing: 'text', gpu_model: 'text',
+  allocated_gpus: 'float8', gpu_sharing: 'text', gpu_model: 'text', capacity_type: 'text',
   gpu_seconds_closed: 'float8', open_gpus: 'float8', open_gpu_start_sum: 'float8', updated_at: 'bigint',
 };
 
@@ -100,7 +100,7 @@ async function writeUsage(client: Queryable, rows: readonly SourceUsage[], mode:
 
 // The source's rows are what they are, not additions: the target takes them as they are (the writer's
 // additive upsert, on a row the copy deleted first).
-const FLEET_ROW_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'float8', 'float8', 'float8', 'float8'];
+const FLEET_ROW_TYPES = ['text', 'bigint', 'text', 'text', 'text', 'text', 'text', 'float8', 'float8', 'float8', 'float8'];
 const FLEET_KEYS = 'SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[])';
 const DELETE_FLEET = {
   hour: `DELETE FROM fleet_hours WHERE (organization_id, hour, cluster_id, node) IN (${FLEET_KEYS})`,
@@ -116,7 +116,7 @@ async function writeFleet(client: Queryable, rows: readonly SourceFleetRow[]): P
     const keys = columns(ofGrain, ['organization_id', 'at', 'cluster_id', 'node'] as const);
     await client.query(DELETE_FLEET[grain], keys);
     const values = columns(ofGrain, [
-      'organization_id', 'at', 'cluster_id', 'node', 'gpu_model', 'instance_type',
+      'organization_id', 'at', 'cluster_id', 'node', 'gpu_model', 'instance_type', 'capacity_type',
       'capacity_ms', 'unavailable_ms', 'allocated_ms', 'idle_ms',
     ] as const);
     await client.query(addFleetRowSql(grain, unnest(FLEET_ROW_TYPES)), values);

@@ -46,6 +46,7 @@ export interface SourceWorkload {
   allocated_gpus: number | null;
   gpu_sharing: string | null;
   gpu_model: string | null;
+  capacity_type: string | null;
   gpu_seconds_closed: number;
   open_gpus: number;
   open_gpu_start_sum: number;
@@ -55,7 +56,8 @@ export interface SourceWorkload {
 export const WORKLOAD_COLUMNS = [
   'workload_id', 'organization_id', 'cluster_id', 'namespace', 'name', 'kind', 'status', 'submitted_by', 'initiative_id',
   'instance_type', 'gpu_count', 'submitted_at', 'started_at', 'completed_at', 'exit_code', 'is_managed', 'resource_version',
-  'failure_reason', 'allocated_gpus', 'gpu_sharing', 'gpu_model', 'gpu_seconds_closed', 'open_gpus', 'open_gpu_start_sum', 'updated_at',
+  'failure_reason', 'allocated_gpus', 'gpu_sharing', 'gpu_model', 'capacity_type', 'gpu_seconds_closed', 'open_gpus', 'open_gpu_start_sum',
+  'updated_at',
 ] as const satisfies readonly (keyof SourceWorkload)[];
 
 /** A pod with its workload's submitted_at, the month PostgreSQL keeps it in. */
@@ -82,7 +84,7 @@ export type WorkloadKey = [organizationId: string, submittedAt: number, workload
 /** A row of the fleet's history: its table's grain, then its primary key. */
 export type FleetKey = [grain: 'hour' | 'day', organizationId: string, at: number, clusterId: string, node: string];
 
-/** A row of fleet_hours or fleet_days (schema v14), its hour or day as `at`. */
+/** A row of fleet_hours or fleet_days (schema v14, capacity_type v15), its hour or day as `at`. */
 export interface SourceFleetRow {
   grain: 'hour' | 'day';
   organization_id: string;
@@ -91,6 +93,7 @@ export interface SourceFleetRow {
   node: string;
   gpu_model: string | null;
   instance_type: string;
+  capacity_type: string | null;
   capacity_ms: number;
   unavailable_ms: number;
   allocated_ms: number;
@@ -144,7 +147,8 @@ const USAGE = `SELECT u.workload_id, ${USAGE_FIGURES.map((f) => `u.${f}`).join('
 
 // The fleet's history by its primary key, hours then days. Rows change only while their hour (day) is
 // open, so a delta takes those of the hour (day) of `since` and later.
-const FLEET_COLUMNS = 'organization_id, cluster_id, node, gpu_model, instance_type, capacity_ms, unavailable_ms, allocated_ms, idle_ms';
+const FLEET_COLUMNS =
+  'organization_id, cluster_id, node, gpu_model, instance_type, capacity_type, capacity_ms, unavailable_ms, allocated_ms, idle_ms';
 const fleetAfter = (grain: 'hour' | 'day') => `SELECT '${grain}' AS grain, ${grain} AS at, ${FLEET_COLUMNS}
   FROM fleet_${grain}s WHERE (organization_id, ${grain}, cluster_id, node) > (@org, @at, @cluster, @node) AND ${grain} >= @from
   ORDER BY organization_id, ${grain}, cluster_id, node LIMIT @limit`;

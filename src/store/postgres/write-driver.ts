@@ -24,7 +24,7 @@ const COLUMN_TYPES: Record<(typeof RECORD_COLUMNS)[number] | (typeof AGGREGATE_C
   workload_id: 'text', organization_id: 'text', cluster_id: 'text', namespace: 'text', name: 'text', kind: 'text', status: 'text',
   submitted_by: 'text', initiative_id: 'text', instance_type: 'text', gpu_count: 'int', submitted_at: 'bigint', started_at: 'bigint',
   completed_at: 'bigint', exit_code: 'int', is_managed: 'smallint', resource_version: 'text', failure_reason: 'text', updated_at: 'bigint',
-  allocated_gpus: 'float8', gpu_sharing: 'text', gpu_model: 'text',
+  allocated_gpus: 'float8', gpu_sharing: 'text', gpu_model: 'text', capacity_type: 'text',
   gpu_seconds_closed: 'float8', open_gpus: 'float8', open_gpu_start_sum: 'float8',
 };
 
@@ -89,8 +89,8 @@ const DELETE_LIFETIMES = 'DELETE FROM workload_gpu_lifetime WHERE workload_id = 
 type StoredPod = PodRow & { submitted_at: number };
 
 // Each key once per statement (ON CONFLICT cannot change a row twice): the writer sums them first.
-const FLEET_ARRAYS = 'SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], ' +
-  '$7::float8[], $8::float8[], $9::float8[], $10::float8[])';
+const FLEET_ARRAYS = 'SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], ' +
+  '$8::float8[], $9::float8[], $10::float8[], $11::float8[])';
 const ADD_FLEET_ROWS: Record<FleetGrain, string> = { hour: addFleetRowSql('hour', FLEET_ARRAYS), day: addFleetRowSql('day', FLEET_ARRAYS) };
 // The mark's row is locked: a writer fenced out in the middle of its transaction cannot interleave.
 const FLEET_MARK_FOR_UPDATE = 'SELECT covered_to FROM fleet_marks WHERE cluster_id = $1 FOR UPDATE';
@@ -205,8 +205,8 @@ class PostgresWriteTransaction implements WriteTransaction {
       if (rows.length === 0) continue;
       await this.#client.query(ADD_FLEET_ROWS[grain], [
         rows.map((r) => r.organizationId), rows.map((r) => r.hour), rows.map((r) => r.clusterId), rows.map((r) => r.node),
-        rows.map((r) => r.gpuModel), rows.map((r) => r.instanceType), rows.map((r) => r.capacityMs), rows.map((r) => r.unavailableMs),
-        rows.map((r) => r.allocatedMs), rows.map((r) => r.idleMs),
+        rows.map((r) => r.gpuModel), rows.map((r) => r.instanceType), rows.map((r) => r.capacityType), rows.map((r) => r.capacityMs),
+        rows.map((r) => r.unavailableMs), rows.map((r) => r.allocatedMs), rows.map((r) => r.idleMs),
       ]);
     }
     await this.#client.query(SET_FLEET_MARK, [clusterId, mark]);

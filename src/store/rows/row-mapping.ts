@@ -1,6 +1,7 @@
 // Rows of the workloads table to and from domain records, and the figures that depend on the time
 // of reading. The SQL twin of gpuHoursAt (gpuHoursSql) lives in workload-sql.ts; tests keep the
 // two in step. Statistics average durations in ms (durationMsSql), not these whole seconds.
+import { isCapacityType } from '../../domain/capacity-type.js';
 import { isFailureReason } from '../../domain/failure-reason.js';
 import { isGpuSharing } from '../../domain/gpu-sharing.js';
 import type { USAGE_VALUES } from '../usage/usage-columns.js';
@@ -32,6 +33,8 @@ export interface WorkloadRow {
   gpu_sharing: string | null;
   /** Schema v12: the GPU product; NULL when unknown. */
   gpu_model: string | null;
+  /** Schema v15: how its node is sold (on-demand, spot, reserved); NULL when unknown, and for rows written before. */
+  capacity_type: string | null;
 }
 
 export interface GpuAggregates {
@@ -43,7 +46,7 @@ export interface GpuAggregates {
 export const RECORD_COLUMNS = [
   'workload_id', 'organization_id', 'cluster_id', 'namespace', 'name', 'kind', 'status', 'submitted_by',
   'initiative_id', 'instance_type', 'gpu_count', 'submitted_at', 'started_at', 'completed_at', 'exit_code',
-  'is_managed', 'resource_version', 'failure_reason', 'allocated_gpus', 'gpu_sharing', 'gpu_model',
+  'is_managed', 'resource_version', 'failure_reason', 'allocated_gpus', 'gpu_sharing', 'gpu_model', 'capacity_type',
 ] as const satisfies readonly (keyof WorkloadRow)[];
 
 export const AGGREGATE_COLUMNS = [
@@ -73,6 +76,7 @@ export function toRow(record: WorkloadRecord): WorkloadRow {
     allocated_gpus: record.allocatedGpus ?? null,
     gpu_sharing: record.gpuSharing ?? null,
     gpu_model: record.gpuModel ?? null,
+    capacity_type: record.capacityType ?? null,
   };
 }
 
@@ -99,6 +103,7 @@ export function toRecord(row: WorkloadRow): WorkloadRecord {
     isManaged: row.is_managed === 1,
     resourceVersion: row.resource_version,
     ...shareOf(row),
+    ...capacityTypeOf(row),
   };
 }
 
@@ -111,6 +116,14 @@ function shareOf(row: WorkloadRow): Pick<WorkloadRecord, 'allocatedGpus' | 'gpuS
     gpuSharing: isGpuSharing(row.gpu_sharing) ? row.gpu_sharing : 'fractional',
     gpuModel: row.gpu_model,
   };
+}
+
+/**
+ * What a row says of its node's capacity type, when it says anything: NULL is both "unknown" and
+ * "written before schema v15", which read the same (absent). A type only a newer version knows reads as unknown.
+ */
+function capacityTypeOf(row: WorkloadRow): Pick<WorkloadRecord, 'capacityType'> {
+  return isCapacityType(row.capacity_type) ? { capacityType: row.capacity_type } : {};
 }
 
 /** A row as viewSql reads it: the usage columns are null for a workload without usage. */

@@ -8,7 +8,7 @@
 //   start, completion or exit code; its labels still follow the namespace and node (budget remaps).
 //   A finished view replaces a finished row, as in SQLite: a pod deleted with a grace period is
 //   cancelled at once with exit code 0, and gets its container's exit code (137) when it stops;
-// - a known instance type is never replaced by `unknown` (its node is gone);
+// - a known instance type is never replaced by `unknown`, nor a known capacity type by NULL (its node is gone);
 // - a row whose every column would stay the same is not written (a relist rewrites nothing).
 import { isTerminal, UNKNOWN, type WorkloadStatus } from '../../domain/workload.js';
 import { RECORD_COLUMNS, type WorkloadRow } from './row-mapping.js';
@@ -31,6 +31,7 @@ export function mergeWorkload(stored: WorkloadRow | undefined, incoming: Workloa
     merged.resource_version = stored.resource_version;
   }
   if (incoming.instance_type === UNKNOWN) merged.instance_type = stored.instance_type;
+  if (incoming.capacity_type === null) merged.capacity_type = stored.capacity_type;
   // An empty resourceVersion is a write that must land (tests and benchmarks seed rows this way).
   if (incoming.resource_version !== '') {
     const same = MUTABLE.every((column) => merged[column] === stored[column]);

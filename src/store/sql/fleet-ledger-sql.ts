@@ -1,4 +1,4 @@
-// The statements of the fleet's history (schema v14) that read and write the same in both engines:
+// The statements of the fleet's history (schema v14, capacity types v15) that read and write the same in both engines:
 // named parameters, one row at a time on SQLite; PostgreSQL's writes take arrays (postgres/fleet-ledger-writes.ts).
 
 export const FLEET_TABLES = { hour: 'fleet_hours', day: 'fleet_days' } as const;
@@ -9,10 +9,11 @@ export const FLEET_VALUE_COLUMNS = ['capacity_ms', 'unavailable_ms', 'allocated_
 /** Adds a row's GPU time to its hour (or day): the values sum, the labels are the latest. */
 export function addFleetRowSql(grain: FleetGrain, values: string): string {
   const table = FLEET_TABLES[grain];
-  return `INSERT INTO ${table} (organization_id, ${grain}, cluster_id, node, gpu_model, instance_type, ${FLEET_VALUE_COLUMNS.join(', ')})
+  return `INSERT INTO ${table} (organization_id, ${grain}, cluster_id, node, gpu_model, instance_type, capacity_type,
+      ${FLEET_VALUE_COLUMNS.join(', ')})
     ${values}
     ON CONFLICT (organization_id, ${grain}, cluster_id, node) DO UPDATE SET
-      gpu_model = excluded.gpu_model, instance_type = excluded.instance_type,
+      gpu_model = excluded.gpu_model, instance_type = excluded.instance_type, capacity_type = excluded.capacity_type,
       ${FLEET_VALUE_COLUMNS.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', ')}`;
 }
 

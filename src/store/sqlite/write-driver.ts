@@ -54,7 +54,7 @@ const FINISHED_BATCH = `
   LIMIT @batchSize`;
 const DELETE_ROWIDS = 'DELETE FROM workloads WHERE rowid IN (SELECT value FROM json_each(@rowids))';
 
-const FLEET_ROW_VALUES = `VALUES (@organization_id, @at, @cluster_id, @node, @gpu_model, @instance_type,
+const FLEET_ROW_VALUES = `VALUES (@organization_id, @at, @cluster_id, @node, @gpu_model, @instance_type, @capacity_type,
   @capacity_ms, @unavailable_ms, @allocated_ms, @idle_ms)`;
 const ADD_FLEET_ROW: Record<FleetGrain, string> = {
   hour: addFleetRowSql('hour', FLEET_ROW_VALUES),
@@ -166,8 +166,8 @@ class SqliteWriteTransaction implements WriteTransaction {
 function fleetRowParams(row: FleetHourRow): Record<string, string | number | null> {
   return {
     organization_id: row.organizationId, at: row.hour, cluster_id: row.clusterId, node: row.node, gpu_model: row.gpuModel,
-    instance_type: row.instanceType, capacity_ms: row.capacityMs, unavailable_ms: row.unavailableMs, allocated_ms: row.allocatedMs,
-    idle_ms: row.idleMs,
+    instance_type: row.instanceType, capacity_type: row.capacityType, capacity_ms: row.capacityMs, unavailable_ms: row.unavailableMs,
+    allocated_ms: row.allocatedMs, idle_ms: row.idleMs,
   };
 }
 

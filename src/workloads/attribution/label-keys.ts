@@ -12,6 +12,8 @@ export interface LabelKeys {
   kueueQueueName: string;
   instanceType: string;
   gpuProduct: string;
+  /** Node label of the capacity type (label_capacity_type); '': the well-known labels (domain/capacity-type.ts). */
+  capacityType: string;
 }
 
 export const DEFAULT_LABEL_KEYS: Readonly<LabelKeys> = Object.freeze({
@@ -23,4 +25,5 @@ export const DEFAULT_LABEL_KEYS: Readonly<LabelKeys> = Object.freeze({
   kueueQueueName: 'kueue.x-k8s.io/queue-name',
   instanceType: 'node.kubernetes.io/instance-type',
   gpuProduct: 'nvidia.com/gpu.product',
+  capacityType: '',
 });

@@ -2,6 +2,7 @@
 // a fixed order of precedence and ends at a fallback, so every row has a value.
 import { UNKNOWN } from '../../domain/workload.js';
 import { instanceTypeFromLabels } from '../../domain/instance-type.js';
+import { capacityTypeFromLabels, type CapacityType } from '../../domain/capacity-type.js';
 import type { Namespace, Node, ObjectMeta, StringMap } from '../../k8s/objects/k8s-types.js';
 import type { NamespaceInitiatives } from '../../domain/namespace-initiatives.js';
 import type { LabelKeys } from './label-keys.js';
@@ -99,4 +100,9 @@ export function isManagedOf(meta: ObjectMeta | undefined, keys: LabelKeys): bool
 /** Node's instance-type label → its GPU product label → `unknown` (also when the node is not known). */
 export function instanceTypeOf(node: Node | undefined, keys: LabelKeys): string {
   return instanceTypeFromLabels(node?.metadata?.labels, keys);
+}
+
+/** Node's capacity-type label (the configured one, else the well-known ones) → null (also when the node is not known). */
+export function capacityTypeOf(node: Node | undefined, keys: LabelKeys): CapacityType | null {
+  return capacityTypeFromLabels(node?.metadata?.labels, keys.capacityType);
 }

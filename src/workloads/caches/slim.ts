@@ -1,7 +1,9 @@
 // What the indexer keeps of a Namespace or Node: its name, the labels attribution reads (the
-// configured keys), the annotation by which a Namespace allows initiatives its objects may name
-// (attribution/labels.ts) and, of a Node, GFD's labels that say how its GPUs are shared
-// (src/k8s/gpus/node-gpus.ts), nothing else. Pods and Jobs are kept as flat records instead (facts/facts-projection.ts).
+// configured keys, and the capacity type's well-known ones while none is configured), the annotation
+// by which a Namespace allows initiatives its objects may name (attribution/labels.ts) and, of a Node,
+// GFD's labels that say how its GPUs are shared (src/k8s/gpus/node-gpus.ts), nothing else. Pods and
+// Jobs are kept as flat records instead (facts/facts-projection.ts).
+import { capacityTypeLabelKeys } from '../../domain/capacity-type.js';
 import { isGpuShareLabel } from '../../k8s/gpus/node-gpus.js';
 import type { ObjectMeta, StringMap } from '../../k8s/objects/k8s-types.js';
 import type { LabelKeys } from '../attribution/label-keys.js';
@@ -9,7 +11,7 @@ import type { WithMetadata } from './seen.js';
 
 /** Label keys a Namespace or Node is read for. */
 function contextLabelKeys(keys: Readonly<LabelKeys>): readonly string[] {
-  return [keys.initiative, keys.organization, keys.instanceType, keys.gpuProduct];
+  return [keys.initiative, keys.organization, keys.instanceType, keys.gpuProduct, ...capacityTypeLabelKeys(keys.capacityType)];
 }
 
 /** The entries of `map` under `keys`, and those whose key `alsoKept` accepts. */

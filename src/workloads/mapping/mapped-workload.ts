@@ -3,7 +3,7 @@ import type { FailureReason } from '../../domain/failure-reason.js';
 import type { PodGpuInterval, WorkloadKind, WorkloadRecord } from '../../domain/workload.js';
 import type { OwnAttribution } from '../attribution/own-attribution.js';
 import { failureReasonOf } from '../failure/failure-reason.js';
-import { initiativeFrom, instanceTypeOf, organizationOf } from '../attribution/labels.js';
+import { capacityTypeOf, initiativeFrom, instanceTypeOf, organizationOf } from '../attribution/labels.js';
 import type { MappingContext } from './mapping-context.js';
 import type { WorkloadState } from './workload-state.js';
 import type { WorkloadShare } from './workload-share.js';
@@ -54,6 +54,7 @@ export function workloadRecord(
     submittedBy: attribution.submittedBy,
     initiativeId: initiativeFrom({ own: attribution.initiative, namespace: object.namespace }, { ...context, organizationId }),
     instanceType: instanceTypeOf(context.node, context.keys),
+    capacityType: capacityTypeOf(context.node, context.keys),
     gpuCount: fields.gpuCount,
     ...fields.share,
     submittedAt: object.createdAt ?? context.observedAt ?? 0,

@@ -46,6 +46,8 @@ async function seedSource(options: { count?: number; from?: number; shared?: boo
   await write(source.store, options.shared !== true ? steps : steps.map((step, k) => ('pods' in step
     ? { pods: step.pods.map((pod, p) => ({ ...pod, share: pod.gpus * (shares[(k + p) % shares.length] as number) })) }
     : step)));
+  // Capacity types (schema v15): spot, on-demand and unknown rows.
+  source.db.prepare("UPDATE workloads SET capacity_type = CASE rowid % 3 WHEN 0 THEN 'spot' WHEN 1 THEN 'on-demand' END").run();
   const ids = (source.db.prepare('SELECT workload_id FROM workloads ORDER BY workload_id LIMIT 40').all() as { workload_id: string }[]).map((r) => r.workload_id);
   new SqliteLifetimeStore(source.db).saveLifetimes([
     ...ids.map((workloadId, i) => ({
@@ -64,11 +66,11 @@ async function seedSource(options: { count?: number; from?: number; shared?: boo
 }
 
 const HOUR = 60 * MINUTE;
-/** The fleet's history of two nodes, one of no model, over `hours` hours from `from`, in shares of a GPU. */
+/** The fleet's history of two nodes, one spot, the other of no model or capacity type, over `hours` hours from `from`, in shares of a GPU. */
 function fleetHours(from: number, hours: number, scale = 1): FleetHourRow[] {
   return Array.from({ length: hours }, (_, h) => [
-    { node: 'n1', gpuModel: 'NVIDIA-H100', capacityMs: 8 * HOUR, unavailableMs: HOUR / 3, allocatedMs: (h % 5) * HOUR * 0.25 * scale, idleMs: HOUR / 7 },
-    { node: 'n2', gpuModel: null, capacityMs: 4 * HOUR, unavailableMs: 0, allocatedMs: HOUR / 7 * scale, idleMs: 0 },
+    { node: 'n1', gpuModel: 'NVIDIA-H100', capacityType: 'spot' as const, capacityMs: 8 * HOUR, unavailableMs: HOUR / 3, allocatedMs: (h % 5) * HOUR * 0.25 * scale, idleMs: HOUR / 7 },
+    { node: 'n2', gpuModel: null, capacityType: null, capacityMs: 4 * HOUR, unavailableMs: 0, allocatedMs: HOUR / 7 * scale, idleMs: 0 },
   ].map((node) => ({ clusterId: 'gpu-east', organizationId: 'acme', hour: from + h * HOUR, instanceType: 'p5.48xlarge', ...node }))).flat();
 }
 const FLEET_FROM = T0 - 2 * 24 * HOUR + 6 * HOUR;

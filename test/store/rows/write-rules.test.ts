@@ -35,6 +35,13 @@ describe('store/write-rules', () => {
     });
   });
 
+  it('keeps a known capacity type when its node is gone (no label, NULL), and takes a new one', () => {
+    const onSpot = { ...running, capacityType: 'spot' as const };
+    expect(mergeWorkload(toRow(onSpot), toRow({ ...onSpot, capacityType: null, resourceVersion: '6' }))).to.deep.include({ capacity_type: 'spot' });
+    expect(mergeWorkload(toRow(onSpot), toRow({ ...onSpot, capacityType: 'reserved', resourceVersion: '6' }))).to.deep.include({ capacity_type: 'reserved' });
+    expect(mergeWorkload(toRow(onSpot), toRow({ ...onSpot, capacityType: null })), 'nothing changes').to.equal(null);
+  });
+
   it('writes nothing when a finished row is delivered again', () => {
     expect(mergeWorkload(toRow(killed), toRow(killed))).to.equal(null);
   });

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { expect } from 'chai';
 import { openDatabase } from '../../../src/store/sqlite/database.js';
-import { LATEST_VERSION, migrate, schemaVersion, type Migration } from '../../../src/store/sqlite/migrations/migrate.js';
-import { sqliteWriter } from '../../../src/store/sqlite/connection-ports.js';
+import { LATEST_VERSION, migrate, MIGRATIONS, schemaVersion, type Migration } from '../../../src/store/sqlite/migrations/migrate.js';
+import { sqliteIndex, sqliteWriter } from '../../../src/store/sqlite/connection-ports.js';
 import { systemClock } from '../../../src/domain/clock.js';
 import { aWorkload } from '../../support/workload-builder.js';
 import { tempDir } from '../temp-store.js';
@@ -122,6 +122,35 @@ sqliteOnly.describe('store/database', () => {
 
   it('refuses to open a missing file read-only', () => {
     expect(() => openDatabase(join(dir, 'missing.db'), { readonly: true })).to.throw();
+  });
+
+  it('gives a v14 file the capacity types of v15, as the last column of each table: none for the rows written before', async () => {
+    const path = join(dir, 'v14.db');
+    const old = new BetterSqlite3(path);
+    migrate(old, MIGRATIONS.filter((m) => m.version <= 14));
+    old.exec(`INSERT INTO workloads (workload_id, organization_id, cluster_id, namespace, name, kind, status, submitted_by, initiative_id,
+        instance_type, gpu_count, submitted_at, is_managed, resource_version, updated_at)
+      VALUES ('w-old', 'acme', 'local', 'ns', 'n', 'Job', 'pending', 'alice', 'llm', 'p5.48xlarge', 1, 1000, 0, '1', 1000);
+      INSERT INTO fleet_hours VALUES ('acme', 0, 'local', 'n1', 'H100', 'p5.48xlarge', 1, 0, 0, 0);
+      INSERT INTO fleet_days VALUES ('acme', 0, 'local', 'n1', 'H100', 'p5.48xlarge', 1, 0, 0, 0);`);
+    old.close();
+
+    const db = openDatabase(path);
+    try {
+      expect(schemaVersion(db)).to.equal(LATEST_VERSION);
+      for (const table of ['workloads', 'fleet_hours', 'fleet_days']) {
+        const columns = db.pragma(`table_info(${table})`) as { name: string; type: string; notnull: number; pk: number }[];
+        expect(columns.at(-1), table).to.deep.include({ name: 'capacity_type', type: 'TEXT', notnull: 0, pk: 0 });
+        expect(db.prepare(`SELECT capacity_type FROM ${table}`).pluck().all(), table).to.deep.equal([null]);
+      }
+      const index = sqliteIndex(db);
+      expect(await index.get('w-old', 2000)).to.not.have.property('capacityType');
+      await sqliteWriter(db, { clock: systemClock }).upsertWorkloads([aWorkload({ workloadId: 'w-new', capacityType: 'reserved' })]);
+      expect(await index.get('w-new', 2000)).to.deep.include({ capacityType: 'reserved' });
+      expect(db.pragma('integrity_check', { simple: true })).to.equal('ok');
+    } finally {
+      db.close();
+    }
   });
 
   it('applies each migration in its own transaction and stops at a failing one', () => {

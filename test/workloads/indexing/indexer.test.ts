@@ -103,6 +103,31 @@ describe('workloads/indexer', () => {
       expect(await view('pod-1')).to.deep.include({ status: 'failed', exitCode: 137, failureReason: 'oom_killed' });
     });
 
+    it('stores the capacity type of the node a pod runs on, reads it back, and keeps it once the node is gone', async () => {
+      indexer.onNodeEvent({ type: 'SYNC', items: [aNode({ 'karpenter.sh/capacity-type': 'spot', 'node.kubernetes.io/instance-type': 'g6e.48xlarge' })] });
+      const onNode = (rv: string, status: Pod['status']): Pod =>
+        aPod({ metadata: { uid: 'pod-1', resourceVersion: rv }, spec: { containers: [gpuContainer(2)], nodeName: 'node-1' }, status });
+      podEvent('ADDED', onNode('2', { phase: 'Running', startTime: AT('10:00') }));
+      await indexer.flush();
+      expect(await view('pod-1')).to.deep.include({ status: 'running', instanceType: 'g6e.48xlarge', capacityType: 'spot' });
+      expect(await t.sql("SELECT capacity_type FROM workloads WHERE workload_id = 'pod-1'")).to.deep.equal([{ capacity_type: 'spot' }]);
+      // The node goes before its pod's last event: the row keeps what the node said, as its instance type.
+      indexer.onNodeEvent({ type: 'DELETED', object: aNode() });
+      podEvent('MODIFIED', onNode('3', { phase: 'Succeeded', startTime: AT('10:00'), containerStatuses: [terminated(0, AT('11:00'))] }));
+      await indexer.flush();
+      expect(await view('pod-1')).to.deep.include({ status: 'completed', instanceType: 'g6e.48xlarge', capacityType: 'spot' });
+    });
+
+    it('stores no capacity type for a pod on a node no label of which says one', async () => {
+      indexer.onNodeEvent({ type: 'SYNC', items: [aNode({ 'node.kubernetes.io/instance-type': 'p5.48xlarge' })] });
+      podEvent('ADDED', aPod({ metadata: { uid: 'pod-1' }, spec: { containers: [gpuContainer(1)], nodeName: 'node-1' }, status: { phase: 'Running', startTime: AT('10:00') } }));
+      await indexer.flush();
+      const row = await view('pod-1');
+      expect(row).to.include({ instanceType: 'p5.48xlarge' });
+      expect(row).to.not.have.property('capacityType');
+      expect(await t.sql("SELECT capacity_type FROM workloads WHERE workload_id = 'pod-1'")).to.deep.equal([{ capacity_type: null }]);
+    });
+
     it('ignores pods that request no GPU', async ()  => {
       podEvent('ADDED', aPod({ metadata: { uid: 'cpu-1' }, spec: { containers: [aContainer({ requests: { cpu: '2' } })] } }));
       indexer.onPodEvent({ type: 'SYNC', items: [aPod({ metadata: { uid: 'cpu-2' }, spec: { containers: [aContainer()] } })] });

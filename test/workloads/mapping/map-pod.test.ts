@@ -4,6 +4,7 @@ import type { PodGpuInterval, WorkloadRecord } from '../../../src/domain/workloa
 import type { Pod } from '../../../src/k8s/objects/k8s-types.js';
 import { mapPod, podInterval, type PodIntervalOptions } from '../../../src/workloads/mapping/map-pod.js';
 import type { MappingContext } from '../../../src/workloads/mapping/mapping-context.js';
+import { DEFAULT_LABEL_KEYS } from '../../../src/workloads/attribution/label-keys.js';
 import { aContainer, aContext, aPendingRow, aJobPod, aNamespace, aNode, aPod, gpuContainer, ms, podFacts, terminated } from '../fixtures.js';
 
 const STARTED = '2026-11-20T10:01:00Z';
@@ -19,6 +20,21 @@ describe('workloads: mapPod rows', () => {
       pod: aPod({ metadata: { labels: { 'gpucap.io/initiative': 'llm', 'gpucap.io/submitted-by': 'alice', 'kueue.x-k8s.io/queue-name': 'q' } } }),
       context: { clusterId: 'eu-1', clusterOrganizationId: 'globex', namespace: aNamespace({ 'gpucap.io/organization': 'acme' }), node: aNode({ 'node.kubernetes.io/instance-type': 'p5.48xlarge' }) },
       expected: { ...pendingRow, clusterId: 'eu-1', organizationId: 'acme', initiativeId: 'llm', submittedBy: 'alice', isManaged: true, instanceType: 'p5.48xlarge' },
+    },
+    {
+      name: 'the capacity type is read from the node it runs on: Karpenter\'s label, no other while none is configured',
+      pod: aPod(),
+      context: { node: aNode({ 'karpenter.sh/capacity-type': 'spot', 'gpucap.io/sold-as': 'Reserved' }) },
+      expected: { ...pendingRow, capacityType: 'spot' },
+    },
+    {
+      name: 'the configured capacity-type label is the only one read',
+      pod: aPod(),
+      context: {
+        node: aNode({ 'karpenter.sh/capacity-type': 'spot', 'gpucap.io/sold-as': 'Reserved' }),
+        keys: { ...DEFAULT_LABEL_KEYS, capacityType: 'gpucap.io/sold-as' },
+      },
+      expected: { ...pendingRow, capacityType: 'reserved' },
     },
     {
       name: 'gpu_count is the effective request (init container larger than the app containers)',

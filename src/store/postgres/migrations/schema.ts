@@ -31,6 +31,7 @@ import { V11 } from './v11-weekly-submitter-rollups.js';
 import { V12 } from './v12-gpu-shares.js';
 import { V13 } from './v13-service-secrets.js';
 import { V14 } from './v14-fleet-history.js';
+import { V15 } from './v15-capacity-types.js';
 
 export interface Migration {
   version: number;
@@ -128,6 +129,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'the fleet\'s history: each node\'s GPU time by state, by hour and by day, and each cluster\'s mark',
     compatibleSince: 12,
     sql: V14,
+  },
+  {
+    version: 15,
+    description: 'how each workload\'s node and each node of the fleet\'s history is sold: on-demand, spot or reserved',
+    compatibleSince: 12,
+    sql: V15,
   },
 ];
 

@@ -15,6 +15,7 @@ import { V11 } from './v11-weekly-submitter-rollups.js';
 import { V12 } from './v12-gpu-shares.js';
 import { V13 } from './v13-service-secrets.js';
 import { V14 } from './v14-fleet-history.js';
+import { V15 } from './v15-capacity-types.js';
 
 export interface Migration {
   version: number;
@@ -52,6 +53,11 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 14,
     description: 'the fleet\'s history: each node\'s GPU time by state, by hour and by day, and each cluster\'s mark',
     sql: V14,
+  },
+  {
+    version: 15,
+    description: 'how each workload\'s node and each node of the fleet\'s history is sold: on-demand, spot or reserved',
+    sql: V15,
   },
 ];
 

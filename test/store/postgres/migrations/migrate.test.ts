@@ -153,6 +153,32 @@ describe('PostgreSQL migrations', function () {
     ]);
   });
 
+  it('adds the capacity types at version 15 without rewriting a row: NULL for the rows before, and in the partitions made after', async () => {
+    const client = await connect();
+    await migrate(client, { now: NOW, migrations: MIGRATIONS.filter((m) => m.version < 15) });
+    await client.query(`INSERT INTO workloads (workload_id, organization_id, cluster_id, namespace, name, kind, status, submitted_by,
+        initiative_id, instance_type, gpu_count, submitted_at, is_managed, updated_at)
+      VALUES ('w-old', 'org', 'local', 'ns', 'n', 'Job', 'pending', 'alice', 'ini', 'a100', 1, $1, 0, 0)`, [Date.UTC(2026, 10, 2)]);
+    for (const [table, grain] of [['fleet_hours', 'hour'], ['fleet_days', 'day']] as const) {
+      await client.query(`INSERT INTO ${table} (organization_id, ${grain}, cluster_id, node, gpu_model, instance_type, capacity_ms, unavailable_ms, allocated_ms, idle_ms)
+        VALUES ('org', 0, 'local', 'n1', 'H100', 'p5', 1, 0, 0, 0)`);
+    }
+    const files = "SELECT relname, relfilenode FROM pg_class WHERE relname IN ('workloads_p202611', 'fleet_hours', 'fleet_days') ORDER BY 1";
+    const filesBefore = (await client.query(files)).rows;
+    expect(await migrate(client, { now: NOW })).to.deep.equal({ version: LATEST_VERSION, compatibleSince: COMPATIBLE_SINCE });
+    expect((await client.query(files)).rows, 'no table rewritten').to.deep.equal(filesBefore);
+    for (const table of ['workloads', 'fleet_hours', 'fleet_days']) {
+      expect((await client.query(`SELECT capacity_type FROM ${table}`)).rows, table).to.deep.equal([{ capacity_type: null }]);
+    }
+    // A month whose partition is made after the migration (LIKE the parent) takes the column too.
+    await migrate(client, { now: Date.UTC(2027, 1, 5) });
+    await client.query(`INSERT INTO workloads (workload_id, organization_id, cluster_id, namespace, name, kind, status, submitted_by,
+        initiative_id, instance_type, gpu_count, submitted_at, is_managed, updated_at, capacity_type)
+      VALUES ('w-new', 'org', 'local', 'ns', 'n', 'Job', 'pending', 'alice', 'ini', 'a100', 1, $1, 0, 0, 'spot')`, [Date.UTC(2027, 2, 3)]);
+    const { rows } = await client.query("SELECT tableoid::regclass::text AS part, capacity_type FROM workloads WHERE workload_id = 'w-new'");
+    expect(rows).to.deep.equal([{ part: 'workloads_p202703', capacity_type: 'spot' }]);
+  });
+
   it('fills the rollups\' queue figures of the rows written before version 7 (daily) and 8 (totals) as a rebuild from the rows does', async () => {
     const client = await connect();
     await migrate(client, { now: NOW, migrations: MIGRATIONS.filter((m) => m.version < 7) });
@@ -246,12 +272,12 @@ describe('PostgreSQL migrations', function () {
     expect(await schemaVersion(await connect())).to.deep.equal({ version: 0, compatibleSince: 0 });
   });
 
-  it('has SQLite\'s columns in workloads and in each rollup table (plus the pods\' submitted_at)', async () => {
+  it('has SQLite\'s columns in workloads, in each rollup table and in the fleet\'s history (plus the pods\' submitted_at)', async () => {
     const client = await connect();
     await migrate(client, { now: NOW });
     const sqlite = openDatabase(':memory:');
     try {
-      for (const table of ['workloads', 'workload_pods', 'workload_gpu_lifetime', 'workload_counts', 'workload_totals', 'stats_daily_submitter', 'stats_daily_instance_type', 'stats_daily_failure_reason']) {
+      for (const table of ['workloads', 'workload_pods', 'workload_gpu_lifetime', 'workload_counts', 'workload_totals', 'stats_daily_submitter', 'stats_daily_instance_type', 'stats_daily_failure_reason', 'fleet_hours', 'fleet_days']) {
         const { rows } = await client.query<{ name: string }>('SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position', [table]);
         const expected = (sqlite.pragma(`table_info(${table})`) as { name: string }[]).map((c) => c.name);
         if (table === 'workload_pods') expected.splice(2, 0, 'submitted_at');
