@@ -3,7 +3,7 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Clock } from '../domain/clock.js';
 import type { ErrorCode } from '../domain/errors.js';
-import type { BudgetSource, FleetSource, HealthSource, TelemetryReader, WorkloadIndex } from '../query/ports.js';
+import type { BudgetSource, FleetSource, HealthSource, PriceSource, TelemetryReader, WorkloadIndex } from '../query/ports.js';
 import type { ApiContext } from './context.js';
 import type { CsvTable } from './csv/csv-table.js';
 
@@ -11,6 +11,8 @@ export interface ReadDeps {
   index: WorkloadIndex;
   telemetry: TelemetryReader;
   budgets: BudgetSource;
+  /** Absent: no organization has prices, and no answer carries a cost. */
+  prices?: PriceSource;
   fleet: FleetSource;
   health: HealthSource;
   clock: Clock;

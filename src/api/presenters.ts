@@ -5,11 +5,12 @@ import { percentileKey, type Percentile } from '../domain/percentiles.js';
 import { emptyUsage, usageFigures, type UsageFigures } from '../domain/gpu-usage.js';
 import { toIso } from '../domain/time.js';
 import type { WorkloadRecord, WorkloadView } from '../domain/workload.js';
-import type { CapacityResult } from '../query/capacity.js';
+import type { CapacityResult, EntryCost } from '../query/capacity.js';
 import type { CapacityFigures } from '../capacity/budget-figures.js';
 import type { StatsFigures, StatsGroupKey } from '../query/ports.js';
 import type { RankedEntry, RankingResult } from '../query/ranking.js';
 import type { WorkloadMetricsResult } from '../query/workload-metrics.js';
+import type { WorkloadCost } from '../query/workload-cost.js';
 import type { QueuePercentileFigures, WorkloadStatsResult } from '../query/workload-stats.js';
 
 export function round(value: number, digits: number): number {
@@ -19,6 +20,8 @@ export function round(value: number, digits: number): number {
 }
 const hours = (v: number) => round(v, 4);
 const orNull = (v: number | null, digits: number) => (v === null ? null : round(v, digits));
+/** Money to the currency's minor units (2 for USD), as an invoice shows it. */
+export const money = (v: number | null, minorUnits: number) => orNull(v, minorUnits);
 
 export function presentListItem(w: WorkloadRecord) {
   return {
@@ -44,7 +47,7 @@ export function presentShare(w: WorkloadRecord) {
   };
 }
 
-export function presentWorkload(w: WorkloadView) {
+export function presentWorkload(w: WorkloadView, cost?: WorkloadCost) {
   return {
     ...presentListItem(w),
     completed_at: toIso(w.completedAt),
@@ -58,6 +61,16 @@ export function presentWorkload(w: WorkloadView) {
     failure_reason: w.failureReason,
     ...presentShare(w),
     ...usageOf(usageFigures(w.usage ?? emptyUsage(), w.gpuHoursUsed)),
+    ...(cost === undefined ? {} : presentWorkloadCost(cost)),
+  };
+}
+
+function presentWorkloadCost(c: WorkloadCost) {
+  return {
+    currency: c.currency,
+    cost: money(c.cost, c.minorUnits),
+    energy_cost: money(c.energyCost, c.minorUnits),
+    unpriced_gpu_hours: hours(c.unpricedGpuHours),
   };
 }
 
@@ -192,6 +205,19 @@ function rankedFigure(e: RankedEntry) {
 }
 
 export function presentCapacity(c: CapacityResult) {
+  const minorUnits = c.currency?.minorUnits ?? 2;
+  const costs = (sum: '' | 'total_', cost: EntryCost | undefined) =>
+    cost === undefined
+      ? {}
+      : {
+        [`${sum}allocated_cost`]: money(cost.allocated, minorUnits),
+        [`${sum}used_cost`]: money(cost.figures.used, minorUnits),
+        [`${sum}remaining_cost`]: cost.allocated === null ? null : money(cost.figures.remaining, minorUnits),
+        burn_rate_cost_per_day: money(cost.figures.burnRatePerDay, minorUnits),
+        projected_used_cost_at_period_end: money(cost.figures.projectedUsedAtPeriodEnd, minorUnits),
+        projected_cost_exhaustion_at: cost.allocated === null ? null : toIso(cost.figures.projectedExhaustionAt),
+        unpriced_gpu_hours: hours(cost.unpricedGpuHours),
+      };
   const budget = (f: CapacityFigures) => ({
     allocated_gpu_hours: hours(f.allocated),
     used_gpu_hours: hours(f.used),
@@ -205,17 +231,19 @@ export function presentCapacity(c: CapacityResult) {
   });
   return {
     organization_id: c.organizationId,
+    ...(c.currency === undefined ? {} : { currency: c.currency.code }),
     summary: {
       total_allocated_gpu_hours: hours(c.summary.allocated),
       total_used_gpu_hours: hours(c.summary.used),
       total_remaining_gpu_hours: hours(c.summary.remaining),
       current_active_gpus: c.summary.currentActiveGpus,
       ...forecast(c.summary),
+      ...costs('total_', c.summary.cost),
     },
     pools: c.pools.map((p) => ({
       pool_id: p.poolId, name: p.name, ...budget(p), instance_types: p.instanceTypes,
-      capacity_gpu_hours_in_period: orNull(p.capacityGpuHoursInPeriod, 4), over_committed: p.overCommitted,
+      capacity_gpu_hours_in_period: orNull(p.capacityGpuHoursInPeriod, 4), over_committed: p.overCommitted, ...costs('', p.cost),
     })),
-    initiatives: c.initiatives.map((i) => ({ initiative_id: i.initiativeId, name: i.name, ...budget(i) })),
+    initiatives: c.initiatives.map((i) => ({ initiative_id: i.initiativeId, name: i.name, ...budget(i), ...costs('', i.cost) })),
   };
 }

@@ -2,10 +2,10 @@
 // collected and reported at once, each naming its path in the file (`pools[1].instance_types`); the
 // caller (the ConfigMap source) logs the error and keeps the last valid budget in force.
 import type { CapacityBudget } from '../domain/capacity-budget.js';
-import { isRecord, quote, readYamlMapping, rejectFile, schemaChecker, type YamlFileKind } from '../configmaps/yaml-file.js';
-import { CapacityFileSchema, LABEL_VALUE_PATTERN, NAMESPACE_PATTERN, POOL_ID_PATTERN, type CapacityFile } from './capacity-schema.js';
+import { isRecord, quote, readYamlMapping, rejectFile, schemaChecker, type YamlFileKind } from './yaml-file.js';
+import { CAPACITY_PATTERN_WORDS, CapacityFileSchema, type CapacityFile } from './capacity-schema.js';
 
-export { MAX_ALIAS_COUNT, MAX_CONFIGMAP_FILE_BYTES as MAX_CAPACITY_FILE_BYTES } from '../configmaps/yaml-file.js';
+export { MAX_ALIAS_COUNT, MAX_CONFIGMAP_FILE_BYTES as MAX_CAPACITY_FILE_BYTES } from './yaml-file.js';
 
 export class CapacityFileError extends Error {
   readonly code = 'CAPACITY_INVALID';
@@ -45,13 +45,7 @@ export function parseCapacityFileWithWarnings(text: string, source: string): { b
   return { budget, warnings: overcommitWarnings(budget) };
 }
 
-const schemaProblems = schemaChecker(CapacityFileSchema, {
-  [POOL_ID_PATTERN]: 'letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)',
-  [LABEL_VALUE_PATTERN]: 'a Kubernetes label value: letters, digits, "-", "_" or ' +
-    '"." (at most 63, starting and ending with a letter or digit)',
-  [NAMESPACE_PATTERN]: 'a Kubernetes namespace name: lowercase letters, digits and ' +
-    '"-" (at most 63, starting and ending with a letter or digit)',
-});
+const schemaProblems = schemaChecker(CapacityFileSchema, CAPACITY_PATTERN_WORDS);
 
 /**
  * What JSON Schema cannot say: ids unique across items, an instance type in one pool only (a workload's
@@ -113,16 +107,19 @@ function toBudget(file: CapacityFile): CapacityBudget {
     organizationId: file.organization_id,
     period: file.period ?? 'month',
     allocatedGpuHours: file.allocated_gpu_hours,
+    ...(file.allocated_cost === undefined ? {} : { allocatedCost: file.allocated_cost }),
     pools: (file.pools ?? []).map((pool) => ({
       poolId: pool.pool_id,
       name: pool.name ?? pool.pool_id,
       allocatedGpuHours: pool.allocated_gpu_hours,
+      ...(pool.allocated_cost === undefined ? {} : { allocatedCost: pool.allocated_cost }),
       instanceTypes: [...pool.instance_types],
     })),
     initiatives: (file.initiatives ?? []).map((initiative) => ({
       initiativeId: initiative.initiative_id,
       name: initiative.name ?? initiative.initiative_id,
       allocatedGpuHours: initiative.allocated_gpu_hours,
+      ...(initiative.allocated_cost === undefined ? {} : { allocatedCost: initiative.allocated_cost }),
       namespaces: [...(initiative.namespaces ?? [])],
     })),
   };

@@ -14,6 +14,15 @@ export const LABEL_VALUE_PATTERN = '^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9]
 /** A Kubernetes namespace name (RFC 1123 label). */
 export const NAMESPACE_PATTERN = '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$';
 
+/** What each pattern allows, in words, for validation messages. */
+export const CAPACITY_PATTERN_WORDS: Readonly<Record<string, string>> = {
+  [POOL_ID_PATTERN]: 'letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)',
+  [LABEL_VALUE_PATTERN]: 'a Kubernetes label value: letters, digits, "-", "_" or ' +
+    '"." (at most 63, starting and ending with a letter or digit)',
+  [NAMESPACE_PATTERN]: 'a Kubernetes namespace name: lowercase letters, digits and ' +
+    '"-" (at most 63, starting and ending with a letter or digit)',
+};
+
 // A plain `enum` (not a union of literals) so a validation error can list the allowed values.
 const Period: TUnsafe<BudgetPeriod> = Type.Unsafe<BudgetPeriod>({
   type: 'string',
@@ -25,6 +34,12 @@ const Period: TUnsafe<BudgetPeriod> = Type.Unsafe<BudgetPeriod>({
 });
 
 const GpuHours = (description: string) => Type.Number({ minimum: 0, description });
+const Cost = (what: string) =>
+  Type.Optional(Type.Number({
+    minimum: 0,
+    description: `Money allocated to ${what} per period, in the currency of the organization's prices.yaml, beside its GPU-hours ` +
+      '(docs/capacity.md, "Budgets in money"). Default: none.',
+  }));
 const DisplayName = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 256, description }));
 
 export const CapacityPoolSchema = Type.Object(
@@ -36,6 +51,7 @@ export const CapacityPoolSchema = Type.Object(
     }),
     name: DisplayName('Display name of the pool. Default: `pool_id`.'),
     allocated_gpu_hours: GpuHours('GPU-hours allocated to the pool per period.'),
+    allocated_cost: Cost('the pool'),
     instance_types: Type.Array(
       Type.String({
         pattern: LABEL_VALUE_PATTERN,
@@ -61,6 +77,7 @@ export const CapacityInitiativeSchema = Type.Object(
     }),
     name: DisplayName('Display name of the initiative. Default: `initiative_id`.'),
     allocated_gpu_hours: GpuHours('GPU-hours allocated to the initiative per period.'),
+    allocated_cost: Cost('the initiative'),
     namespaces: Type.Optional(
       Type.Array(Type.String({ pattern: NAMESPACE_PATTERN, description: 'A Kubernetes namespace name.' }), {
         default: [],
@@ -81,6 +98,7 @@ export const CapacityFileSchema = Type.Object(
     }),
     period: Type.Optional(Period),
     allocated_gpu_hours: GpuHours('GPU-hours allocated to the whole organization per period.'),
+    allocated_cost: Cost('the whole organization'),
     pools: Type.Optional(
       Type.Array(CapacityPoolSchema, {
         default: [],

@@ -1,5 +1,5 @@
 // Budgets from the capacity ConfigMaps (DECISIONS "Capacity"): one capacity.yaml per organization,
-// the last valid version of each in force (src/configmaps/organization-configmaps.ts). The budgets
+// the last valid version of each in force (src/capacity/organization-configmaps.ts). The budgets
 // also map namespaces to initiatives, and tell their listeners which namespaces moved.
 import type { BudgetSource } from '../query/ports.js';
 import type { CapacityBudget } from '../domain/capacity-budget.js';
@@ -7,10 +7,10 @@ import type { NamespaceInitiatives } from '../domain/namespace-initiatives.js';
 import type { WholeEvent } from '../k8s/objects/resource-event.js';
 import {
   OrganizationConfigMaps, type ConfigMap, type ConfigMapLogger, type ConfigMapProblem, type ConfigMapProblemReason,
-} from '../configmaps/organization-configmaps.js';
+} from './organization-configmaps.js';
 import { parseCapacityFileWithWarnings } from './capacity-file.js';
 
-export type { ConfigMap } from '../configmaps/organization-configmaps.js';
+export type { ConfigMap } from './organization-configmaps.js';
 export type CapacityProblemReason = ConfigMapProblemReason;
 export type CapacityProblem = ConfigMapProblem;
 export type CapacityLogger = ConfigMapLogger;

@@ -3,10 +3,13 @@
 
 export type BudgetPeriod = 'month' | 'quarter' | 'year' | 'total';
 
+
 export interface CapacityBudget {
   organizationId: string;
   period: BudgetPeriod;
   allocatedGpuHours: number;
-  pools: { poolId: string; name: string; allocatedGpuHours: number; instanceTypes: string[] }[];
-  initiatives: { initiativeId: string; name: string; allocatedGpuHours: number; namespaces: string[] }[];
+  /** Money allocated per period, in the currency of the organization's prices; absent when the file states none. */
+  allocatedCost?: number;
+  pools: { poolId: string; name: string; allocatedGpuHours: number; allocatedCost?: number; instanceTypes: string[] }[];
+  initiatives: { initiativeId: string; name: string; allocatedGpuHours: number; allocatedCost?: number; namespaces: string[] }[];
 }

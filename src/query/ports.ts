@@ -2,6 +2,8 @@
 // the SQLite index, the telemetry rings and the capacity ConfigMaps implement them. Every read is
 // async so a heavy query can move off the event loop (worker thread) without changing callers.
 import type { CapacityBudget } from '../domain/capacity-budget.js';
+import type { CapacityType } from '../domain/capacity-type.js';
+import type { PriceKey, RateSegment } from '../domain/price-table.js';
 import type { FleetNode } from '../domain/fleet.js';
 import type { UsageFigures } from '../domain/gpu-usage.js';
 import type { Scope } from '../access/principal.js';
@@ -143,10 +145,30 @@ export interface TeamCounts {
   activeGpus: { organizationId: string; initiativeId: string; gpus: number }[];
 }
 
+/** GPU-ms of one span (its index in the request) for one initiative and kind of GPU time. */
+export interface PricedUsageRow {
+  span: number;
+  initiativeId: string;
+  instanceType: string;
+  clusterId: string;
+  gpuModel: string | null;
+  capacityType: CapacityType | null;
+  gpuMs: number;
+}
+
+/** One started pod's GPU time: whole-GPU equivalents from its start to its finish (null: not finished). */
+export interface PodGpuTime {
+  gpus: number;
+  startedAt: number;
+  finishedAt: number | null;
+}
+
 export interface WorkloadIndex {
   list(filter: WorkloadFilter, page: { limit: number; after: Keyset | null }): Promise<ListPage>;
   /** The workload whatever its organization; the caller checks the scope. */
   get(workloadId: string, now: number): Promise<WorkloadView | undefined>;
+  /** The GPU time of each of the workload's pods that started (to price it exactly). */
+  podGpuTimes(workload: { workloadId: string; submittedAt: number }): Promise<PodGpuTime[]>;
   stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult>;
   /**
    * Nearest-rank percentiles of queue time over every workload of the filter, overall and per group:
@@ -171,6 +193,11 @@ export interface WorkloadIndex {
   describe(workloadIds: readonly string[], filter: WorkloadFilter): Promise<Map<string, { name: string; initiativeId: string }>>;
   /** GPU-hours of pod time inside [from, to), running pods counted up to `to`. `from` null: since ever. */
   usage(filter: WorkloadFilter, window: { from: number | null; to: number }): Promise<UsageBreakdown>;
+  /**
+   * GPU-ms of pod time inside each span, per initiative and kind of GPU time (what a rate matches on),
+   * running pods counted up to each span's end: the sums a cost over a window is priced from.
+   */
+  pricedUsage(filter: WorkloadFilter, spans: readonly { from: number; to: number }[]): Promise<PricedUsageRow[]>;
   /** Σ gpu_count of the running workloads of the filter. */
   activeGpus(filter: WorkloadFilter): Promise<number>;
   /** Every organization's teams, with a workload or a running GPU: from the rollups and the running rows' index. */
@@ -246,6 +273,23 @@ export interface BudgetSource {
   budgetFor(organizationId: string): CapacityBudget | undefined;
   /** Every budget in force. */
   budgets(): CapacityBudget[];
+}
+
+/** Prices from prices ConfigMaps (src/capacity/pricing.ts); an organization without one has no costs anywhere. */
+export interface PriceSource {
+  pricesFor(organizationId: string): OrganizationPrices | undefined;
+}
+
+/** One organization's prices as they stand now (docs/capacity.md, "Prices"). */
+export interface OrganizationPrices {
+  currency: string;
+  /** Digits after the point that amounts are rounded to (2 for USD). */
+  minorUnits: number;
+  energyRatePerKwh: number | null;
+  /** Every instant at which some rate starts or stops, ascending: between two of them every kind of GPU time has one rate. */
+  changes: readonly number[];
+  /** The rate in force over time for GPU time of this kind; the pool comes from the organization's budget. */
+  segments(key: Omit<PriceKey, 'poolId'>): readonly RateSegment[];
 }
 
 /** Whether the index holds a complete picture yet (every informer synced once). */

@@ -6,7 +6,7 @@ import { createApiApp } from '../api/app.js';
 import { ConsoleAssetsMissingError, loadConsoleAssets, type ConsoleAssets } from '../api/console/console-assets.js';
 import { RateLimiter } from '../api/rate-limiter.js';
 import { createAuthenticator, type StatusReportingAuthenticator } from '../auth/authenticator.js';
-import type { BudgetSource, FleetSource, TelemetryReader, WorkloadIndex } from '../query/ports.js';
+import type { BudgetSource, FleetSource, PriceSource, TelemetryReader, WorkloadIndex } from '../query/ports.js';
 import { listen, type Listener } from '../runtime/http-listener.js';
 import { defaultConsoleAssetsDir } from '../runtime/package-root.js';
 import type { ServiceContext } from './service-context.js';
@@ -16,6 +16,7 @@ export interface ApiSources {
   index: WorkloadIndex;
   telemetry: TelemetryReader;
   budgets: BudgetSource;
+  prices: PriceSource | undefined;
   fleet: FleetSource;
   readiness: ReadinessTracker;
   version: string;
@@ -40,12 +41,12 @@ function consoleAssets(configured: string | undefined, logger: Logger): ConsoleA
 
 export async function startApi(context: ServiceContext, sources: ApiSources): Promise<RunningApi> {
   const { config, metrics, clock, logger, parts } = context;
-  const { index, telemetry, budgets, fleet, readiness, version } = sources;
+  const { index, telemetry, budgets, prices, fleet, readiness, version } = sources;
   const authenticator = createAuthenticator(config, { clock, logger });
   // Closed once the listener has drained: only requests use it.
   parts.phase('drain').add('authenticator', () => authenticator.close());
   const api = createApiApp({
-    deps: { index, telemetry, budgets, fleet, health: readiness, clock, version },
+    deps: { index, telemetry, budgets, ...(prices === undefined ? {} : { prices }), fleet, health: readiness, clock, version },
     readiness,
     authenticator,
     rateLimiter: new RateLimiter({ perSecond: config.rate_limit_per_second, burst: config.rate_limit_burst }, clock),

@@ -24,6 +24,7 @@ import type { GpuTelemetry } from '../telemetry/gpu-telemetry.js';
 import { registerServiceGauges, startAdmin, startEventLoopMonitor, type LivenessOptions } from './admin.js';
 import { startApi } from './api.js';
 import { capacityBudgets, startCapacity } from './capacity.js';
+import { startPrices } from './prices.js';
 import {
   addClusters, createFleetInventory, createIndexWriters, followWriters, watchClusters, type InformerOptions,
 } from './clusters-and-writers.js';
@@ -167,14 +168,16 @@ async function startParts(
   const capacity =
     budgets === undefined || home === undefined ? undefined : startCapacity(service, { budgets, home, tuning: options.informers?.tuning });
   capacity?.budgets.onChange((namespaces) => indexWriters.indexers.remapNamespaces(namespaces));
+  const prices = startPrices(service, { home, budgets, tuning: options.informers?.tuning });
   const watched = await addClusters(service, { clusters, writers: indexWriters, home });
-  startReadiness(service, { readiness, watched, capacity, telemetry });
+  startReadiness(service, { readiness, watched, capacity, prices, telemetry });
   followWriters(service, watched);
 
   const api = await startApi(service, {
     index: backend.index,
     telemetry: telemetry?.reader ?? noTelemetry,
     budgets: budgets ?? noBudgets,
+    prices: prices?.pricing,
     fleet: indexWriters.fleet,
     readiness,
     version,

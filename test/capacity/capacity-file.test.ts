@@ -172,9 +172,9 @@ initiatives:
         '    instance_type: [p4d.24xlarge]',
       );
       expect(problemsOf(text)).to.deep.equal([
-        '"periods" is not a known key (allowed: organization_id, period, allocated_gpu_hours, pools, initiatives)',
+        '"periods" is not a known key (allowed: organization_id, period, allocated_gpu_hours, allocated_cost, pools, initiatives)',
         '"pools[1].instance_types" is required',
-        '"pools[1].instance_type" is not a known key (allowed: pool_id, name, allocated_gpu_hours, instance_types)',
+        '"pools[1].instance_type" is not a known key (allowed: pool_id, name, allocated_gpu_hours, allocated_cost, instance_types)',
       ]);
     });
 
@@ -290,11 +290,11 @@ initiatives:
 `;
       const problems = problemsOf(text);
       expect(problems).to.have.members([
-        '"owner" is not a known key (allowed: organization_id, period, allocated_gpu_hours, pools, initiatives)',
+        '"owner" is not a known key (allowed: organization_id, period, allocated_gpu_hours, allocated_cost, pools, initiatives)',
         '"period" must be one of month, quarter, year, total, got "weekly"',
         '"allocated_gpu_hours" must be a number, got the string "1000"',
         '"pools[0].allocated_gpu_hours" must not be negative, got -1',
-        '"initiatives[1].budget" is not a known key (allowed: initiative_id, name, allocated_gpu_hours, namespaces)',
+        '"initiatives[1].budget" is not a known key (allowed: initiative_id, name, allocated_gpu_hours, allocated_cost, namespaces)',
         '"pools[1].pool_id" must be unique: "h100" is already the pool_id of pools[0]',
         '"pools[1].instance_types" lists "p5.48xlarge", already listed by pools[0] ("h100"): an instance type belongs to one pool only',
         '"initiatives[1].namespaces" lists "llm-train", already listed by initiatives[0] ("llm-research"): a namespace belongs to one initiative only',

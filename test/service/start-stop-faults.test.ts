@@ -36,6 +36,7 @@ const STOP_ORDER = [
   'remote kubeconfigs',
   'fleet history loop',
   'index flush loop',
+  'prices watch',
   'capacity watch',
   'clusters',
   'sampler',

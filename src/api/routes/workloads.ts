@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { parseIsoInstant } from '../../domain/time.js';
 import { scopeOf } from '../../access/principal.js';
 import { getVisibleWorkload } from '../../query/get-workload.js';
+import { workloadCost } from '../../query/workload-cost.js';
 import { exportWorkloads } from '../../query/export-workloads.js';
 import { listWorkloads } from '../../query/list-workloads.js';
 import { principalOf } from '../context.js';
@@ -74,7 +75,10 @@ export const getWorkloadEndpoint = defineEndpoint({
   response: Envelope(Workload),
   errors: ['VALIDATION_ERROR', 'NOT_FOUND'],
   async handle({ ctx, params, deps }) {
-    const workload = await getVisibleWorkload(deps.index, scopeOf(principalOf(ctx)), params.workload_id ?? '', deps.clock.now());
-    return { body: { data: presentWorkload(workload) } };
+    const now = deps.clock.now();
+    const workload = await getVisibleWorkload(deps.index, scopeOf(principalOf(ctx)), params.workload_id ?? '', now);
+    const prices = deps.prices?.pricesFor(workload.organizationId);
+    const cost = prices === undefined ? undefined : workloadCost(workload, await deps.index.podGpuTimes(workload), prices, now);
+    return { body: { data: presentWorkload(workload, cost) } };
   },
 });

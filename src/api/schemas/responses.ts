@@ -8,6 +8,7 @@ import { METRIC_NAMES, RANKING_SORT_KEYS } from '../../domain/metrics.js';
 import { PERCENTILES, percentileKey } from '../../domain/percentiles.js';
 import { WORKLOAD_STATUSES } from '../../domain/workload.js';
 import { HEALTH_CHECK_STATES } from '../health-checks.js';
+import { budgetCostFields, CurrencyField, workloadCostFields } from './cost.js';
 import { Nullable, StringEnum, Timestamp } from './primitives.js';
 
 const closed = { additionalProperties: false } as const;
@@ -90,6 +91,7 @@ export const Workload = Type.Object(
         '-MIG-… and -SHARED suffixes, or a DRA device\'s productName; null when unknown.',
     })),
     ...usageFields(''),
+    ...workloadCostFields,
   },
   { ...closed, $id: 'Workload' },
 );
@@ -310,6 +312,7 @@ const Budget = {
 export const Capacity = Type.Object(
   {
     organization_id: Type.String(),
+    currency: CurrencyField,
     summary: Type.Object(
       {
         total_allocated_gpu_hours: Type.Number(),
@@ -317,6 +320,7 @@ export const Capacity = Type.Object(
         total_remaining_gpu_hours: Type.Number(),
         current_active_gpus: Type.Integer({ minimum: 0, description: 'Σ gpu_count of running workloads in the caller\'s scope.' }),
         ...Forecast,
+        ...budgetCostFields('total_'),
       },
       closed,
     ),
@@ -334,11 +338,12 @@ export const Capacity = Type.Object(
               'node of the organization.',
           })),
           over_committed: Type.Boolean({ description: 'Addition: allocated_gpu_hours > capacity_gpu_hours_in_period.' }),
+          ...budgetCostFields(''),
         },
         closed,
       ),
     ),
-    initiatives: Type.Array(Type.Object({ initiative_id: Type.String(), name: Type.String(), ...Budget }, closed)),
+    initiatives: Type.Array(Type.Object({ initiative_id: Type.String(), name: Type.String(), ...Budget, ...budgetCostFields('') }, closed)),
   },
   { ...closed, $id: 'Capacity' },
 );

@@ -4,7 +4,8 @@ import type { WorkloadIndex } from '../../query/ports.js';
 
 /** Every method of WorkloadIndex; each is a read. */
 export const READ_METHODS = [
-  'list', 'get', 'stats', 'queuePercentiles', 'trends', 'rankByGpuHours', 'rankByQueue', 'rankByUsage', 'describe', 'usage',
+  'list', 'get', 'podGpuTimes', 'stats', 'queuePercentiles', 'trends', 'rankByGpuHours', 'rankByQueue', 'rankByUsage', 'describe',
+  'usage', 'pricedUsage',
   'activeGpus', 'teamCounts', 'cursorKey', 'retentionDays', 'fleetHistory',
 ] as const satisfies readonly (keyof WorkloadIndex)[];
 export type ReadMethod = (typeof READ_METHODS)[number];

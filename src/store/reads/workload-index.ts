@@ -8,8 +8,8 @@
 import type { TrendInterval } from '../../domain/trend-interval.js';
 import type { WorkloadView } from '../../domain/workload.js';
 import type {
-  FleetHistoryQuery, FleetHistoryRow, GpuHoursRanking, Keyset, ListPage, QueuePercentiles, QueueRanking, StatsGroupKey, StatsResult,
-  TeamCounts, TrendsResult, UsageBreakdown, UsageRanking, WorkloadFilter, WorkloadIndex,
+  FleetHistoryQuery, FleetHistoryRow, GpuHoursRanking, Keyset, ListPage, PodGpuTime, PricedUsageRow, QueuePercentiles, QueueRanking,
+  StatsGroupKey, StatsResult, TeamCounts, TrendsResult, UsageBreakdown, UsageRanking, WorkloadFilter, WorkloadIndex,
 } from '../../query/ports.js';
 import { EXACT_QUEUE_WAITS } from '../../query/ports.js';
 import type { SqlDialect, SqlParams } from '../sql/dialect.js';
@@ -26,6 +26,7 @@ import { CURSOR_KEY_SECRET, missingSecretError, SECRET_SQL, type SecretRow } fro
 import {
   statsOfTrendRows, statsQuery, statsResult, trendQuery, trendResult, type StatsRow, type TrendRow,
 } from '../statistics/stats-queries.js';
+import { pricedUsageQueries, pricedUsageRows, type PricedUsageSqlRow } from '../usage/priced-usage.js';
 import { usageBreakdown, usageQueries, type UsageRow, type UsageSource, type UsageWindow } from '../usage/usage-queries.js';
 import {
   activeGpusQuery, countQuery, describeQuery, listQuery, mergeTeamPages, teamActiveGpusSql, teamCountsOf, teamFilter, teamSeeksQuery,
@@ -63,6 +64,24 @@ export class SqlWorkloadIndex implements WorkloadIndex {
     // plan as good for any id.
     const row = await this.#x.get<ViewRow>({ sql: viewSql('@workloadId'), params: { workloadId } }, { reusable: true });
     return row === undefined ? undefined : toView(row, now);
+  }
+
+  async podGpuTimes(workload: { workloadId: string; submittedAt: number }): Promise<PodGpuTime[]> {
+    const d = this.#d;
+    const partition = d.partitionKey() === '' ? '' : ' AND submitted_at = @submittedAt';
+    const rows = await this.#x.all<{ gpus: number; started_at: number; finished_at: number | null }>(
+      {
+        sql: `SELECT gpus, started_at, finished_at FROM workload_pods
+              WHERE workload_id = @workloadId${partition} AND started_at IS NOT NULL ORDER BY started_at, pod_uid`,
+        params: { workloadId: workload.workloadId, ...(partition === '' ? {} : { submittedAt: workload.submittedAt }) },
+      },
+      { reusable: true },
+    );
+    return rows.map((row) => ({
+      gpus: Number(row.gpus),
+      startedAt: Number(row.started_at),
+      finishedAt: row.finished_at === null ? null : Number(row.finished_at),
+    }));
   }
 
   async stats(filter: WorkloadFilter, groupBy: StatsGroupKey | null, now: number): Promise<StatsResult> {
@@ -163,6 +182,17 @@ export class SqlWorkloadIndex implements WorkloadIndex {
     });
     for (const row of rows) described.set(row.workload_id, { name: row.name, initiativeId: row.initiative_id });
     return described;
+  }
+
+  async pricedUsage(filter: WorkloadFilter, spans: readonly { from: number; to: number }[]): Promise<PricedUsageRow[]> {
+    const queries = pricedUsageQueries(this.#d, filter, spans);
+    if (queries.length === 0) return [];
+    const results = await this.#x.snapshot(async (r) => {
+      const done: PricedUsageSqlRow[][] = [];
+      for (const query of queries) done.push(await r.all<PricedUsageSqlRow>(query));
+      return done;
+    });
+    return pricedUsageRows(results);
   }
 
   async usage(filter: WorkloadFilter, window: UsageWindow): Promise<UsageBreakdown> {

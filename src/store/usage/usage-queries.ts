@@ -25,7 +25,7 @@ export interface UsageQuery {
   sign: 1 | -1;
 }
 
-const POD_END = 'COALESCE(p.finished_at, w.completed_at, @windowTo)';
+export const POD_END = 'COALESCE(p.finished_at, w.completed_at, @windowTo)';
 
 /**
  * The started pods whose time may reach past @windowFrom (finished after it, or not finished), with
@@ -35,7 +35,7 @@ const POD_END = 'COALESCE(p.finished_at, w.completed_at, @windowTo)';
  * instead of from every workload of the organization. On PostgreSQL a pod also carries its
  * workload's submitted_at, the partition key, so that each pod's workload is one month's lookup.
  */
-const podsReachingFrom = (d: SqlDialect) => `(
+export const podsReachingFrom = (d: SqlDialect) => `(
     SELECT workload_id${d.partitionKey()}, gpus, started_at, finished_at FROM workload_pods
     WHERE finished_at > @windowFrom AND started_at IS NOT NULL AND started_at < @windowTo
     UNION ALL
