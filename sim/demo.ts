@@ -1,8 +1,8 @@
 // `npm run demo`: the real service against a simulated world on loopback: two GPU clusters speaking
 // list/watch (gpu-east as the home cluster, gpu-west as a remote kubeconfig), a dcgm-exporter on every
-// node, capacity ConfigMaps, a local JWKS and a token per role. Jobs start, finish and fail while it
-// runs. It prints the web console's sign-in link per role and curl commands ready to paste; Ctrl-C
-// stops everything cleanly.
+// node, capacity ConfigMaps, acme's prices, a local JWKS and a token per role. Jobs start, finish and
+// fail while it runs. It prints the web console's sign-in link per role and curl commands ready to
+// paste; Ctrl-C stops everything cleanly.
 import { resolve } from 'node:path';
 import { startDemo } from './demo/run-demo.js';
 
@@ -24,6 +24,7 @@ async function main(): Promise<void> {
     `\ngpu-capacity-api demo: ${url}   (admin: http://${service.adminAddress}/readyz, /metrics)`,
     `Clusters gpu-east (H100, home) and gpu-west (L40S and L4, remote), both acme's,`,
     `with a cordoned node, a NotReady one and a failed GPU; an L4 pool budgeted above its hardware (over-committed);`,
+    `acme's prices in USD (sim/demo/prices.ts): every third node spot and cheaper, H100 on-demand cut on the 1st, energy per kWh;`,
     `${finished} finished, ${running} running and ${pending} pending Jobs`,
     `of organizations acme, globex and initech; a Job starts, finishes or fails every ${STEP_MS / 1000} s. GPU metrics are scraped every 5 s.\n`,
   ];
@@ -44,6 +45,7 @@ async function main(): Promise<void> {
     `ID=$(${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads?status=running&limit=1' | sed -E 's/.*"workload_id":"([^"]+)".*/\\1/')`,
     `${as('ACME_ADMIN', 'acme')} "${url}/v1/workloads/$ID/metrics?time_range=last_1h&percentiles=50,95,99"`,
     `${as('ACME_ADMIN', 'acme')} "${url}/v1/workloads/$ID"                  # queue_seconds; idle_gpu_hours, gpu_efficiency, energy_kwh after a minute`,
+    `${as('ACME_ADMIN', 'acme')} "${url}/v1/workloads/$ID" | grep -oE '"(gpu_model|currency|cost|energy_cost|unpriced_gpu_hours)":[^,}]*'   # its cost at acme's prices`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/metrics?sort_by=idle_gpu_hours&limit=5'   # lifetime idle GPU-hours (each minute below 5 %)`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/workloads/metrics?sort_by=queue_seconds&limit=5'   # who waited longest for GPUs, pending ones so far`,
     `${as('ACME_ADMIN', 'acme')} '${url}/v1/fleet?time_range=today&interval=hour&group_by=gpu_model'   # the GPUs, by the hour`,

@@ -51,6 +51,13 @@ export interface Workload extends WorkloadListItem {
   utilization_coverage: number;
   energy_kwh: number | null;
   energy_coverage: number;
+  // Present only for an organization with prices (docs/api.md, "Cost"): absent, the record is as before.
+  currency?: string;
+  /** null: it used GPU time and no rate matched any of it. */
+  cost?: number | null;
+  /** null: energy is not priced, or none was measured. */
+  energy_cost?: number | null;
+  unpriced_gpu_hours?: number;
 }
 
 export interface MetricSummary {

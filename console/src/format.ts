@@ -12,6 +12,14 @@ export function formatGpuHours(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : `${formatNumber(value)} GPU-h`;
 }
 
+/** Money in its currency (`$1,234.56`), to the currency's own minor units as the API rounds it. */
+export function formatMoney(value: number | null | undefined, currency: string): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  // Intl throws on a code that is not one: the figure alone, rather than a page that fails to draw.
+  if (!/^[A-Z]{3}$/.test(currency)) return formatNumber(value, 2);
+  return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(value);
+}
+
 /** A share (0..1) as a percentage. */
 export function formatShare(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : `${formatNumber(value * 100)} %`;

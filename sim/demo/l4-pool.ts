@@ -3,6 +3,7 @@
 // so the budget promises GPU-hours its hardware cannot give, which GET /v1/capacity reports
 // (over_committed) and the console marks. No Jobs run there.
 import type { KubeStore } from '../kube-api/store.js';
+import { capacityTypeLabels } from './prices.js';
 
 export const L4_CLUSTER = 'gpu-west';
 export const L4_NODES = ['gpu-west-l4-00', 'gpu-west-l4-01'] as const;
@@ -18,7 +19,7 @@ export function seedL4Nodes(store: KubeStore): void {
       kind: 'Node',
       metadata: {
         name,
-        labels: { 'node.kubernetes.io/instance-type': INSTANCE_TYPE, 'nvidia.com/gpu.product': 'NVIDIA-L4', 'nvidia.com/gpu.count': '1' },
+        labels: { 'node.kubernetes.io/instance-type': INSTANCE_TYPE, 'nvidia.com/gpu.product': 'NVIDIA-L4', 'nvidia.com/gpu.count': '1', ...capacityTypeLabels(name) },
       },
       status: { capacity: { 'nvidia.com/gpu': '1' }, allocatable: { 'nvidia.com/gpu': '1' } },
     });

@@ -2,9 +2,10 @@
 // node with a simulated dcgm-exporter, and in gpu-east a MIG node and a time-sliced one with Jobs on
 // them (shared-gpus.ts) and a node whose GPUs are handed out by Dynamic Resource Allocation, with its
 // claims and pods (dra-gpus.ts); in gpu-west two L4 nodes of a pool budgeted above its hardware
-// (l4-pool.ts); a cordoned node, a NotReady one and one with a failed GPU (node-faults.ts); three
-// organizations' namespaces, a month of finished Jobs, Jobs running on real GPU slots, and a churn
-// that starts, finishes and fails Jobs while the demo runs.
+// (l4-pool.ts); a cordoned node, a NotReady one and one with a failed GPU (node-faults.ts); spot and
+// on-demand nodes and acme's prices for them (prices.ts); three organizations' namespaces, a month of
+// finished Jobs, Jobs running on real GPU slots, and a churn that starts, finishes and fails Jobs while
+// the demo runs.
 // Deterministic for a given seed, so every run looks alike. Every Job and Pod keeps the order a real
 // cluster gives them: created, then started, then finished (test/demo/world.test.ts).
 import { randomUUID } from 'node:crypto';
@@ -20,6 +21,7 @@ import { mulberry32 } from '../random.js';
 import { seedDraGpus } from './dra-gpus.js';
 import { L4_CLUSTER, L4_POOL_LINE, seedL4Nodes } from './l4-pool.js';
 import { reportNodeStates, schedulableGpu } from './node-faults.js';
+import { capacityTypeLabels, demoPricesConfigMap } from './prices.js';
 import { seedSharedGpus } from './shared-gpus.js';
 
 const HOUR = 3_600_000;
@@ -62,7 +64,8 @@ const BUDGETS: Record<string, string> = {
     'allocated_gpu_hours: 40000',
     'pools:',
     // The pools add up to the organization's allocation: more would be logged as a warning at start.
-    '  - { pool_id: h100, name: H100 on-demand, allocated_gpu_hours: 26000, instance_types: [p5.48xlarge] }',
+    // Its nodes are on-demand and spot (prices.ts): the pool is named for the GPU alone.
+    '  - { pool_id: h100, name: H100, allocated_gpu_hours: 26000, instance_types: [p5.48xlarge] }',
     '  - { pool_id: l40s, name: L40S, allocated_gpu_hours: 12000, instance_types: [g6e.12xlarge] }',
     L4_POOL_LINE,
     'initiatives:',
@@ -156,6 +159,8 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
           data: { 'capacity.yaml': text },
         });
       }
+      // The prices live beside the budgets, in the home cluster's namespace: they price both clusters' GPUs.
+      store.create('configmaps', demoPricesConfigMap(CAPACITY_NAMESPACE, options.now));
     }
     for (const ns of NAMESPACES) {
       store.create('namespaces', aNamespace(ns.name, { 'gpucap.io/organization': ns.organization, ...(ns.initiative ? { 'gpucap.io/initiative': ns.initiative } : {}) }));
@@ -164,8 +169,14 @@ export async function startDemoWorld(options: { dir: string; now: number; seed?:
     for (let n = 0; n < plan.nodes; n += 1) {
       const node = `${plan.name}-node-${n.toString().padStart(2, '0')}`;
       // GPU feature discovery's product label, as the GPU Operator writes it: the workloads' gpu_model.
+      // And Karpenter's capacity type, which picks the node's GPUs' rate (prices.ts).
       const gpuNode = aGpuNode(node, plan.instanceType);
-      gpuNode.metadata.labels = { ...gpuNode.metadata.labels, 'nvidia.com/gpu.product': plan.model.replaceAll(' ', '-'), 'nvidia.com/gpu.count': String(plan.gpusPerNode) };
+      gpuNode.metadata.labels = {
+        ...gpuNode.metadata.labels,
+        'nvidia.com/gpu.product': plan.model.replaceAll(' ', '-'),
+        'nvidia.com/gpu.count': String(plan.gpusPerNode),
+        ...capacityTypeLabels(node),
+      };
       store.create('nodes', gpuNode);
       const gpus = Array.from({ length: plan.gpusPerNode }, (_, index) => ({ index, uuid: `GPU-${plan.name}-${n}-${index}`, modelName: plan.model }));
       const exporter = await fleet.add({ hostname: node, gpus });

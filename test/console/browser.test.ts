@@ -1,13 +1,15 @@
 // The web console in a real browser (Debian's Chromium, driven by playwright-core) against the real
 // service on the demo's simulated world, for each role of the demo: every page loads with no console
 // error and no failed request, each caller sees only what the API gives its token, filters change the
-// URL and the rows, paging walks every row once, a refused token shows the API's error, and the pages
-// pass axe-core's WCAG 2 A/AA rules at desktop and phone sizes. No churn runs, so the workloads hold
+// URL and the rows, paging walks every row once, a refused token shows the API's error, a workload
+// shows its cost at acme's prices and none at globex's (it has none), and the pages pass axe-core's
+// WCAG 2 A/AA rules at desktop and phone sizes. No churn runs, so the workloads hold
 // still; their GPU metrics and running GPU-hours move, so a ranking is checked against the page's own answer.
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { CHROMIUM_INSTALL_HINT, chromiumPath, consoleSettled, launchChromium, settledAfter } from '../../scripts/console/chromium.js';
 import { startDemo, type DemoCallerToken, type RunningDemo } from '../../sim/demo/run-demo.js';
+import { PRICES_CONFIGMAP, PRICES_CURRENCY } from '../../sim/demo/prices.js';
 import { CAPACITY_NAMESPACE } from '../../sim/demo/world.js';
 import { aGpuJob } from '../../sim/kube-api/objects.js';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
@@ -288,6 +290,68 @@ describe('web console in Chromium', function () {
       const value = (label: string) => watched.page.locator('dl.record div').filter({ has: watched.page.locator('dt', { hasText: label }) }).locator('dd').innerText();
       expect(await value('GPUs allocated')).to.equal('0.1429 (MIG slices)');
       expect(await value('GPU model')).to.equal('NVIDIA-H100-80GB-HBM3');
+      expect(watched.problems).to.deep.equal([]);
+    });
+  });
+
+  it("shows a workload's cost at its organization's prices, unpriced where no rate matched, and nothing without prices", async () => {
+    const admin = caller('ACME_ADMIN');
+    const store = demo.world.home.api.store;
+    const pricesKey = { namespace: CAPACITY_NAMESPACE, name: PRICES_CONFIGMAP };
+    const prices = store.get('configmaps', pricesKey) as KubeObject;
+    const pricesText = (prices.data as Record<string, string>)['prices.yaml'] ?? '';
+    const record = async (who: DemoCallerToken, id: string): Promise<JsonBody> => (await api(who, `/workloads/${id}`)).data;
+    // A finished workload: its cost no longer grows while the page and the test read it.
+    let l40s: JsonBody | undefined;
+    for (const listed of (await api(admin, '/workloads?status=completed&limit=100')).data.workloads as JsonBody[]) {
+      const full = await record(admin, listed.workload_id as string);
+      if (full.gpu_model === 'NVIDIA-L40S' && full.gpu_hours_used > 0) {
+        l40s = full;
+        break;
+      }
+    }
+    expect(l40s, "a finished L40S workload of acme's").to.not.equal(undefined);
+    const id = l40s?.workload_id as string;
+    expect(l40s).to.include({ currency: PRICES_CURRENCY, unpriced_gpu_hours: 0 });
+    expect(l40s?.cost).to.be.above(0);
+    const money = (value: number) => new Intl.NumberFormat('en-US', { style: 'currency', currency: PRICES_CURRENCY }).format(value);
+    /** The record's rows on the page, label to value. */
+    const shownRecord = async (page: Page): Promise<Record<string, string>> =>
+      Object.fromEntries(await page.$$eval('dl.record div', (rows) => rows.map((row) => [row.querySelector('dt')?.textContent ?? '', row.querySelector('dd')?.textContent ?? ''])));
+    try {
+      await withWatchedPage(browser, async (watched) => {
+        await signIn(watched.page, admin, `/workloads/${id}`);
+        const shown = await shownRecord(watched.page);
+        expect(shown).to.include({ Cost: money(l40s?.cost), 'Energy cost': l40s?.energy_cost === null ? '—' : money(l40s?.energy_cost) });
+        expect(shown, 'every GPU-hour of it was priced').to.not.have.property('Unpriced GPU-hours');
+        expect(await accessibilityViolations(watched.page)).to.deep.equal([]);
+        // Without a rate for its GPU model, its GPU time is unpriced: the page says so rather than showing a figure.
+        store.update('configmaps', { ...prices, data: { 'prices.yaml': pricesText.split('\n').filter((line) => !line.includes('NVIDIA-L40S,')).join('\n') } });
+        const unpriced = await waitFor(async () => {
+          const w = await record(admin, id);
+          return w.cost === null ? w : undefined;
+        }, { timeoutMs: 20_000, what: 'the L40S workload to be unpriced once its rates are gone' });
+        await watched.page.reload();
+        await consoleSettled(watched.page);
+        expect(await shownRecord(watched.page)).to.include({
+          Cost: 'unpriced',
+          'Unpriced GPU-hours': `${new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }).format(unpriced.unpriced_gpu_hours)} GPU-h`,
+        });
+        expect(watched.problems).to.deep.equal([]);
+      });
+    } finally {
+      store.update('configmaps', { ...(store.get('configmaps', pricesKey) as KubeObject), data: { 'prices.yaml': pricesText } });
+      await waitFor(async () => ((await record(admin, id)).cost === null ? undefined : true), { timeoutMs: 20_000, what: "acme's prices back in force" });
+    }
+    // globex has no prices: its records carry no cost key, and its workload page no cost row.
+    const globex = caller('GLOBEX_ADMIN');
+    const theirs = await record(globex, (await api(globex, '/workloads?status=completed&limit=1')).data.workloads[0].workload_id as string);
+    expect(theirs).to.not.have.any.keys('currency', 'cost', 'energy_cost', 'unpriced_gpu_hours');
+    await withWatchedPage(browser, async (watched) => {
+      await signIn(watched.page, globex, `/workloads/${theirs.workload_id as string}`);
+      const shown = await shownRecord(watched.page);
+      expect(shown).to.have.property('GPU-hours used');
+      expect(shown).to.not.have.any.keys('Cost', 'Energy cost', 'Unpriced GPU-hours');
       expect(watched.problems).to.deep.equal([]);
     });
   });

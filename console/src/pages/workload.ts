@@ -3,7 +3,7 @@
 import { apiGet } from '../api.js';
 import { METRIC_NAMES, METRICS_TIME_RANGES, type GpuSharing, type MetricName, type MetricSummary, type Workload, type WorkloadMetrics } from '../contract.js';
 import { h, table } from '../dom.js';
-import { formatDuration, formatGpuHours, formatMetric, formatNumber, formatShare, formatTime, humanize, METRIC_UNITS } from '../format.js';
+import { formatDuration, formatGpuHours, formatMetric, formatMoney, formatNumber, formatShare, formatTime, humanize, METRIC_UNITS } from '../format.js';
 import type { PageContext } from '../router.js';
 import { link, section, statusBadge } from '../ui.js';
 
@@ -70,8 +70,26 @@ function recordView(w: Workload): HTMLElement {
     ['Utilization coverage', formatShare(w.utilization_coverage)],
     ['Energy', w.energy_kwh === null ? '—' : `${formatNumber(w.energy_kwh, 2)} kWh`],
     ['Energy coverage', formatShare(w.energy_coverage)],
+    ...costRows(w),
   ];
   return h('dl', { class: 'record' }, ...rows.map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, value))));
+}
+
+/**
+ * Cost rows, only when the API priced the record (its organization has prices): without them the
+ * record has no cost key and the page is as it was. A null cost is GPU time no rate matched, which
+ * the API does not guess, so neither does the page.
+ */
+function costRows(w: Workload): [string, string][] {
+  if (!('cost' in w)) return [];
+  const currency = w.currency ?? '';
+  const rows: [string, string][] = [
+    ['Cost', w.cost === null ? 'unpriced' : formatMoney(w.cost, currency)],
+    ['Energy cost', formatMoney(w.energy_cost, currency)],
+  ];
+  const unpriced = w.unpriced_gpu_hours ?? 0;
+  if (unpriced > 0) rows.push(['Unpriced GPU-hours', `${formatNumber(unpriced, 2)} GPU-h`]);
+  return rows;
 }
 
 /** How a workload's GPUs were counted, in the words of docs/workloads.md ("How GPUs are counted"). */

@@ -10,6 +10,16 @@ export const share = (value: number | null | undefined): string => (missing(valu
 export const watts = (value: number | null | undefined): string => (missing(value) ? NONE : `${value.toFixed(0)} W`);
 export const celsius = (value: number | null | undefined): string => (missing(value) ? NONE : `${value.toFixed(0)} °C`);
 export const kwh = (value: number | null | undefined): string => (missing(value) ? NONE : `${value.toFixed(2)} kWh`);
+/**
+ * Money in its ISO 4217 currency, to the currency's minor units as the API rounds it (`12.34 USD`,
+ * `1234 JPY`); "-" where there is none.
+ */
+export function money(value: number | null | undefined, currency: string): string {
+  if (missing(value)) return NONE;
+  if (!/^[A-Z]{3}$/.test(currency)) return String(value);
+  const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  return `${value.toFixed(digits)} ${currency}`;
+}
 export const text = (value: string | number | boolean | null | undefined): string =>
   missing(value) || value === '' ? NONE : String(value);
 
