@@ -154,6 +154,23 @@ export interface PricedUsageRow {
   gpuModel: string | null;
   capacityType: CapacityType | null;
   gpuMs: number;
+  /** The option's group (the statistics' '' for none); absent without groupBy. */
+  key?: string;
+  /** Start of the interval of submission; absent without interval. */
+  submittedIn?: number;
+  /** With usage: the idle GPU-ms and energy (dJ) of the workloads' sampled usage, spread over their pods' time. */
+  idleGpuMs?: number;
+  energyDj?: number;
+}
+
+/** What else a priced usage read is grouped by (statistics, rankings, the chargeback). */
+export interface PricedUsageOptions {
+  /** A statistics group key, or each workload. */
+  groupBy?: StatsGroupKey | 'workload_id';
+  /** Per interval of submission, as a series. */
+  interval?: TrendInterval;
+  /** Spread each workload's idle time and energy over its pods' time; its GPU-time is read at `now` as statistics read it. */
+  usage?: { now: number };
 }
 
 /** One started pod's GPU time: whole-GPU equivalents from its start to its finish (null: not finished). */
@@ -197,7 +214,11 @@ export interface WorkloadIndex {
    * GPU-ms of pod time inside each span, per initiative and kind of GPU time (what a rate matches on),
    * running pods counted up to each span's end: the sums a cost over a window is priced from.
    */
-  pricedUsage(filter: WorkloadFilter, spans: readonly { from: number; to: number }[]): Promise<PricedUsageRow[]>;
+  pricedUsage(
+    filter: WorkloadFilter,
+    spans: readonly { from: number; to: number }[],
+    options?: PricedUsageOptions,
+  ): Promise<PricedUsageRow[]>;
   /** Σ gpu_count of the running workloads of the filter. */
   activeGpus(filter: WorkloadFilter): Promise<number>;
   /** Every organization's teams, with a workload or a running GPU: from the rollups and the running rows' index. */

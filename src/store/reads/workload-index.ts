@@ -8,7 +8,7 @@
 import type { TrendInterval } from '../../domain/trend-interval.js';
 import type { WorkloadView } from '../../domain/workload.js';
 import type {
-  FleetHistoryQuery, FleetHistoryRow, GpuHoursRanking, Keyset, ListPage, PodGpuTime, PricedUsageRow, QueuePercentiles, QueueRanking,
+  FleetHistoryQuery, FleetHistoryRow, GpuHoursRanking, Keyset, ListPage, PodGpuTime, PricedUsageOptions, PricedUsageRow, QueuePercentiles, QueueRanking,
   StatsGroupKey, StatsResult, TeamCounts, TrendsResult, UsageBreakdown, UsageRanking, WorkloadFilter, WorkloadIndex,
 } from '../../query/ports.js';
 import { EXACT_QUEUE_WAITS } from '../../query/ports.js';
@@ -184,15 +184,19 @@ export class SqlWorkloadIndex implements WorkloadIndex {
     return described;
   }
 
-  async pricedUsage(filter: WorkloadFilter, spans: readonly { from: number; to: number }[]): Promise<PricedUsageRow[]> {
-    const queries = pricedUsageQueries(this.#d, filter, spans);
+  async pricedUsage(
+    filter: WorkloadFilter,
+    spans: readonly { from: number; to: number }[],
+    options: PricedUsageOptions = {},
+  ): Promise<PricedUsageRow[]> {
+    const queries = pricedUsageQueries(this.#d, filter, spans, options);
     if (queries.length === 0) return [];
     const results = await this.#x.snapshot(async (r) => {
       const done: PricedUsageSqlRow[][] = [];
       for (const query of queries) done.push(await r.all<PricedUsageSqlRow>(query));
       return done;
     });
-    return pricedUsageRows(results);
+    return pricedUsageRows(results, options);
   }
 
   async usage(filter: WorkloadFilter, window: UsageWindow): Promise<UsageBreakdown> {
