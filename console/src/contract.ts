@@ -4,7 +4,7 @@
 export const WORKLOAD_STATUSES = ['pending', 'running', 'completed', 'failed', 'cancelled'] as const;
 export const METRIC_NAMES = ['gpu_utilization', 'memory_utilization', 'temperature', 'power_usage', 'gpu_usage'] as const;
 export const METRICS_TIME_RANGES = ['last_1h', 'last_6h', 'last_24h', 'job_lifetime'] as const;
-export const RANKING_SORT_KEYS = ['gpu_utilization', 'memory_utilization', 'power_usage', 'gpu_hours', 'idle_gpu_hours', 'gpu_efficiency', 'queue_seconds'] as const;
+export const RANKING_SORT_KEYS = ['gpu_utilization', 'memory_utilization', 'power_usage', 'gpu_hours', 'idle_gpu_hours', 'gpu_efficiency', 'queue_seconds', 'cost'] as const;
 export const STATS_TIME_RANGES = ['today', 'this_week', 'this_month', 'last_7_days', 'last_30_days', 'custom'] as const;
 export const STATS_GROUP_KEYS = ['submitted_by', 'initiative_id', 'instance_type', 'failure_reason', 'gpu_model'] as const;
 export const TREND_INTERVALS = ['hour', 'day', 'week'] as const;

@@ -12,6 +12,7 @@ import type { RankedEntry, RankingResult } from '../query/ranking.js';
 import type { WorkloadMetricsResult } from '../query/workload-metrics.js';
 import type { WorkloadCost } from '../query/workload-cost.js';
 import type { QueuePercentileFigures, WorkloadStatsResult } from '../query/workload-stats.js';
+import { noCost, seriesKey, type CostFigures } from '../query/stats-cost.js';
 
 export function round(value: number, digits: number): number {
   const f = 10 ** digits;
@@ -88,7 +89,12 @@ function usageOf(u: UsageFigures) {
 export function presentStats(result: WorkloadStatsResult, groupBy: StatsGroupKey | undefined) {
   const s = result.summary;
   const startOf = startTimes();
+  const { cost } = result;
+  const priced = (g: StatsFigures, figures: CostFigures | undefined, entry: Record<string, unknown>) =>
+    (cost === undefined ? entry : Object.assign(entry, statsCostOf(g, figures ?? noCost(), cost.minorUnits)));
+  const totals = cost === undefined ? undefined : statsCostOf(s, cost.summary, cost.minorUnits);
   return {
+    ...(cost === undefined ? {} : { currency: cost.currency }),
     summary: {
       total_workloads: s.workloadCount,
       total_gpu_hours: hours(s.gpuHours),
@@ -97,16 +103,37 @@ export function presentStats(result: WorkloadStatsResult, groupBy: StatsGroupKey
       average_queue_seconds: round(s.averageQueueSeconds, 2),
       ...queuePercentilesOf(s.queuePercentiles),
       ...totalUsageOf(s),
+      ...(totals === undefined
+        ? {}
+        : { total_cost: totals.cost, total_idle_cost: totals.idle_cost, unpriced_gpu_hours: totals.unpriced_gpu_hours }),
     },
-    grouped: groupBy ? result.groups.map((g) => groupFigures(g, g.queuePercentiles, { [groupBy]: groupKey(groupBy, g.key) })) : [],
+    grouped: groupBy
+      ? result.groups.map((g) =>
+        priced(g, cost?.groups.get(g.key), groupFigures(g, g.queuePercentiles, { [groupBy]: groupKey(groupBy, g.key) })))
+      : [],
     ...(result.series === undefined
       ? {}
       : {
         series: result.series.map((e) => {
           const start = startOf(e.start);
-          return groupFigures(e, undefined, groupBy ? { start, [groupBy]: groupKey(groupBy, e.key) } : { start });
+          const entry = groupFigures(e, undefined, groupBy ? { start, [groupBy]: groupKey(groupBy, e.key) } : { start });
+          return priced(e, cost?.series.get(seriesKey(e.start, groupBy ? e.key : null)), entry);
         }),
       }),
+  };
+}
+
+/**
+ * A statistic's cost as a workload's is shown: null when it used GPU time and no rate priced any of
+ * it; idle cost null where no idle time was sampled.
+ */
+function statsCostOf(g: StatsFigures, c: CostFigures, minorUnits: number) {
+  const unpriced = Math.max(0, g.gpuHours - c.pricedGpuHours);
+  const known = c.pricedGpuHours > 0 || g.gpuHours === 0;
+  return {
+    cost: known ? money(c.cost, minorUnits) : null,
+    idle_cost: known && g.idleGpuHours !== null ? money(c.idleCost, minorUnits) : null,
+    unpriced_gpu_hours: hours(unpriced),
   };
 }
 
@@ -177,20 +204,26 @@ export function presentMetrics(result: WorkloadMetricsResult) {
 }
 
 export function presentRanking(result: RankingResult) {
-  const digits = result.sortBy === 'gpu_hours' || result.sortBy === 'idle_gpu_hours' || result.sortBy === 'gpu_efficiency' ? 4 : 2;
+  const { currency } = result;
+  const digits = currency !== undefined
+    ? currency.minorUnits
+    : result.sortBy === 'gpu_hours' || result.sortBy === 'idle_gpu_hours' || result.sortBy === 'gpu_efficiency' ? 4 : 2;
   return {
+    ...(currency === undefined ? {} : { currency: currency.code }),
     workloads: result.entries.map((e) => ({
       workload_id: e.workloadId,
       name: e.name,
       initiative_id: e.initiativeId,
-      [e.metric]: rankedFigure(e),
+      [e.metric]: rankedFigure(e, digits),
     })),
     scope_average: { [result.sortBy]: orNull(result.scopeAverage, digits) },
   };
 }
 
-function rankedFigure(e: RankedEntry) {
+function rankedFigure(e: RankedEntry, digits: number) {
   switch (e.metric) {
+    case 'cost':
+      return { total: money(e.total, digits) };
     case 'gpu_hours':
       return { total: hours(e.total) };
     case 'queue_seconds':

@@ -28,7 +28,8 @@ export const RANKING_SORT_KEYS = [
   'idle_gpu_hours',
   'gpu_efficiency',
   'queue_seconds',
+  'cost',
 ] as const;
 export type RankingSortKey = (typeof RANKING_SORT_KEYS)[number];
 /** The keys ranked by a last-hour telemetry average; the others come from the index. */
-export type RankedMetricName = Exclude<RankingSortKey, 'gpu_hours' | 'idle_gpu_hours' | 'gpu_efficiency' | 'queue_seconds'>;
+export type RankedMetricName = Exclude<RankingSortKey, 'gpu_hours' | 'idle_gpu_hours' | 'gpu_efficiency' | 'queue_seconds' | 'cost'>;

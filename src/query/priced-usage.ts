@@ -36,10 +36,7 @@ export interface PricedUsage {
 export function priceUsage(rows: readonly PricedUsageRow[], spans: readonly Span[], prices: OrganizationPrices): PricedUsage {
   const result: PricedUsage = { total: zero(), byInitiative: new Map(), byInstanceType: new Map() };
   for (const row of rows) {
-    const span = spans[row.span];
-    if (span === undefined) continue;
-    const segments = prices.segments(row);
-    const rate = segments.find((segment) => segment.from <= span.from && span.from < segment.to)?.rate ?? null;
+    const rate = rateOfRow(row, spans, prices);
     const hours = row.gpuMs / HOUR_MS;
     if (rate === null) continue;
     const part: Money = { cost: hours * rate, pricedGpuHours: hours };
@@ -48,6 +45,13 @@ export function priceUsage(rows: readonly PricedUsageRow[], spans: readonly Span
     add(entry(result.byInstanceType, row.instanceType), part);
   }
   return result;
+}
+
+/** The one rate the row's kind has in its span; null when none covers it. */
+export function rateOfRow(row: PricedUsageRow, spans: readonly Span[], prices: OrganizationPrices): number | null {
+  const span = spans[row.span];
+  if (span === undefined) return null;
+  return prices.segments(row).find((segment) => segment.from <= span.from && span.from < segment.to)?.rate ?? null;
 }
 
 export function zero(): Money {

@@ -5,7 +5,8 @@ import type { Scope } from '../access/principal.js';
 import type { RankedMetricName, RankingSortKey } from '../domain/metrics.js';
 import type { WorkloadStatus } from '../domain/workload.js';
 import { scopedFilter } from '../access/scoped-filter.js';
-import type { TelemetryReader, UsageSortKey, WorkloadIndex } from './ports.js';
+import type { PriceSource, TelemetryReader, UsageSortKey, WorkloadIndex } from './ports.js';
+import { rankByCost } from './cost-ranking.js';
 
 export interface RankingRequest {
   sortBy: RankingSortKey;
@@ -25,6 +26,7 @@ export type RankedFigure =
   | { metric: RankedMetricName; avg: number; current: number }
   | { metric: 'gpu_hours'; total: number }
   | { metric: 'queue_seconds'; total: number }
+  | { metric: 'cost'; total: number }
   | { metric: UsageSortKey; value: number; coverage: number };
 export type RankedEntry = RankedBase & RankedFigure;
 
@@ -33,10 +35,12 @@ export interface RankingResult {
   entries: RankedEntry[];
   totalCount: number;
   scopeAverage: number | null;
+  /** sort_by=cost: the currency of the costs. */
+  currency?: { code: string; minorUnits: number };
 }
 
 export async function rankWorkloads(
-  deps: { index: WorkloadIndex; telemetry: TelemetryReader },
+  deps: { index: WorkloadIndex; telemetry: TelemetryReader; prices?: PriceSource },
   scope: Scope,
   request: RankingRequest,
   now: number,
@@ -49,6 +53,14 @@ export async function rankWorkloads(
   }
   if (sortBy === 'queue_seconds') {
     return fromIndex(sortBy, await deps.index.rankByQueue(filter, options), (e) => ({ metric: sortBy, total: e.queueSeconds }));
+  }
+  if (sortBy === 'cost') {
+    const prices = deps.prices?.pricesFor(scope.organizationId);
+    const ranking = await rankByCost(deps.index, prices, filter, options);
+    return {
+      ...fromIndex(sortBy, ranking, (e) => ({ metric: sortBy, total: e.cost })),
+      currency: prices === undefined ? undefined : { code: prices.currency, minorUnits: prices.minorUnits },
+    };
   }
   if (sortBy === 'idle_gpu_hours' || sortBy === 'gpu_efficiency') {
     return fromIndex(sortBy, await deps.index.rankByUsage(filter, { ...options, sortBy }), (e) => ({

@@ -4,7 +4,8 @@ import type { Scope } from '../access/principal.js';
 import type { TrendInterval } from '../domain/trend-interval.js';
 import { scopedFilter } from '../access/scoped-filter.js';
 import { percentileKey, type Percentile, type PercentileKey } from '../domain/percentiles.js';
-import type { QueuePercentiles, StatsFigures, StatsGroupKey, StatsResult, TrendEntry, WorkloadIndex } from './ports.js';
+import type { OrganizationPrices, QueuePercentiles, StatsFigures, StatsGroupKey, StatsResult, TrendEntry, WorkloadIndex } from './ports.js';
+import { statsCost, type StatsCost } from './stats-cost.js';
 import { checkSeriesLength, fillSeries } from './trend-series.js';
 import { customSpanProblem, DEFAULT_STATS_TIME_RANGE, statsWindow, type StatsTimeRange, type Window } from './stats-range.js';
 
@@ -30,6 +31,8 @@ export interface WorkloadStatsResult {
   window: Window;
   /** Present when an interval was asked. */
   series?: TrendEntry[];
+  /** Present when the organization has prices. */
+  cost?: StatsCost;
 }
 
 export async function workloadStats(
@@ -37,6 +40,7 @@ export async function workloadStats(
   scope: Scope,
   request: WorkloadStatsRequest,
   now: number,
+  prices?: OrganizationPrices,
 ): Promise<WorkloadStatsResult> {
   const timeRange = request.timeRange ?? DEFAULT_STATS_TIME_RANGE;
   const window = resolveWindow(timeRange, request, now);
@@ -47,15 +51,17 @@ export async function workloadStats(
   const groupBy = request.groupBy ?? null;
   const percentiles = request.queuePercentiles ?? [];
   // With an interval, the series' read gives the statistics too (the sums of its entries).
-  const [read, queue] = await Promise.all([
+  const [read, queue, cost] = await Promise.all([
     interval === undefined
       ? index.stats(filter, groupBy, now).then((stats) => ({ stats, series: undefined }))
       : index.trends(filter, { groupBy, interval }, now),
     percentiles.length === 0 ? undefined : index.queuePercentiles(filter, { groupBy, percentiles }, now),
+    prices === undefined ? undefined : statsCost(index, prices, filter, { groupBy, interval, from: window.from, now }),
   ]);
   const result = queue === undefined ? read.stats : withQueuePercentiles(read.stats, queue, percentiles);
-  if (interval === undefined || read.series === undefined) return { ...result, timeRange, window };
-  return { ...result, timeRange, window, series: groupBy === null ? fillSeries(read.series, interval, window) : read.series };
+  const priced = cost === undefined ? {} : { cost };
+  if (interval === undefined || read.series === undefined) return { ...result, timeRange, window, ...priced };
+  return { ...result, timeRange, window, ...priced, series: groupBy === null ? fillSeries(read.series, interval, window) : read.series };
 }
 
 /** The bounds of a custom range as asked (start_date, end_date). */

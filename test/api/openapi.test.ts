@@ -191,6 +191,10 @@ describe('OpenAPI document', () => {
         '/v1/capacity.data.summary.projected_used_cost_at_period_end number|null',
         '/v1/capacity.data.summary.total_allocated_cost number|null',
         '/v1/capacity.data.summary.total_remaining_cost number|null',
+        // Cost beside the statistics and the cost ranking's average: present with prices only.
+        '/v1/workloads/metrics.data.scope_average.cost number|null',
+        ...['grouped[]', 'series[]'].flatMap((at) => ['cost', 'idle_cost'].map((f) => `/v1/workloads/stats.data.${at}.${f} number|null`)),
+        ...['total_cost', 'total_idle_cost'].map((f) => `/v1/workloads/stats.data.summary.${f} number|null`),
         '/v1/workloads/{workload_id}.data.completed_at string|null',
         '/v1/workloads/{workload_id}.data.cost number|null',
         '/v1/workloads/{workload_id}.data.energy_cost number|null',

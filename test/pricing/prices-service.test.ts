@@ -117,8 +117,13 @@ describe('prices from ConfigMaps, live: the cost of a workload', function () {
     for (const w of [unpriced.onDemand, unpriced.spot]) {
       expect(w).to.not.have.any.keys('cost', 'energy_cost', 'currency', 'unpriced_gpu_hours');
     }
-    const capacity = JSON.stringify((await t.get('/v1/capacity')).body.data);
-    expect(capacity).to.not.match(/_cost|currency|unpriced/);
+    for (const path of ['/v1/capacity', '/v1/workloads/stats?group_by=instance_type&interval=day']) {
+      expect(JSON.stringify((await t.get(path)).body.data), path).to.not.match(/_cost|currency|unpriced/);
+    }
+    const ranking = await t.get('/v1/workloads/metrics?sort_by=cost');
+    expect(ranking.status).to.equal(400);
+    expect(ranking.body.error.details[0]).to.include({ field: 'sort_by' });
+    expect(ranking.body.error.details[0].message).to.match(/cost needs prices/);
   });
 
   it('prices each pod\'s hours at the rate in force while it ran, split across a change, by capacity type', async () => {
@@ -145,6 +150,38 @@ describe('prices from ConfigMaps, live: the cost of a workload', function () {
     expect(llm.remaining_cost).to.be.closeTo(100 - used, 0.05);
     expect(capacity.pools[0].used_cost).to.be.closeTo(used, 0.05);
     expect(capacity.pools[0].allocated_cost).to.equal(null);
+  });
+
+  it('costs the statistics: the summary, each group and each series entry, which add up', async () => {
+    const [onDemand, spot] = [await record('train-od'), await record('train-spot')];
+    const stats = (await t.get('/v1/workloads/stats?group_by=instance_type&interval=day')).body.data;
+    expect(stats.currency).to.equal('EUR');
+    expect(stats.summary.total_cost).to.be.closeTo(onDemand.cost + spot.cost, 0.05);
+    expect(stats.summary).to.include({ total_idle_cost: null, unpriced_gpu_hours: 0 });
+    const [group] = stats.grouped;
+    expect(group).to.include({ instance_type: 'p5.48xlarge', idle_cost: null, unpriced_gpu_hours: 0 });
+    expect(group.cost).to.be.closeTo(stats.summary.total_cost, 0.011);
+    const seriesCost = stats.series.reduce((sum: number, entry: JsonBody) => sum + entry.cost, 0);
+    expect(seriesCost).to.be.closeTo(stats.summary.total_cost, 0.011);
+    const csv = (await t.getText('/v1/workloads/stats?group_by=instance_type', { headers: { accept: 'text/csv' } })).text.trim().split(/\r?\n/);
+    const header = (csv[0] as string).split(',');
+    expect(header.slice(-4)).to.deep.equal(['currency', 'cost', 'idle_cost', 'unpriced_gpu_hours']);
+    const summary = (csv[1] as string).split(',');
+    expect(summary[header.indexOf('currency')]).to.equal('EUR');
+    expect(Number(summary[header.indexOf('cost')])).to.equal(stats.summary.total_cost);
+    // A day with no workload submitted costs nothing.
+    const ungrouped = (await t.get('/v1/workloads/stats?interval=day')).body.data;
+    expect(ungrouped.series.filter((entry: JsonBody) => entry.workload_count === 0).every((entry: JsonBody) => entry.cost === 0)).to.equal(true);
+  });
+
+  it('ranks workloads by cost, the spot one below the on-demand one', async () => {
+    const [onDemand, spot] = [await record('train-od'), await record('train-spot')];
+    const ranking = (await t.get('/v1/workloads/metrics?sort_by=cost&order=desc')).body;
+    expect(ranking.data.currency).to.equal('EUR');
+    expect(ranking.data.workloads.map((w: JsonBody) => w.name)).to.deep.equal(['train-od', 'train-spot']);
+    expect(ranking.data.workloads[0].cost.total).to.be.closeTo(onDemand.cost, 0.02);
+    expect(ranking.data.scope_average.cost).to.be.closeTo((onDemand.cost + spot.cost) / 2, 0.02);
+    expect(ranking.metadata.total_count).to.equal(2);
   });
 
   it('keeps the last valid prices when an edit is broken, and reports it', async () => {

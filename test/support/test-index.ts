@@ -22,6 +22,8 @@ type Row = Record<string, unknown>;
 
 export interface TestIndex {
   backend: TestBackend;
+  /** Where the index is, for the seeds that write as another part of the service does (usage-seed.ts). */
+  location: TestIndexLocation;
   /** The read side, as the API reads it (SQLite: on the main thread). */
   index: WorkloadIndex;
   /** Writes outside any cluster's lock, as tests seed a running service (RunningService.store). */
@@ -75,6 +77,7 @@ export async function openTestIndex(options: { clock: Clock }): Promise<TestInde
     runs.push(run);
     return {
       backend: TEST_BACKEND,
+      location,
       index: run.backend.index,
       seed: run.backend.seed,
       writer: (clusterId) => run.writer(clusterId),

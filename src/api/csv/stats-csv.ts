@@ -11,6 +11,8 @@ type PresentedStats = ReturnType<typeof presentStats>;
 
 const FIGURES = ['workload_count', 'gpu_hours', 'average_duration_seconds', 'success_rate', 'average_queue_seconds'] as const;
 const USAGE = ['idle_gpu_hours', 'gpu_efficiency', 'utilization_coverage', 'energy_kwh', 'energy_coverage'] as const;
+/** With prices only, after the usage, so that a table without them keeps its columns. */
+const COST = ['currency', 'cost', 'idle_cost', 'unpriced_gpu_hours'] as const;
 
 export function statsCsv(
   stats: PresentedStats,
@@ -25,6 +27,7 @@ export function statsCsv(
     ...FIGURES,
     ...percentiles,
     ...USAGE,
+    ...('currency' in stats ? COST : []),
   ];
   const rows: Record<string, unknown>[] = [
     {
@@ -34,9 +37,10 @@ export function statsCsv(
       gpu_hours: summary.total_gpu_hours,
       idle_gpu_hours: summary.total_idle_gpu_hours,
       energy_kwh: summary.total_energy_kwh,
+      ...('currency' in stats ? { currency: stats.currency, cost: summary.total_cost, idle_cost: summary.total_idle_cost } : {}),
     },
-    ...stats.grouped.map((group) => ({ ...group, row: 'group' })),
-    ...(stats.series ?? []).map((entry) => ({ ...entry, row: 'interval' })),
+    ...stats.grouped.map((group) => ({ ...group, row: 'group', currency: stats.currency })),
+    ...(stats.series ?? []).map((entry) => ({ ...entry, row: 'interval', currency: stats.currency })),
   ];
   return { filename: csvFilename('workload-stats', options.organizationId, options.now), columns, records: [recordsOf(columns, rows)] };
 }

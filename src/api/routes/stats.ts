@@ -52,6 +52,7 @@ async function presentedStats({ ctx, query, deps }: EndpointRequest<typeof Workl
       queuePercentiles: parsePercentiles(query.queue_percentiles),
     },
     deps.clock.now(),
+    deps.prices?.pricesFor(principalOf(ctx).organizationId),
   );
   return presentStats(result, query.group_by);
 }

@@ -41,3 +41,18 @@ export function budgetCostFields(sum: '' | 'total_') {
     unpriced_gpu_hours: money('the GPU-hours of used_gpu_hours that no rate priced (4 decimals).'),
   };
 }
+
+/** A statistic's cost (docs/api.md, "Statistics"): `total_`-prefixed in the summary, which also counts unpriced hours. */
+export function statsCostFields(sum: '' | 'total_') {
+  return {
+    [`${sum}cost`]: Type.Optional(Nullable(Money(
+      'the GPU time of the workloads counted (submitted in the range), wherever it ran, at the rates in force while it ran; ' +
+        'null when they used GPU time and no rate matched any of it.',
+    ))),
+    [`${sum}idle_cost`]: Type.Optional(Nullable(Money(
+      'the cost of their idle GPU-hours, each workload\'s idle time priced at the rates of its GPU time in proportion; ' +
+        'null where no utilization was sampled or cost is null.',
+    ))),
+    unpriced_gpu_hours: Type.Optional(Money('the GPU-hours counted that no rate matched (4 decimals).')),
+  };
+}

@@ -5,6 +5,7 @@ import { METRIC_NAMES, METRICS_TIME_RANGES, RANKING_SORT_KEYS } from '../../doma
 import { PERCENTILES } from '../../domain/percentiles.js';
 import { TREND_INTERVALS } from '../../domain/trend-interval.js';
 import { WORKLOAD_STATUSES } from '../../domain/workload.js';
+import { CHARGEBACK_GROUP_KEYS } from '../../query/chargeback.js';
 import { EXACT_QUEUE_WAITS, STATS_GROUP_KEYS } from '../../query/ports.js';
 import { STATS_TIME_RANGES } from '../../query/stats-range.js';
 import { IdParam, InstantParam, StringEnum } from './primitives.js';
@@ -117,7 +118,8 @@ export const RankingQuery = Type.Object(
     sort_by: StringEnum(RANKING_SORT_KEYS, {
       default: 'gpu_utilization',
       description: 'Metrics rank by their last-hour average; `gpu_hours` by total; `queue_seconds` ' +
-        '(an addition) by the wait from submission to start, pending ones up to now.',
+        '(an addition) by the wait from submission to start, pending ones up to now; `cost` (an addition, with prices only) ' +
+        'by what each workload\'s GPU time cost, workloads that no rate priced left out.',
     }),
     order: StringEnum(['asc', 'desc'] as const, { default: 'desc' }),
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'Number of entries.' }),
@@ -136,5 +138,23 @@ export const CapacityQuery = Type.Object(
   strict,
 );
 export type CapacityQuery = Static<typeof CapacityQuery>;
+
+export const ChargebackQuery = Type.Object(
+  {
+    month: Type.String({
+      pattern: '^\\d{4}-(0[1-9]|1[0-2])$',
+      description: 'Required: the UTC month, `YYYY-MM`; not after the current month, which is billed up to now (`complete: false`).',
+    }),
+    group_by: Type.Optional(StringEnum(CHARGEBACK_GROUP_KEYS, {
+      description: 'A row per team and value of this key (a pool is the one whose instance types hold the GPU time); omitted: a row per team.',
+    })),
+    share_idle: Type.Boolean({
+      default: false,
+      description: 'Spread the unallocated GPU-hours\' cost over the rows, in proportion to their cost.',
+    }),
+  },
+  strict,
+);
+export type ChargebackQuery = Static<typeof ChargebackQuery>;
 
 export const NoQuery = Type.Object({}, strict);

@@ -8,7 +8,7 @@ import { METRIC_NAMES, RANKING_SORT_KEYS } from '../../domain/metrics.js';
 import { PERCENTILES, percentileKey } from '../../domain/percentiles.js';
 import { WORKLOAD_STATUSES } from '../../domain/workload.js';
 import { HEALTH_CHECK_STATES } from '../health-checks.js';
-import { budgetCostFields, CurrencyField, workloadCostFields } from './cost.js';
+import { budgetCostFields, CurrencyField, statsCostFields, workloadCostFields } from './cost.js';
 import { Nullable, StringEnum, Timestamp } from './primitives.js';
 
 const closed = { additionalProperties: false } as const;
@@ -158,9 +158,11 @@ const queuePercentileFields = (nullable: boolean) =>
 
 /** A group: its group_by field, the figures and the usage figures. */
 const GROUP_FIELD_COUNT = 1 + Object.keys(StatsFigures).length + USAGE_FIELD_COUNT;
+const STATS_COST_FIELD_COUNT = Object.keys(statsCostFields('')).length;
 
 export const WorkloadStats = Type.Object(
   {
+    currency: CurrencyField,
     summary: Type.Object(
       {
         total_workloads: Type.Integer({ minimum: 0 }),
@@ -170,6 +172,7 @@ export const WorkloadStats = Type.Object(
         average_queue_seconds: StatsFigures.average_queue_seconds,
         ...queuePercentileFields(true),
         ...usageFields('total_'),
+        ...statsCostFields('total_'),
       },
       closed,
     ),
@@ -184,11 +187,12 @@ export const WorkloadStats = Type.Object(
           ...StatsFigures,
           ...queuePercentileFields(false),
           ...usageFields(''),
+          ...statsCostFields(''),
         },
         {
           ...closed,
           minProperties: GROUP_FIELD_COUNT,
-          maxProperties: GROUP_FIELD_COUNT + PERCENTILES.length,
+          maxProperties: GROUP_FIELD_COUNT + PERCENTILES.length + STATS_COST_FIELD_COUNT,
           description: 'The group_by field plus the figures; sorted by gpu_hours descending.',
         },
       ),
@@ -205,6 +209,7 @@ export const WorkloadStats = Type.Object(
             gpu_model: Type.Optional(GpuModelGroup),
             ...StatsFigures,
             ...usageFields(''),
+            ...statsCostFields(''),
           },
           {
             ...closed,
@@ -257,6 +262,7 @@ const RankedUsage = {
 };
 export const RankedWorkloads = Type.Object(
   {
+    currency: CurrencyField,
     workloads: Type.Array(
       Type.Object(
         {
@@ -269,7 +275,7 @@ export const RankedWorkloads = Type.Object(
               Type.Optional(
                 k === 'idle_gpu_hours' || k === 'gpu_efficiency'
                   ? RankedUsage[k]
-                  : k === 'gpu_hours' ? RankedTotal : k === 'queue_seconds' ? RankedQueue : RankedValue,
+                  : k === 'gpu_hours' || k === 'cost' ? RankedTotal : k === 'queue_seconds' ? RankedQueue : RankedValue,
               ),
             ]),
           ),
@@ -278,7 +284,7 @@ export const RankedWorkloads = Type.Object(
           ...closed,
           minProperties: 4,
           maxProperties: 4,
-          description: 'Holds the sort_by metric only: {avg, current}, or {total} for gpu_hours and queue_seconds.',
+          description: 'Holds the sort_by metric only: {avg, current}, or {total} for gpu_hours, queue_seconds and cost.',
         },
       ),
     ),
