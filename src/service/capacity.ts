@@ -1,10 +1,10 @@
 // Budgets from the capacity ConfigMaps of the service's namespace, watched live on the home cluster's API.
-import { registerCapacityMetrics } from '../admin/capacity-metrics.js';
-import { ConfigMapBudgets, type ConfigMap } from '../capacity/configmap-budgets.js';
+import { CAPACITY_CONFIGMAP_SERIES, registerConfigMapMetrics } from '../admin/configmap-metrics.js';
+import { ConfigMapBudgets } from '../capacity/configmap-budgets.js';
 import type { ReflectorTuning } from '../k8s/cluster-informers.js';
-import { ConfigMapWatch } from '../k8s/configmap-watch.js';
+import type { ConfigMapWatch } from '../k8s/configmap-watch.js';
 import type { LoadedKubeconfig } from '../k8s/kubeconfig.js';
-import type { WholeEvent } from '../k8s/objects/resource-event.js';
+import { watchConfigMapsInto } from './configmap-source.js';
 import type { ServiceContext } from './service-context.js';
 
 export interface CapacityRuntime {
@@ -28,26 +28,15 @@ export function startCapacity(
   context: ServiceContext,
   deps: { budgets: ConfigMapBudgets; home: LoadedKubeconfig; tuning: ReflectorTuning | undefined },
 ): CapacityRuntime {
-  const { config, metrics, clock, delay, parts } = context;
+  const { config, metrics, clock } = context;
   const { budgets } = deps;
-  const watch = new ConfigMapWatch(deps.home.kubeConfig, {
-    namespace: config.namespace,
-    labelSelector: config.capacity_label_selector,
-    clock,
-    delay,
-    logger: context.logger.child({ component: 'capacity' }),
+  registerConfigMapMetrics(metrics.registry, CAPACITY_CONFIGMAP_SERIES, budgets, () => budgets.budgets().length);
+  const watch = watchConfigMapsInto(context, budgets, {
+    home: deps.home,
     tuning: deps.tuning,
-    // The ConfigMap watch takes its LIST whole (no pages): a handful of small objects.
-    onEvent: (event) => {
-      if (event.type !== 'PAGE') budgets.onEvent(event as WholeEvent<ConfigMap>);
-    },
+    labelSelector: config.capacity_label_selector,
+    logger: context.logger.child({ component: 'capacity' }),
+    name: 'capacity watch',
   });
-  registerCapacityMetrics(metrics.registry, {
-    problems: () => budgets.problems(),
-    budgets: () => budgets.budgets().length,
-    synced: () => budgets.synced,
-  });
-  parts.phase('stop sources').add('capacity watch', () => watch.stop());
-  watch.start();
   return { budgets, watch, startedAt: clock.now() };
 }
