@@ -150,6 +150,12 @@ describe('prices from ConfigMaps, live: the cost of a workload', function () {
     expect(llm.remaining_cost).to.be.closeTo(100 - used, 0.05);
     expect(capacity.pools[0].used_cost).to.be.closeTo(used, 0.05);
     expect(capacity.pools[0].allocated_cost).to.equal(null);
+    const csv = (await t.getText('/v1/capacity', { headers: { accept: 'text/csv' } })).text.trim().split(/\r?\n/);
+    const header = (csv[0] as string).split(',');
+    const initiative = (csv.find((line) => line.startsWith('initiative,llm')) as string).split(',');
+    expect(initiative[header.indexOf('currency')]).to.equal('EUR');
+    expect(Number(initiative[header.indexOf('allocated_cost')])).to.equal(100);
+    expect(Number(initiative[header.indexOf('remaining_cost')])).to.equal(llm.remaining_cost);
   });
 
   it('costs the statistics: the summary, each group and each series entry, which add up', async () => {
