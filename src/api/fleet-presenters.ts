@@ -1,8 +1,10 @@
-// The fleet's results → JSON: snake_case, GPUs to 4 decimals (presenters.ts does the same for workloads).
+// The fleet's results → JSON: snake_case, GPUs to 4 decimals (presenters.ts does the same for workloads),
+// money to the currency's minor units.
 import type { FleetNowFigures, FleetOverview } from '../query/fleet.js';
+import { NO_FLEET_COST, type FleetCost } from '../query/fleet-cost.js';
 import type { FleetHoursFigures } from '../query/fleet-history.js';
 import type { FleetNodeView } from '../query/fleet-nodes.js';
-import { round } from './presenters.js';
+import { money, round } from './presenters.js';
 
 const gpus = (value: number) => round(value, 4);
 
@@ -32,24 +34,44 @@ function presentHours(figures: FleetHoursFigures) {
   };
 }
 
+/**
+ * Each figure rounded on its own from its unrounded sum, so Σ groups and Σ series may differ from
+ * the summary by a minor unit per entry. A group with nodes now and no history has no cost: 0.
+ */
+function presentCost(cost: FleetCost | undefined, minorUnits: number) {
+  const c = cost ?? NO_FLEET_COST;
+  return {
+    capacity_cost: money(c.capacityCost, minorUnits),
+    allocated_cost: money(c.allocatedCost, minorUnits),
+    idle_cost: money(c.idleCost, minorUnits),
+    unallocated_cost: money(c.unallocatedCost, minorUnits),
+    unpriced_gpu_hours: hours(c.unpricedGpuHours),
+  };
+}
+
 const iso = (ms: number) => new Date(ms).toISOString();
 
 export function presentFleet(result: FleetOverview) {
-  const grouped = result.groups.map((group) => ({ key: group.key, ...presentNow(group.now), ...presentHours(group.hours) }));
+  const { currency } = result.history;
+  // Without prices no cost field, so the answer is what it was.
+  const hoursOf = (figures: FleetHoursFigures) =>
+    currency === undefined ? presentHours(figures) : { ...presentHours(figures), ...presentCost(figures.cost, currency.minorUnits) };
+  const grouped = result.groups.map((group) => ({ key: group.key, ...presentNow(group.now), ...hoursOf(group.hours) }));
   const series = result.history.series?.map((entry) => ({
     start: iso(entry.start),
-    ...presentHours(entry.figures),
+    ...hoursOf(entry.figures),
     ...(entry.groups.size === 0 ? {} : {
-      grouped: [...entry.groups].map(([key, figures]) => ({ key, ...presentHours(figures) }))
+      grouped: [...entry.groups].map(([key, figures]) => ({ key, ...hoursOf(figures) }))
         .sort((a, b) => b.capacity_gpu_hours - a.capacity_gpu_hours || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)),
     }),
   }));
   return {
+    ...(currency === undefined ? {} : { currency: currency.code }),
     time_range: result.timeRange,
     start: iso(result.history.window.from),
     end: iso(result.history.window.to),
     now: presentNow(result.now),
-    summary: presentHours(result.history.summary),
+    summary: hoursOf(result.history.summary),
     grouped,
     ...(series === undefined ? {} : { series }),
   };

@@ -1,14 +1,17 @@
 // The fleet over a range (GET /v1/fleet's summary, groups and series): the organization's history
 // (schema v14) summed from whole hours. The range is widened to whole clock hours, the current one
 // included up to what its writer has added. Whole UTC days inside it are read from the daily table,
-// the hours at its edges from the hourly one, so a month reads a row per node and day.
+// the hours at its edges from the hourly one, so a month reads a row per node and day. With the
+// organization's prices each row is priced too (fleet-cost.ts), and the days inside which a rate
+// changes are read by hour.
 import type { CapacityBudget } from '../domain/capacity-budget.js';
 import { DAY_MS, HOUR_MS } from '../domain/fleet-ledger.js';
 import { intervalOf, intervalStart, type TrendInterval } from '../domain/trend-interval.js';
 import { validationError } from '../domain/errors.js';
+import { addCost, daysCutByChanges, fleetCost, noCost, rowCost, type CostSums, type FleetCost } from './fleet-cost.js';
 import { fleetGroupKey, type FleetGroupKey } from './fleet-groups.js';
 import { poolOf } from './fleet-nodes.js';
-import type { FleetHistoryQuery, FleetHistoryRow, WorkloadIndex } from './ports.js';
+import type { FleetHistoryQuery, FleetHistoryRow, OrganizationPrices, WorkloadIndex } from './ports.js';
 import type { Window } from './stats-range.js';
 
 /** GPU-hours of a set of nodes over a range; unallocated = capacity − unavailable − allocated. */
@@ -22,11 +25,15 @@ export interface FleetHoursFigures {
   allocationRate: number | null;
   /** (allocated − idle) ÷ capacity; null without capacity. */
   utilizationRate: number | null;
+  /** The same GPU-hours in money: only with the organization's prices. */
+  cost?: FleetCost;
 }
 
 export interface FleetHistoryResult {
   /** The hours read: the range widened to whole hours. */
   window: Window;
+  /** With the organization's prices: the currency of every figure's cost. */
+  currency?: { code: string; minorUnits: number };
   summary: FleetHoursFigures;
   /** Per group_by key (the same keys as the groups now); empty without group_by. */
   groups: Map<string, FleetHoursFigures>;
@@ -48,8 +55,15 @@ const MAX_INTERVALS: Record<TrendInterval, number> = { hour: 744, day: 1000, wee
 
 type Sums = [capacity: number, unavailable: number, allocated: number, idle: number];
 
+/** A summary's, group's or series entry's sums: GPU·ms, and their money with prices. */
+interface Totals {
+  hours: Sums;
+  cost: CostSums | null;
+}
+
+/** `prices`: the organization's, when it has some (PriceSource.pricesFor); without them no figure has a cost. */
 export async function fleetHistory(
-  deps: { index: Pick<WorkloadIndex, 'fleetHistory'>; budget: CapacityBudget | undefined },
+  deps: { index: Pick<WorkloadIndex, 'fleetHistory'>; budget: CapacityBudget | undefined; prices?: OrganizationPrices },
   organizationId: string,
   request: FleetHistoryRequest,
 ): Promise<FleetHistoryResult> {
@@ -65,47 +79,77 @@ export async function fleetHistory(
       }]);
     }
   }
+  const { prices } = deps;
   const base = { organizationId, byNode: groupBy === 'node', clusterId: request.clusterId, gpuModel: request.gpuModel };
-  const rows = (await Promise.all(readsOf(from, to, interval).map((read) => deps.index.fleetHistory({ ...base, ...read })))).flat();
-  const summary: Sums = [0, 0, 0, 0];
-  const groups = new Map<string, Sums>();
-  const series = new Map<number, { sums: Sums; groups: Map<string, Sums> }>();
+  const reads = readsOf(from, to, interval, prices?.changes ?? []);
+  const rows = (await Promise.all(reads.map((read) => deps.index.fleetHistory({ ...base, ...read })))).flat();
+  const totals = (): Totals => ({ hours: [0, 0, 0, 0], cost: prices === undefined ? null : noCost() });
+  const summary = totals();
+  const groups = new Map<string, Totals>();
+  const series = new Map<number, { totals: Totals; groups: Map<string, Totals> }>();
+  const totalsAt = (map: Map<string, Totals>, key: string): Totals => {
+    let found = map.get(key);
+    if (found === undefined) map.set(key, (found = totals()));
+    return found;
+  };
   for (const row of rows) {
     const pool = poolOf(deps.budget, row.instanceType);
     if (request.poolId !== undefined && pool !== request.poolId) continue;
     // The same keys as the groups now.
     const node = { clusterId: row.clusterId, name: row.node, gpuModel: row.gpuModel, poolId: pool };
     const key = groupBy === undefined ? null : fleetGroupKey(node, groupBy);
-    add(summary, row);
-    if (key !== null) add(sumsAt(groups, key), row);
+    const cost = prices === undefined ? null : rowCost(row, prices);
+    add(summary, row, cost);
+    if (key !== null) add(totalsAt(groups, key), row, cost);
     if (interval === undefined) continue;
     const n = intervalOf(interval, row.at);
     let entry = series.get(n);
-    if (entry === undefined) series.set(n, (entry = { sums: [0, 0, 0, 0], groups: new Map() }));
-    add(entry.sums, row);
-    if (key !== null) add(sumsAt(entry.groups, key), row);
+    if (entry === undefined) series.set(n, (entry = { totals: totals(), groups: new Map() }));
+    add(entry.totals, row, cost);
+    if (key !== null) add(totalsAt(entry.groups, key), row, cost);
   }
   return {
     window: { from, to },
-    summary: figures(summary),
+    ...(prices === undefined ? {} : { currency: { code: prices.currency, minorUnits: prices.minorUnits } }),
+    summary: figuresOfTotals(summary),
     groups: figuresOf(groups),
     series: interval === undefined ? null : everyInterval(interval, from, to).map((n) => {
       const entry = series.get(n);
-      const sums: Sums = entry?.sums ?? [0, 0, 0, 0];
-      return { start: intervalStart(interval, n), figures: figures(sums), groups: figuresOf(entry?.groups ?? new Map()) };
+      const entryFigures = figuresOfTotals(entry?.totals ?? totals());
+      return { start: intervalStart(interval, n), figures: entryFigures, groups: figuresOf(entry?.groups ?? new Map()) };
     }),
   };
 }
 
-/** The reads of [from, to): whole days from the daily table, unless the series is by hour; the rest by hour. */
-function readsOf(from: number, to: number, interval: TrendInterval | undefined): Pick<FleetHistoryQuery, 'grain' | 'from' | 'to'>[] {
+type Read = Pick<FleetHistoryQuery, 'grain' | 'from' | 'to'>;
+
+/**
+ * The reads of [from, to): whole days from the daily table, unless the series is by hour; the rest by
+ * hour, and so are the days inside which a rate changes (`changes`), whose day rows one rate cannot price.
+ */
+function readsOf(from: number, to: number, interval: TrendInterval | undefined, changes: readonly number[]): Read[] {
   const firstDay = Math.ceil(from / DAY_MS) * DAY_MS;
   const lastDay = Math.floor(to / DAY_MS) * DAY_MS;
   if (interval === 'hour' || firstDay >= lastDay) return [{ grain: 'hour', from, to }];
-  const reads: Pick<FleetHistoryQuery, 'grain' | 'from' | 'to'>[] = [{ grain: 'day', from: firstDay, to: lastDay }];
-  if (from < firstDay) reads.push({ grain: 'hour', from, to: firstDay });
-  if (lastDay < to) reads.push({ grain: 'hour', from: lastDay, to });
-  return reads;
+  const days: Read[] = [];
+  const hours: Read[] = [];
+  // Neighbouring spans of one grain are one read.
+  const push = (reads: Read[], grain: Read['grain'], start: number, end: number) => {
+    if (end <= start) return;
+    const last = reads.at(-1);
+    if (last !== undefined && last.to === start) last.to = end;
+    else reads.push({ grain, from: start, to: end });
+  };
+  let day = firstDay;
+  push(hours, 'hour', from, firstDay);
+  for (const cut of daysCutByChanges(changes, firstDay, lastDay)) {
+    push(days, 'day', day, cut);
+    push(hours, 'hour', cut, cut + DAY_MS);
+    day = cut + DAY_MS;
+  }
+  push(days, 'day', day, lastDay);
+  push(hours, 'hour', lastDay, to);
+  return [...days, ...hours];
 }
 
 function everyInterval(interval: TrendInterval, from: number, to: number): number[] {
@@ -114,21 +158,22 @@ function everyInterval(interval: TrendInterval, from: number, to: number): numbe
   return numbers;
 }
 
-function sumsAt(map: Map<string, Sums>, key: string): Sums {
-  let sums = map.get(key);
-  if (sums === undefined) map.set(key, (sums = [0, 0, 0, 0]));
-  return sums;
-}
-
-function add(sums: Sums, row: FleetHistoryRow): void {
+function add(totals: Totals, row: FleetHistoryRow, cost: CostSums | null): void {
+  const sums = totals.hours;
   sums[0] += row.capacityMs;
   sums[1] += row.unavailableMs;
   sums[2] += row.allocatedMs;
   sums[3] += row.idleMs;
+  if (totals.cost !== null && cost !== null) addCost(totals.cost, cost);
 }
 
-function figuresOf(map: Map<string, Sums>): Map<string, FleetHoursFigures> {
-  return new Map([...map].map(([key, sums]) => [key, figures(sums)]));
+function figuresOfTotals(totals: Totals): FleetHoursFigures {
+  const hours = figures(totals.hours);
+  return totals.cost === null ? hours : { ...hours, cost: fleetCost(totals.cost) };
+}
+
+function figuresOf(map: Map<string, Totals>): Map<string, FleetHoursFigures> {
+  return new Map([...map].map(([key, totals]) => [key, figuresOfTotals(totals)]));
 }
 
 /**

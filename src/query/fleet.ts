@@ -5,7 +5,7 @@ import type { TrendInterval } from '../domain/trend-interval.js';
 import { fleetHistory, type FleetHistoryResult, type FleetHoursFigures } from './fleet-history.js';
 import { fleetNodes, type FleetFilters, type FleetNodeView, type FleetReadDeps } from './fleet-nodes.js';
 import { fleetGroupKey, type FleetGroupKey } from './fleet-groups.js';
-import type { WorkloadIndex } from './ports.js';
+import type { PriceSource, WorkloadIndex } from './ports.js';
 import { DEFAULT_STATS_TIME_RANGE, type StatsTimeRange } from './stats-range.js';
 import { checkCustomSpan, resolveWindow } from './workload-stats.js';
 
@@ -81,7 +81,7 @@ const NO_HOURS: FleetHoursFigures = {
 
 /** The fleet now and over the range: what GET /v1/fleet answers. */
 export async function fleetOverview(
-  deps: FleetReadDeps & { index: Pick<WorkloadIndex, 'fleetHistory' | 'retentionDays'>; now: number },
+  deps: FleetReadDeps & { index: Pick<WorkloadIndex, 'fleetHistory' | 'retentionDays'>; prices?: PriceSource; now: number },
   scope: Scope,
   request: FleetOverviewRequest,
 ): Promise<FleetOverview> {
@@ -90,7 +90,7 @@ export async function fleetOverview(
   const window = resolveWindow(timeRange, { startDate, endDate }, deps.now);
   if (timeRange === 'custom') checkCustomSpan({ startDate, endDate }, deps.now, await deps.index.retentionDays());
   const history = await fleetHistory(
-    { index: deps.index, budget: deps.budgets.budgetFor(scope.organizationId) },
+    { index: deps.index, budget: deps.budgets.budgetFor(scope.organizationId), prices: deps.prices?.pricesFor(scope.organizationId) },
     scope.organizationId,
     { window, interval, groupBy: rest.groupBy, clusterId: rest.clusterId, gpuModel: rest.gpuModel, poolId: rest.poolId },
   );

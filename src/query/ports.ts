@@ -251,7 +251,7 @@ export interface FleetHistoryQuery {
   byNode: boolean;
 }
 
-/** GPU·ms of one bucket of the history: of a node, or of the nodes of one cluster, model and instance type. */
+/** GPU·ms of one bucket of the history: of a node, or of the nodes of one cluster, model, instance type and capacity type. */
 export interface FleetHistoryRow {
   at: number;
   clusterId: string;
@@ -259,6 +259,8 @@ export interface FleetHistoryRow {
   node: string;
   gpuModel: string | null;
   instanceType: string;
+  /** The node's (on a day row, as of its latest hour that day); null when no label says. */
+  capacityType: CapacityType | null;
   capacityMs: number;
   unavailableMs: number;
   allocatedMs: number;

@@ -1,6 +1,7 @@
 // The fleet as CSV: GET /v1/fleet as one record for the whole, one per group and one per interval of
 // the series and its groups (`level` says which; the figures now are empty on series records),
-// GET /v1/fleet/nodes as one record per node, every node that matches (no page).
+// GET /v1/fleet/nodes as one record per node, every node that matches (no page). With prices the
+// fleet's records add the currency and the costs; without, the columns are what they were.
 import type { presentFleet, presentFleetNode } from '../fleet-presenters.js';
 import { csvFilename, recordsOf, type CsvTable } from './csv-table.js';
 
@@ -10,6 +11,7 @@ const HOURS = [
   'allocation_rate', 'utilization_rate',
 ] as const;
 const FLEET_COLUMNS = ['level', 'key', 'start', 'end', ...FIGURES, ...HOURS] as const;
+const COST_COLUMNS = ['currency', 'capacity_cost', 'allocated_cost', 'idle_cost', 'unallocated_cost', 'unpriced_gpu_hours'] as const;
 
 export const FLEET_NODE_COLUMNS = [
   'cluster_id', 'node', 'gpu_model', 'instance_type', 'pool_id', 'state', 'gpu_sharing',
@@ -26,7 +28,10 @@ export function fleetCsv(fleet: ReturnType<typeof presentFleet>, organizationId:
       ...(entry.grouped ?? []).map((group) => ({ level: 'series_group', start: entry.start, ...group })),
     ]),
   ];
-  return { filename: csvFilename('fleet', organizationId, now), columns: FLEET_COLUMNS, records: [recordsOf(FLEET_COLUMNS, rows)] };
+  const currency = 'currency' in fleet ? fleet.currency : undefined;
+  const columns = currency === undefined ? FLEET_COLUMNS : [...FLEET_COLUMNS, ...COST_COLUMNS];
+  const records = recordsOf(columns, currency === undefined ? rows : rows.map((row) => ({ ...row, currency })));
+  return { filename: csvFilename('fleet', organizationId, now), columns, records: [records] };
 }
 
 export function fleetNodesCsv(nodes: readonly ReturnType<typeof presentFleetNode>[], organizationId: string, now: number): CsvTable {

@@ -6,6 +6,7 @@ import { GPU_SHARING } from '../../domain/gpu-sharing.js';
 import { FLEET_GROUP_KEYS } from '../../query/fleet-groups.js';
 import { STATS_TIME_RANGES } from '../../query/stats-range.js';
 import { TREND_INTERVALS } from '../../domain/trend-interval.js';
+import { CurrencyField } from './cost.js';
 import { IdParam, Nullable, StringEnum, Timestamp } from './primitives.js';
 import { NEXT_TOKEN_PATTERN, WorkloadStatsQuery } from './query.js';
 
@@ -80,19 +81,35 @@ const hourFields = {
   utilization_rate: rate('(allocated − idle) ÷ capacity; null without capacity.'),
 };
 
-export const FleetHours = Type.Object(hourFields, { ...strict, description: 'GPU-hours over the range.' });
+// Additions with the organization's prices only (docs/fleet.md, "Cost"): each row of the history at the
+// rate its kind of GPU had in its hour.
+const cost = (description: string) => Type.Optional(Type.Number({
+  minimum: 0,
+  description: `Addition, with prices only: ${description} × the GPU-hour rate in force, rounded to the currency's minor units.`,
+}));
+
+const costFields = {
+  capacity_cost: cost('capacity_gpu_hours'),
+  allocated_cost: cost('allocated_gpu_hours'),
+  idle_cost: cost('idle_gpu_hours'),
+  unallocated_cost: cost('unallocated_gpu_hours'),
+  unpriced_gpu_hours: Type.Optional(gpuHours('Addition, with prices only: capacity no rate matched; no cost counts it.')),
+};
+
+export const FleetHours = Type.Object({ ...hourFields, ...costFields }, { ...strict, description: 'GPU-hours over the range.' });
 
 const groupKey = Type.String({ description: 'The group: \'\' for nodes without a model or pool; `cluster_id/node` for a node.' });
 
 export const Fleet = Type.Object(
   {
+    currency: CurrencyField,
     time_range: StringEnum(STATS_TIME_RANGES),
     start: Timestamp('Start of the hours summed: the range\'s start, back to its clock hour.'),
     end: Timestamp('End of the hours summed (exclusive): the range\'s end, on to its clock hour.'),
     now: FleetNow,
     summary: FleetHours,
     grouped: Type.Array(
-      Type.Object({ key: groupKey, ...nowFields, ...hourFields }, strict),
+      Type.Object({ key: groupKey, ...nowFields, ...hourFields, ...costFields }, strict),
       {
         description: 'Per group_by, every group with a node now or GPU-hours in the range, by total_gpus descending, ' +
           'then capacity_gpu_hours descending, then key. Σ groups = now and summary.',
@@ -103,7 +120,8 @@ export const Fleet = Type.Object(
         {
           start: Timestamp('Start of the interval.'),
           ...hourFields,
-          grouped: Type.Optional(Type.Array(Type.Object({ key: groupKey, ...hourFields }, strict), {
+          ...costFields,
+          grouped: Type.Optional(Type.Array(Type.Object({ key: groupKey, ...hourFields, ...costFields }, strict), {
             description: 'With group_by: the groups with GPU-hours in the interval, by capacity_gpu_hours descending.',
           })),
         },
