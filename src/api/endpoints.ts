@@ -2,6 +2,7 @@
 // /{workload_id} so they are not taken for workload ids.
 import type { Endpoint } from './endpoint.js';
 import { capacityEndpoint } from './routes/capacity.js';
+import { chargebackEndpoint } from './routes/chargeback.js';
 import { fleetEndpoint, fleetNodesEndpoint } from './routes/fleet.js';
 import { healthEndpoint } from './routes/health.js';
 import { rankingEndpoint, workloadMetricsEndpoint } from './routes/metrics.js';
@@ -17,6 +18,7 @@ export function allEndpoints(): Endpoint[] {
     getWorkloadEndpoint,
     workloadMetricsEndpoint,
     capacityEndpoint,
+    chargebackEndpoint,
     fleetEndpoint,
     fleetNodesEndpoint,
   ] as unknown as Endpoint[];

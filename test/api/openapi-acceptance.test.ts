@@ -82,13 +82,17 @@ const RETENTION_DAYS = 400;
 
 const OPERATIONS = [
   'getHealth', 'listWorkloads', 'getWorkloadStatistics', 'rankWorkloadMetrics', 'getWorkload', 'getWorkloadMetrics', 'getCapacity',
-  'getFleet', 'listFleetNodes',
+  'getChargeback', 'getFleet', 'listFleetNodes',
 ];
 
 function refusedByRule(operationId: string, request: GeneratedRequest, now: number): string | null {
   const { start_date: start, end_date: end, time_range: range, next_token: token } = request.query;
   // "metadata.next_token of the previous page": generated tokens were never issued.
   if (token !== undefined) return 'next_token';
+  // "cost (an addition, with prices only)": the test service's organization has none.
+  if (operationId === 'rankWorkloadMetrics' && request.query.sort_by === 'cost') return 'sort_by';
+  // "not after the current month".
+  if (operationId === 'getChargeback' && (request.query.month ?? '') > new Date(now).toISOString().slice(0, 7)) return 'month';
   if (operationId === 'listWorkloads' && start !== undefined && end !== undefined && instant(end) <= instant(start)) return 'end_date';
   if (operationId === 'getWorkloadStatistics' || operationId === 'getFleet') {
     if ((range ?? 'last_30_days') !== 'custom') return start !== undefined ? 'start_date' : end !== undefined ? 'end_date' : null;

@@ -14,6 +14,7 @@ const EXPECTED_PATHS = [
   '/v1/workloads/{workload_id}',
   '/v1/workloads/{workload_id}/metrics',
   '/v1/capacity',
+  '/v1/chargeback',
   '/v1/fleet',
   '/v1/fleet/nodes',
 ];
@@ -64,7 +65,7 @@ describe('OpenAPI document', () => {
     expect(responses['200'].headers['Cache-Control'].schema).to.deep.equal({ type: 'string', const: 'no-store' });
     expect(doc.paths['/v1/workloads/{workload_id}'].get.responses['200'].headers).to.have.keys(...scoped);
     const csvPaths = EXPECTED_PATHS.filter((path) => doc.paths[path].get.responses['200'].content['text/csv'] !== undefined);
-    expect(csvPaths).to.deep.equal(['/v1/workloads', '/v1/workloads/stats', '/v1/capacity', '/v1/fleet', '/v1/fleet/nodes']);
+    expect(csvPaths).to.deep.equal(['/v1/workloads', '/v1/workloads/stats', '/v1/capacity', '/v1/chargeback', '/v1/fleet', '/v1/fleet/nodes']);
     expect(responses['400'].headers).to.have.keys(...scoped);
     expect(responses['401'].headers).to.have.keys(...scoped, 'WWW-Authenticate');
     expect(responses['405'].headers).to.have.keys(...scoped, 'Allow');
@@ -195,6 +196,13 @@ describe('OpenAPI document', () => {
         '/v1/workloads/metrics.data.scope_average.cost number|null',
         ...['grouped[]', 'series[]'].flatMap((at) => ['cost', 'idle_cost'].map((f) => `/v1/workloads/stats.data.${at}.${f} number|null`)),
         ...['total_cost', 'total_idle_cost'].map((f) => `/v1/workloads/stats.data.summary.${f} number|null`),
+        // The statement's money, null without prices (docs/api.md, "Chargeback").
+        '/v1/chargeback.data.currency string|null',
+        '/v1/chargeback.data.group_by string|null',
+        '/v1/chargeback.data.rows[].key string|null',
+        ...['cost', 'energy_cost', 'idle_cost', 'shared_unallocated_cost', 'total_cost'].map((f) => `/v1/chargeback.data.rows[].${f} number|null`),
+        ...['idle.cost', 'unallocated.cost'].map((f) => `/v1/chargeback.data.${f} number|null`),
+        ...['cost', 'energy_cost', 'idle_cost', 'unallocated_cost', 'total_cost'].map((f) => `/v1/chargeback.data.total.${f} number|null`),
         '/v1/workloads/{workload_id}.data.completed_at string|null',
         '/v1/workloads/{workload_id}.data.cost number|null',
         '/v1/workloads/{workload_id}.data.energy_cost number|null',

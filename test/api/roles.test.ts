@@ -165,6 +165,7 @@ const AUTHENTICATED_PATHS: [string, string][] = [
   ['GET /v1/capacity', '/v1/capacity'],
   ['GET /v1/fleet', '/v1/fleet'],
   ['GET /v1/fleet/nodes', '/v1/fleet/nodes'],
+  ['GET /v1/chargeback', '/v1/chargeback?month=2026-01'],
 ];
 
 /** Endpoints that take an initiative_id filter. */
@@ -286,6 +287,13 @@ describe('API roles: what each caller sees on every endpoint', () => {
           expect(res.status, path).to.equal(admin ? 200 : 403);
           if (!admin) expect(res.body.error).to.deep.equal({ code: 'FORBIDDEN', message: 'The fleet is shared infrastructure: only an ORG_ADMIN may read it', details: [] });
         }
+      });
+
+      // Every team's bill: a team role would read the others'.
+      it(`the chargeback answers ${role} ${admin ? '200' : '403 FORBIDDEN'}`, async () => {
+        const res = await t.get('/v1/chargeback?month=2026-01', { as: caller(role) });
+        expect(res.status).to.equal(admin ? 200 : 403);
+        if (!admin) expect(res.body.error.code).to.equal('FORBIDDEN');
       });
     });
   }

@@ -6,6 +6,7 @@ import { PERCENTILES } from '../../domain/percentiles.js';
 import { TREND_INTERVALS } from '../../domain/trend-interval.js';
 import { WORKLOAD_STATUSES } from '../../domain/workload.js';
 import { CHARGEBACK_GROUP_KEYS } from '../../query/chargeback.js';
+import { CHARGEBACK_MONTH_PATTERN } from '../../query/chargeback-month.js';
 import { EXACT_QUEUE_WAITS, STATS_GROUP_KEYS } from '../../query/ports.js';
 import { STATS_TIME_RANGES } from '../../query/stats-range.js';
 import { IdParam, InstantParam, StringEnum } from './primitives.js';
@@ -142,11 +143,13 @@ export type CapacityQuery = Static<typeof CapacityQuery>;
 export const ChargebackQuery = Type.Object(
   {
     month: Type.String({
-      pattern: '^\\d{4}-(0[1-9]|1[0-2])$',
-      description: 'Required: the UTC month, `YYYY-MM`; not after the current month, which is billed up to now (`complete: false`).',
+      pattern: CHARGEBACK_MONTH_PATTERN,
+      description: 'Required: the UTC month, `YYYY-MM` (1970 to 2099); not after the current month, which is billed up to now ' +
+        '(`complete: false`).',
     }),
     group_by: Type.Optional(StringEnum(CHARGEBACK_GROUP_KEYS, {
-      description: 'A row per team and value of this key (a pool is the one whose instance types hold the GPU time); omitted: a row per team.',
+      description: 'A row per team and value of this key (a pool is the one whose instance types hold the GPU time); ' +
+        'omitted: a row per team.',
     })),
     share_idle: Type.Boolean({
       default: false,
