@@ -10,8 +10,9 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { Clock } from '../domain/clock.js';
 import { capacity } from '../query/capacity.js';
+import { chargeback } from '../query/chargeback.js';
 import type { CapacityFigures } from '../capacity/budget-figures.js';
-import type { BudgetSource, TeamCounts, WorkloadIndex } from '../query/ports.js';
+import type { BudgetSource, PriceSource, TeamCounts, WorkloadIndex } from '../query/ports.js';
 import type { Labels, Sample } from './collected-metrics.js';
 
 const FRESH_MS = 10_000;
@@ -19,6 +20,8 @@ const FRESH_MS = 10_000;
 export interface AggregateSources {
   index: WorkloadIndex;
   budgets: BudgetSource;
+  /** Absent: no organization has prices, and no cost gauge is given. */
+  prices?: PriceSource;
   ready: () => boolean;
   clock: Clock;
   logger: { warn(object: object, message: string): void };
@@ -28,6 +31,8 @@ interface Snapshot {
   at: number;
   budgets: { labels: Labels; figures: CapacityFigures }[];
   teams: TeamCounts;
+  /** Each priced organization's teams this UTC month, as its chargeback bills them. */
+  teamCosts: { labels: Labels; cost: number; idleCost: number }[];
 }
 
 export function registerAggregateMetrics(registry: Registry, sources: AggregateSources): void {
@@ -91,6 +96,7 @@ export function registerAggregateMetrics(registry: Registry, sources: AggregateS
       labels: { organization_id: t.organizationId, initiative_id: t.initiativeId, status: t.status },
       value: t.count,
     })));
+  registerTeamCostGauges(gauge);
   new Gauge({
     name: 'gpucap_aggregates_up',
     help: '1 when this scrape holds the gpucap_budget_* and gpucap_team_* gauges; 0 while the index is not ready or its read failed',
@@ -101,11 +107,34 @@ export function registerAggregateMetrics(registry: Registry, sources: AggregateS
   });
 }
 
+type SnapshotGauge = (name: string, help: string, labelNames: string[], samples: (s: Snapshot) => Sample[]) => unknown;
+
+/** Per team, this month's cost and its idle part (issue 40): empty where no organization has prices. */
+function registerTeamCostGauges(gauge: SnapshotGauge): void {
+  const TEAM_COST_LABELS = ['organization_id', 'initiative_id', 'currency'];
+  gauge(
+    'gpucap_team_cost',
+    'What a team\'s GPU time cost this UTC month so far, at the rates in force while it ran (GET /v1/chargeback for the month); ' +
+      'organizations with prices only',
+    TEAM_COST_LABELS,
+    (s) => s.teamCosts.map(({ labels, cost }) => ({ labels, value: cost })),
+  );
+  gauge(
+    'gpucap_team_idle_cost',
+    'The part of gpucap_team_cost whose GPU time sat idle (the idle rule, docs/telemetry.md)',
+    TEAM_COST_LABELS,
+    (s) => s.teamCosts.map(({ labels, idleCost }) => ({ labels, value: idleCost })),
+  );
+}
+
 async function read(sources: AggregateSources, now: number): Promise<Snapshot> {
   const [teams, ...capacities] = await Promise.all([
     sources.index.teamCounts(),
-    ...sources.budgets.budgets().map((budget) => capacity(sources, { organizationId: budget.organizationId, initiatives: null }, {}, now)),
+    // The budgets' gauges are GPU-hours: their costs would cost reads that no gauge shows.
+    ...sources.budgets.budgets().map((budget) =>
+      capacity({ ...sources, prices: undefined }, { organizationId: budget.organizationId, initiatives: null }, {}, now)),
   ]);
+  const teamCosts = await monthTeamCosts(sources, teams, now);
   const budgets = capacities.flatMap((c) => [
     { labels: { organization_id: c.organizationId, level: 'organization', budget_id: c.organizationId }, figures: c.summary },
     ...c.pools.map((p) => ({ labels: { organization_id: c.organizationId, level: 'pool', budget_id: p.poolId }, figures: p })),
@@ -114,5 +143,24 @@ async function read(sources: AggregateSources, now: number): Promise<Snapshot> {
       figures: i,
     })),
   ]);
-  return { at: now, budgets, teams };
+  return { at: now, budgets, teams, teamCosts };
+}
+
+/** The chargeback of this month for every organization with teams and prices. */
+async function monthTeamCosts(sources: AggregateSources, teams: TeamCounts, now: number): Promise<Snapshot['teamCosts']> {
+  const { prices } = sources;
+  if (prices === undefined) return [];
+  const organizations = new Set([...teams.workloads, ...teams.activeGpus].map((team) => team.organizationId));
+  const priced = [...organizations].filter((organizationId) => prices.pricesFor(organizationId) !== undefined).sort();
+  const month = new Date(now).toISOString().slice(0, 7);
+  const statements = await Promise.all(priced.map((organizationId) =>
+    chargeback({ ...sources, prices }, { organizationId, initiatives: null }, { month, shareIdle: false }, now)));
+  return statements.flatMap((statement) =>
+    statement.currency === null
+      ? []
+      : statement.rows.map((row) => ({
+        labels: { organization_id: statement.organizationId, initiative_id: row.initiativeId, currency: statement.currency?.code ?? '' },
+        cost: row.cost,
+        idleCost: row.idleCost,
+      })));
 }

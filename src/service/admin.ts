@@ -10,7 +10,7 @@ import type { ReadinessTracker } from '../admin/readiness.js';
 import type { AuthenticatorStatus, StatusReportingAuthenticator } from '../auth/authenticator.js';
 import { nonResourceAccessReview } from '../k8s/access-review.js';
 import type { LoadedKubeconfig } from '../k8s/kubeconfig.js';
-import type { BudgetSource, WorkloadIndex } from '../query/ports.js';
+import type { BudgetSource, PriceSource, WorkloadIndex } from '../query/ports.js';
 import { EventLoopLag } from '../runtime/event-loop-lag.js';
 import { listen, type Listener } from '../runtime/http-listener.js';
 import type { RetentionJob } from '../store/retention/retention-job.js';
@@ -57,13 +57,13 @@ export function startEventLoopMonitor(context: ServiceContext, liveness: Livenes
 /** The metrics about the index as a whole, and whether the service is ready. */
 export function registerServiceGauges(
   context: ServiceContext,
-  deps: { index: WorkloadIndex; budgets: BudgetSource; readiness: ReadinessTracker; fleet: FleetMetricSources },
+  deps: { index: WorkloadIndex; budgets: BudgetSource; prices?: PriceSource; readiness: ReadinessTracker; fleet: FleetMetricSources },
 ): void {
   const { metrics, clock, logger } = context;
-  const { index, budgets, readiness } = deps;
+  const { index, budgets, prices, readiness } = deps;
   registerFleetMetrics(metrics.registry, deps.fleet);
   const ready = () => readiness.isReady();
-  registerAggregateMetrics(metrics.registry, { index, budgets, ready, clock, logger: logger.child({ component: 'metrics' }) });
+  registerAggregateMetrics(metrics.registry, { index, budgets, prices, ready, clock, logger: logger.child({ component: 'metrics' }) });
   metrics.gaugeFrom(
     'gpucap_ready',
     '1 while the service is ready (/readyz answers 200): the index synced and no required condition failing',

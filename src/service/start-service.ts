@@ -160,7 +160,6 @@ async function startParts(
   // when telemetry runs, so /v1/health shows no `exporters` check for a feed that is turned off.
   if (telemetry !== undefined) readiness.markReady('telemetry');
   const fleetNodes = { nodes: () => indexWriters.fleet.allNodes() };
-  registerServiceGauges(service, { index: backend.index, budgets: budgets ?? noBudgets, readiness, fleet: fleetNodes });
 
   const clusters = watchClusters(service, { writers: indexWriters, telemetry: telemetry?.telemetry, informers: options.informers });
   // Started after the cluster manager so that it stops before the clusters: no budget change remaps
@@ -169,6 +168,9 @@ async function startParts(
     budgets === undefined || home === undefined ? undefined : startCapacity(service, { budgets, home, tuning: options.informers?.tuning });
   capacity?.budgets.onChange((namespaces) => indexWriters.indexers.remapNamespaces(namespaces));
   const prices = startPrices(service, { home, budgets, tuning: options.informers?.tuning });
+  registerServiceGauges(service, {
+    index: backend.index, budgets: budgets ?? noBudgets, prices: prices?.pricing, readiness, fleet: fleetNodes,
+  });
   const watched = await addClusters(service, { clusters, writers: indexWriters, home });
   startReadiness(service, { readiness, watched, capacity, prices, telemetry });
   followWriters(service, watched);

@@ -190,6 +190,19 @@ describe('prices from ConfigMaps, live: the cost of a workload', function () {
     expect(ranking.metadata.total_count).to.equal(2);
   });
 
+  it('gives each team\'s cost this month on /metrics, in its currency', async () => {
+    const [onDemand, spot] = [await record('train-od'), await record('train-spot')];
+    const labels = { organization_id: 'acme', initiative_id: 'llm', currency: 'EUR' };
+    const cost = await waitFor(async () => {
+      const value = sumOf(parseMetrics(await (await fetch(`${t.adminUrl}/metrics`)).text()), 'gpucap_team_cost', labels);
+      return value > 0 ? value : undefined;
+    }, { what: 'gpucap_team_cost', timeoutMs: 15_000 });
+    // The month may have begun after the pods did: never more than their whole cost.
+    const monthStart = Date.parse(`${new Date().toISOString().slice(0, 7)}-01T00:00:00Z`);
+    if (monthStart <= startedAt) expect(cost).to.be.closeTo(onDemand.cost + spot.cost, 0.05);
+    else expect(cost).to.be.at.most(onDemand.cost + spot.cost + 0.05);
+  });
+
   it('keeps the last valid prices when an edit is broken, and reports it', async () => {
     const current = sim.api.store.get('configmaps', { namespace: NAMESPACE, name: 'prices-acme' }) as KubeObject;
     sim.api.store.update('configmaps', { ...current, data: { 'prices.yaml': pricesYaml(change + 60_000) } });
