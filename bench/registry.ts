@@ -1,6 +1,7 @@
 // Every benchmark of `npm run bench`, in the order they run, with the rows of issue 7's table each one
 // measures (each row has its results file, bench/results/<row>.json). A new benchmark registers here.
 import { runBackendsBench } from './backends.js';
+import { runCostBench } from './cost.js';
 import { runFleetBench } from './fleet.js';
 import { runFullScaleBench } from './full-scale.js';
 import { runKubeApiserverBench } from './kube-apiserver.js';
@@ -36,6 +37,8 @@ export const BENCHES: readonly BenchDefinition[] = [
   // Issue 39: GET /v1/fleet (30 days of history) and /v1/fleet/nodes at 1,250 nodes × 8 GPUs; its own small index.
   { name: 'fleet', rows: ['fleet'], run: (options) => runFleetBench(options) },
   { name: 'workloads-api', rows: ['list', 'get', 'stats'], run: (options) => runWorkloadsApiBench(options) },
+  // Issue 40: statistics with cost, the ranking by cost and the month's chargeback, on workloads-api's 1M-row index.
+  { name: 'cost', rows: ['cost'], run: (options) => runCostBench(options) },
   { name: 'mixed', rows: ['mixed'], run: (options) => runMixedBench(options) },
   { name: 'backends', rows: ['backends'], run: (options) => runBackendsBench(options) },
   // Issue 17: 1M rows, 150k pods and 10,000 GPUs in one process; several minutes on its own.

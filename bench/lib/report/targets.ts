@@ -78,6 +78,7 @@ const MISSING_HINTS: Record<string, (suffix: '' | '.quick') => string> = {
 const FLEET_NODES = 1250;
 
 const READERS: Record<string, Reader> = {
+  cost: costLines,
   list: (r) => {
     const p50 = scenarioFigure(r, sequential('p50'), 'max');
     const p99 = scenarioFigure(r, sequential('p99'), 'max');
@@ -244,6 +245,29 @@ const READERS: Record<string, Reader> = {
     ];
   },
 };
+
+/** Issue 40: the worst p99 of a kind of cost scenario (bench/cost.ts), in-process at 1M rows. */
+function costLines(r: Json): Omit<TargetLine, 'row'>[] {
+  const rows = num(object(r['parameters'])['rows']);
+  const scenarios = Array.isArray(r['scenarios']) ? (r['scenarios'] as Json[]) : [];
+  const worst = (kind: string) => {
+    const p99s = scenarios.filter((s) => s['kind'] === kind).map((s) => num(object(s['latency'])['p99']) ?? 0);
+    return p99s.length === 0 ? null : Math.max(...p99s);
+  };
+  const full = rows !== null && rows >= 1_000_000;
+  const chargeback = worst('chargeback');
+  return [
+    {
+      measure: `chargeback for a month over ${count(rows)} rows, by team and by submitter, p99 (in process)`,
+      target: '≤ 100 ms',
+      measured: ms(chargeback),
+      met: full ? atMost(chargeback, 100) : chargeback !== null && chargeback > 100 ? false : null,
+    },
+    { measure: '… statistics last_30_days with cost, worst p99 (in process)', target: 'none', measured: ms(worst('stats-cost')), met: null },
+    { measure: '… the same without prices, p99', target: 'none', measured: ms(worst('stats')), met: null },
+    { measure: '… rankings sort_by=cost, p99', target: 'none', measured: ms(worst('ranking-cost')), met: null },
+  ];
+}
 
 /** Every target line, from bench/results/<row><suffix>.json. */
 export function readTargets(suffix: '' | '.quick'): TargetLine[] {
