@@ -32,10 +32,18 @@ export function apiUrl(path: string, query: QueryValues = {}): string {
 }
 
 export async function apiGet<T>(session: Session, path: string, query: QueryValues = {}, signal?: AbortSignal): Promise<Envelope<T>> {
+  const response = await apiFetch(session, path, query, 'application/json', signal);
+  const body = (await response.json().catch(() => undefined)) as unknown;
+  if (body === undefined) throw new ApiRequestError(response.status, 'HTTP_ERROR', `The service answered ${response.status} ${response.statusText}`);
+  return body as Envelope<T>;
+}
+
+/** The API's answer in the form `accept` names (text/csv), once it is a success; else the API's error. */
+export async function apiFetch(session: Session, path: string, query: QueryValues, accept: string, signal?: AbortSignal): Promise<Response> {
   let response: Response;
   try {
     response = await fetch(apiUrl(path, query), {
-      headers: { Authorization: `Bearer ${session.token}`, 'X-Organization-Id': session.organizationId, Accept: 'application/json' },
+      headers: { Authorization: `Bearer ${session.token}`, 'X-Organization-Id': session.organizationId, Accept: accept },
       cache: 'no-store',
       credentials: 'omit',
       ...(signal === undefined ? {} : { signal }),
@@ -44,11 +52,12 @@ export async function apiGet<T>(session: Session, path: string, query: QueryValu
     if ((error as Error).name === 'AbortError') throw error;
     throw new ApiRequestError(0, 'NETWORK', `The service did not answer (${(error as Error).message})`);
   }
-  const body = (await response.json().catch(() => undefined)) as unknown;
-  if (response.ok && body !== undefined) return body as Envelope<T>;
-  const error = (body as Partial<ErrorBody> | undefined)?.error;
+  if (response.ok) return response;
+  // Errors come as the JSON envelope whatever was asked for.
+  const body = (await response.json().catch(() => undefined)) as Partial<ErrorBody> | undefined;
+  const error = body?.error;
   if (error !== undefined && typeof error.message === 'string') {
-    throw new ApiRequestError(response.status, error.code, error.message, error.details ?? [], (body as ErrorBody).request_id);
+    throw new ApiRequestError(response.status, error.code, error.message, error.details ?? [], body?.request_id);
   }
   throw new ApiRequestError(response.status, 'HTTP_ERROR', `The service answered ${response.status} ${response.statusText}`);
 }

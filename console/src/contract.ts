@@ -10,6 +10,7 @@ export const STATS_GROUP_KEYS = ['submitted_by', 'initiative_id', 'instance_type
 export const TREND_INTERVALS = ['hour', 'day', 'week'] as const;
 export const LIST_LIMITS = [10, 20, 50, 100] as const;
 export const FLEET_NODE_STATES = ['ready', 'cordoned', 'not_ready'] as const;
+export const CHARGEBACK_GROUP_KEYS = ['submitted_by', 'pool_id', 'gpu_model'] as const;
 
 export type WorkloadStatus = (typeof WORKLOAD_STATUSES)[number];
 export type MetricName = (typeof METRIC_NAMES)[number];
@@ -17,6 +18,7 @@ export type MetricsTimeRange = (typeof METRICS_TIME_RANGES)[number];
 export type RankingSortKey = (typeof RANKING_SORT_KEYS)[number];
 export type StatsGroupKey = (typeof STATS_GROUP_KEYS)[number];
 export type FleetNodeState = (typeof FLEET_NODE_STATES)[number];
+export type ChargebackGroupKey = (typeof CHARGEBACK_GROUP_KEYS)[number];
 
 export interface WorkloadListItem {
   workload_id: string;
@@ -73,7 +75,16 @@ export interface WorkloadMetrics {
   metrics: Partial<Record<MetricName, MetricSummary>>;
 }
 
-export interface StatsFigures {
+/** A statistic's cost, present only for an organization with prices (docs/api.md, Statistics "Cost"). */
+export interface StatsCost {
+  /** null: it used GPU time and no rate matched any of it. */
+  cost?: number | null;
+  /** null where no idle time was sampled. */
+  idle_cost?: number | null;
+  unpriced_gpu_hours?: number;
+}
+
+export interface StatsFigures extends StatsCost {
   workload_count: number;
   gpu_hours: number;
   success_rate: number;
@@ -87,6 +98,8 @@ export type StatsGroup = StatsFigures & Partial<Record<StatsGroupKey, string | n
 export type StatsSeriesEntry = StatsGroup & { start: string };
 
 export interface WorkloadStats {
+  /** With prices only: the currency of every cost of the answer. */
+  currency?: string;
   summary: {
     total_workloads: number;
     total_gpu_hours: number;
@@ -96,6 +109,9 @@ export interface WorkloadStats {
     total_idle_gpu_hours: number | null;
     gpu_efficiency: number | null;
     total_energy_kwh: number | null;
+    total_cost?: number | null;
+    total_idle_cost?: number | null;
+    unpriced_gpu_hours?: number;
   };
   grouped: StatsGroup[];
   series?: StatsSeriesEntry[];
@@ -121,7 +137,13 @@ export interface Forecast {
   projected_exhaustion_at: string | null;
 }
 
-export interface Budget extends Forecast {
+/** A budget entry's figures in money, present only for an organization with prices (docs/api.md, Capacity "Cost"). */
+export interface BudgetCost {
+  used_cost?: number;
+  burn_rate_cost_per_day?: number;
+}
+
+export interface Budget extends Forecast, BudgetCost {
   allocated_gpu_hours: number;
   used_gpu_hours: number;
   remaining_gpu_hours: number;
@@ -129,11 +151,19 @@ export interface Budget extends Forecast {
 
 export interface Capacity {
   organization_id: string;
+  /** With prices only. */
+  currency?: string;
   summary: Forecast & {
     total_allocated_gpu_hours: number;
     total_used_gpu_hours: number;
     total_remaining_gpu_hours: number;
     current_active_gpus: number;
+    // With prices only; allocated and remaining are null when the budget states no allocated_cost.
+    total_allocated_cost?: number | null;
+    total_used_cost?: number;
+    total_remaining_cost?: number | null;
+    burn_rate_cost_per_day?: number;
+    unpriced_gpu_hours?: number;
   };
   pools: (Budget & PoolHardware & { pool_id: string; name: string; instance_types: string[] })[];
   initiatives: (Budget & { initiative_id: string; name: string })[];
@@ -190,6 +220,45 @@ export interface FleetNode {
   unallocated_gpus: number;
   unavailable_gpus: number;
   unhealthy_gpus: number;
+}
+
+/** What a line of a chargeback and its total have in common. Amounts are null without prices. */
+export interface ChargebackFigures {
+  gpu_hours: number;
+  cost: number | null;
+  energy_kwh: number;
+  energy_cost: number | null;
+  idle_gpu_hours: number;
+  idle_cost: number | null;
+  total_cost: number | null;
+}
+
+/** One line of a chargeback: a team, or a team and a value of group_by. */
+export interface ChargebackRow extends ChargebackFigures {
+  initiative_id: string;
+  key: string | null;
+  shared_unallocated_cost: number | null;
+}
+
+/** GET /v1/chargeback: a UTC month's statement, ORG_ADMIN only. */
+export interface Chargeback {
+  organization_id: string;
+  month: string;
+  from: string;
+  to: string;
+  /** false for the current month, whose figures still grow. */
+  complete: boolean;
+  /** null without prices: every amount is null then. */
+  currency: string | null;
+  group_by: ChargebackGroupKey | null;
+  share_idle: boolean;
+  rows: ChargebackRow[];
+  idle: { gpu_hours: number; cost: number | null };
+  unallocated: { gpu_hours: number; cost: number | null; shared: boolean };
+  total: ChargebackFigures & { unallocated_gpu_hours: number; unallocated_cost: number | null };
+  unpriced_gpu_hours: number;
+  /** The rounding rule, in words. */
+  rounding: string;
 }
 
 export interface ListMetadata {

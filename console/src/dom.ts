@@ -49,8 +49,23 @@ export function field(label: string, control: HTMLElement): HTMLElement {
   return h('div', { class: 'field' }, h('label', { for: control.id }, label), control);
 }
 
-/** A table in a focusable scroll container (narrow screens scroll it sideways, by keyboard too). */
-export function table(caption: string, head: readonly string[], rows: readonly (readonly Child[])[], attributes: Attributes = {}): HTMLElement {
+/** A checkbox named `name` (id `f-<name>`) with its label beside it; checked, the form says `name=true`. */
+export function checkbox(label: string, name: string, checked: boolean): HTMLElement {
+  const id = `f-${name}`;
+  return h('div', { class: 'field check' }, h('input', { type: 'checkbox', id, name, value: 'true', checked }), h('label', { for: id }, label));
+}
+
+/**
+ * A table in a focusable scroll container (narrow screens scroll it sideways, by keyboard too). `foot`:
+ * lines under the rows (totals), each headed by its first cell.
+ */
+export function table(
+  caption: string,
+  head: readonly string[],
+  rows: readonly (readonly Child[])[],
+  attributes: Attributes = {},
+  foot: readonly (readonly Child[])[] = [],
+): HTMLElement {
   return h(
     'div',
     { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': caption },
@@ -60,6 +75,9 @@ export function table(caption: string, head: readonly string[], rows: readonly (
       h('caption', {}, caption),
       h('thead', {}, h('tr', {}, ...head.map((title) => h('th', { scope: 'col' }, title)))),
       h('tbody', {}, ...rows.map((cells) => h('tr', {}, ...cells.map((cell) => h('td', {}, cell))))),
+      foot.length === 0
+        ? null
+        : h('tfoot', {}, ...foot.map(([first, ...cells]) => h('tr', {}, h('th', { scope: 'row' }, first), ...cells.map((cell) => h('td', {}, cell))))),
     ),
   );
 }

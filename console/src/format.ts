@@ -20,6 +20,11 @@ export function formatMoney(value: number | null | undefined, currency: string):
   return new Intl.NumberFormat('en-US', { style: 'currency', currency }).format(value);
 }
 
+/** A cost in money; null is GPU time that no rate priced, which the API does not guess, and neither does the console. */
+export function formatCost(value: number | null | undefined, currency: string): string {
+  return value === null ? 'unpriced' : formatMoney(value, currency);
+}
+
 /** A share (0..1) as a percentage. */
 export function formatShare(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : `${formatNumber(value * 100)} %`;

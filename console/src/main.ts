@@ -3,6 +3,7 @@
 import '../styles/console.css';
 import 'uplot/dist/uPlot.min.css';
 import { h } from './dom.js';
+import { chargebackPage } from './pages/chargeback.js';
 import { fleetPage } from './pages/fleet.js';
 import { overviewPage } from './pages/overview.js';
 import { rankingsPage } from './pages/rankings.js';
@@ -21,6 +22,7 @@ const PAGES: Record<PageName, Page> = {
   rankings: rankingsPage,
   statistics: statisticsPage,
   fleet: fleetPage,
+  chargeback: chargebackPage,
 };
 
 let current: AbortController | undefined;
@@ -103,11 +105,12 @@ function go(url: string): void {
 }
 
 // Links to the console's own pages open in place, keeping the token in memory and the history whole;
-// modified clicks (new tab, new window) and every other link behave as usual.
+// modified clicks (new tab, new window), downloads and every other link behave as usual.
 document.addEventListener('click', (event) => {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const anchor = (event.target as Element | null)?.closest('a');
   if (anchor === null || anchor === undefined || anchor.target !== '' || anchor.origin !== location.origin) return;
+  if (anchor.hasAttribute('download')) return;
   if (anchor.hash !== '' && anchor.pathname === location.pathname && anchor.search === location.search) return;
   if (routeOf(anchor.pathname) === undefined) return;
   event.preventDefault();

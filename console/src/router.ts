@@ -2,7 +2,7 @@
 // string), so any view can be shared; the service serves index.html at each of these paths.
 import type { Session } from './session.js';
 
-export type PageName = 'overview' | 'workloads' | 'workload' | 'rankings' | 'statistics' | 'fleet';
+export type PageName = 'overview' | 'workloads' | 'workload' | 'rankings' | 'statistics' | 'fleet' | 'chargeback';
 
 export interface Route {
   page: PageName;
@@ -14,9 +14,10 @@ export const NAV: readonly { page: PageName; path: string; title: string }[] = [
   { page: 'workloads', path: '/workloads', title: 'Workloads' },
   { page: 'rankings', path: '/rankings', title: 'Rankings' },
   { page: 'statistics', path: '/statistics', title: 'Statistics' },
-  // Every caller sees the entry: a token's role shows only in what the API answers, and the page says
-  // when it answered that the fleet is for ORG_ADMIN only.
+  // Every caller sees these entries: a token's role shows only in what the API answers, and each page
+  // says when it answered that it is for ORG_ADMIN only.
   { page: 'fleet', path: '/fleet', title: 'Fleet' },
+  { page: 'chargeback', path: '/chargeback', title: 'Chargeback' },
 ];
 
 export function routeOf(pathname: string): Route | undefined {
@@ -25,6 +26,7 @@ export function routeOf(pathname: string): Route | undefined {
   if (pathname === '/rankings') return { page: 'rankings' };
   if (pathname === '/statistics') return { page: 'statistics' };
   if (pathname === '/fleet') return { page: 'fleet' };
+  if (pathname === '/chargeback') return { page: 'chargeback' };
   const workload = /^\/workloads\/([^/]+)$/.exec(pathname);
   if (workload?.[1] !== undefined) return { page: 'workload', id: decodeURIComponent(workload[1]) };
   return undefined;

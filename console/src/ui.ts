@@ -73,6 +73,8 @@ export interface BudgetFigures {
   remaining: number;
   burnRate: number;
   exhaustion: string | null;
+  /** What the used GPU-hours cost, in words (`$580.84`); only for an organization with prices. */
+  cost?: string;
 }
 
 /** One budget: name, bar, used/allocated, burn rate and projected exhaustion; then `note`, if any. */
@@ -87,6 +89,7 @@ export function budgetRow(name: string, budget: BudgetFigures, note?: Child): HT
       'div',
       { class: 'budget-foot muted' },
       h('span', {}, `${formatGpuHours(budget.remaining)} left`),
+      budget.cost === undefined ? null : h('span', { class: 'budget-cost' }, `${budget.cost} spent`),
       h('span', {}, `burn ${formatNumber(budget.burnRate)} GPU-h/day`),
       h('span', {}, budget.exhaustion === null ? 'not projected to run out this period' : `runs out ${formatTime(budget.exhaustion)}`),
     ),

@@ -38,7 +38,7 @@ describe('web console routes', function () {
   });
   after(async () => service?.stop());
 
-  for (const path of ['/', '/workloads', '/workloads/0f3c2a10-aaaa-bbbb-cccc-000000000001', '/rankings', '/statistics?group_by=initiative_id', '/fleet?time_range=today']) {
+  for (const path of ['/', '/workloads', '/workloads/0f3c2a10-aaaa-bbbb-cccc-000000000001', '/rankings', '/statistics?group_by=initiative_id', '/fleet?time_range=today', '/chargeback?month=2026-11']) {
     it(`serves the console's page at ${path} without credentials, with strict headers`, async () => {
       const { status, headers, text } = await raw(service.url + path);
       expect(status).to.equal(200);

@@ -6,50 +6,26 @@
 // WCAG 2 A/AA rules at desktop and phone sizes. No churn runs, so the workloads hold
 // still; their GPU metrics and running GPU-hours move, so a ranking is checked against the page's own answer.
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
-import { CHROMIUM_INSTALL_HINT, chromiumPath, consoleSettled, launchChromium, settledAfter } from '../../scripts/console/chromium.js';
-import { startDemo, type DemoCallerToken, type RunningDemo } from '../../sim/demo/run-demo.js';
+import type { Page } from 'playwright-core';
+import { consoleSettled, settledAfter } from '../../scripts/console/chromium.js';
+import type { DemoCallerToken } from '../../sim/demo/run-demo.js';
 import { PRICES_CONFIGMAP, PRICES_CURRENCY } from '../../sim/demo/prices.js';
 import { CAPACITY_NAMESPACE } from '../../sim/demo/world.js';
 import { aGpuJob } from '../../sim/kube-api/objects.js';
 import type { KubeObject } from '../../sim/kube-api/resources.js';
 import type { JsonBody } from '../support/service-harness.js';
-import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
-import { accessibilityViolations, column, DESKTOP, inPage, linkedIds, PHONE, withWatchedPage } from './console-browser.js';
+import { accessibilityViolations, apiAs, column, DESKTOP, inPage, linkedIds, PHONE, signInAs, useDemoInChromium, withWatchedPage } from './console-browser.js';
 
 const PAGES = ['/', '/workloads', '/rankings', '/statistics', '/statistics?group_by=initiative_id&interval=week', '/rankings?sort_by=gpu_hours'];
 const ROLE_TEAMS: Record<string, readonly string[] | undefined> = { ACME_ADMIN: undefined, ACME_LEAD: ['llm', 'vision'], ACME_MEMBER: ['vision'], GLOBEX_ADMIN: undefined };
 
 describe('web console in Chromium', function () {
   this.timeout(180_000);
-  let browser: Browser;
-  let demo: RunningDemo;
-  const dir = makeTempDir('gpucap-console-demo-');
+  const running = useDemoInChromium('gpucap-console-demo-');
 
-  before(async function () {
-    const path = chromiumPath();
-    if (path === undefined) {
-      if (process.env.CI) throw new Error(`The browser tests need Chromium, and CI must run them: ${CHROMIUM_INSTALL_HINT}`);
-      console.log(`      skipped: these tests need Chromium (${CHROMIUM_INSTALL_HINT})`);
-      this.skip();
-    }
-    demo = await startDemo({ dir: dir.path, listen: '127.0.0.1:0', adminListen: '127.0.0.1:0', logLevel: 'error' });
-    browser = await launchChromium(path);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await demo?.stop();
-    dir.remove();
-  });
-
-  const caller = (variable: string): DemoCallerToken => demo.caller(variable);
-  const api = async (who: DemoCallerToken, path: string): Promise<JsonBody> => {
-    const response = await fetch(`${demo.url}/v1${path}`, { headers: { Authorization: `Bearer ${who.token}`, 'X-Organization-Id': who.org } });
-    expect(response.status, path).to.equal(200);
-    return response.json();
-  };
+  const caller = (variable: string): DemoCallerToken => running.demo.caller(variable);
+  const api = (who: DemoCallerToken, path: string): Promise<JsonBody> => apiAs(running.demo, who, path);
   /** Every workload id the API lists for a query, page by page. */
   const allIds = async (who: DemoCallerToken, query: string): Promise<string[]> => {
     const ids: string[] = [];
@@ -76,28 +52,25 @@ describe('web console in Chromium', function () {
     expect(response.status(), `the page's ranking by ${sortBy}`).to.equal(200);
     return ((await response.json()) as JsonBody).data;
   };
-  const signIn = async (page: Page, who: DemoCallerToken, path = '/') => {
-    await page.goto(demo.signInLink(who).replace(`${demo.url}/`, `${demo.url}${path}`));
-    await consoleSettled(page);
-  };
+  const signIn = (page: Page, who: DemoCallerToken, path = '/') => signInAs(running.demo, page, who, path);
 
   for (const variable of Object.keys(ROLE_TEAMS)) {
     describe(`as ${variable}`, () => {
       it('loads every page with no console error, no failed request and no accessibility violation', async () => {
         const who = caller(variable);
-        await withWatchedPage(browser, async (watched) => {
+        await withWatchedPage(running.browser, async (watched) => {
         await signIn(watched.page, who);
         // The token left the address bar, and lives in this tab's sessionStorage only.
-        expect(watched.page.url()).to.equal(`${demo.url}/`);
+        expect(watched.page.url()).to.equal(`${running.demo.url}/`);
         expect(await inPage(watched.page, '[sessionStorage.length, localStorage.length, document.cookie]')).to.deep.equal([1, 0, '']);
         for (const path of PAGES) {
-          await watched.page.goto(demo.url + path);
+          await watched.page.goto(running.demo.url + path);
           await consoleSettled(watched.page);
           expect(await watched.page.locator('.error').count(), `${path}: ${await watched.page.locator('main').innerText()}`).to.equal(0);
           expect(await accessibilityViolations(watched.page), path).to.deep.equal([]);
         }
         const first = (await api(who, '/workloads?limit=1')).data.workloads[0];
-        await watched.page.goto(`${demo.url}/workloads/${first.workload_id}`);
+        await watched.page.goto(`${running.demo.url}/workloads/${first.workload_id}`);
         await consoleSettled(watched.page);
         expect(await watched.page.locator('h1').innerText()).to.equal(`Workload ${first.name}`);
         expect(await watched.page.locator('figure.metric').count()).to.equal(5);
@@ -110,15 +83,15 @@ describe('web console in Chromium', function () {
         const who = caller(variable);
         const teams = ROLE_TEAMS[variable];
         const capacity = (await api(who, '/capacity')).data;
-        await withWatchedPage(browser, async (watched) => {
+        await withWatchedPage(running.browser, async (watched) => {
         await signIn(watched.page, who);
         const budgetNames = await watched.page.$$eval('ul[aria-label="Teams"] .budget-name', (names) => names.map((n) => n.textContent ?? ''));
         expect(budgetNames).to.have.length(capacity.initiatives.length);
         for (const initiative of capacity.initiatives) expect(budgetNames.join('\n')).to.include(initiative.initiative_id);
-        await watched.page.goto(`${demo.url}/workloads?limit=100`);
+        await watched.page.goto(`${running.demo.url}/workloads?limit=100`);
         await consoleSettled(watched.page);
         const rowTeams = new Set(await column(watched.page, 'workloads', 2));
-        await watched.page.goto(`${demo.url}/statistics?group_by=initiative_id&interval=none`);
+        await watched.page.goto(`${running.demo.url}/statistics?group_by=initiative_id&interval=none`);
         await consoleSettled(watched.page);
         const statTeams = new Set(await column(watched.page, 'groups', 0));
         if (teams !== undefined) {
@@ -137,7 +110,7 @@ describe('web console in Chromium', function () {
         // A fixed end keeps Jobs submitted during the walk out of it.
         const end = new Date(Date.now() - 1000).toISOString().replace(/\.\d+Z$/, 'Z');
         const expected = await allIds(who, `end_date=${end}`);
-        await withWatchedPage(browser, async (watched) => {
+        await withWatchedPage(running.browser, async (watched) => {
         await signIn(watched.page, who, `/workloads?end_date=${end}&limit=20`);
         const seen: string[] = [];
         for (let pages = 0; pages < 100; pages += 1) {
@@ -158,7 +131,7 @@ describe('web console in Chromium', function () {
 
   it('filters change the URL and the rows, and the URL restores them', async () => {
     const who = caller('ACME_ADMIN');
-    await withWatchedPage(browser, async (watched) => {
+    await withWatchedPage(running.browser, async (watched) => {
     await signIn(watched.page, who, '/workloads');
     await watched.page.getByLabel('Status').selectOption('failed');
     await watched.page.getByLabel('Team (initiative)').fill('llm');
@@ -171,7 +144,7 @@ describe('web console in Chromium', function () {
     expect(await linkedIds(watched.page, 'workloads')).to.deep.equal(expected.slice(0, 20));
     expect(new Set(await column(watched.page, 'workloads', 1))).to.deep.equal(new Set(['failed']));
     // The shared URL opens the same view in a new tab.
-    await withWatchedPage(browser, async (other) => {
+    await withWatchedPage(running.browser, async (other) => {
     await signIn(other.page, who, `${url.pathname}${url.search}`);
     expect(await other.page.getByLabel('Status').inputValue()).to.equal('failed');
     expect(await linkedIds(other.page, 'workloads')).to.deep.equal(expected.slice(0, 20));
@@ -186,7 +159,7 @@ describe('web console in Chromium', function () {
 
   it('ranks by each sort key, with the scope average', async () => {
     const who = caller('ACME_ADMIN');
-    await withWatchedPage(browser, async (watched) => {
+    await withWatchedPage(running.browser, async (watched) => {
     await signIn(watched.page, who, '/rankings');
     for (const key of ['gpu_utilization', 'memory_utilization', 'power_usage', 'gpu_hours', 'idle_gpu_hours', 'gpu_efficiency', 'queue_seconds']) {
       const answer = await rankingAnswered(watched.page, key, () => watched.page.locator(`nav.tabs a[href*="sort_by=${key}"]`).click());
@@ -203,7 +176,7 @@ describe('web console in Chromium', function () {
 
   it('waits for the view an action leads to, even one drawn after the action has returned', async () => {
     const who = caller('ACME_ADMIN');
-    await withWatchedPage(browser, async (watched) => {
+    await withWatchedPage(running.browser, async (watched) => {
     await signIn(watched.page, who, '/rankings');
     // The click comes 300 ms after the action returns, while the old view is settled: a wait on the
     // settled state alone would return at once and read the old ranking.
@@ -218,10 +191,10 @@ describe('web console in Chromium', function () {
 
   it("a refused token shows the API's error, and Sign in again leads to a working sign-in", async () => {
     const who = caller('ACME_ADMIN');
-    await withWatchedPage(browser, async (watched) => {
-    await watched.page.goto(`${demo.url}/#token=not-a-token&org=acme`);
+    await withWatchedPage(running.browser, async (watched) => {
+    await watched.page.goto(`${running.demo.url}/#token=not-a-token&org=acme`);
     await consoleSettled(watched.page);
-    const refused = await fetch(`${demo.url}/v1/capacity`, { headers: { Authorization: 'Bearer not-a-token', 'X-Organization-Id': 'acme' } });
+    const refused = await fetch(`${running.demo.url}/v1/capacity`, { headers: { Authorization: 'Bearer not-a-token', 'X-Organization-Id': 'acme' } });
     const error = ((await refused.json()) as JsonBody).error;
     const shown = await watched.page.locator('.error').first().innerText();
     expect(shown).to.include(`${error.code} (HTTP 401): ${error.message}`);
@@ -241,27 +214,27 @@ describe('web console in Chromium', function () {
   });
 
   it('a sign-in link pasted into a tab that already shows the console signs in, without a reload', async () => {
-    await withWatchedPage(browser, async (watched) => {
-    await watched.page.goto(`${demo.url}/`);
+    await withWatchedPage(running.browser, async (watched) => {
+    await watched.page.goto(`${running.demo.url}/`);
     await consoleSettled(watched.page);
     expect(await watched.page.getByLabel('Bearer token').isVisible()).to.equal(true);
     await inPage(watched.page, 'window.__sameDocument = true');
-    await settledAfter(watched.page, () => watched.page.goto(demo.signInLink(caller('ACME_ADMIN'))));
+    await settledAfter(watched.page, () => watched.page.goto(running.demo.signInLink(caller('ACME_ADMIN'))));
     expect(await inPage(watched.page, 'window.__sameDocument === true'), 'the page was not loaded again').to.equal(true);
     expect(await watched.page.locator('h1').innerText()).to.equal('Overview of acme');
-    expect(watched.page.url()).to.equal(`${demo.url}/`);
+    expect(watched.page.url()).to.equal(`${running.demo.url}/`);
     // Another organization's link, pasted over a signed-in tab, switches to it.
-    await settledAfter(watched.page, () => watched.page.goto(demo.signInLink(caller('GLOBEX_ADMIN'))));
+    await settledAfter(watched.page, () => watched.page.goto(running.demo.signInLink(caller('GLOBEX_ADMIN'))));
     expect(await watched.page.locator('h1').innerText()).to.equal('Overview of globex');
     expect(watched.problems).to.deep.equal([]);
     });
   });
 
   it('works at 390×844: no sideways scrolling of the page, and no accessibility violation', async () => {
-    await withWatchedPage(browser, async (watched) => {
+    await withWatchedPage(running.browser, async (watched) => {
     await signIn(watched.page, caller('ACME_ADMIN'));
     for (const path of PAGES) {
-      await watched.page.goto(demo.url + path);
+      await watched.page.goto(running.demo.url + path);
       await consoleSettled(watched.page);
       const widths = await inPage<number[]>(watched.page, '[document.documentElement.scrollWidth, window.innerWidth]');
       expect(widths[0], `${path} is ${widths[0]} px wide`).to.be.at.most(widths[1] ?? 0);
@@ -272,7 +245,7 @@ describe('web console in Chromium', function () {
   });
 
   it('the accessibility check finds what it looks for: grey-on-white text and an unlabelled field', async () => {
-    await withWatchedPage(browser, async (watched) => {
+    await withWatchedPage(running.browser, async (watched) => {
     await signIn(watched.page, caller('ACME_ADMIN'), '/rankings');
     await inPage(watched.page, "(() => { const p = document.createElement('p'); p.textContent = 'faint'; p.style.color = '#bbbbbb'; document.querySelector('main').append(p, document.createElement('input')); })()");
     const violations = await accessibilityViolations(watched.page);
@@ -285,7 +258,7 @@ describe('web console in Chromium', function () {
     const listed = (await api(admin, '/workloads?status=running&limit=100')).data.workloads as JsonBody[];
     const mig = listed.find((w) => w.name === 'eval-mig-notebook');
     expect(mig, 'the demo\'s MIG Job').to.not.equal(undefined);
-    await withWatchedPage(browser, async (watched) => {
+    await withWatchedPage(running.browser, async (watched) => {
       await signIn(watched.page, admin, `/workloads/${mig?.workload_id as string}`);
       const value = (label: string) => watched.page.locator('dl.record div').filter({ has: watched.page.locator('dt', { hasText: label }) }).locator('dd').innerText();
       expect(await value('GPUs allocated')).to.equal('0.1429 (MIG slices)');
@@ -296,7 +269,7 @@ describe('web console in Chromium', function () {
 
   it("shows a workload's cost at its organization's prices, unpriced where no rate matched, and nothing without prices", async () => {
     const admin = caller('ACME_ADMIN');
-    const store = demo.world.home.api.store;
+    const store = running.demo.world.home.api.store;
     const pricesKey = { namespace: CAPACITY_NAMESPACE, name: PRICES_CONFIGMAP };
     const prices = store.get('configmaps', pricesKey) as KubeObject;
     const pricesText = (prices.data as Record<string, string>)['prices.yaml'] ?? '';
@@ -319,7 +292,7 @@ describe('web console in Chromium', function () {
     const shownRecord = async (page: Page): Promise<Record<string, string>> =>
       Object.fromEntries(await page.$$eval('dl.record div', (rows) => rows.map((row) => [row.querySelector('dt')?.textContent ?? '', row.querySelector('dd')?.textContent ?? ''])));
     try {
-      await withWatchedPage(browser, async (watched) => {
+      await withWatchedPage(running.browser, async (watched) => {
         await signIn(watched.page, admin, `/workloads/${id}`);
         const shown = await shownRecord(watched.page);
         expect(shown).to.include({ Cost: money(l40s?.cost), 'Energy cost': l40s?.energy_cost === null ? '—' : money(l40s?.energy_cost) });
@@ -347,7 +320,7 @@ describe('web console in Chromium', function () {
     const globex = caller('GLOBEX_ADMIN');
     const theirs = await record(globex, (await api(globex, '/workloads?status=completed&limit=1')).data.workloads[0].workload_id as string);
     expect(theirs).to.not.have.any.keys('currency', 'cost', 'energy_cost', 'unpriced_gpu_hours');
-    await withWatchedPage(browser, async (watched) => {
+    await withWatchedPage(running.browser, async (watched) => {
       await signIn(watched.page, globex, `/workloads/${theirs.workload_id as string}`);
       const shown = await shownRecord(watched.page);
       expect(shown).to.have.property('GPU-hours used');
@@ -359,7 +332,7 @@ describe('web console in Chromium', function () {
   it('shows a hostile workload name and team name as text on every page: no dialog, no injected element', async () => {
     const name = '<img src=x onerror=alert(1)>';
     const team = '"><script>alert(1)</script>';
-    const store = demo.world.home.api.store;
+    const store = running.demo.world.home.api.store;
     const budgetKey = { namespace: CAPACITY_NAMESPACE, name: 'capacity-acme' };
     const budget = store.get('configmaps', budgetKey);
     const budgetText = (budget?.data as Record<string, string> | undefined)?.['capacity.yaml'] ?? '';
@@ -383,7 +356,7 @@ describe('web console in Chromium', function () {
         [`/rankings?sort_by=queue_seconds&${teamQuery}`, [name, team]],
         ['/statistics?group_by=initiative_id&interval=none', [team]],
       ];
-      await withWatchedPage(browser, async (watched) => {
+      await withWatchedPage(running.browser, async (watched) => {
         const dialogs: string[] = [];
         watched.page.on('dialog', (dialog) => {
           dialogs.push(dialog.message());
@@ -391,7 +364,7 @@ describe('web console in Chromium', function () {
         });
         await signIn(watched.page, admin);
         for (const [path, texts] of pages) {
-          await watched.page.goto(demo.url + path);
+          await watched.page.goto(running.demo.url + path);
           await consoleSettled(watched.page);
           const shown = await watched.page.locator('main').innerText();
           for (const text of texts) expect(shown, `${path} shows ${text}`).to.include(text);
@@ -412,7 +385,7 @@ describe('web console in Chromium', function () {
   });
 
   it('can be used with the keyboard alone: skip link, then Tab to a workload and Enter', async () => {
-    await withWatchedPage(browser, async (watched) => {
+    await withWatchedPage(running.browser, async (watched) => {
     await signIn(watched.page, caller('ACME_ADMIN'), '/workloads');
     await watched.page.keyboard.press('Tab');
     expect(await inPage(watched.page, 'document.activeElement?.textContent')).to.equal('Skip to content');

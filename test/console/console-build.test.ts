@@ -31,7 +31,7 @@ describe('web console build', function () {
     expect(readFileSync(join(built.outDir, 'licenses.txt'), 'utf8')).to.include('uPlot').and.include('MIT');
   });
 
-  it("lists the API's own values: statuses, metrics, windows, sort keys, ranges, groupings, intervals, page sizes, sharing, node states", async () => {
+  it("lists the API's own values: statuses, metrics, windows, sort keys, ranges, groupings, intervals, page sizes, sharing, node states, chargeback splits", async () => {
     const service = await startTestService();
     try {
       const doc: JsonBody = (await service.get('/v1/openapi.json', { as: null })).body;
@@ -54,6 +54,7 @@ describe('web console build', function () {
       expect(contract.FLEET_NODE_STATES).to.deep.equal(parameter('/v1/fleet/nodes', 'state').enum);
       const nodesLimit = parameter('/v1/fleet/nodes', 'limit');
       expect(contract.LIST_LIMITS.every((n) => n >= nodesLimit.minimum && n <= nodesLimit.maximum)).to.equal(true);
+      expect(contract.CHARGEBACK_GROUP_KEYS).to.deep.equal(parameter('/v1/chargeback', 'group_by').enum);
     } finally {
       await service.stop();
     }

@@ -4,14 +4,15 @@
 // with its state, a cordoned and a NotReady one among them), the node state filter and paging, and what
 // a MEMBER sees instead (the API's 403 and why). No churn runs, so the nodes hold still.
 import { expect } from 'chai';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { CHROMIUM_INSTALL_HINT, chromiumPath, consoleSettled, launchChromium, settledAfter } from '../../scripts/console/chromium.js';
-import { startDemo, type DemoCallerToken, type RunningDemo } from '../../sim/demo/run-demo.js';
+import type { Page } from 'playwright-core';
+import { consoleSettled, settledAfter } from '../../scripts/console/chromium.js';
+import type { DemoCallerToken } from '../../sim/demo/run-demo.js';
 import { CORDONED_NODE, NOT_READY_NODE, UNHEALTHY_GPU_NODE } from '../../sim/demo/node-faults.js';
 import type { JsonBody } from '../support/service-harness.js';
-import { makeTempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
-import { accessibilityViolations, column, inPage, PHONE, withWatchedPage } from './console-browser.js';
+import {
+  accessibilityViolations, answersTo, apiAs, cells, column, expectFitsWithoutViolations, PHONE, signInAs, tilesOf, useDemoInChromium, withWatchedPage,
+} from './console-browser.js';
 
 const twoDigits = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 const oneDigit = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
@@ -27,63 +28,29 @@ const LAYERS: [string, (f: JsonBody) => number][] = [
 
 describe('web console Fleet page in Chromium', function () {
   this.timeout(180_000);
-  let browser: Browser;
-  let demo: RunningDemo;
-  const dir = makeTempDir('gpucap-console-fleet-');
-
-  const as = (who: DemoCallerToken) => ({ headers: { Authorization: `Bearer ${who.token}`, 'X-Organization-Id': who.org } });
-  const api = async (who: DemoCallerToken, path: string): Promise<JsonBody> => {
-    const response = await fetch(`${demo.url}/v1${path}`, as(who));
-    expect(response.status, path).to.equal(200);
-    return response.json();
-  };
+  const running = useDemoInChromium('gpucap-console-fleet-');
 
   before(async function () {
-    const path = chromiumPath();
-    if (path === undefined) {
-      if (process.env.CI) throw new Error(`The browser tests need Chromium, and CI must run them: ${CHROMIUM_INSTALL_HINT}`);
-      console.log(`      skipped: these tests need Chromium (${CHROMIUM_INSTALL_HINT})`);
-      this.skip();
-    }
-    demo = await startDemo({ dir: dir.path, listen: '127.0.0.1:0', adminListen: '127.0.0.1:0', logLevel: 'error' });
-    browser = await launchChromium(path);
     // The history runs a bucket and a flush behind (15 s in the demo): the chart has figures once the first one is in.
-    await waitFor(async () => (await api(demo.caller('ACME_ADMIN'), '/fleet?time_range=today')).data.summary.capacity_gpu_hours > 0, {
+    await waitFor(async () => (await api(running.demo.caller('ACME_ADMIN'), '/fleet?time_range=today')).data.summary.capacity_gpu_hours > 0, {
       what: "the fleet's first GPU-hours in its history",
       timeoutMs: 60_000,
       intervalMs: 1000,
     });
   });
 
-  after(async () => {
-    await browser?.close();
-    await demo?.stop();
-    dir.remove();
-  });
-
-  /** Does `action` and gives the JSON the page was answered on each of `paths` (pathnames under /v1). */
-  const answersTo = async (page: Page, paths: readonly string[], action: () => Promise<unknown>): Promise<JsonBody[]> => {
-    const answered = paths.map((path) => page.waitForResponse((response) => new URL(response.url()).pathname === `/v1${path}`));
-    await settledAfter(page, action);
-    return Promise.all(answered.map(async (response) => (await response).json() as Promise<JsonBody>));
-  };
-  const signIn = async (page: Page, who: DemoCallerToken) => {
-    await page.goto(demo.signInLink(who));
-    await consoleSettled(page);
-  };
+  const as = (who: DemoCallerToken) => ({ headers: { Authorization: `Bearer ${who.token}`, 'X-Organization-Id': who.org } });
+  const api = (who: DemoCallerToken, path: string) => apiAs(running.demo, who, path);
+  const signIn = (page: Page, who: DemoCallerToken) => signInAs(running.demo, page, who);
   // Through the navigation, as a user goes there (and as a test of that link).
   const fleetLink = (page: Page) => page.locator('header nav').getByRole('link', { name: 'Fleet' });
   const openFleet = (page: Page) => answersTo(page, ['/fleet', '/fleet/nodes'], () => fleetLink(page).click());
   const applyFleet = (page: Page) => answersTo(page, ['/fleet', '/fleet/nodes'], () => page.getByRole('button', { name: 'Apply' }).click());
-  const tilesOf = (page: Page, section: string) =>
-    page.$$eval(`section[aria-labelledby="${section}"] .tile`, (tiles) =>
-      tiles.map((t) => [t.querySelector('dt')?.textContent ?? '', t.querySelector('dd')?.textContent ?? '']));
-  const cells = (rows: Locator) => rows.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? '')));
 
   it('shows an ORG_ADMIN the GPUs now, a stacked chart per GPU model and every node with its state', async () => {
-    await withWatchedPage(browser, async (watched) => {
+    await withWatchedPage(running.browser, async (watched) => {
       const { page } = watched;
-      await signIn(page, demo.caller('ACME_ADMIN'));
+      await signIn(page, running.demo.caller('ACME_ADMIN'));
       const [fleet, nodes] = await openFleet(page);
       expect(new URL(page.url()).pathname).to.equal('/fleet');
       expect(await page.locator('h1').innerText()).to.equal('Fleet of acme');
@@ -143,9 +110,9 @@ describe('web console Fleet page in Chromium', function () {
   });
 
   it('charts per hour for today, filters the nodes by state, and pages through them with Next page', async () => {
-    const admin = demo.caller('ACME_ADMIN');
+    const admin = running.demo.caller('ACME_ADMIN');
     const all = ((await api(admin, '/fleet/nodes?limit=1000')).data.nodes as JsonBody[]).map((n) => n.node as string);
-    await withWatchedPage(browser, async (watched) => {
+    await withWatchedPage(running.browser, async (watched) => {
       const { page } = watched;
       await signIn(page, admin);
       await openFleet(page);
@@ -183,22 +150,20 @@ describe('web console Fleet page in Chromium', function () {
   });
 
   it('at 390 × 844 the Fleet page never scrolls sideways, and axe finds nothing', async () => {
-    await withWatchedPage(browser, async (watched) => {
-      await signIn(watched.page, demo.caller('ACME_ADMIN'));
+    await withWatchedPage(running.browser, async (watched) => {
+      await signIn(watched.page, running.demo.caller('ACME_ADMIN'));
       await openFleet(watched.page);
-      const widths = await inPage<number[]>(watched.page, '[document.documentElement.scrollWidth, window.innerWidth]');
-      expect(widths[0], `the page is ${widths[0]} px wide`).to.be.at.most(widths[1] ?? 0);
-      expect(await accessibilityViolations(watched.page)).to.deep.equal([]);
+      await expectFitsWithoutViolations(watched.page);
       expect(watched.problems).to.deep.equal([]);
     }, PHONE);
   });
 
   it("tells a MEMBER that the fleet is for ORG_ADMIN only, with the API's error", async () => {
-    const member = demo.caller('ACME_MEMBER');
-    const refused = await fetch(`${demo.url}/v1/fleet`, as(member));
+    const member = running.demo.caller('ACME_MEMBER');
+    const refused = await fetch(`${running.demo.url}/v1/fleet`, as(member));
     expect(refused.status).to.equal(403);
     const error = ((await refused.json()) as JsonBody).error;
-    await withWatchedPage(browser, async (watched) => {
+    await withWatchedPage(running.browser, async (watched) => {
       const { page } = watched;
       await signIn(page, member);
       await settledAfter(page, () => fleetLink(page).click());
@@ -213,10 +178,10 @@ describe('web console Fleet page in Chromium', function () {
 
   for (const variable of ['ACME_ADMIN', 'ACME_MEMBER']) {
     it(`marks the over-committed pool on the overview, with its budget and its hardware (${variable})`, async () => {
-      await withWatchedPage(browser, async (watched) => {
+      await withWatchedPage(running.browser, async (watched) => {
         const { page } = watched;
         const answered = page.waitForResponse((response) => new URL(response.url()).pathname === '/v1/capacity');
-        await signIn(page, demo.caller(variable));
+        await signIn(page, running.demo.caller(variable));
         const pools = ((await (await answered).json()) as JsonBody).data.pools as JsonBody[];
         expect(pools.map((p) => [p.pool_id, p.over_committed])).to.deep.equal([['h100', false], ['l40s', false], ['l4', true]]);
         const rows = page.locator('ul[aria-label="Capacity pools"] li.budget');

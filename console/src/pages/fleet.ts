@@ -1,12 +1,13 @@
 // Fleet: the GPUs of the organization's clusters (GET /v1/fleet by GPU model, GET /v1/fleet/nodes),
 // for ORG_ADMIN only: the GPUs now, their GPU-hours over a range by state, and the nodes page by page.
 // The range, the filters and the nodes' cursor are in the URL, as on every page.
-import { apiGet, ApiRequestError } from '../api.js';
+import { adminOnly } from '../admin-only.js';
+import { apiGet } from '../api.js';
 import { FLEET_NODE_STATES, LIST_LIMITS, TREND_INTERVALS, type Fleet, type FleetNode } from '../contract.js';
 import { field, h, select, textInput, type Child } from '../dom.js';
 import { rangePicker } from '../range-picker.js';
 import { pick, type PageContext } from '../router.js';
-import { errorBox, filtersForm, section } from '../ui.js';
+import { filtersForm, section } from '../ui.js';
 import { fleetHistoryView } from './fleet-history.js';
 import { nodesView, nodeStateLabel } from './fleet-nodes.js';
 import { fleetNowView } from './fleet-now.js';
@@ -40,33 +41,32 @@ export async function fleetPage(main: HTMLElement, context: PageContext): Promis
   await section(
     results,
     'the fleet',
-    async () => {
-      const filters = pick(query, FILTERS);
-      const answers = await Promise.all([
-        apiGet<Fleet>(
-          context.session,
-          '/fleet',
-          { ...pick(query, RANGE, DEFAULTS), ...filters, interval, group_by: 'gpu_model' },
-          context.signal,
-        ),
-        apiGet<{ nodes: FleetNode[] }>(
-          context.session,
-          '/fleet/nodes',
-          { ...filters, state: value('state'), limit: value('limit') || DEFAULTS.limit, next_token: value('next_token') },
-          context.signal,
-        ),
-      ]).catch((error: unknown) => {
-        if (error instanceof ApiRequestError && error.status === 403) return error;
-        throw error;
-      });
-      if (answers instanceof ApiRequestError) return forbiddenView(answers);
-      const [fleet, nodes] = answers;
-      return [
-        titled('now', 'GPUs now', fleetNowView(fleet.data)),
-        titled('hours', 'GPU-hours over the range', fleetHistoryView(fleet.data, interval)),
-        titled('nodes', 'Nodes', nodesView(nodes.data.nodes, nodes.metadata, query)),
-      ];
-    },
+    () => adminOnly(
+      'The fleet (every GPU node of the organization\'s clusters, and what it holds)',
+      'nodes are shared by every team',
+      async () => {
+        const filters = pick(query, FILTERS);
+        const [fleet, nodes] = await Promise.all([
+          apiGet<Fleet>(
+            context.session,
+            '/fleet',
+            { ...pick(query, RANGE, DEFAULTS), ...filters, interval, group_by: 'gpu_model' },
+            context.signal,
+          ),
+          apiGet<{ nodes: FleetNode[] }>(
+            context.session,
+            '/fleet/nodes',
+            { ...filters, state: value('state'), limit: value('limit') || DEFAULTS.limit, next_token: value('next_token') },
+            context.signal,
+          ),
+        ]);
+        return [
+          titled('now', 'GPUs now', fleetNowView(fleet.data)),
+          titled('hours', 'GPU-hours over the range', fleetHistoryView(fleet.data, interval)),
+          titled('nodes', 'Nodes', nodesView(nodes.data.nodes, nodes.metadata, query)),
+        ];
+      },
+    ),
     context.signal,
   );
 }
@@ -86,17 +86,4 @@ function chartInterval(query: URLSearchParams): string {
   const start = Date.parse(query.get('start_date') ?? '');
   const end = query.get('end_date') ? Date.parse(query.get('end_date') ?? '') : Date.now();
   return end - start <= HOURLY_UP_TO_MS ? 'hour' : 'day';
-}
-
-/** A TEAM_LEAD's or MEMBER's token is refused the fleet: why, in words, then the API's own error. */
-function forbiddenView(error: ApiRequestError): Child[] {
-  return [
-    h(
-      'p',
-      { class: 'notice' },
-      'The fleet (every GPU node of the organization\'s clusters, and what it holds) is shown to organization admins ',
-      '(ORG_ADMIN) only: nodes are shared by every team. Sign in with an ORG_ADMIN token to see it.',
-    ),
-    errorBox(error),
-  ];
 }

@@ -1,10 +1,11 @@
 // Overview: the budgets burning down (organization, pools, teams), each pool against its hardware,
-// and the last 30 days.
+// and the last 30 days; with prices, what the GPU time of each cost.
 import { apiGet } from '../api.js';
 import { timeChart } from '../chart.js';
-import type { Capacity, WorkloadStats } from '../contract.js';
+import type { Budget, Capacity, WorkloadStats } from '../contract.js';
+import { capacityCostTiles, statsCostTiles } from '../cost-tiles.js';
 import { h } from '../dom.js';
-import { formatDuration, formatGpuHours, formatNumber, formatSeriesStart, formatShare, formatTime } from '../format.js';
+import { formatDuration, formatGpuHours, formatMoney, formatNumber, formatSeriesStart, formatShare, formatTime } from '../format.js';
 import { poolHardware } from '../pool-hardware.js';
 import type { PageContext } from '../router.js';
 import { budgetRow, section, tiles } from '../ui.js';
@@ -35,6 +36,7 @@ function capacityView(capacity: Capacity): HTMLElement[] {
       ['Remaining', formatGpuHours(s.total_remaining_gpu_hours)],
       ['Burn rate', `${formatNumber(s.burn_rate_gpu_hours_per_day)} GPU-h/day`],
       ['Projected exhaustion', s.projected_exhaustion_at === null ? 'not this period' : formatTime(s.projected_exhaustion_at)],
+      ...capacityCostTiles(capacity),
     ]),
     h(
       'ul',
@@ -46,6 +48,7 @@ function capacityView(capacity: Capacity): HTMLElement[] {
         remaining: s.total_remaining_gpu_hours,
         burnRate: s.burn_rate_gpu_hours_per_day,
         exhaustion: s.projected_exhaustion_at,
+        ...spent(s.total_used_cost, capacity.currency),
       }),
     ),
     h('h3', {}, 'Capacity pools'),
@@ -55,24 +58,30 @@ function capacityView(capacity: Capacity): HTMLElement[] {
           'ul',
           { class: 'budgets', 'aria-label': 'Capacity pools' },
           ...capacity.pools.map((p) =>
-            budgetRow(`${p.name} (${p.instance_types.join(', ') || 'any instance type'})`, figures(p), poolHardware(p)),
+            budgetRow(`${p.name} (${p.instance_types.join(', ') || 'any instance type'})`, figures(p, capacity.currency), poolHardware(p)),
           ),
         ),
     h('h3', {}, 'Teams'),
     capacity.initiatives.length === 0
       ? h('p', { class: 'muted' }, 'No team in scope.')
-      : h('ul', { class: 'budgets', 'aria-label': 'Teams' }, ...capacity.initiatives.map((i) => budgetRow(i.name === i.initiative_id ? i.name : `${i.name} (${i.initiative_id})`, figures(i)))),
+      : h('ul', { class: 'budgets', 'aria-label': 'Teams' }, ...capacity.initiatives.map((i) => budgetRow(i.name === i.initiative_id ? i.name : `${i.name} (${i.initiative_id})`, figures(i, capacity.currency)))),
   ];
 }
 
-function figures(budget: Capacity['pools'][number] | Capacity['initiatives'][number]) {
+function figures(budget: Budget, currency: string | undefined) {
   return {
     allocated: budget.allocated_gpu_hours,
     used: budget.used_gpu_hours,
     remaining: budget.remaining_gpu_hours,
     burnRate: budget.burn_rate_gpu_hours_per_day,
     exhaustion: budget.projected_exhaustion_at,
+    ...spent(budget.used_cost, currency),
   };
+}
+
+/** A budget's cost so far, when the API priced it. */
+function spent(usedCost: number | undefined, currency: string | undefined): { cost?: string } {
+  return usedCost === undefined || currency === undefined ? {} : { cost: formatMoney(usedCost, currency) };
 }
 
 function monthView(stats: WorkloadStats): HTMLElement[] {
@@ -84,6 +93,7 @@ function monthView(stats: WorkloadStats): HTMLElement[] {
       ['Success rate', formatShare(stats.summary.success_rate)],
       ['Average duration', formatDuration(stats.summary.average_duration_seconds)],
       ['Average queue', formatDuration(stats.summary.average_queue_seconds)],
+      ...statsCostTiles(stats),
     ]),
     timeChart({
       title: 'GPU-hours and success rate per day (UTC), by day of submission',

@@ -1,9 +1,11 @@
-// Statistics: GET /v1/workloads/stats over a range, grouped and per interval, as a chart and a table.
+// Statistics: GET /v1/workloads/stats over a range, grouped and per interval, as a chart and a table;
+// for an organization with prices, what the workloads cost too (docs/api.md, Statistics "Cost").
 import { apiGet } from '../api.js';
 import { timeChart, type ChartSeries } from '../chart.js';
 import { STATS_GROUP_KEYS, TREND_INTERVALS, type StatsGroup, type StatsGroupKey, type StatsSeriesEntry, type WorkloadStats } from '../contract.js';
+import { statsCostTiles } from '../cost-tiles.js';
 import { field, h, select, table, textInput, type Child } from '../dom.js';
-import { formatDuration, formatGpuHours, formatNumber, formatSeriesStart, formatShare, humanize } from '../format.js';
+import { formatCost, formatDuration, formatGpuHours, formatMoney, formatNumber, formatSeriesStart, formatShare, humanize } from '../format.js';
 import { rangePicker } from '../range-picker.js';
 import { pick, type PageContext } from '../router.js';
 import { filtersForm, meter, section, tiles } from '../ui.js';
@@ -60,9 +62,10 @@ function statsView(stats: WorkloadStats, groupBy: StatsGroupKey | undefined, int
       ['Idle GPU-hours', formatGpuHours(s.total_idle_gpu_hours)],
       ['GPU efficiency', formatShare(s.gpu_efficiency)],
       ['Energy', s.total_energy_kwh === null ? '—' : `${formatNumber(s.total_energy_kwh)} kWh`],
+      ...statsCostTiles(stats),
     ]),
     stats.series === undefined ? null : seriesChart(stats.series, groupBy, interval),
-    groupBy === undefined ? null : groupsTable(stats.grouped, groupBy),
+    groupBy === undefined ? null : groupsTable(stats.grouped, groupBy, stats.currency),
   ];
 }
 
@@ -103,11 +106,15 @@ function groupName(group: StatsGroup, key: StatsGroupKey): string {
   return group[key] ?? 'none';
 }
 
-function groupsTable(groups: readonly StatsGroup[], groupBy: StatsGroupKey): HTMLElement {
+function groupsTable(groups: readonly StatsGroup[], groupBy: StatsGroupKey, currency: string | undefined): HTMLElement {
   const top = Math.max(0, ...groups.map((g) => g.gpu_hours));
+  const costs = (g: StatsGroup) => (currency === undefined ? [] : [formatCost(g.cost, currency), formatMoney(g.idle_cost, currency)]);
   return table(
     `By ${humanize(groupBy)}, most GPU-hours first`,
-    [humanize(groupBy), 'Workloads', 'GPU-hours', 'Share of the largest', 'Success rate', 'Average queue', 'Idle GPU-hours', 'GPU efficiency'],
+    [
+      humanize(groupBy), 'Workloads', 'GPU-hours', 'Share of the largest', 'Success rate', 'Average queue', 'Idle GPU-hours', 'GPU efficiency',
+      ...(currency === undefined ? [] : ['Cost', 'Idle cost']),
+    ],
     groups.map((g) => [
       groupName(g, groupBy),
       formatNumber(g.workload_count),
@@ -117,6 +124,7 @@ function groupsTable(groups: readonly StatsGroup[], groupBy: StatsGroupKey): HTM
       formatDuration(g.average_queue_seconds),
       formatGpuHours(g.idle_gpu_hours),
       formatShare(g.gpu_efficiency),
+      ...costs(g),
     ]),
     { class: 'groups', 'data-rows': groups.length },
   );

@@ -3,7 +3,7 @@
 import { apiGet } from '../api.js';
 import { METRIC_NAMES, METRICS_TIME_RANGES, type GpuSharing, type MetricName, type MetricSummary, type Workload, type WorkloadMetrics } from '../contract.js';
 import { h, table } from '../dom.js';
-import { formatDuration, formatGpuHours, formatMetric, formatMoney, formatNumber, formatShare, formatTime, humanize, METRIC_UNITS } from '../format.js';
+import { formatCost, formatDuration, formatGpuHours, formatMetric, formatMoney, formatNumber, formatShare, formatTime, humanize, METRIC_UNITS } from '../format.js';
 import type { PageContext } from '../router.js';
 import { link, section, statusBadge } from '../ui.js';
 
@@ -84,7 +84,7 @@ function costRows(w: Workload): [string, string][] {
   if (!('cost' in w)) return [];
   const currency = w.currency ?? '';
   const rows: [string, string][] = [
-    ['Cost', w.cost === null ? 'unpriced' : formatMoney(w.cost, currency)],
+    ['Cost', formatCost(w.cost, currency)],
     ['Energy cost', formatMoney(w.energy_cost, currency)],
   ];
   const unpriced = w.unpriced_gpu_hours ?? 0;

@@ -8,7 +8,7 @@ import type { ConsoleAsset, ConsoleAssets } from './console-assets.js';
 
 /** The console's pages; each loads the same index.html, which routes in the browser. */
 export const CONSOLE_PAGE_PATHS: readonly RegExp[] = [
-  /^\/$/, /^\/workloads$/, /^\/workloads\/[^/]+$/, /^\/rankings$/, /^\/statistics$/, /^\/fleet$/,
+  /^\/$/, /^\/workloads$/, /^\/workloads\/[^/]+$/, /^\/rankings$/, /^\/statistics$/, /^\/fleet$/, /^\/chargeback$/,
 ];
 const ASSET_PREFIX = '/ui/';
 /** The route names of its answers (ctx.state.route): the same for everyone, cached by their own rules. */

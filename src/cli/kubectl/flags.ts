@@ -3,7 +3,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { usageError } from './cli-error.js';
 
-export const COMMANDS = ['workloads', 'workload', 'stats', 'metrics', 'top', 'capacity', 'fleet', 'nodes', 'health'] as const;
+export const COMMANDS = ['workloads', 'workload', 'stats', 'metrics', 'top', 'capacity', 'fleet', 'nodes', 'chargeback', 'health'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const OPTIONS = {
@@ -32,6 +32,11 @@ const OPTIONS = {
   cluster: { type: 'string' },
   model: { type: 'string' },
   state: { type: 'string' },
+  // chargeback
+  month: { type: 'string' },
+  'group-by': { type: 'string' },
+  'share-idle': { type: 'boolean' },
+  csv: { type: 'boolean' },
 } as const satisfies ParseArgsConfig['options'];
 
 export type Flags = ReturnType<typeof parse>['values'];
@@ -50,6 +55,7 @@ const COMMAND_FLAGS: Record<Command, readonly (keyof typeof OPTIONS)[]> = {
   capacity: ['pool', 'team'],
   fleet: ['by'],
   nodes: ['cluster', 'model', 'pool', 'state'],
+  chargeback: ['month', 'group-by', 'share-idle', 'csv'],
   health: [],
 };
 const COMMON_FLAGS = ['url', 'context', 'namespace', 'token', 'org', 'output', 'help'];
@@ -103,6 +109,8 @@ Commands:
   fleet                the fleet's GPUs now (ORG_ADMIN)   --by model|pool|cluster|node
   nodes                the GPU nodes, every page (ORG_ADMIN)   --cluster ID  --model M  --pool ID
                          --state ready|cordoned|not_ready
+  chargeback           a month's statement per team (ORG_ADMIN)   --month YYYY-MM (default: this UTC month)
+                         --group-by user|pool|model  --share-idle  --csv (the service's CSV file)
   health               the service's health
 
 Connection (default: the service of the current kubeconfig context, port-forwarded):

@@ -4,6 +4,7 @@
 import { ApiClient } from './api-client.js';
 import { CliError, usageError } from './cli-error.js';
 import { capacityView } from './commands/capacity.js';
+import { CHARGEBACK_GROUPS, chargebackCsvView, chargebackView, type ChargebackGroupName } from './commands/chargeback.js';
 import { FLEET_GROUPS, fleetView, nodesView, type FleetGroupName } from './commands/fleet.js';
 import { healthView } from './commands/health.js';
 import { metricsView } from './commands/metrics.js';
@@ -15,7 +16,7 @@ import { resolveCredentials } from './credentials.js';
 import { exposureWarnings } from './exposure-warnings.js';
 import { parseCommandLine, USAGE, type CommandLine } from './flags.js';
 import { outputFormat, render, type View } from './output/formats.js';
-import { instantFlag, oneOf, positiveInteger } from './values.js';
+import { instantFlag, monthFlag, oneOf, positiveInteger } from './values.js';
 
 /** A way to the service: its base URL, open until closed. */
 export interface Connection {
@@ -127,6 +128,13 @@ function viewOf({ command, argument, flags }: CommandLine, now: () => number): (
       const state = oneOf('state', flags.state, ['ready', 'cordoned', 'not_ready'] as const);
       const filters = { cluster: flags.cluster, model: flags.model, pool: flags.pool, state };
       return async (client) => nodesView(client, filters) as Promise<View<unknown>>;
+    }
+    case 'chargeback': {
+      const by = oneOf('group-by', flags['group-by'], Object.keys(CHARGEBACK_GROUPS) as ChargebackGroupName[]);
+      const options = { month: monthFlag(flags.month, now()), by, shareIdle: flags['share-idle'] === true };
+      if (flags.csv && flags.output !== undefined) throw usageError('--csv prints the service\'s own CSV file: leave out -o');
+      const view = flags.csv ? chargebackCsvView : chargebackView;
+      return async (client) => view(client, options) as Promise<View<unknown>>;
     }
     default:
       return async (client) => healthView(client) as Promise<View<unknown>>;

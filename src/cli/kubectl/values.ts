@@ -27,3 +27,10 @@ export function oneOf<T extends string>(flag: string, value: string | undefined,
   if (!(allowed as readonly string[]).includes(value)) throw usageError(`--${flag} must be one of ${allowed.join(', ')}, not "${value}"`);
   return value as T;
 }
+
+/** --month: a UTC month as the API takes it (YYYY-MM); the current one when left out, as the console's Chargeback page. */
+export function monthFlag(value: string | undefined, now: number): string {
+  if (value === undefined) return new Date(now).toISOString().slice(0, 7);
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(value)) throw usageError(`--month must be a month as YYYY-MM (2026-11), not "${value}"`);
+  return value;
+}

@@ -8,8 +8,8 @@
 import type { TrendInterval } from '../../domain/trend-interval.js';
 import type { WorkloadView } from '../../domain/workload.js';
 import type {
-  FleetHistoryQuery, FleetHistoryRow, GpuHoursRanking, Keyset, ListPage, PodGpuTime, PricedUsageOptions, PricedUsageRow, QueuePercentiles, QueueRanking,
-  StatsGroupKey, StatsResult, TeamCounts, TrendsResult, UsageBreakdown, UsageRanking, WorkloadFilter, WorkloadIndex,
+  FleetHistoryQuery, FleetHistoryRow, GpuHoursRanking, Keyset, ListPage, PodGpuTime, PricedUsageOptions, PricedUsageRow, QueuePercentiles,
+  QueueRanking, StatsGroupKey, StatsResult, TeamCounts, TrendsResult, UsageBreakdown, UsageRanking, WorkloadFilter, WorkloadIndex,
 } from '../../query/ports.js';
 import { EXACT_QUEUE_WAITS } from '../../query/ports.js';
 import type { SqlDialect, SqlParams } from '../sql/dialect.js';

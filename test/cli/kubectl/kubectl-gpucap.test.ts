@@ -3,7 +3,7 @@
 // the API's own answers, paging, --watch, the credentials' order, and the exit codes and messages of
 // errors. The executable itself runs once as a child process.
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -18,9 +18,9 @@ import { startTestService, type JsonBody, type TestService } from '../../support
 import { freePorts } from '../../support/free-port.js';
 import { makeTempDir } from '../../support/temp-dir.js';
 import { aPodInterval, aWorkload } from '../../support/workload-builder.js';
+import { expectGolden } from './golden.js';
 
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-const GOLDEN = join(REPO, 'test', 'cli', 'kubectl', 'golden');
 const BUDGET = ACME_BUDGET;
 const at = (iso: string) => Date.parse(iso);
 const id = (n: number) => `cc000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -82,16 +82,6 @@ describe('kubectl gpucap (--url, against the real service)', function () {
     return result.out;
   };
 
-  /** The output against test/cli/kubectl/golden/<name>.txt; UPDATE_GOLDEN=1 writes it. */
-  const golden = (name: string, text: string) => {
-    const path = join(GOLDEN, `${name}.txt`);
-    if (process.env.UPDATE_GOLDEN) {
-      mkdirSync(GOLDEN, { recursive: true });
-      writeFileSync(path, text);
-    }
-    expect(text).to.equal(readFileSync(path, 'utf8'));
-  };
-
   describe('tables (golden files, at most 100 columns, with units)', () => {
     const tables: [string, string[]][] = [
       ['workloads', ['workloads', '--limit', '6']],
@@ -107,7 +97,7 @@ describe('kubectl gpucap (--url, against the real service)', function () {
     for (const [name, args] of tables) {
       it(`kubectl gpucap ${args.join(' ')}`, async () => {
         const out = await ok(args);
-        golden(name, out);
+        expectGolden(name, out);
         if (!args.includes('wide')) for (const line of out.split('\n')) expect([...line].length, line).to.be.at.most(100);
       });
     }
@@ -185,7 +175,7 @@ describe('kubectl gpucap (--url, against the real service)', function () {
       [['top', '--by', 'temperature'], '--by must be one of gpu_utilization, memory_utilization, power_usage, gpu_hours, not "temperature"'],
       [['stats', '--watch'], '--watch is not a flag of stats (its flags: --range, --by)'],
       [['metrics'], 'kubectl gpucap metrics needs a workload ID'],
-      [['launch'], 'Unknown command "launch" (commands: workloads, workload, stats, metrics, top, capacity, fleet, nodes, health)'],
+      [['launch'], 'Unknown command "launch" (commands: workloads, workload, stats, metrics, top, capacity, fleet, nodes, chargeback, health)'],
       [['health', '-o', 'xml'], '--output must be one of table, wide, json, yaml, csv, not "xml"'],
       [['health', '--url', 'ftp://x'], '--url must be an http:// or https:// URL, not "ftp://x"'],
     ];

@@ -23,9 +23,12 @@ export interface View<Row> {
   columns: readonly Column<Row>[];
   /** The csv fields: a name (the API's) and the raw value of a row. */
   fields: readonly (readonly [string, (row: Row) => CsvValue])[];
+  /** A file of the service's own (chargeback --csv), printed as it came instead of any format. */
+  text?: string;
 }
 
 export function render<Row>(view: View<Row>, format: OutputFormat, width?: number): string {
+  if (view.text !== undefined) return view.text;
   switch (format) {
     case 'json':
       return `${JSON.stringify(view.data, null, 2)}\n`;

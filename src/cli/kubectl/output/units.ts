@@ -15,10 +15,15 @@ export const kwh = (value: number | null | undefined): string => (missing(value)
  * `1234 JPY`); "-" where there is none.
  */
 export function money(value: number | null | undefined, currency: string): string {
+  const figure = amount(value, currency);
+  return figure === NONE || !/^[A-Z]{3}$/.test(currency) ? figure : `${figure} ${currency}`;
+}
+/** Money to the currency's minor units without its code (`12.34`), for a column whose header names the currency. */
+export function amount(value: number | null | undefined, currency: string): string {
   if (missing(value)) return NONE;
   if (!/^[A-Z]{3}$/.test(currency)) return String(value);
   const digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  return `${value.toFixed(digits)} ${currency}`;
+  return value.toFixed(digits);
 }
 export const text = (value: string | number | boolean | null | undefined): string =>
   missing(value) || value === '' ? NONE : String(value);
